@@ -1,0 +1,18 @@
+/* luamods: the agents' Lua library (every .lua file under lua/), compiled into the binary by
+ * cmake/embed_lua.cmake. The sandbox serves these through package.preload. */
+#ifndef AW_LUAMODS_H
+#define AW_LUAMODS_H
+
+#include <stddef.h>
+
+typedef struct aw_luamod {
+    const char *name;   /* module name, "aiwolf.protocol" */
+    const char *path;   /* source path for error messages, "lua/aiwolf/protocol.lua" */
+    const char *source; /* the file's bytes (static storage) */
+    size_t len;
+} aw_luamod;
+
+/* Terminated by an entry whose name is NULL. */
+extern const aw_luamod aw_luamods[];
+
+#endif

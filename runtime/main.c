@@ -1,0 +1,57 @@
+/* main: the aiwolf command-line front end. It only dispatches to the
+ * subcommands declared in cli.h. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+#ifndef AIWOLF_VERSION
+#define AIWOLF_VERSION "dev"
+#endif
+
+typedef struct {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *summary;
+} command;
+
+static const command commands[] = {
+    {"play", cmd_play, "play games of Lua agents and print or log them"},
+    {"check", cmd_check, "check that game logs follow the rules of a preset"},
+    {"protocol", cmd_protocol, "validate and normalise AIWolf protocol utterances"},
+};
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: aiwolf COMMAND [OPTIONS]\n"
+            "\n"
+            "aiwolf-lua %s runs AIWolf (Werewolf) games between sandboxed Lua agents.\n"
+            "\n"
+            "commands:\n",
+            AIWOLF_VERSION);
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
+    fprintf(out, "\n'aiwolf COMMAND --help' explains a command's options.\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0) {
+        usage(stdout);
+        return 0;
+    }
+    if (strcmp(argv[1], "--version") == 0) {
+        printf("aiwolf-lua %s\n", AIWOLF_VERSION);
+        return 0;
+    }
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (strcmp(argv[1], commands[i].name) == 0)
+            return commands[i].run(argc - 1, argv + 1);
+    fprintf(stderr, "aiwolf: unknown command '%s' (aiwolf --help lists the commands)\n", argv[1]);
+    return 2;
+}

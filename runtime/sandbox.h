@@ -1,0 +1,80 @@
+/* sandbox: one isolated Lua 5.4 state per agent, with a memory cap enforced in
+ * its allocator, a time budget per call enforced by an instruction-count hook
+ * (which pcall cannot swallow), bounded C library calls, and only the
+ * libraries an agent may use: no files, network, threads or processes.
+ * `require` serves only LPeg and the project's embedded lua/ modules (and,
+ * when a module directory is given, plain Lua files from it).
+ *
+ * Uses Lua 5.4, LPeg, luamods (the embedded Lua library) and util.
+ *
+ * Ownership: aw_sandbox_new returns a sandbox owned by the caller, freed with
+ * aw_sandbox_free, which also closes its lua_State. The lua_State returned by
+ * aw_sandbox_state is borrowed; never lua_close it. */
+#ifndef AW_SANDBOX_H
+#define AW_SANDBOX_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <lua.h>
+
+#include "util.h"
+
+typedef struct aw_sandbox aw_sandbox;
+
+typedef struct aw_sandbox_limits {
+    int budget_ms;          /* time per call; default 100 */
+    size_t memory_bytes;    /* allocator cap; default 64 MiB */
+    uint64_t seed;          /* seeds the agent's math.random */
+    size_t output_bytes;    /* cap on the agent's print() log; default 64 KiB */
+    const char *module_dir; /* folder an agent may require plain .lua modules from, or NULL */
+} aw_sandbox_limits;
+
+/* Fills l with the defaults above (seed 0, no module folder). */
+void aw_sandbox_limits_default(aw_sandbox_limits *l);
+
+/* Why a protected call failed. */
+typedef enum aw_fault_kind {
+    AW_FAULT_NONE = 0,
+    AW_FAULT_ERROR,   /* the agent raised an error (or a syntax error on load) */
+    AW_FAULT_TIMEOUT, /* the call ran past its budget and was stopped */
+    AW_FAULT_MEMORY,  /* the agent hit its memory cap */
+    AW_FAULT_REPLY    /* the call returned, but not a value of the expected kind */
+} aw_fault_kind;
+
+typedef struct aw_fault {
+    aw_fault_kind kind;
+    char msg[512];       /* one line, safe to print: what went wrong, with file:line where known */
+    uint64_t elapsed_ns; /* wall time the call took */
+} aw_fault;
+
+const char *aw_fault_kind_name(aw_fault_kind k); /* "error", "timeout", "memory", "reply" */
+
+/* Creates a sandbox. Returns NULL (and fills err) only when the host itself
+ * cannot allocate. */
+aw_sandbox *aw_sandbox_new(const aw_sandbox_limits *limits, aw_error *err);
+void aw_sandbox_free(aw_sandbox *sb);
+lua_State *aw_sandbox_state(aw_sandbox *sb);
+
+/* Compiles text (binary chunks are refused) and runs it under the budget with
+ * no arguments; on success its first result is left on the stack (nil if it
+ * returned nothing) and 0 is returned. On failure nothing is left on the stack,
+ * *fault says why, and a negative value is returned. */
+int aw_sandbox_load(aw_sandbox *sb, const char *src, size_t len, const char *chunkname, aw_fault *fault);
+
+/* Runs fn(L) as a protected call with the time budget armed and ud as a light
+ * userdata at stack index 1. fn may build argument tables, call into agent
+ * code with lua_call and read results; every Lua error, time-out or memory
+ * error inside is caught. fn's results are discarded; the stack is left as it
+ * was. Returns 0, or a negative value with *fault filled. */
+int aw_sandbox_run(aw_sandbox *sb, lua_CFunction fn, void *ud, aw_fault *fault);
+
+/* What the agent printed so far (bounded; older output is kept, newer output
+ * past the cap is dropped and counted). Cleared by aw_sandbox_clear_output. */
+const char *aw_sandbox_output(aw_sandbox *sb, size_t *len);
+void aw_sandbox_clear_output(aw_sandbox *sb);
+
+/* Bytes currently allocated by the agent's state. */
+size_t aw_sandbox_memory(const aw_sandbox *sb);
+
+#endif

@@ -1,0 +1,369 @@
+/* settings: role names, the official role tables, the three presets and
+ * "name=value" overrides. Uses util. */
+#include "settings.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const role_names[AW_NROLES] = {
+    "BODYGUARD", "FREEMASON", "MEDIUM", "POSSESSED", "SEER", "VILLAGER", "WEREWOLF", "FOX",
+};
+
+const char *aw_role_name(aw_role r)
+{
+    if (r < 0 || r >= AW_NROLES)
+        return "NONE";
+    return role_names[r];
+}
+
+aw_role aw_role_parse(const char *s)
+{
+    for (int r = 0; r < AW_NROLES; r++)
+        if (strcmp(s, role_names[r]) == 0)
+            return (aw_role)r;
+    return AW_ROLE_NONE;
+}
+
+aw_species aw_role_species(aw_role r)
+{
+    return r == AW_WEREWOLF ? AW_WOLF : AW_HUMAN;
+}
+
+aw_team aw_role_team(aw_role r)
+{
+    switch (r) {
+    case AW_WEREWOLF:
+    case AW_POSSESSED:
+        return AW_TEAM_WEREWOLF;
+    case AW_FOX:
+        return AW_TEAM_OTHERS;
+    case AW_ROLE_NONE:
+    case AW_NROLES:
+        return AW_TEAM_NONE;
+    default:
+        return AW_TEAM_VILLAGER;
+    }
+}
+
+const char *aw_species_name(aw_species s)
+{
+    return s == AW_WOLF ? "WEREWOLF" : "HUMAN";
+}
+
+const char *aw_team_name(aw_team t)
+{
+    switch (t) {
+    case AW_TEAM_VILLAGER:
+        return "VILLAGER";
+    case AW_TEAM_WEREWOLF:
+        return "WEREWOLF";
+    case AW_TEAM_OTHERS:
+        return "OTHERS";
+    default:
+        return "NONE";
+    }
+}
+
+int aw_default_roles(int players, int counts[AW_NROLES], aw_error *err)
+{
+    memset(counts, 0, sizeof(int) * AW_NROLES);
+    if (players < AW_MIN_PLAYERS || players > AW_MAX_PLAYERS)
+        return aw_fail(err, AW_EINVAL, "there is no role table for %d players (%d to %d)", players,
+                       AW_MIN_PLAYERS, AW_MAX_PLAYERS);
+    /* The official GameSetting.getDefaultGame tables. */
+    counts[AW_SEER] = 1;
+    counts[AW_WEREWOLF] = 1;
+    if (players <= 4) {
+        counts[AW_VILLAGER] = players - 2;
+    } else if (players <= 6) {
+        counts[AW_POSSESSED] = 1;
+        counts[AW_VILLAGER] = players - 3;
+    } else if (players <= 9) {
+        counts[AW_WEREWOLF] = 2;
+        counts[AW_MEDIUM] = players >= 8 ? 1 : 0;
+        counts[AW_VILLAGER] = players - 3 - counts[AW_MEDIUM];
+    } else {
+        counts[AW_WEREWOLF] = players >= 12 ? 3 : 2;
+        counts[AW_MEDIUM] = 1;
+        counts[AW_BODYGUARD] = 1;
+        counts[AW_POSSESSED] = 1;
+        counts[AW_VILLAGER] = players - 4 - counts[AW_WEREWOLF];
+    }
+    return 0;
+}
+
+int aw_parse_roles(const char *spec, int counts[AW_NROLES], int *players, aw_error *err)
+{
+    memset(counts, 0, sizeof(int) * AW_NROLES);
+    int total = 0;
+    const char *p = spec;
+    if (!*p)
+        return aw_fail(err, AW_EINVAL, "empty role list (expected ROLE=COUNT,...)");
+    while (*p) {
+        const char *comma = strchr(p, ',');
+        size_t len = comma ? (size_t)(comma - p) : strlen(p);
+        char item[64];
+        if (len == 0 || len >= sizeof item)
+            return aw_fail(err, AW_EINVAL, "bad role list entry near '%.*s' (expected ROLE=COUNT)",
+                           (int)(len < 32 ? len : 32), p);
+        memcpy(item, p, len);
+        item[len] = '\0';
+        char *eq = strchr(item, '=');
+        if (!eq)
+            return aw_fail(err, AW_EINVAL, "bad role list entry '%s' (expected ROLE=COUNT)", item);
+        *eq = '\0';
+        for (char *c = item; *c; c++)
+            if (*c >= 'a' && *c <= 'z')
+                *c = (char)(*c - 'a' + 'A');
+        aw_role r = aw_role_parse(item);
+        if (r == AW_ROLE_NONE)
+            return aw_fail(err, AW_EINVAL,
+                           "unknown role '%s' (roles: BODYGUARD FREEMASON MEDIUM POSSESSED SEER VILLAGER WEREWOLF)",
+                           item);
+        long n;
+        if (aw_parse_long(eq + 1, 0, AW_MAX_PLAYERS, &n) != 0)
+            return aw_fail(err, AW_EINVAL, "bad count '%s' for %s (0 to %d)", eq + 1, item, AW_MAX_PLAYERS);
+        counts[r] = (int)n;
+        p += len;
+        if (*p == ',')
+            p++;
+    }
+    for (int r = 0; r < AW_NROLES; r++)
+        total += counts[r];
+    *players = total;
+    return 0;
+}
+
+int aw_settings_preset(aw_settings *s, const char *preset, int players, aw_error *err)
+{
+    memset(s, 0, sizeof *s);
+    int rc = aw_default_roles(players, s->role_count, err);
+    if (rc)
+        return rc;
+    s->players = players;
+
+    /* The official server 0.6.x defaults (GameSetting.getDefaultGame). */
+    s->talk_mode = AW_TALK_TURNS;
+    s->max_talk = 10;
+    s->max_talk_turn = 20;
+    s->max_whisper = 10;
+    s->max_whisper_turn = 20;
+    s->max_skip = 2;
+    s->talk_end_all_skip_turns = 0;
+    s->talk_on_first_day = false;
+    s->whisper_on_first_night = true;
+    s->whisper_at_night = true;
+    s->whisper_single_wolf = false;
+    s->max_revote = 1;
+    s->max_attack_revote = 1;
+    s->whisper_before_revote = false;
+    s->enable_no_attack = false;
+    s->enable_no_execution = false;
+    s->vote_visible = true;
+    s->invalid_attack = AW_INVALID_DROP;
+    s->invalid_divine = AW_INVALID_DROP;
+    s->invalid_guard = AW_INVALID_DROP;
+    s->divine_dead_target = false;
+    s->guard_dead_target = true;
+    s->validation = AW_VALIDATE_STRICT;
+    s->time_limit_ms = 1000;
+
+    if (strcmp(preset, "aiwolf") == 0) {
+        /* as above */
+    } else if (strcmp(preset, "regulation") == 0) {
+        /* 2021-2023 regulation: talk also ends after three turns in a row in
+         * which nobody said anything real; a guard on a dead agent does
+         * nothing; 100 ms per call. */
+        s->talk_end_all_skip_turns = 3;
+        s->guard_dead_target = false;
+        s->time_limit_ms = 100;
+    } else if (strcmp(preset, "seed2015") == 0) {
+        /* Seed 003: talk in at most 10 rounds with werewolf whispers after each
+         * round, no talk limits, no revotes, random substitutes for every
+         * invalid action, nothing on day 0 but the divination. */
+        s->talk_mode = AW_TALK_ROUNDS;
+        s->max_talk = 0;
+        s->max_talk_turn = 10;
+        s->max_whisper = 0;
+        s->max_whisper_turn = 10;
+        s->max_skip = -1;
+        s->whisper_on_first_night = false;
+        s->whisper_at_night = false;
+        s->max_revote = 0;
+        s->max_attack_revote = 0;
+        s->invalid_attack = AW_INVALID_RANDOM;
+        s->invalid_divine = AW_INVALID_RANDOM;
+        s->invalid_guard = AW_INVALID_RANDOM;
+        s->guard_dead_target = false;
+        s->validation = AW_VALIDATE_LENIENT;
+        s->time_limit_ms = 100;
+    } else {
+        return aw_fail(err, AW_EINVAL, "unknown preset '%s' (presets: aiwolf, seed2015, regulation)", preset);
+    }
+    snprintf(s->preset, sizeof s->preset, "%s", preset);
+    return 0;
+}
+
+/* The table of named settings: one row per field, used by --set and by
+ * aw_settings_describe. */
+typedef enum { T_INT, T_BOOL, T_TALKMODE, T_INVALID, T_VALIDATION } field_type;
+
+typedef struct {
+    const char *name;
+    field_type type;
+    size_t offset;
+    int lo, hi;
+} field;
+
+#define F(name, type, lo, hi) {#name, type, offsetof(aw_settings, name), lo, hi}
+static const field fields[] = {
+    F(talk_mode, T_TALKMODE, 0, 0),
+    F(max_talk, T_INT, 0, 1000000),
+    F(max_talk_turn, T_INT, 1, 1000),
+    F(max_whisper, T_INT, 0, 1000000),
+    F(max_whisper_turn, T_INT, 1, 1000),
+    F(max_skip, T_INT, -1, 1000),
+    F(talk_end_all_skip_turns, T_INT, 0, 1000),
+    F(talk_on_first_day, T_BOOL, 0, 1),
+    F(whisper_on_first_night, T_BOOL, 0, 1),
+    F(whisper_at_night, T_BOOL, 0, 1),
+    F(whisper_single_wolf, T_BOOL, 0, 1),
+    F(max_revote, T_INT, 0, 100),
+    F(max_attack_revote, T_INT, 0, 100),
+    F(whisper_before_revote, T_BOOL, 0, 1),
+    F(enable_no_attack, T_BOOL, 0, 1),
+    F(enable_no_execution, T_BOOL, 0, 1),
+    F(vote_visible, T_BOOL, 0, 1),
+    F(invalid_attack, T_INVALID, 0, 0),
+    F(invalid_divine, T_INVALID, 0, 0),
+    F(invalid_guard, T_INVALID, 0, 0),
+    F(divine_dead_target, T_BOOL, 0, 1),
+    F(guard_dead_target, T_BOOL, 0, 1),
+    F(validation, T_VALIDATION, 0, 0),
+    F(time_limit_ms, T_INT, 1, 3600000),
+};
+#undef F
+#define NFIELDS (sizeof fields / sizeof fields[0])
+
+static const char *const talk_modes[] = {"turns", "rounds"};
+static const char *const invalid_names[] = {"drop", "random"};
+static const char *const validation_names[] = {"strict", "lenient", "off"};
+
+static int parse_enum(const char *v, const char *const *names, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (strcmp(v, names[i]) == 0)
+            return i;
+    return -1;
+}
+
+int aw_settings_set(aw_settings *s, const char *assignment, aw_error *err)
+{
+    const char *eq = strchr(assignment, '=');
+    if (!eq || eq == assignment)
+        return aw_fail(err, AW_EINVAL, "bad setting '%s' (expected name=value)", assignment);
+    size_t nlen = (size_t)(eq - assignment);
+    const char *v = eq + 1;
+    for (size_t i = 0; i < NFIELDS; i++) {
+        const field *f = &fields[i];
+        if (strlen(f->name) != nlen || strncmp(f->name, assignment, nlen) != 0)
+            continue;
+        void *p = (char *)s + f->offset;
+        long n;
+        int e;
+        switch (f->type) {
+        case T_INT:
+            if (aw_parse_long(v, f->lo, f->hi, &n) != 0)
+                return aw_fail(err, AW_EINVAL, "setting %s: '%s' is not an integer from %d to %d", f->name, v,
+                               f->lo, f->hi);
+            *(int *)p = (int)n;
+            return 0;
+        case T_BOOL:
+            if (strcmp(v, "true") == 0 || strcmp(v, "1") == 0)
+                *(bool *)p = true;
+            else if (strcmp(v, "false") == 0 || strcmp(v, "0") == 0)
+                *(bool *)p = false;
+            else
+                return aw_fail(err, AW_EINVAL, "setting %s: '%s' is not true or false", f->name, v);
+            return 0;
+        case T_TALKMODE:
+            if ((e = parse_enum(v, talk_modes, 2)) < 0)
+                return aw_fail(err, AW_EINVAL, "setting %s: '%s' is not turns or rounds", f->name, v);
+            *(aw_talk_mode *)p = (aw_talk_mode)e;
+            return 0;
+        case T_INVALID:
+            if ((e = parse_enum(v, invalid_names, 2)) < 0)
+                return aw_fail(err, AW_EINVAL, "setting %s: '%s' is not drop or random", f->name, v);
+            *(aw_invalid_action *)p = (aw_invalid_action)e;
+            return 0;
+        case T_VALIDATION:
+            if ((e = parse_enum(v, validation_names, 3)) < 0)
+                return aw_fail(err, AW_EINVAL, "setting %s: '%s' is not strict, lenient or off", f->name, v);
+            *(aw_validation *)p = (aw_validation)e;
+            return 0;
+        }
+    }
+    return aw_fail(err, AW_EINVAL, "unknown setting '%.*s' (aiwolf play --help lists them)", (int)nlen,
+                   assignment);
+}
+
+void aw_settings_describe(const aw_settings *s, aw_buf *buf)
+{
+    aw_buf_printf(buf, "preset=%s\nplayers=%d\nroles=", s->preset, s->players);
+    int first = 1;
+    for (int r = 0; r < AW_NROLES; r++) {
+        if (!s->role_count[r])
+            continue;
+        aw_buf_printf(buf, "%s%s=%d", first ? "" : ",", aw_role_name((aw_role)r), s->role_count[r]);
+        first = 0;
+    }
+    aw_buf_addc(buf, '\n');
+    for (size_t i = 0; i < NFIELDS; i++) {
+        const field *f = &fields[i];
+        const void *p = (const char *)s + f->offset;
+        aw_buf_printf(buf, "%s=", f->name);
+        switch (f->type) {
+        case T_INT:
+            aw_buf_printf(buf, "%d\n", *(const int *)p);
+            break;
+        case T_BOOL:
+            aw_buf_printf(buf, "%s\n", *(const bool *)p ? "true" : "false");
+            break;
+        case T_TALKMODE:
+            aw_buf_printf(buf, "%s\n", talk_modes[*(const aw_talk_mode *)p]);
+            break;
+        case T_INVALID:
+            aw_buf_printf(buf, "%s\n", invalid_names[*(const aw_invalid_action *)p]);
+            break;
+        case T_VALIDATION:
+            aw_buf_printf(buf, "%s\n", validation_names[*(const aw_validation *)p]);
+            break;
+        }
+    }
+}
+
+int aw_settings_check(const aw_settings *s, aw_error *err)
+{
+    if (s->players < AW_MIN_PLAYERS || s->players > AW_MAX_PLAYERS)
+        return aw_fail(err, AW_EINVAL, "a game needs %d to %d players, not %d", AW_MIN_PLAYERS, AW_MAX_PLAYERS,
+                       s->players);
+    int total = 0;
+    for (int r = 0; r < AW_NROLES; r++) {
+        if (s->role_count[r] < 0)
+            return aw_fail(err, AW_EINVAL, "negative count for %s", aw_role_name((aw_role)r));
+        total += s->role_count[r];
+    }
+    if (total != s->players)
+        return aw_fail(err, AW_EINVAL, "the roles add up to %d players, but the game has %d", total, s->players);
+    if (s->role_count[AW_FOX])
+        return aw_fail(err, AW_EINVAL, "the FOX role is not supported");
+    if (s->role_count[AW_WEREWOLF] < 1)
+        return aw_fail(err, AW_EINVAL, "a game needs at least one WEREWOLF");
+    int humans = s->players - s->role_count[AW_WEREWOLF];
+    if (humans <= s->role_count[AW_WEREWOLF])
+        return aw_fail(err, AW_EINVAL,
+                       "impossible role table: %d werewolves against %d humans is decided before it starts",
+                       s->role_count[AW_WEREWOLF], humans);
+    return 0;
+}

@@ -1,0 +1,112 @@
+/* settings: roles, teams and every named rule setting of a game, with the
+ * three presets (aiwolf, seed2015, regulation) and the official role tables.
+ * Every difference between rule sets is one field here, so users can mix them
+ * ("--preset aiwolf --set max_revote=0"). Uses only util. */
+#ifndef AW_SETTINGS_H
+#define AW_SETTINGS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "util.h"
+
+#define AW_MIN_PLAYERS 3
+#define AW_MAX_PLAYERS 18
+
+/* Roles in the official enum order (the order roles are dealt in). */
+typedef enum aw_role {
+    AW_ROLE_NONE = -1,
+    AW_BODYGUARD = 0,
+    AW_FREEMASON,
+    AW_MEDIUM,
+    AW_POSSESSED,
+    AW_SEER,
+    AW_VILLAGER,
+    AW_WEREWOLF,
+    AW_FOX,
+    AW_NROLES
+} aw_role;
+
+typedef enum aw_species { AW_HUMAN = 0, AW_WOLF = 1 } aw_species;
+typedef enum aw_team { AW_TEAM_NONE = -1, AW_TEAM_VILLAGER = 0, AW_TEAM_WEREWOLF, AW_TEAM_OTHERS } aw_team;
+
+const char *aw_role_name(aw_role r);          /* "SEER"; "NONE" for AW_ROLE_NONE */
+aw_role aw_role_parse(const char *s);          /* exact upper-case name, or AW_ROLE_NONE */
+aw_species aw_role_species(aw_role r);        /* only WEREWOLF is AW_WOLF */
+aw_team aw_role_team(aw_role r);
+const char *aw_species_name(aw_species s);    /* "HUMAN" / "WEREWOLF" */
+const char *aw_team_name(aw_team t);          /* "VILLAGER" / "WEREWOLF" / "OTHERS" */
+
+/* How the talk phase is organised. */
+typedef enum aw_talk_mode {
+    AW_TALK_TURNS,  /* official: turns in random order, talk limits, Skip/Over rules */
+    AW_TALK_ROUNDS  /* seed 003: rounds, werewolves whisper after every round */
+} aw_talk_mode;
+
+/* What happens to an invalid night action. */
+typedef enum aw_invalid_action {
+    AW_INVALID_DROP,   /* the action does not happen (official) */
+    AW_INVALID_RANDOM  /* a random legal target is used instead (seed 003) */
+} aw_invalid_action;
+
+/* How talk and whisper text is validated. */
+typedef enum aw_validation {
+    AW_VALIDATE_STRICT,  /* exactly what the official validator accepts */
+    AW_VALIDATE_LENIENT, /* also the seed's spellings (Agent1, OVER, SKIP) */
+    AW_VALIDATE_OFF      /* any single line of text */
+} aw_validation;
+
+typedef struct aw_settings {
+    char preset[16];             /* name of the preset these started from */
+    int players;                 /* 3..18 */
+    int role_count[AW_NROLES];   /* sums to players */
+
+    aw_talk_mode talk_mode;
+    int max_talk;                /* talks per agent per day, Over/Skip not counted; 0 = no limit */
+    int max_talk_turn;           /* turns (official) or rounds (seed) per day */
+    int max_whisper;             /* whispers per werewolf per phase; 0 = no limit */
+    int max_whisper_turn;        /* whisper turns per phase */
+    int max_skip;                /* more consecutive Skips than this become Over; -1 = off */
+    int talk_end_all_skip_turns; /* end talk after this many consecutive turns with no real talk; 0 = off */
+    bool talk_on_first_day;
+    bool whisper_on_first_night; /* werewolves whisper on night 0 (official) */
+    bool whisper_at_night;       /* werewolves whisper after the execution (official) */
+    bool whisper_single_wolf;    /* a lone werewolf is still asked to whisper */
+    int max_revote;              /* execution revotes after a tie */
+    int max_attack_revote;       /* attack revotes after a tie */
+    bool whisper_before_revote;  /* werewolves whisper again before an attack revote */
+    bool enable_no_attack;       /* werewolves may attack nobody */
+    bool enable_no_execution;    /* a final tie executes nobody */
+    bool vote_visible;           /* agents see who voted for whom */
+    aw_invalid_action invalid_attack;
+    aw_invalid_action invalid_divine;
+    aw_invalid_action invalid_guard;
+    bool divine_dead_target;     /* divining a dead agent is valid */
+    bool guard_dead_target;      /* guarding a dead agent is valid (and logged) */
+    aw_validation validation;
+    int time_limit_ms;           /* budget per agent call */
+} aw_settings;
+
+/* Fills s with a preset for n players with its default role table.
+ * Presets: "aiwolf" (official server 0.6.x defaults), "seed2015" (seed 003),
+ * "regulation" (2021-2023 contest regulation). */
+int aw_settings_preset(aw_settings *s, const char *preset, int players, aw_error *err);
+
+/* The official default role table for n players into counts[AW_NROLES]. */
+int aw_default_roles(int players, int counts[AW_NROLES], aw_error *err);
+
+/* Parses "SEER=1,WEREWOLF=2,..." into counts (unlisted roles 0) and sets
+ * players to their sum. */
+int aw_parse_roles(const char *spec, int counts[AW_NROLES], int *players, aw_error *err);
+
+/* Applies one "name=value" override (the names are the field names above). */
+int aw_settings_set(aw_settings *s, const char *assignment, aw_error *err);
+
+/* Checks that the settings describe a playable game (player count, role
+ * counts, at least one werewolf, supported roles). */
+int aw_settings_check(const aw_settings *s, aw_error *err);
+
+/* Writes every setting as "name=value" lines into buf (for --help and logs). */
+void aw_settings_describe(const aw_settings *s, aw_buf *buf);
+
+#endif

@@ -1,0 +1,196 @@
+/* util: error records, checked allocation, byte buffers, file reading and
+ * number parsing shared by every module. Uses only the C library and POSIX
+ * clock_gettime. */
+#include "util.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+int aw_fail(aw_error *err, int code, const char *fmt, ...)
+{
+    if (err) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+        va_end(ap);
+    }
+    return -code;
+}
+
+static void out_of_memory(size_t n)
+{
+    fprintf(stderr, "aiwolf: out of memory (allocating %zu bytes)\n", n);
+    abort();
+}
+
+void *aw_xmalloc(size_t n)
+{
+    void *p = malloc(n ? n : 1);
+    if (!p)
+        out_of_memory(n);
+    return p;
+}
+
+void *aw_xcalloc(size_t count, size_t size)
+{
+    void *p = calloc(count ? count : 1, size ? size : 1);
+    if (!p)
+        out_of_memory(count * size);
+    return p;
+}
+
+void *aw_xrealloc(void *p, size_t n)
+{
+    void *q = realloc(p, n ? n : 1);
+    if (!q)
+        out_of_memory(n);
+    return q;
+}
+
+char *aw_xstrdup(const char *s)
+{
+    return aw_xstrndup(s, strlen(s));
+}
+
+char *aw_xstrndup(const char *s, size_t n)
+{
+    char *p = aw_xmalloc(n + 1);
+    memcpy(p, s, n);
+    p[n] = '\0';
+    return p;
+}
+
+void aw_buf_init(aw_buf *b)
+{
+    b->data = NULL;
+    b->len = 0;
+    b->cap = 0;
+}
+
+void aw_buf_free(aw_buf *b)
+{
+    free(b->data);
+    aw_buf_init(b);
+}
+
+void aw_buf_clear(aw_buf *b)
+{
+    b->len = 0;
+    if (b->data)
+        b->data[0] = '\0';
+}
+
+static void buf_reserve(aw_buf *b, size_t extra)
+{
+    if (b->len + extra + 1 <= b->cap)
+        return;
+    size_t cap = b->cap ? b->cap : 64;
+    while (cap < b->len + extra + 1)
+        cap *= 2;
+    b->data = aw_xrealloc(b->data, cap);
+    b->cap = cap;
+}
+
+void aw_buf_add(aw_buf *b, const void *data, size_t len)
+{
+    buf_reserve(b, len);
+    if (len)
+        memcpy(b->data + b->len, data, len);
+    b->len += len;
+    b->data[b->len] = '\0';
+}
+
+void aw_buf_adds(aw_buf *b, const char *s)
+{
+    aw_buf_add(b, s, strlen(s));
+}
+
+void aw_buf_addc(aw_buf *b, char c)
+{
+    aw_buf_add(b, &c, 1);
+}
+
+void aw_buf_vprintf(aw_buf *b, const char *fmt, va_list ap)
+{
+    va_list ap2;
+    va_copy(ap2, ap);
+    int n = vsnprintf(NULL, 0, fmt, ap2);
+    va_end(ap2);
+    if (n <= 0)
+        return;
+    buf_reserve(b, (size_t)n);
+    vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
+    b->len += (size_t)n;
+}
+
+void aw_buf_printf(aw_buf *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    aw_buf_vprintf(b, fmt, ap);
+    va_end(ap);
+}
+
+char *aw_read_file(const char *path, size_t *len, aw_error *err)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        aw_fail(err, AW_EIO, "%s: %s", path, strerror(errno));
+        return NULL;
+    }
+    aw_buf b;
+    aw_buf_init(&b);
+    char chunk[65536];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+        aw_buf_add(&b, chunk, n);
+    int failed = ferror(f);
+    fclose(f);
+    if (failed) {
+        aw_buf_free(&b);
+        aw_fail(err, AW_EIO, "%s: read error", path);
+        return NULL;
+    }
+    if (!b.data)
+        aw_buf_add(&b, "", 0);
+    if (len)
+        *len = b.len;
+    return b.data;
+}
+
+int aw_parse_long(const char *s, long lo, long hi, long *out)
+{
+    if (!s || !*s)
+        return -AW_EINVAL;
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || *end || v < lo || v > hi)
+        return -AW_EINVAL;
+    *out = v;
+    return 0;
+}
+
+int aw_parse_u64(const char *s, uint64_t *out)
+{
+    if (!s || !*s || *s == '-' || *s == '+' || *s == ' ')
+        return -AW_EINVAL;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 0);
+    if (errno || *end)
+        return -AW_EINVAL;
+    *out = (uint64_t)v;
+    return 0;
+}
+
+uint64_t aw_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}

@@ -1,0 +1,69 @@
+/* util: small pieces every module uses — the error record that C modules
+ * return through, a growable byte buffer, and checked allocation.
+ * Uses only the C library. */
+#ifndef AW_UTIL_H
+#define AW_UTIL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Error codes returned (negated) by functions between C modules. */
+enum {
+    AW_OK = 0,
+    AW_EINVAL = 1,  /* bad input: a message says what and where */
+    AW_ENOMEM = 2,  /* an allocation failed */
+    AW_EIO = 3,     /* a file or socket operation failed */
+    AW_ESTATE = 4   /* the call does not fit the object's current state */
+};
+
+/* An error record: a message and, where input was bad, the place (line and
+ * column or byte offset, 0 when unknown). Callers may pass NULL. */
+typedef struct aw_error {
+    char msg[512];
+    long line;
+    long col;
+} aw_error;
+
+/* Formats msg into err (when err is non-NULL) and returns -code, so that
+ * `return aw_fail(err, AW_EINVAL, "...")` reads naturally. */
+int aw_fail(aw_error *err, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* malloc/realloc/calloc that abort the process when memory is exhausted.
+ * Only for the host's own bookkeeping; agent memory never comes from here. */
+void *aw_xmalloc(size_t n);
+void *aw_xcalloc(size_t count, size_t size);
+void *aw_xrealloc(void *p, size_t n);
+char *aw_xstrdup(const char *s);
+char *aw_xstrndup(const char *s, size_t n);
+
+/* A growable byte buffer; data is always NUL-terminated. The buffer owns data. */
+typedef struct aw_buf {
+    char *data;
+    size_t len;
+    size_t cap;
+} aw_buf;
+
+void aw_buf_init(aw_buf *b);
+void aw_buf_free(aw_buf *b);
+void aw_buf_clear(aw_buf *b);
+void aw_buf_add(aw_buf *b, const void *data, size_t len);
+void aw_buf_adds(aw_buf *b, const char *s);
+void aw_buf_addc(aw_buf *b, char c);
+void aw_buf_printf(aw_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void aw_buf_vprintf(aw_buf *b, const char *fmt, va_list ap);
+
+/* Reads a whole file into a new NUL-terminated buffer (owned by the caller,
+ * free with free()). Returns NULL and fills err on failure. */
+char *aw_read_file(const char *path, size_t *len, aw_error *err);
+
+/* Parses a decimal integer in [lo, hi] from the whole of s; 0 on success. */
+int aw_parse_long(const char *s, long lo, long hi, long *out);
+/* Parses an unsigned 64-bit decimal (or 0x hex) integer from the whole of s. */
+int aw_parse_u64(const char *s, uint64_t *out);
+
+/* Monotonic clock in nanoseconds. */
+uint64_t aw_now_ns(void);
+
+#endif
