@@ -69,6 +69,10 @@ int aw_sandbox_load(aw_sandbox *sb, const char *src, size_t len, const char *chu
  * was. Returns 0, or a negative value with *fault filled. */
 int aw_sandbox_run(aw_sandbox *sb, lua_CFunction fn, void *ud, aw_fault *fault);
 
+/* Registers a C module the agent may `require` (for example the protocol
+ * library's C core). Must be called before any agent code runs. */
+int aw_sandbox_preload(aw_sandbox *sb, const char *name, lua_CFunction open, aw_error *err);
+
 /* What the agent printed so far (bounded; older output is kept, newer output
  * past the cap is dropped and counted). Cleared by aw_sandbox_clear_output. */
 const char *aw_sandbox_output(aw_sandbox *sb, size_t *len);
