@@ -1,0 +1,82 @@
+/* cseat: the random C player (see cseat.h). */
+#include "cseat.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rng.h"
+
+typedef struct cseat {
+    aw_seat base;
+    aw_rng rng;
+    char text[64];
+} cseat;
+
+static const char *random_name(aw_seat *s, aw_seat_fault *f)
+{
+    (void)s;
+    (void)f;
+    return "crandom";
+}
+
+static int pick(cseat *c, const aw_info *info, bool humans_only)
+{
+    int cand[AW_MAX_PLAYERS], n = 0;
+    for (int a = 1; a <= info->n; a++)
+        if (info->alive[a] && a != info->agent && !(humans_only && info->role[a] == AW_WEREWOLF))
+            cand[n++] = a;
+    return n ? cand[aw_rng_below(&c->rng, (uint32_t)n)] : AW_NO_AGENT;
+}
+
+static int random_request(aw_seat *s, aw_req_kind kind, const aw_info *info, const aw_settings *set,
+                          uint64_t seed, aw_seat_reply *reply, aw_seat_fault *f)
+{
+    (void)set;
+    (void)seed;
+    (void)f;
+    cseat *c = (cseat *)s;
+    switch (kind) {
+    case AW_REQ_TALK:
+    case AW_REQ_WHISPER: {
+        uint32_t r = aw_rng_below(&c->rng, 4);
+        if (r == 0)
+            snprintf(c->text, sizeof c->text, "Over");
+        else if (r == 1)
+            snprintf(c->text, sizeof c->text, "Skip");
+        else
+            snprintf(c->text, sizeof c->text, "%s Agent[%02d]", kind == AW_REQ_TALK ? "VOTE" : "ATTACK",
+                     pick(c, info, kind == AW_REQ_WHISPER));
+        reply->text = c->text;
+        reply->len = strlen(c->text);
+        return 0;
+    }
+    case AW_REQ_VOTE:
+    case AW_REQ_DIVINE:
+    case AW_REQ_GUARD:
+        reply->target = pick(c, info, false);
+        return 0;
+    case AW_REQ_ATTACK:
+        reply->target = pick(c, info, true);
+        return 0;
+    default:
+        return 0;
+    }
+}
+
+static void random_free(aw_seat *s)
+{
+    free(s);
+}
+
+static const aw_seat_ops random_ops = {random_name, random_request, random_free};
+
+aw_seat *aw_cseat_random(uint64_t seed)
+{
+    cseat *c = calloc(1, sizeof *c);
+    if (!c)
+        return NULL;
+    c->base.ops = &random_ops;
+    aw_rng_seed(&c->rng, seed);
+    return &c->base;
+}

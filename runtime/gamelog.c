@@ -1,0 +1,328 @@
+/* gamelog: the CSV formatter, the readable record and the JSON-lines events
+ * (see gamelog.h). */
+#include "gamelog.h"
+
+#include <string.h>
+
+void aw_gamelog_init(aw_gamelog *l, FILE *csv, FILE *record, FILE *events)
+{
+    memset(l, 0, sizeof *l);
+    l->csv = csv;
+    l->record = record;
+    l->events = events;
+    aw_buf_init(&l->line);
+}
+
+void aw_gamelog_free(aw_gamelog *l)
+{
+    aw_buf_free(&l->line);
+}
+
+static void out(aw_gamelog *l, FILE *f, const aw_buf *b)
+{
+    if (f && b->len && fwrite(b->data, 1, b->len, f) != b->len)
+        l->write_errors++;
+}
+
+void aw_gamelog_csv_line(const aw_event *ev, const aw_state *st, aw_buf *o)
+{
+    int d = ev->day;
+    switch (ev->kind) {
+    case AW_EV_STATUS:
+        aw_buf_printf(o, "%d,status,%d,%s,%s,%s\n", d, ev->agent, aw_role_name(ev->role), ev->alive ? "ALIVE" : "DEAD",
+                      st->name[ev->agent]);
+        break;
+    case AW_EV_TALK:
+    case AW_EV_WHISPER:
+        aw_buf_printf(o, "%d,%s,%d,%d,%d,", d, ev->kind == AW_EV_TALK ? "talk" : "whisper", ev->talk->idx,
+                      ev->talk->turn, ev->talk->agent);
+        aw_buf_add(o, ev->talk->text, ev->talk->len);
+        aw_buf_addc(o, '\n');
+        break;
+    case AW_EV_VOTE:
+        aw_buf_printf(o, "%d,vote,%d,%d\n", d, ev->agent, ev->target);
+        break;
+    case AW_EV_EXECUTE:
+        aw_buf_printf(o, "%d,execute,%d,%s\n", d, ev->agent, aw_role_name(ev->role));
+        break;
+    case AW_EV_DIVINE:
+        aw_buf_printf(o, "%d,divine,%d,%d,%s\n", d, ev->agent, ev->target, aw_species_name(ev->species));
+        break;
+    case AW_EV_GUARD:
+        aw_buf_printf(o, "%d,guard,%d,%d,%s\n", d, ev->agent, ev->target, aw_role_name(ev->role));
+        break;
+    case AW_EV_ATTACK_VOTE:
+        aw_buf_printf(o, "%d,attackVote,%d,%d\n", d, ev->agent, ev->target);
+        break;
+    case AW_EV_ATTACK:
+        aw_buf_printf(o, "%d,attack,%d,%s\n", d, ev->target, ev->flag ? "true" : "false");
+        break;
+    case AW_EV_RESULT:
+        aw_buf_printf(o, "%d,result,%d,%d,%s\n", d, ev->humans, ev->wolves, aw_team_name(ev->team));
+        break;
+    case AW_EV_SUBSTITUTE:
+    case AW_EV_TALK_REPLACED:
+        break;
+    }
+}
+
+/* JSON string with every byte that is not printable ASCII escaped, so the
+ * event file stays valid whatever an agent said. */
+static void json_str(aw_buf *b, const char *s, size_t len)
+{
+    aw_buf_addc(b, '"');
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c == '"' || c == '\\') {
+            aw_buf_addc(b, '\\');
+            aw_buf_addc(b, (char)c);
+        } else if (c < 0x20 || c == 0x7f) {
+            aw_buf_printf(b, "\\u%04x", c);
+        } else {
+            aw_buf_addc(b, (char)c); /* UTF-8 bytes pass through; the engine only keeps valid UTF-8 */
+        }
+    }
+    aw_buf_addc(b, '"');
+}
+
+/* Printable form of agent text for the record: control bytes become '?'. */
+static void plain_str(aw_buf *b, const char *s, size_t len, size_t max)
+{
+    for (size_t i = 0; i < len && i < max; i++) {
+        unsigned char c = (unsigned char)s[i];
+        aw_buf_addc(b, c < 0x20 || c == 0x7f ? '?' : (char)c);
+    }
+    if (len > max)
+        aw_buf_adds(b, "...");
+}
+
+static void json_event(aw_gamelog *l, const aw_event *ev)
+{
+    aw_buf *b = &l->line;
+    aw_buf_clear(b);
+    static const char *const names[] = {"status", "talk", "whisper", "vote", "execute", "divine", "guard",
+                                        "attackVote", "attack", "result", "substitute", "talkReplaced"};
+    aw_buf_printf(b, "{\"game\":%d,\"day\":%d,\"event\":\"%s\"", l->game_no, ev->day, names[ev->kind]);
+    switch (ev->kind) {
+    case AW_EV_STATUS:
+        aw_buf_printf(b, ",\"agent\":%d,\"role\":\"%s\",\"alive\":%s", ev->agent, aw_role_name(ev->role),
+                      ev->alive ? "true" : "false");
+        break;
+    case AW_EV_TALK:
+    case AW_EV_WHISPER:
+        aw_buf_printf(b, ",\"idx\":%d,\"turn\":%d,\"agent\":%d,\"text\":", ev->talk->idx, ev->talk->turn,
+                      ev->talk->agent);
+        json_str(b, ev->talk->text, ev->talk->len);
+        break;
+    case AW_EV_VOTE:
+    case AW_EV_ATTACK_VOTE:
+        aw_buf_printf(b, ",\"agent\":%d,\"target\":%d,\"round\":%d", ev->agent, ev->target, ev->round);
+        break;
+    case AW_EV_EXECUTE:
+        aw_buf_printf(b, ",\"agent\":%d,\"role\":\"%s\"", ev->agent, aw_role_name(ev->role));
+        break;
+    case AW_EV_DIVINE:
+        aw_buf_printf(b, ",\"agent\":%d,\"target\":%d,\"result\":\"%s\"", ev->agent, ev->target,
+                      aw_species_name(ev->species));
+        break;
+    case AW_EV_GUARD:
+        aw_buf_printf(b, ",\"agent\":%d,\"target\":%d,\"role\":\"%s\"", ev->agent, ev->target, aw_role_name(ev->role));
+        break;
+    case AW_EV_ATTACK:
+        aw_buf_printf(b, ",\"target\":%d,\"success\":%s", ev->target, ev->flag ? "true" : "false");
+        break;
+    case AW_EV_RESULT:
+        aw_buf_printf(b, ",\"humans\":%d,\"werewolves\":%d,\"winner\":\"%s\"", ev->humans, ev->wolves,
+                      aw_team_name(ev->team));
+        break;
+    case AW_EV_SUBSTITUTE:
+        aw_buf_printf(b, ",\"agent\":%d,\"call\":\"%s\",\"given\":%d,\"used\":%d,\"reason\":", ev->agent,
+                      aw_req_name(ev->req), ev->given, ev->target);
+        json_str(b, ev->reason, strlen(ev->reason));
+        break;
+    case AW_EV_TALK_REPLACED:
+        aw_buf_printf(b, ",\"agent\":%d,\"call\":\"%s\",\"said\":", ev->agent, aw_req_name(ev->req));
+        json_str(b, ev->text ? ev->text : "", ev->text ? ev->text_len : 0);
+        aw_buf_adds(b, ",\"logged\":");
+        json_str(b, ev->talk->text, ev->talk->len);
+        aw_buf_adds(b, ",\"reason\":");
+        json_str(b, ev->reason, strlen(ev->reason));
+        break;
+    }
+    aw_buf_adds(b, "}\n");
+    out(l, l->events, b);
+}
+
+static const char *agent_label(const aw_state *st, int a, char *buf, size_t n)
+{
+    if (a < 1 || a > st->n)
+        snprintf(buf, n, "nobody");
+    else
+        snprintf(buf, n, "Agent[%02d]", a);
+    return buf;
+}
+
+static void record_event(aw_gamelog *l, const aw_event *ev)
+{
+    const aw_state *st = aw_engine_state(l->game);
+    aw_buf *b = &l->line;
+    char x[24], y[24];
+    aw_buf_clear(b);
+    if (ev->kind != AW_EV_STATUS && ev->kind != AW_EV_RESULT && ev->day != l->record_day) {
+        l->record_day = ev->day;
+        aw_buf_printf(b, "Day %d\n", ev->day);
+    }
+    switch (ev->kind) {
+    case AW_EV_STATUS:
+        break;
+    case AW_EV_TALK:
+    case AW_EV_WHISPER:
+        aw_buf_printf(b, "  %s %s (%s): ", ev->kind == AW_EV_TALK ? "talk   " : "whisper",
+                      agent_label(st, ev->talk->agent, x, sizeof x), aw_role_name(st->role[ev->talk->agent]));
+        plain_str(b, ev->talk->text, ev->talk->len, 300);
+        aw_buf_addc(b, '\n');
+        break;
+    case AW_EV_VOTE:
+        aw_buf_printf(b, "  vote    %s -> %s%s\n", agent_label(st, ev->agent, x, sizeof x),
+                      agent_label(st, ev->target, y, sizeof y), ev->round ? " (revote)" : "");
+        break;
+    case AW_EV_EXECUTE:
+        aw_buf_printf(b, "  >> %s (%s) is executed\n", agent_label(st, ev->agent, x, sizeof x),
+                      aw_role_name(ev->role));
+        break;
+    case AW_EV_DIVINE:
+        aw_buf_printf(b, "  divine  %s divines %s: %s\n", agent_label(st, ev->agent, x, sizeof x),
+                      agent_label(st, ev->target, y, sizeof y), aw_species_name(ev->species));
+        break;
+    case AW_EV_GUARD:
+        aw_buf_printf(b, "  guard   %s guards %s\n", agent_label(st, ev->agent, x, sizeof x),
+                      agent_label(st, ev->target, y, sizeof y));
+        break;
+    case AW_EV_ATTACK_VOTE:
+        aw_buf_printf(b, "  attack vote %s -> %s%s\n", agent_label(st, ev->agent, x, sizeof x),
+                      agent_label(st, ev->target, y, sizeof y), ev->round ? " (revote)" : "");
+        break;
+    case AW_EV_ATTACK:
+        if (ev->target < 1)
+            aw_buf_printf(b, "  >> the werewolves attack nobody\n");
+        else if (ev->flag)
+            aw_buf_printf(b, "  >> %s (%s) is attacked and dies\n", agent_label(st, ev->target, x, sizeof x),
+                          aw_role_name(st->role[ev->target]));
+        else
+            aw_buf_printf(b, "  >> %s is attacked, but guarded\n", agent_label(st, ev->target, x, sizeof x));
+        break;
+    case AW_EV_RESULT: {
+        aw_buf_printf(b, "Result: %s wins after day %d (%d humans and %d werewolves alive)\n", aw_team_name(ev->team),
+                      ev->day - 1, ev->humans, ev->wolves);
+        for (int a = 1; a <= st->n; a++) {
+            aw_team t = aw_role_team(st->role[a]);
+            aw_buf_printf(b, "  %s %-24.24s %-9s %-5s %s\n", agent_label(st, a, x, sizeof x), st->name[a],
+                          aw_role_name(st->role[a]), st->alive[a] ? "alive" : "dead",
+                          t == ev->team ? "won" : "lost");
+        }
+        break;
+    }
+    case AW_EV_SUBSTITUTE:
+        aw_buf_printf(b, "  ! %s %s: %s; ", agent_label(st, ev->agent, x, sizeof x), aw_req_name(ev->req),
+                      ev->reason);
+        if (ev->target)
+            aw_buf_printf(b, "the rules use %s\n", agent_label(st, ev->target, y, sizeof y));
+        else
+            aw_buf_adds(b, "nothing happens\n");
+        break;
+    case AW_EV_TALK_REPLACED:
+        aw_buf_printf(b, "  ! %s %s: %s; logged as %s", agent_label(st, ev->agent, x, sizeof x), aw_req_name(ev->req),
+                      ev->reason, ev->talk->text);
+        if (ev->text) {
+            aw_buf_adds(b, " (said \"");
+            plain_str(b, ev->text, ev->text_len, 120);
+            aw_buf_adds(b, "\")");
+        }
+        aw_buf_addc(b, '\n');
+        break;
+    }
+    out(l, l->record, b);
+}
+
+void aw_gamelog_begin(aw_gamelog *l, const aw_engine *g, int game_no)
+{
+    const aw_state *st = aw_engine_state(g);
+    const aw_settings *s = aw_engine_settings(g);
+    l->game = g;
+    l->game_no = game_no;
+    l->record_day = -1;
+    aw_buf *b = &l->line;
+    if (l->record) {
+        char x[24];
+        aw_buf_clear(b);
+        aw_buf_printf(b, "Game: %d players, preset %s, seed %llu\n", st->n, s->preset,
+                      (unsigned long long)aw_engine_seed(g));
+        for (int a = 1; a <= st->n; a++)
+            aw_buf_printf(b, "  %s %-24.24s %s\n", agent_label(st, a, x, sizeof x), st->name[a],
+                          aw_role_name(st->role[a]));
+        out(l, l->record, b);
+    }
+    if (l->events) {
+        aw_buf_clear(b);
+        aw_buf_printf(b, "{\"game\":%d,\"event\":\"begin\",\"seed\":%llu,\"preset\":\"%s\",\"players\":%d,\"agents\":[",
+                      game_no, (unsigned long long)aw_engine_seed(g), s->preset, st->n);
+        for (int a = 1; a <= st->n; a++) {
+            aw_buf_printf(b, "%s{\"agent\":%d,\"role\":\"%s\",\"name\":", a > 1 ? "," : "", a,
+                          aw_role_name(st->role[a]));
+            json_str(b, st->name[a], strlen(st->name[a]));
+            aw_buf_addc(b, '}');
+        }
+        aw_buf_adds(b, "]}\n");
+        out(l, l->events, b);
+    }
+}
+
+void aw_gamelog_event(void *ud, const aw_event *ev)
+{
+    aw_gamelog *l = ud;
+    const aw_state *st = aw_engine_state(l->game);
+    if (l->csv) {
+        aw_buf_clear(&l->line);
+        aw_gamelog_csv_line(ev, st, &l->line);
+        out(l, l->csv, &l->line);
+    }
+    if (l->record)
+        record_event(l, ev);
+    if (l->events)
+        json_event(l, ev);
+}
+
+void aw_gamelog_call(aw_gamelog *l, int agent, aw_req_kind kind, uint64_t elapsed_ns, const aw_seat_fault *fault)
+{
+    aw_buf *b = &l->line;
+    const aw_state *st = aw_engine_state(l->game);
+    if (l->events) {
+        aw_buf_clear(b);
+        aw_buf_printf(b, "{\"game\":%d,\"day\":%d,\"event\":\"call\",\"agent\":%d,\"call\":\"%s\",\"us\":%llu",
+                      l->game_no, st->day, agent, aw_req_name(kind), (unsigned long long)(elapsed_ns / 1000));
+        if (fault && fault->kind != AW_SEAT_OK) {
+            aw_buf_printf(b, ",\"fault\":\"%s\",\"message\":", aw_seat_fault_name(fault->kind));
+            json_str(b, fault->msg, strnlen(fault->msg, sizeof fault->msg));
+        }
+        aw_buf_adds(b, "}\n");
+        out(l, l->events, b);
+    }
+    if (l->record && fault && fault->kind != AW_SEAT_OK) {
+        char x[24];
+        aw_buf_clear(b);
+        aw_buf_printf(b, "  ! %s %s %s: ", agent_label(st, agent, x, sizeof x), aw_req_name(kind),
+                      aw_seat_fault_name(fault->kind));
+        plain_str(b, fault->msg, strnlen(fault->msg, sizeof fault->msg), 400);
+        aw_buf_addc(b, '\n');
+        out(l, l->record, b);
+    }
+}
+
+int aw_gamelog_flush(aw_gamelog *l)
+{
+    FILE *fs[3] = {l->csv, l->record, l->events};
+    for (int i = 0; i < 3; i++)
+        if (fs[i] && fflush(fs[i]) != 0)
+            l->write_errors++;
+    return l->write_errors ? -AW_EIO : 0;
+}

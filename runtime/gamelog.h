@@ -1,0 +1,49 @@
+/* gamelog: writes what happens in a game, from the engine's events, to up to
+ * three places: the official CSV game log (byte-compatible with the official
+ * server's), a readable record for people, and a JSON-lines event file that
+ * also carries what the CSV cannot (faults, substitutes and why, time per
+ * call). Uses engine, seat (fault kinds) and util; no JSON library is needed
+ * for this flat output.
+ *
+ * Ownership: the FILE pointers are borrowed; the caller opens and closes
+ * them. Each output may be NULL. */
+#ifndef AW_GAMELOG_H
+#define AW_GAMELOG_H
+
+#include <stdio.h>
+
+#include "engine.h"
+#include "seat.h"
+
+typedef struct aw_gamelog {
+    FILE *csv;
+    FILE *record;
+    FILE *events;
+    const aw_engine *game; /* borrowed, set by aw_gamelog_begin */
+    int record_day;        /* last day printed in the record */
+    int game_no;           /* echoed in JSON events */
+    aw_buf line;
+    int write_errors;      /* count of failed writes (disk full, closed pipe) */
+} aw_gamelog;
+
+void aw_gamelog_init(aw_gamelog *l, FILE *csv, FILE *record, FILE *events);
+void aw_gamelog_free(aw_gamelog *l);
+
+/* Starts a game's output (record header, JSON "game" event). */
+void aw_gamelog_begin(aw_gamelog *l, const aw_engine *g, int game_no);
+
+/* The engine's event hook (ud is the aw_gamelog). */
+void aw_gamelog_event(void *ud, const aw_event *ev);
+
+/* One call to a seat: its duration, and its fault if it failed (NULL if not).
+ * Timings go to the JSON events only; faults also to the record. */
+void aw_gamelog_call(aw_gamelog *l, int agent, aw_req_kind kind, uint64_t elapsed_ns, const aw_seat_fault *fault);
+
+/* Flushes all outputs; returns 0, or -AW_EIO if any write failed. */
+int aw_gamelog_flush(aw_gamelog *l);
+
+/* Appends the official CSV line for ev (with its newline) to out; appends
+ * nothing for events the CSV does not carry. */
+void aw_gamelog_csv_line(const aw_event *ev, const aw_state *st, aw_buf *out);
+
+#endif

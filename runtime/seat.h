@@ -1,0 +1,55 @@
+/* seat: what the driver needs from a player, whatever it is — a Lua agent in
+ * this process, a remote agent over TCP, an agent in a child process, a
+ * trivial C player for benchmarks. A seat is told or asked one request at a
+ * time, with the view (aw_info) the view module built for it, and answers
+ * with a text (TALK, WHISPER) or a target (VOTE, DIVINE, GUARD, ATTACK).
+ * Uses engine and view types only. */
+#ifndef AW_SEAT_H
+#define AW_SEAT_H
+
+#include <stdint.h>
+
+#include "engine.h"
+#include "view.h"
+
+typedef enum aw_seat_fault_kind {
+    AW_SEAT_OK = 0,
+    AW_SEAT_ERROR,   /* the agent raised an error */
+    AW_SEAT_TIMEOUT, /* the call ran past its budget */
+    AW_SEAT_MEMORY,  /* the agent ran out of its memory */
+    AW_SEAT_REPLY,   /* the answer was not of the expected kind */
+    AW_SEAT_LOST     /* the seat is gone (connection closed, process died) */
+} aw_seat_fault_kind;
+
+const char *aw_seat_fault_name(aw_seat_fault_kind k); /* "error", "timeout", ... */
+
+typedef struct aw_seat_fault {
+    aw_seat_fault_kind kind;
+    char msg[512]; /* one line, printable */
+} aw_seat_fault;
+
+typedef struct aw_seat_reply {
+    const char *text; /* borrowed from the seat until its next call; NULL = no answer */
+    size_t len;
+    int target; /* AW_NO_AGENT = none */
+} aw_seat_reply;
+
+typedef struct aw_seat aw_seat;
+
+typedef struct aw_seat_ops {
+    /* The agent's name for the log (getName); called once per game, before
+     * INITIALIZE. The string is borrowed until the next call. */
+    const char *(*name)(aw_seat *s, aw_seat_fault *fault);
+    /* Tells (notifications) or asks the seat. On a fault, returns a negative
+     * value with *fault filled; the driver then uses the rules' substitute. */
+    int (*request)(aw_seat *s, aw_req_kind kind, const aw_info *info, const aw_settings *set, uint64_t game_seed,
+                   aw_seat_reply *reply, aw_seat_fault *fault);
+    /* Frees the seat. */
+    void (*free)(aw_seat *s);
+} aw_seat_ops;
+
+struct aw_seat {
+    const aw_seat_ops *ops;
+};
+
+#endif

@@ -1,0 +1,68 @@
+/* view: gameInfo of one agent from the engine's state; the only code that
+ * filters information (see view.h). */
+#include "view.h"
+
+#include <string.h>
+
+void aw_view_build(const aw_engine *g, int agent, aw_req_kind kind, aw_info *out)
+{
+    const aw_state *st = aw_engine_state(g);
+    const aw_settings *set = aw_engine_settings(g);
+    memset(out, 0, sizeof *out);
+    out->agent = agent;
+    out->day = st->day;
+    out->n = st->n;
+    aw_role me = st->role[agent];
+    out->my_role = me;
+    bool wolf = me == AW_WEREWOLF;
+    bool reveal_all = kind == AW_REQ_FINISH;
+
+    for (int a = 0; a <= AW_MAX_PLAYERS; a++) {
+        out->role[a] = AW_ROLE_NONE;
+        out->remain_talk[a] = -1;
+        out->remain_whisper[a] = -1;
+    }
+    for (int a = 1; a <= st->n; a++) {
+        out->alive[a] = st->alive[a];
+        aw_role r = st->role[a];
+        /* Werewolves know each other; so do freemasons. */
+        if (reveal_all || a == agent || (wolf && r == AW_WEREWOLF) || (me == AW_FREEMASON && r == AW_FREEMASON))
+            out->role[a] = r;
+        out->remain_talk[a] = st->remain_talk[a];
+        if (wolf)
+            out->remain_whisper[a] = st->remain_whisper[a];
+    }
+    for (int r = 0; r < AW_NROLES; r++)
+        out->existing_role[r] = set->role_count[r] > 0;
+
+    out->talks = st->talks;
+    out->ntalks = st->ntalks;
+    if (wolf) {
+        out->whispers = st->whispers;
+        out->nwhispers = st->nwhispers;
+    }
+    if (set->vote_visible) {
+        out->votes = st->votes;
+        out->nvotes = st->nvotes;
+        out->latest_votes = st->latest_votes;
+        out->nlatest_votes = st->nlatest_votes;
+    }
+    out->executed = st->executed;
+    out->latest_executed = st->latest_executed;
+    memcpy(out->last_dead, st->last_dead, sizeof out->last_dead);
+    out->nlast_dead = st->nlast_dead;
+
+    if (me == AW_SEER && st->divine_result.agent == agent)
+        out->divine_result = st->divine_result;
+    if (me == AW_MEDIUM)
+        out->medium_result = st->medium_result;
+    if (wolf) {
+        out->attacked = st->attacked;
+        out->attack_votes = st->attack_votes;
+        out->nattack_votes = st->nattack_votes;
+        out->latest_attack_votes = st->latest_attack_votes;
+        out->nlatest_attack_votes = st->nlatest_attack_votes;
+    }
+    if (me == AW_BODYGUARD)
+        out->guarded = st->guarded;
+}
