@@ -1,12 +1,359 @@
-/* cmd_play: placeholder until the command lands in this session's work. */
+/* cmd_play: `aiwolf play` — plays one game (printing a readable record and
+ * writing the official CSV log) or many games in a row (printing a summary
+ * of wins by team, role and agent, and the speed). Uses game, luaseat,
+ * gamelog, settings. */
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "cli.h"
+#include "game.h"
+#include "luaseat.h"
+#include "utterance.h"
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: aiwolf play [OPTIONS] AGENT.lua...\n"
+            "\n"
+            "Plays AIWolf games between Lua agents. The agents fill the seats in the\n"
+            "order given (cycled when fewer than the players); roles are dealt at random\n"
+            "from the game's seed.\n"
+            "\n"
+            "options:\n"
+            "  --preset P          rule set: aiwolf (official server 0.6.x, default),\n"
+            "                      seed2015 (the 2015 contest rules), regulation (2021-23)\n"
+            "  --players N         players, 3..18, with the official role table\n"
+            "                      (default: 5, or the number of agents if more)\n"
+            "  --roles SPEC        role counts instead, e.g. SEER=1,WEREWOLF=1,VILLAGER=3\n"
+            "  --set NAME=VALUE    change one rule setting (repeatable; see docs/settings.md)\n"
+            "  --seed S            the game's 64-bit seed (default: from the clock, printed)\n"
+            "  --deal A=ROLE,...   fix roles of some agents, e.g. 1=SEER,2=WEREWOLF\n"
+            "  --games N           play N games with seeds S, S+1, ...; print a summary\n"
+            "  --log PATH          write the official CSV game log to PATH (with --games,\n"
+            "                      PATH is a folder that receives one SEED.log per game)\n"
+            "  --events FILE       write every event, fault and call time as JSON lines\n"
+            "  --budget MS         time per agent call (default: the preset's)\n"
+            "  --memory MB         memory cap per agent (default 64)\n"
+            "  --quiet             print no record (single game) or no progress (--games)\n"
+            "  --agent-output      show what agents print (default: on for one game)\n"
+            "  --no-agent-output   drop what agents print\n"
+            "  --list-settings     print every setting of the chosen preset and exit\n"
+            "  --help              this text\n"
+            "\n"
+            "Exit status: 0 when every game was played, 2 for bad usage or a broken agent\n"
+            "file, 1 when a log could not be written.\n");
+}
+
+static int bad(const char *fmt, const char *arg)
+{
+    fprintf(stderr, "aiwolf play: ");
+    fprintf(stderr, fmt, arg);
+    fputc('\n', stderr);
+    return 2;
+}
+
+static int parse_deal(const char *spec, int players, aw_role deal[AW_MAX_PLAYERS + 1])
+{
+    for (int a = 0; a <= AW_MAX_PLAYERS; a++)
+        deal[a] = AW_ROLE_NONE;
+    const char *p = spec;
+    while (*p) {
+        const char *comma = strchr(p, ',');
+        size_t len = comma ? (size_t)(comma - p) : strlen(p);
+        char item[64];
+        if (len == 0 || len >= sizeof item)
+            return bad("bad --deal entry near '%s' (expected AGENT=ROLE,...)", p);
+        memcpy(item, p, len);
+        item[len] = '\0';
+        char *eq = strchr(item, '=');
+        if (!eq)
+            return bad("bad --deal entry '%s' (expected AGENT=ROLE)", item);
+        *eq = '\0';
+        long a;
+        if (aw_parse_long(item, 1, players, &a) != 0) {
+            fprintf(stderr, "aiwolf play: --deal: '%s' is not an agent number from 1 to %d\n", item, players);
+            return 2;
+        }
+        for (char *c = eq + 1; *c; c++)
+            if (*c >= 'a' && *c <= 'z')
+                *c = (char)(*c - 'a' + 'A');
+        aw_role r = aw_role_parse(eq + 1);
+        if (r == AW_ROLE_NONE)
+            return bad("--deal: unknown role '%s'", eq + 1);
+        deal[a] = r;
+        p += len;
+        if (*p == ',')
+            p++;
+    }
+    return 0;
+}
+
+static FILE *open_out(const char *path)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        fprintf(stderr, "aiwolf play: cannot write %s: %s\n", path, strerror(errno));
+    return f;
+}
+
+typedef struct tally {
+    int games[AW_NROLES], wins[AW_NROLES];
+} tally;
 
 int cmd_play(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
-    fprintf(stderr, "aiwolf play: not built yet\n");
-    return 2;
+    const char *preset = "aiwolf", *roles = NULL, *deal_spec = NULL, *log_path = NULL, *events_path = NULL;
+    long players = 0, games = 1, budget = 0, memory = 0;
+    uint64_t seed = 0;
+    bool have_seed = false, quiet = false, list = false;
+    int agent_output = -1;
+    const char *sets[64];
+    int nsets = 0;
+    const char *agents[256];
+    int nagents = 0;
+
+    for (int i = 1; i < argc; i++) {
+        const char *o = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        bool takes = strcmp(o, "--preset") == 0 || strcmp(o, "--players") == 0 || strcmp(o, "--roles") == 0 ||
+                     strcmp(o, "--set") == 0 || strcmp(o, "--seed") == 0 || strcmp(o, "--deal") == 0 ||
+                     strcmp(o, "--games") == 0 || strcmp(o, "--log") == 0 || strcmp(o, "--events") == 0 ||
+                     strcmp(o, "--budget") == 0 || strcmp(o, "--memory") == 0;
+        if (takes && !v)
+            return bad("%s needs a value (aiwolf play --help)", o);
+        if (strcmp(o, "--help") == 0 || strcmp(o, "-h") == 0) {
+            usage(stdout);
+            return 0;
+        } else if (strcmp(o, "--preset") == 0) {
+            preset = v;
+        } else if (strcmp(o, "--players") == 0) {
+            if (aw_parse_long(v, AW_MIN_PLAYERS, AW_MAX_PLAYERS, &players) != 0)
+                return bad("--players: '%s' is not a number from 3 to 18", v);
+        } else if (strcmp(o, "--roles") == 0) {
+            roles = v;
+        } else if (strcmp(o, "--set") == 0) {
+            if (nsets == 64)
+                return bad("%s", "too many --set options");
+            sets[nsets++] = v;
+        } else if (strcmp(o, "--seed") == 0) {
+            if (aw_parse_u64(v, &seed) != 0)
+                return bad("--seed: '%s' is not an unsigned 64-bit integer", v);
+            have_seed = true;
+        } else if (strcmp(o, "--deal") == 0) {
+            deal_spec = v;
+        } else if (strcmp(o, "--games") == 0) {
+            if (aw_parse_long(v, 1, 1000000000L, &games) != 0)
+                return bad("--games: '%s' is not a positive number", v);
+        } else if (strcmp(o, "--log") == 0) {
+            log_path = v;
+        } else if (strcmp(o, "--events") == 0) {
+            events_path = v;
+        } else if (strcmp(o, "--budget") == 0) {
+            if (aw_parse_long(v, 1, 3600000, &budget) != 0)
+                return bad("--budget: '%s' is not a number of milliseconds (1 to 3600000)", v);
+        } else if (strcmp(o, "--memory") == 0) {
+            if (aw_parse_long(v, 1, 65536, &memory) != 0)
+                return bad("--memory: '%s' is not a number of megabytes (1 to 65536)", v);
+        } else if (strcmp(o, "--quiet") == 0) {
+            quiet = true;
+        } else if (strcmp(o, "--agent-output") == 0) {
+            agent_output = 1;
+        } else if (strcmp(o, "--no-agent-output") == 0) {
+            agent_output = 0;
+        } else if (strcmp(o, "--list-settings") == 0) {
+            list = true;
+        } else if (o[0] == '-' && o[1] == '-') {
+            return bad("unknown option %s (aiwolf play --help)", o);
+        } else {
+            if (nagents == 256)
+                return bad("%s", "too many agents");
+            agents[nagents++] = o;
+            continue;
+        }
+        if (takes)
+            i++;
+    }
+
+    /* The rules. */
+    aw_error err;
+    int counts[AW_NROLES];
+    int nplayers = (int)players;
+    if (roles) {
+        if (players)
+            return bad("%s", "give --players or --roles, not both");
+        if (aw_parse_roles(roles, counts, &nplayers, &err) < 0)
+            return bad("--roles: %s", err.msg);
+    }
+    if (!nplayers)
+        nplayers = nagents > 5 ? nagents : 5;
+    aw_settings set;
+    int base_players = nplayers < AW_MIN_PLAYERS ? AW_MIN_PLAYERS : nplayers > AW_MAX_PLAYERS ? AW_MAX_PLAYERS : nplayers;
+    if (aw_settings_preset(&set, preset, base_players, &err) < 0)
+        return bad("%s", err.msg);
+    if (roles) {
+        memcpy(set.role_count, counts, sizeof counts);
+        set.players = nplayers;
+    }
+    for (int i = 0; i < nsets; i++)
+        if (aw_settings_set(&set, sets[i], &err) < 0)
+            return bad("--set: %s", err.msg);
+    if (budget)
+        set.time_limit_ms = (int)budget;
+    if (aw_settings_check(&set, &err) < 0)
+        return bad("%s", err.msg);
+    if (list) {
+        aw_buf b;
+        aw_buf_init(&b);
+        aw_settings_describe(&set, &b);
+        fputs(b.data, stdout);
+        aw_buf_free(&b);
+        return 0;
+    }
+    if (nagents == 0)
+        return bad("%s", "no agents given (aiwolf play agents/sample.lua ...)");
+    if (nagents > set.players) {
+        fprintf(stderr, "aiwolf play: %d agents given for %d players\n", nagents, set.players);
+        return 2;
+    }
+    aw_role deal[AW_MAX_PLAYERS + 1];
+    if (deal_spec && parse_deal(deal_spec, set.players, deal) != 0)
+        return 2;
+    if (!have_seed)
+        seed = ((uint64_t)time(NULL) << 20) ^ (uint64_t)getpid();
+
+    /* The seats. */
+    if (agent_output < 0)
+        agent_output = games == 1 && !quiet;
+    aw_luaseat_opts lo;
+    memset(&lo, 0, sizeof lo);
+    lo.budget_ms = set.time_limit_ms;
+    lo.memory_bytes = (size_t)memory << 20;
+    lo.output = agent_output ? stderr : NULL;
+    aw_utterance_luaseat_opts(&lo);
+    aw_seat *seats[AW_MAX_PLAYERS + 1] = {0};
+    int rc = 0;
+    for (int a = 1; a <= set.players; a++) {
+        const char *path = agents[(a - 1) % nagents];
+        seats[a] = aw_luaseat_new(path, &lo, &err);
+        if (!seats[a]) {
+            fprintf(stderr, "aiwolf play: %s\n", err.msg);
+            rc = 2;
+            goto done;
+        }
+    }
+
+    /* The outputs. */
+    FILE *events = NULL;
+    if (events_path && !(events = open_out(events_path))) {
+        rc = 2;
+        goto done;
+    }
+    if (log_path && games > 1 && mkdir(log_path, 0777) != 0 && errno != EEXIST) {
+        fprintf(stderr, "aiwolf play: cannot create the folder %s: %s\n", log_path, strerror(errno));
+        rc = 2;
+        goto close_events;
+    }
+
+    tally by_role = {{0}, {0}};
+    int team_wins[3] = {0};
+    int *agent_games = aw_xcalloc((size_t)nagents, sizeof(int));
+    int *agent_wins = aw_xcalloc((size_t)nagents, sizeof(int));
+    long faults = 0, played = 0;
+    uint64_t t0 = aw_now_ns(), last_progress = t0;
+    for (long gno = 0; gno < games; gno++) {
+        uint64_t gseed = seed + (uint64_t)gno;
+        FILE *csv = NULL;
+        if (log_path) {
+            char path[4096];
+            if (games > 1)
+                snprintf(path, sizeof path, "%s/%llu.log", log_path, (unsigned long long)gseed);
+            else
+                snprintf(path, sizeof path, "%s", log_path);
+            if (!(csv = open_out(path))) {
+                rc = 1;
+                break;
+            }
+        }
+        aw_gamelog log;
+        aw_gamelog_init(&log, csv, games == 1 && !quiet ? stdout : NULL, events);
+        aw_game_opts go;
+        memset(&go, 0, sizeof go);
+        go.settings = &set;
+        go.seed = gseed;
+        go.deal = deal_spec ? deal : NULL;
+        go.log = &log;
+        go.game_no = (int)gno;
+        aw_utterance_game_opts(&go);
+        aw_game_result res;
+        int prc = aw_game_play(&go, seats, &res, &err);
+        if (aw_gamelog_flush(&log) < 0) {
+            fprintf(stderr, "aiwolf play: writing the game's output failed (disk full?)\n");
+            rc = 1;
+        }
+        aw_gamelog_free(&log);
+        if (csv && fclose(csv) != 0) {
+            fprintf(stderr, "aiwolf play: writing %s failed: %s\n", log_path, strerror(errno));
+            rc = 1;
+        }
+        if (prc < 0) {
+            fprintf(stderr, "aiwolf play: %s\n", err.msg);
+            rc = 2;
+            break;
+        }
+        played++;
+        faults += res.faults;
+        if (res.winner >= 0 && res.winner < 3)
+            team_wins[res.winner]++;
+        for (int a = 1; a <= set.players; a++) {
+            bool won = aw_role_team(res.role[a]) == res.winner;
+            by_role.games[res.role[a]]++;
+            by_role.wins[res.role[a]] += won;
+            agent_games[(a - 1) % nagents]++;
+            agent_wins[(a - 1) % nagents] += won;
+        }
+        uint64_t now = aw_now_ns();
+        if (games > 1 && !quiet && now - last_progress > 2000000000ull) {
+            last_progress = now;
+            fprintf(stderr, "aiwolf play: %ld/%ld games (%.0f games/s)\n", played, games,
+                    played / ((now - t0) / 1e9));
+        }
+    }
+    double secs = (aw_now_ns() - t0) / 1e9;
+
+    if (games > 1) {
+        printf("%ld games of %d players (preset %s, seeds %llu..%llu) in %.2f s: %.1f games/s\n", played,
+               set.players, set.preset, (unsigned long long)seed, (unsigned long long)(seed + (uint64_t)played - 1),
+               secs, secs > 0 ? played / secs : 0.0);
+        printf("\n%-10s %8s %7s\n", "team", "wins", "rate");
+        for (int t = 0; t < 2; t++)
+            printf("%-10s %8d %6.1f%%\n", aw_team_name((aw_team)t), team_wins[t],
+                   played ? 100.0 * team_wins[t] / played : 0.0);
+        printf("\n%-10s %8s %8s %7s\n", "role", "played", "won", "rate");
+        for (int r = 0; r < AW_NROLES; r++)
+            if (by_role.games[r])
+                printf("%-10s %8d %8d %6.1f%%\n", aw_role_name((aw_role)r), by_role.games[r], by_role.wins[r],
+                       100.0 * by_role.wins[r] / by_role.games[r]);
+        printf("\n%-30s %8s %8s %7s\n", "agent", "played", "won", "rate");
+        for (int i = 0; i < nagents; i++)
+            printf("%-30.30s %8d %8d %6.1f%%\n", agents[i], agent_games[i], agent_wins[i],
+                   agent_games[i] ? 100.0 * agent_wins[i] / agent_games[i] : 0.0);
+        printf("\nagent faults (errors, time-outs, bad replies): %ld\n", faults);
+    }
+    free(agent_games);
+    free(agent_wins);
+close_events:
+    if (events && fclose(events) != 0) {
+        fprintf(stderr, "aiwolf play: writing %s failed: %s\n", events_path, strerror(errno));
+        rc = 1;
+    }
+done:
+    for (int a = 1; a <= set.players; a++)
+        if (seats[a])
+            seats[a]->ops->free(seats[a]);
+    return rc;
 }

@@ -10,13 +10,15 @@
 typedef struct cseat {
     aw_seat base;
     aw_rng rng;
+    uint64_t seed;
     char text[64];
 } cseat;
 
-static const char *random_name(aw_seat *s, aw_seat_fault *f)
+static const char *random_begin(aw_seat *s, int agent, uint64_t game_seed, aw_seat_fault *f)
 {
-    (void)s;
     (void)f;
+    cseat *c = (cseat *)s;
+    aw_rng_seed(&c->rng, aw_rng_derive(game_seed ^ c->seed, (uint64_t)agent));
     return "crandom";
 }
 
@@ -30,10 +32,9 @@ static int pick(cseat *c, const aw_info *info, bool humans_only)
 }
 
 static int random_request(aw_seat *s, aw_req_kind kind, const aw_info *info, const aw_settings *set,
-                          uint64_t seed, aw_seat_reply *reply, aw_seat_fault *f)
+                          aw_seat_reply *reply, aw_seat_fault *f)
 {
     (void)set;
-    (void)seed;
     (void)f;
     cseat *c = (cseat *)s;
     switch (kind) {
@@ -69,7 +70,7 @@ static void random_free(aw_seat *s)
     free(s);
 }
 
-static const aw_seat_ops random_ops = {random_name, random_request, random_free};
+static const aw_seat_ops random_ops = {random_begin, random_request, random_free};
 
 aw_seat *aw_cseat_random(uint64_t seed)
 {
@@ -77,6 +78,6 @@ aw_seat *aw_cseat_random(uint64_t seed)
     if (!c)
         return NULL;
     c->base.ops = &random_ops;
-    aw_rng_seed(&c->rng, seed);
+    c->seed = seed;
     return &c->base;
 }

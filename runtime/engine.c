@@ -99,7 +99,9 @@ struct aw_engine {
 };
 
 static const char *const req_names[] = {
-    "NONE", "INITIALIZE", "DAILY_INITIALIZE", "DAILY_FINISH", "TALK", "WHISPER",
+    /* AW_REQ_NONE is only ever logged for the start of a game, which is the
+     * official NAME request. */
+    "NAME", "INITIALIZE", "DAILY_INITIALIZE", "DAILY_FINISH", "TALK", "WHISPER",
     "VOTE", "DIVINE", "GUARD", "ATTACK", "FINISH",
 };
 

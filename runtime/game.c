@@ -55,13 +55,17 @@ int aw_game_play(const aw_game_opts *opts, aw_seat **seats, aw_game_result *res,
     int n = set->players;
     const char *names[AW_MAX_PLAYERS + 1] = {0};
     char *owned[AW_MAX_PLAYERS + 1] = {0};
+    aw_seat_fault pending_fault[AW_MAX_PLAYERS + 1];
+    memset(pending_fault, 0, sizeof pending_fault);
     memset(res, 0, sizeof *res);
 
     /* Names come first, as NAME does on the official server. A seat that
      * fails to give one is named after its index. */
     for (int a = 1; a <= n; a++) {
         aw_seat_fault f = {AW_SEAT_OK, ""};
-        const char *nm = seats[a]->ops->name ? seats[a]->ops->name(seats[a], &f) : NULL;
+        const char *nm = seats[a]->ops->begin(seats[a], a, opts->seed, &f);
+        if (!nm && opts->log)
+            pending_fault[a] = f;
         if (nm) {
             /* Names go into a CSV field: keep them to one line without commas. */
             size_t len = strnlen(nm, 64);
@@ -81,8 +85,12 @@ int aw_game_play(const aw_game_opts *opts, aw_seat **seats, aw_game_result *res,
         free(owned[a]);
     if (!g)
         return -AW_EINVAL;
-    if (opts->log)
+    if (opts->log) {
         aw_gamelog_begin(opts->log, g, opts->game_no);
+        for (int a = 1; a <= n; a++)
+            if (pending_fault[a].kind != AW_SEAT_OK)
+                aw_gamelog_call(opts->log, a, AW_REQ_NONE, 0, &pending_fault[a]);
+    }
 
     aw_request req;
     aw_info info;
@@ -93,7 +101,7 @@ int aw_game_play(const aw_game_opts *opts, aw_seat **seats, aw_game_result *res,
             aw_seat_reply reply = {NULL, 0, AW_NO_AGENT};
             aw_seat_fault fault = {AW_SEAT_OK, ""};
             uint64_t t0 = aw_now_ns();
-            int rc = seats[a]->ops->request(seats[a], req.kind, &info, set, opts->seed, &reply, &fault);
+            int rc = seats[a]->ops->request(seats[a], req.kind, &info, set, &reply, &fault);
             uint64_t dt = aw_now_ns() - t0;
             res->calls++;
             if (rc < 0 && fault.kind == AW_SEAT_OK)

@@ -37,13 +37,17 @@ typedef struct aw_seat_reply {
 typedef struct aw_seat aw_seat;
 
 typedef struct aw_seat_ops {
-    /* The agent's name for the log (getName); called once per game, before
-     * INITIALIZE. The string is borrowed until the next call. */
-    const char *(*name)(aw_seat *s, aw_seat_fault *fault);
+    /* Starts a game: the seat plays agent `agent` of a game whose seed is
+     * game_seed (a seat may derive its own random seed from both). Returns the
+     * agent's name for the log (getName), borrowed until the next call, or
+     * NULL (with *fault filled) when the seat cannot play; the driver then
+     * names it after its index and every request to it gets the rules'
+     * substitute. Called once per game, before INITIALIZE. */
+    const char *(*begin)(aw_seat *s, int agent, uint64_t game_seed, aw_seat_fault *fault);
     /* Tells (notifications) or asks the seat. On a fault, returns a negative
      * value with *fault filled; the driver then uses the rules' substitute. */
-    int (*request)(aw_seat *s, aw_req_kind kind, const aw_info *info, const aw_settings *set, uint64_t game_seed,
-                   aw_seat_reply *reply, aw_seat_fault *fault);
+    int (*request)(aw_seat *s, aw_req_kind kind, const aw_info *info, const aw_settings *set, aw_seat_reply *reply,
+                   aw_seat_fault *fault);
     /* Frees the seat. */
     void (*free)(aw_seat *s);
 } aw_seat_ops;

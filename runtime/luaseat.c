@@ -1,0 +1,563 @@
+/* luaseat: the in-process Lua agent seat (see luaseat.h). */
+#include "luaseat.h"
+
+#include <lauxlib.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rng.h"
+#include "sandbox.h"
+
+/* Longest reply text copied out of the agent; longer ones are passed on
+ * truncated to one byte over the engine's limit, so the engine refuses them. */
+#define REPLY_MAX 8193
+
+typedef struct chan_cache {
+    int ref;    /* registry ref of the list table handed to the agent, LUA_NOREF if none */
+    int day;
+    int pushed; /* entries already in it */
+} chan_cache;
+
+typedef struct luaseat {
+    aw_seat base;
+    char *path;
+    char *source;
+    size_t source_len;
+    char *default_name;
+    aw_luaseat_opts opts;
+    aw_sandbox *sb;
+    int agent_ref;
+    int agent;
+    uint64_t game_seed;
+    char name[65];
+    chan_cache talks, whispers;
+    char *reply; /* REPLY_MAX + 1 bytes */
+    size_t reply_len;
+} luaseat;
+
+/* What one protected call does and what it found. */
+typedef struct call_ctx {
+    luaseat *s;
+    aw_req_kind kind;
+    const aw_info *info;
+    const aw_settings *set;
+    bool has_text, has_target;
+    int target;
+    aw_seat_fault_kind reply_fault;
+    char reply_msg[200];
+} call_ctx;
+
+static void seat_fault(aw_seat_fault *f, aw_seat_fault_kind kind, const char *msg)
+{
+    f->kind = kind;
+    snprintf(f->msg, sizeof f->msg, "%s", msg);
+}
+
+static aw_seat_fault_kind map_fault(aw_fault_kind k)
+{
+    switch (k) {
+    case AW_FAULT_TIMEOUT:
+        return AW_SEAT_TIMEOUT;
+    case AW_FAULT_MEMORY:
+        return AW_SEAT_MEMORY;
+    case AW_FAULT_REPLY:
+        return AW_SEAT_REPLY;
+    default:
+        return AW_SEAT_ERROR;
+    }
+}
+
+/* ---- building info and setting ------------------------------------------ */
+
+static void set_int(lua_State *L, const char *k, lua_Integer v)
+{
+    lua_pushinteger(L, v);
+    lua_setfield(L, -2, k);
+}
+
+static void set_agent(lua_State *L, const char *k, int a)
+{
+    if (a > 0) {
+        lua_pushinteger(L, a);
+        lua_setfield(L, -2, k);
+    }
+}
+
+static void push_votes(lua_State *L, const aw_vote *v, int n)
+{
+    lua_createtable(L, n, 0);
+    for (int i = 0; i < n; i++) {
+        lua_createtable(L, 0, 3);
+        set_int(L, "agent", v[i].agent);
+        set_int(L, "day", v[i].day);
+        set_int(L, "target", v[i].target);
+        lua_rawseti(L, -2, i + 1);
+    }
+}
+
+static void set_judge(lua_State *L, const char *k, const aw_judge *j)
+{
+    if (!j->agent)
+        return;
+    lua_createtable(L, 0, 4);
+    set_int(L, "agent", j->agent);
+    set_int(L, "day", j->day);
+    set_int(L, "target", j->target);
+    lua_pushstring(L, aw_species_name(j->result));
+    lua_setfield(L, -2, "result");
+    lua_setfield(L, -2, k);
+}
+
+/* Pushes the day's talk (or whisper) list. The same table is handed out all
+ * day and only new entries are appended, so a long day costs each agent one
+ * table per talk rather than one per talk per call. */
+static void push_talks(lua_State *L, luaseat *s, chan_cache *c, const aw_talk *t, int n, int day)
+{
+    if (c->ref != LUA_NOREF && c->day == day) {
+        lua_rawgeti(L, LUA_REGISTRYINDEX, c->ref);
+    } else {
+        if (c->ref != LUA_NOREF)
+            luaL_unref(L, LUA_REGISTRYINDEX, c->ref);
+        lua_createtable(L, n > 16 ? n : 16, 0);
+        lua_pushvalue(L, -1);
+        c->ref = luaL_ref(L, LUA_REGISTRYINDEX);
+        c->day = day;
+        c->pushed = 0;
+    }
+    for (int i = c->pushed; i < n; i++) {
+        lua_createtable(L, 0, 6);
+        set_int(L, "agent", t[i].agent);
+        set_int(L, "day", t[i].day);
+        set_int(L, "idx", t[i].idx);
+        set_int(L, "turn", t[i].turn);
+        lua_pushlstring(L, t[i].text, t[i].len);
+        lua_setfield(L, -2, "text");
+        if (t[i].parsed && s->opts.push_parsed) {
+            s->opts.push_parsed(L, t[i].parsed);
+            lua_setfield(L, -2, "parsed");
+        }
+        lua_rawseti(L, -2, i + 1);
+    }
+    c->pushed = n;
+}
+
+static void push_info(lua_State *L, luaseat *s, const aw_info *in)
+{
+    lua_createtable(L, 0, 24);
+    set_int(L, "agent", in->agent);
+    set_int(L, "day", in->day);
+    lua_pushstring(L, aw_role_name(in->my_role));
+    lua_setfield(L, -2, "role");
+
+    lua_createtable(L, in->n, 0);
+    for (int a = 1; a <= in->n; a++) {
+        lua_pushstring(L, in->alive[a] ? "ALIVE" : "DEAD");
+        lua_rawseti(L, -2, a);
+    }
+    lua_setfield(L, -2, "statusMap");
+
+    lua_createtable(L, 0, 4);
+    for (int a = 1; a <= in->n; a++)
+        if (in->role[a] != AW_ROLE_NONE) {
+            lua_pushstring(L, aw_role_name(in->role[a]));
+            lua_rawseti(L, -2, a);
+        }
+    lua_setfield(L, -2, "roleMap");
+
+    lua_createtable(L, 0, 0);
+    for (int a = 1; a <= in->n; a++)
+        if (in->remain_talk[a] >= 0) {
+            lua_pushinteger(L, in->remain_talk[a]);
+            lua_rawseti(L, -2, a);
+        }
+    lua_setfield(L, -2, "remainTalkMap");
+    lua_createtable(L, 0, 0);
+    for (int a = 1; a <= in->n; a++)
+        if (in->remain_whisper[a] >= 0) {
+            lua_pushinteger(L, in->remain_whisper[a]);
+            lua_rawseti(L, -2, a);
+        }
+    lua_setfield(L, -2, "remainWhisperMap");
+
+    /* existingRoleList, sorted by name as the official server sends it */
+    lua_createtable(L, AW_NROLES, 0);
+    const aw_role by_name[] = {AW_BODYGUARD, AW_FOX,      AW_FREEMASON, AW_MEDIUM,
+                               AW_POSSESSED, AW_SEER,     AW_VILLAGER,  AW_WEREWOLF};
+    int k = 0;
+    for (size_t i = 0; i < sizeof by_name / sizeof by_name[0]; i++)
+        if (in->existing_role[by_name[i]]) {
+            lua_pushstring(L, aw_role_name(by_name[i]));
+            lua_rawseti(L, -2, ++k);
+        }
+    lua_setfield(L, -2, "existingRoleList");
+
+    push_talks(L, s, &s->talks, in->talks, in->ntalks, in->day);
+    lua_setfield(L, -2, "talkList");
+    if (in->whispers) {
+        push_talks(L, s, &s->whispers, in->whispers, in->nwhispers, in->day);
+    } else {
+        lua_createtable(L, 0, 0);
+    }
+    lua_setfield(L, -2, "whisperList");
+
+    push_votes(L, in->votes, in->nvotes);
+    lua_setfield(L, -2, "voteList");
+    push_votes(L, in->latest_votes, in->nlatest_votes);
+    lua_setfield(L, -2, "latestVoteList");
+    set_agent(L, "executedAgent", in->executed);
+    set_agent(L, "latestExecutedAgent", in->latest_executed);
+    lua_createtable(L, in->nlast_dead, 0);
+    for (int i = 0; i < in->nlast_dead; i++) {
+        lua_pushinteger(L, in->last_dead[i]);
+        lua_rawseti(L, -2, i + 1);
+    }
+    lua_setfield(L, -2, "lastDeadAgentList");
+    set_judge(L, "divineResult", &in->divine_result);
+    set_judge(L, "mediumResult", &in->medium_result);
+    set_agent(L, "attackedAgent", in->attacked);
+    set_agent(L, "guardedAgent", in->guarded);
+    push_votes(L, in->attack_votes, in->nattack_votes);
+    lua_setfield(L, -2, "attackVoteList");
+    push_votes(L, in->latest_attack_votes, in->nlatest_attack_votes);
+    lua_setfield(L, -2, "latestAttackVoteList");
+}
+
+static void set_bool(lua_State *L, const char *k, bool v)
+{
+    lua_pushboolean(L, v);
+    lua_setfield(L, -2, k);
+}
+
+static void push_setting(lua_State *L, const aw_settings *set, uint64_t seed)
+{
+    lua_createtable(L, 0, 24);
+    set_int(L, "playerNum", set->players);
+    lua_createtable(L, 0, AW_NROLES);
+    for (int r = 0; r < AW_NROLES; r++) {
+        lua_pushinteger(L, set->role_count[r]);
+        lua_setfield(L, -2, aw_role_name((aw_role)r));
+    }
+    lua_setfield(L, -2, "roleNumMap");
+    set_int(L, "maxTalk", set->max_talk);
+    set_int(L, "maxTalkTurn", set->max_talk_turn);
+    set_int(L, "maxWhisper", set->max_whisper);
+    set_int(L, "maxWhisperTurn", set->max_whisper_turn);
+    set_int(L, "maxSkip", set->max_skip);
+    set_int(L, "maxRevote", set->max_revote);
+    set_int(L, "maxAttackRevote", set->max_attack_revote);
+    set_bool(L, "enableNoAttack", set->enable_no_attack);
+    set_bool(L, "enableNoExecution", set->enable_no_execution);
+    set_bool(L, "enableRoleRequest", false);
+    set_bool(L, "talkOnFirstDay", set->talk_on_first_day);
+    set_bool(L, "votableInFirstDay", false);
+    set_bool(L, "voteVisible", set->vote_visible);
+    set_bool(L, "whisperBeforeRevote", set->whisper_before_revote);
+    set_bool(L, "validateUtterance", set->validation != AW_VALIDATE_OFF);
+    set_int(L, "timeLimit", set->time_limit_ms);
+    set_int(L, "randomSeed", (lua_Integer)seed);
+    lua_pushstring(L, set->preset);
+    lua_setfield(L, -2, "preset");
+    lua_pushstring(L, set->talk_mode == AW_TALK_ROUNDS ? "rounds" : "turns");
+    lua_setfield(L, -2, "talkMode");
+}
+
+/* ---- calls ------------------------------------------------------------- */
+
+/* Calls agent:method(...) with the nargs values on top of the stack if the
+ * agent has that method (looked up with metamethods: class-style agents
+ * work); leaves nres results, or none if there is no such method. Returns
+ * whether the method existed. */
+static bool call_method(lua_State *L, int agent, const char *method, int nargs, int nres)
+{
+    lua_getfield(L, agent, method);
+    if (lua_isnil(L, -1)) {
+        lua_pop(L, 1 + nargs);
+        return false;
+    }
+    lua_insert(L, -(nargs + 1));
+    lua_pushvalue(L, agent);
+    lua_insert(L, -(nargs + 1));
+    lua_call(L, nargs + 1, nres);
+    return true;
+}
+
+static const char *method_for(aw_req_kind k)
+{
+    switch (k) {
+    case AW_REQ_DAILY_INITIALIZE:
+        return "dayStart";
+    case AW_REQ_TALK:
+        return "talk";
+    case AW_REQ_WHISPER:
+        return "whisper";
+    case AW_REQ_VOTE:
+        return "vote";
+    case AW_REQ_DIVINE:
+        return "divine";
+    case AW_REQ_GUARD:
+        return "guard";
+    case AW_REQ_ATTACK:
+        return "attack";
+    case AW_REQ_FINISH:
+        return "finish";
+    default:
+        return NULL;
+    }
+}
+
+/* Reads the method's result without calling any of the agent's metamethods. */
+static void take_reply(lua_State *L, call_ctx *c, int idx)
+{
+    const char *method = method_for(c->kind);
+    int t = lua_type(L, idx);
+    if (aw_req_wants_text(c->kind)) {
+        if (t == LUA_TNIL)
+            return;
+        if (t != LUA_TSTRING) {
+            c->reply_fault = AW_SEAT_REPLY;
+            snprintf(c->reply_msg, sizeof c->reply_msg, "%s() must return a string, not a %s", method,
+                     lua_typename(L, t));
+            return;
+        }
+        size_t len;
+        const char *str = lua_tolstring(L, idx, &len); /* a real string: no metamethod runs */
+        if (len > REPLY_MAX)
+            len = REPLY_MAX;
+        memcpy(c->s->reply, str, len);
+        c->s->reply_len = len;
+        c->has_text = true;
+    } else {
+        if (t == LUA_TNIL)
+            return;
+        if (t == LUA_TNUMBER) {
+            lua_Integer v;
+            if (lua_isinteger(L, idx))
+                v = lua_tointeger(L, idx);
+            else if (!lua_numbertointeger(lua_tonumber(L, idx), &v))
+                v = -1;
+            if (v >= 1 && v <= AW_MAX_PLAYERS) {
+                c->target = (int)v;
+                c->has_target = true;
+                return;
+            }
+            /* An out-of-range number is an answer the rules treat as invalid. */
+            c->target = -1;
+            c->has_target = true;
+            return;
+        }
+        c->reply_fault = AW_SEAT_REPLY;
+        snprintf(c->reply_msg, sizeof c->reply_msg, "%s() must return an agent number, not a %s", method,
+                 lua_typename(L, t));
+    }
+}
+
+static int do_call(lua_State *L)
+{
+    call_ctx *c = lua_touserdata(L, 1);
+    luaseat *s = c->s;
+    lua_rawgeti(L, LUA_REGISTRYINDEX, s->agent_ref);
+    int agent = lua_gettop(L);
+    if (c->kind == AW_REQ_INITIALIZE) {
+        push_info(L, s, c->info);
+        push_setting(L, c->set, s->game_seed);
+        call_method(L, agent, "initialize", 2, 0);
+        return 0;
+    }
+    push_info(L, s, c->info);
+    call_method(L, agent, "update", 1, 0);
+    const char *method = method_for(c->kind);
+    if (!method)
+        return 0;
+    bool wants = aw_req_needs_reply(c->kind);
+    if (call_method(L, agent, method, 0, wants ? 1 : 0) && wants)
+        take_reply(L, c, -1);
+    return 0;
+}
+
+static int do_name(lua_State *L)
+{
+    call_ctx *c = lua_touserdata(L, 1);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, c->s->agent_ref);
+    int agent = lua_gettop(L);
+    if (call_method(L, agent, "getName", 0, 1) && lua_type(L, -1) == LUA_TSTRING) {
+        size_t len;
+        const char *nm = lua_tolstring(L, -1, &len);
+        if (len > sizeof c->s->name - 1)
+            len = sizeof c->s->name - 1;
+        memcpy(c->s->name, nm, len);
+        c->s->name[len] = '\0';
+    }
+    return 0;
+}
+
+static void flush_output(luaseat *s)
+{
+    size_t len;
+    const char *o = aw_sandbox_output(s->sb, &len);
+    if (!len)
+        return;
+    if (s->opts.output) {
+        const char *p = o, *end = o + len;
+        while (p < end) {
+            const char *nl = memchr(p, '\n', (size_t)(end - p));
+            size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+            fprintf(s->opts.output, "[Agent[%02d] %s] %.*s\n", s->agent, s->name, (int)n, p);
+            p += n + 1;
+        }
+    }
+    aw_sandbox_clear_output(s->sb);
+}
+
+/* A new sandbox with the agent file run in it and its table kept in the
+ * registry. */
+static aw_sandbox *open_agent(luaseat *s, uint64_t seed, int budget_ms, int *ref, aw_fault *fault)
+{
+    aw_sandbox_limits lim;
+    aw_sandbox_limits_default(&lim);
+    lim.seed = seed;
+    if (budget_ms > 0)
+        lim.budget_ms = budget_ms;
+    if (s->opts.memory_bytes)
+        lim.memory_bytes = s->opts.memory_bytes;
+    aw_error err;
+    aw_sandbox *sb = aw_sandbox_new(&lim, &err);
+    if (!sb) {
+        fault->kind = AW_FAULT_MEMORY;
+        snprintf(fault->msg, sizeof fault->msg, "cannot create a sandbox: %s", err.msg);
+        return NULL;
+    }
+    if (s->opts.prepare && s->opts.prepare(sb, &err) < 0) {
+        fault->kind = AW_FAULT_ERROR;
+        snprintf(fault->msg, sizeof fault->msg, "%s", err.msg);
+        aw_sandbox_free(sb);
+        return NULL;
+    }
+    char chunkname[300];
+    snprintf(chunkname, sizeof chunkname, "@%s", s->path);
+    if (aw_sandbox_load(sb, s->source, s->source_len, chunkname, fault) < 0) {
+        aw_sandbox_free(sb);
+        return NULL;
+    }
+    lua_State *L = aw_sandbox_state(sb);
+    if (lua_type(L, -1) != LUA_TTABLE) {
+        fault->kind = AW_FAULT_REPLY;
+        snprintf(fault->msg, sizeof fault->msg, "%s: the file must return a table of methods, not a %s", s->path,
+                 lua_typename(L, lua_type(L, -1)));
+        lua_pop(L, 1);
+        aw_sandbox_free(sb);
+        return NULL;
+    }
+    *ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    return sb;
+}
+
+static void close_agent(luaseat *s)
+{
+    if (s->sb)
+        aw_sandbox_free(s->sb);
+    s->sb = NULL;
+    s->talks.ref = s->whispers.ref = LUA_NOREF;
+}
+
+static const char *seat_begin(aw_seat *base, int agent, uint64_t game_seed, aw_seat_fault *f)
+{
+    luaseat *s = (luaseat *)base;
+    close_agent(s);
+    s->agent = agent;
+    s->game_seed = game_seed;
+    snprintf(s->name, sizeof s->name, "%s", s->default_name);
+    aw_fault fault = {AW_FAULT_NONE, "", 0};
+    /* The agent's own math.random is seeded from the game and its seat, so a
+     * game replays exactly and no two agents draw the same numbers. */
+    s->sb = open_agent(s, aw_rng_derive(game_seed, (uint64_t)agent), s->opts.budget_ms, &s->agent_ref, &fault);
+    if (!s->sb) {
+        seat_fault(f, map_fault(fault.kind), fault.msg);
+        return NULL;
+    }
+    call_ctx c = {.s = s, .kind = AW_REQ_NONE};
+    if (aw_sandbox_run(s->sb, do_name, &c, &fault) < 0) {
+        seat_fault(f, map_fault(fault.kind), fault.msg);
+        flush_output(s);
+        return s->name; /* the agent still plays; getName failed */
+    }
+    flush_output(s);
+    return s->name;
+}
+
+static int seat_request(aw_seat *base, aw_req_kind kind, const aw_info *info, const aw_settings *set,
+                        aw_seat_reply *reply, aw_seat_fault *f)
+{
+    luaseat *s = (luaseat *)base;
+    if (!s->sb) {
+        seat_fault(f, AW_SEAT_LOST, "the agent failed to load at the start of the game");
+        return -1;
+    }
+    call_ctx c = {.s = s, .kind = kind, .info = info, .set = set, .reply_fault = AW_SEAT_OK};
+    aw_fault fault = {AW_FAULT_NONE, "", 0};
+    int rc = aw_sandbox_run(s->sb, do_call, &c, &fault);
+    flush_output(s);
+    if (rc < 0) {
+        seat_fault(f, map_fault(fault.kind), fault.msg);
+        /* A call stopped half-way may leave the cached lists half-built. */
+        s->talks.day = s->whispers.day = -1;
+        return -1;
+    }
+    if (c.reply_fault != AW_SEAT_OK) {
+        seat_fault(f, c.reply_fault, c.reply_msg);
+        return -1;
+    }
+    if (c.has_text) {
+        reply->text = s->reply;
+        reply->len = s->reply_len;
+    }
+    reply->target = c.has_target ? c.target : AW_NO_AGENT;
+    return 0;
+}
+
+static void seat_free(aw_seat *base)
+{
+    luaseat *s = (luaseat *)base;
+    close_agent(s);
+    free(s->path);
+    free(s->source);
+    free(s->default_name);
+    free(s->reply);
+    free(s);
+}
+
+static const aw_seat_ops lua_ops = {seat_begin, seat_request, seat_free};
+
+aw_seat *aw_luaseat_new(const char *path, const aw_luaseat_opts *opts, aw_error *err)
+{
+    size_t len;
+    char *src = aw_read_file(path, &len, err);
+    if (!src)
+        return NULL;
+    luaseat *s = aw_xcalloc(1, sizeof *s);
+    s->base.ops = &lua_ops;
+    s->path = aw_xstrdup(path);
+    s->source = src;
+    s->source_len = len;
+    s->reply = aw_xmalloc(REPLY_MAX + 1);
+    s->talks.ref = s->whispers.ref = LUA_NOREF;
+    if (opts)
+        s->opts = *opts;
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    size_t blen = strlen(base);
+    if (blen > 4 && strcmp(base + blen - 4, ".lua") == 0)
+        blen -= 4;
+    s->default_name = aw_xstrndup(base, blen > 64 ? 64 : blen);
+
+    /* Load it once now, so that a broken file is reported before any game. */
+    aw_fault fault = {AW_FAULT_NONE, "", 0};
+    int ref;
+    aw_sandbox *sb = open_agent(s, 0, s->opts.budget_ms > 0 ? s->opts.budget_ms : 1000, &ref, &fault);
+    if (!sb) {
+        aw_fail(err, AW_EINVAL, "%s", fault.msg);
+        seat_free(&s->base);
+        return NULL;
+    }
+    aw_sandbox_free(sb);
+    return &s->base;
+}

@@ -1,0 +1,39 @@
+/* luaseat: a seat played by a Lua agent in this process. The agent is a Lua
+ * file that returns a table of optional methods (getName, initialize, update,
+ * dayStart, talk, whisper, vote, divine, guard, attack, finish), called with
+ * `:` so self is the table. Each game gets a fresh sandbox (aw_sandbox) in
+ * which the file is run again, so nothing carries over between games. Every
+ * call — building the `info` table, `update`, the method — runs as one
+ * protected call under the sandbox's budget; a fault gives the driver no
+ * answer, so the rules' substitute applies.
+ *
+ * Uses sandbox (Lua), seat, view, util.
+ * Ownership: aw_luaseat_new returns a seat owned by the caller
+ * (seat->ops->free). */
+#ifndef AW_LUASEAT_H
+#define AW_LUASEAT_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include <lua.h>
+
+#include "seat.h"
+
+typedef struct aw_luaseat_opts {
+    int budget_ms;        /* per call; 0 = the game's time_limit_ms */
+    size_t memory_bytes;  /* 0 = the sandbox default (64 MiB) */
+    FILE *output;         /* where the agent's print() goes (prefixed with its agent), or NULL to drop it */
+    /* Pushes the parsed form of a talk (aw_talk.parsed) as a Lua value; when
+     * NULL, talks carry no `parsed` field. */
+    void (*push_parsed)(lua_State *L, const void *parsed);
+    /* Registers extra C modules in a new sandbox (e.g. the protocol core). */
+    int (*prepare)(void *sandbox, aw_error *err);
+} aw_luaseat_opts;
+
+/* Reads the agent file and checks that it loads and returns a table (in a
+ * throw-away sandbox), so that a missing or broken file is reported at once
+ * with file:line. */
+aw_seat *aw_luaseat_new(const char *path, const aw_luaseat_opts *opts, aw_error *err);
+
+#endif
