@@ -423,12 +423,12 @@ static aw_sandbox *open_agent(luaseat *s, uint64_t seed, int budget_ms, int *ref
     aw_sandbox *sb = aw_sandbox_new(&lim, &err);
     if (!sb) {
         fault->kind = AW_FAULT_MEMORY;
-        snprintf(fault->msg, sizeof fault->msg, "cannot create a sandbox: %s", err.msg);
+        snprintf(fault->msg, sizeof fault->msg, "cannot create a sandbox: %.400s", err.msg);
         return NULL;
     }
     if (s->opts.prepare && s->opts.prepare(sb, &err) < 0) {
         fault->kind = AW_FAULT_ERROR;
-        snprintf(fault->msg, sizeof fault->msg, "%s", err.msg);
+        snprintf(fault->msg, sizeof fault->msg, "%.500s", err.msg);
         aw_sandbox_free(sb);
         return NULL;
     }
