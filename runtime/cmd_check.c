@@ -1,12 +1,219 @@
-/* cmd_check: placeholder until the command lands in this session's work. */
+/* cmd_check: `aiwolf check`, which checks game logs against the rules of a
+ * preset (with --set overrides) and prints one verdict line per file. The
+ * rules themselves live in logcheck; this file only handles options, files
+ * and output. */
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "cli.h"
+#include "logcheck.h"
+#include "settings.h"
+#include "util.h"
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: aiwolf check [OPTIONS] LOG...\n"
+            "\n"
+            "Checks that each AIWolf game log (the official server's CSV format, which\n"
+            "'aiwolf play' also writes) records a legal, finished game under a rule\n"
+            "preset, and prints one line per file:\n"
+            "  PATH: legal (N players, winner W, D days)\n"
+            "  PATH:LINE: illegal: REASON        followed by the offending line\n"
+            "A log that stops before its result line (an abandoned or crashed game) is\n"
+            "reported as illegal with the reason 'incomplete log'.\n"
+            "\n"
+            "options:\n"
+            "  --preset P        rules to check against: aiwolf (official server 0.6.x\n"
+            "                    defaults, the default), seed2015 (2015 contest rules),\n"
+            "                    regulation (2021-2023 contest regulation)\n"
+            "  --set NAME=VALUE  change one rule setting of the preset (repeatable), e.g.\n"
+            "                    --set max_revote=0; 'aiwolf check --settings' lists them\n"
+            "  --roles SPEC      require this role table, e.g.\n"
+            "                    SEER=1,POSSESSED=1,WEREWOLF=1,VILLAGER=2\n"
+            "  --strict-roles    require the official default role table for the log's\n"
+            "                    player count (without it any role counts are accepted)\n"
+            "  --settings        print the settings in force (after --preset/--set), exit\n"
+            "  --quiet           print nothing for legal logs; only the illegal ones\n"
+            "  -h, --help        show this help\n"
+            "  --                end of options; LOG may also be '-' for standard input\n"
+            "\n"
+            "Talk texts are not checked against the protocol here (aiwolf protocol\n"
+            "does that); everything else about the game is, see docs/log-format.md.\n"
+            "\n"
+            "exit status: 0 all logs legal, 1 some log illegal or incomplete,\n"
+            "             2 bad usage or a file that cannot be read\n");
+}
+
+static char *read_stdin(size_t *len)
+{
+    aw_buf b;
+    aw_buf_init(&b);
+    char chunk[65536];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof chunk, stdin)) > 0)
+        aw_buf_add(&b, chunk, n);
+    if (!b.data)
+        aw_buf_add(&b, "", 0);
+    *len = b.len;
+    return b.data;
+}
+
+static const char *team_word(aw_team t)
+{
+    switch (t) {
+    case AW_TEAM_VILLAGER:
+        return "VILLAGER";
+    case AW_TEAM_WEREWOLF:
+        return "WEREWOLF";
+    case AW_TEAM_OTHERS:
+        return "OTHERS";
+    default:
+        return "none";
+    }
+}
 
 int cmd_check(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
-    fprintf(stderr, "aiwolf check: not built yet\n");
-    return 2;
+    const char *preset = "aiwolf";
+    const char **sets = calloc((size_t)argc + 1, sizeof *sets);
+    const char **files = calloc((size_t)argc + 1, sizeof *files);
+    int nsets = 0, nfiles = 0;
+    bool quiet = false, strict_roles = false, show_settings = false;
+    const char *roles_spec = NULL;
+    int status = 0;
+    if (!sets || !files) {
+        fprintf(stderr, "aiwolf check: out of memory\n");
+        free(sets);
+        free(files);
+        return 2;
+    }
+    bool opts_done = false;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (opts_done || a[0] != '-' || strcmp(a, "-") == 0) {
+            files[nfiles++] = a;
+        } else if (strcmp(a, "--") == 0) {
+            opts_done = true;
+        } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            usage(stdout);
+            goto done;
+        } else if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) {
+            quiet = true;
+        } else if (strcmp(a, "--strict-roles") == 0) {
+            strict_roles = true;
+        } else if (strcmp(a, "--settings") == 0) {
+            show_settings = true;
+        } else if (strcmp(a, "--preset") == 0 || strcmp(a, "--set") == 0 || strcmp(a, "--roles") == 0) {
+            if (i + 1 >= argc) {
+                fprintf(stderr, "aiwolf check: %s needs a value (aiwolf check --help)\n", a);
+                status = 2;
+                goto done;
+            }
+            const char *v = argv[++i];
+            if (a[2] == 'p')
+                preset = v;
+            else if (a[2] == 'r')
+                roles_spec = v;
+            else
+                sets[nsets++] = v;
+        } else if (strncmp(a, "--preset=", 9) == 0) {
+            preset = a + 9;
+        } else if (strncmp(a, "--set=", 6) == 0) {
+            sets[nsets++] = a + 6;
+        } else if (strncmp(a, "--roles=", 8) == 0) {
+            roles_spec = a + 8;
+        } else {
+            fprintf(stderr, "aiwolf check: unknown option '%s' (aiwolf check --help)\n", a);
+            status = 2;
+            goto done;
+        }
+    }
+
+    aw_settings rules;
+    aw_error err;
+    memset(&err, 0, sizeof err);
+    /* The player count is the log's; any valid count gives the preset's rules. */
+    if (aw_settings_preset(&rules, preset, 5, &err) != 0) {
+        fprintf(stderr, "aiwolf check: %s\n", err.msg);
+        status = 2;
+        goto done;
+    }
+    for (int i = 0; i < nsets; i++)
+        if (aw_settings_set(&rules, sets[i], &err) != 0) {
+            fprintf(stderr, "aiwolf check: %s\n", err.msg);
+            status = 2;
+            goto done;
+        }
+    int roles[AW_NROLES];
+    aw_logcheck_options opt;
+    memset(&opt, 0, sizeof opt);
+    opt.strict_roles = strict_roles;
+    if (roles_spec) {
+        int players;
+        if (aw_parse_roles(roles_spec, roles, &players, &err) != 0) {
+            fprintf(stderr, "aiwolf check: --roles: %s\n", err.msg);
+            status = 2;
+            goto done;
+        }
+        opt.roles = roles;
+    }
+    if (show_settings) {
+        aw_buf b;
+        aw_buf_init(&b);
+        aw_settings_describe(&rules, &b);
+        /* players and roles come from each log, not from the preset */
+        fputs("# players and roles are read from each log's day-0 status block\n", stdout);
+        fputs(b.data ? b.data : "", stdout);
+        aw_buf_free(&b);
+        goto done;
+    }
+    if (nfiles == 0) {
+        fprintf(stderr, "aiwolf check: no log files given (aiwolf check --help)\n");
+        status = 2;
+        goto done;
+    }
+
+    for (int i = 0; i < nfiles; i++) {
+        const char *path = files[i];
+        size_t len = 0;
+        char *text;
+        if (strcmp(path, "-") == 0) {
+            text = read_stdin(&len);
+            path = "<stdin>";
+        } else {
+            text = aw_read_file(path, &len, &err);
+        }
+        if (!text) {
+            fprintf(stderr, "aiwolf check: cannot read %s\n", err.msg);
+            status = 2;
+            continue;
+        }
+        aw_logcheck_report rep;
+        int v = aw_logcheck(text, len, &rules, &opt, &rep, &err);
+        free(text);
+        if (v < 0) {
+            fprintf(stderr, "aiwolf check: %s: %s\n", path, err.msg);
+            status = 2;
+            continue;
+        }
+        if (v == AW_LOG_LEGAL) {
+            if (!quiet)
+                printf("%s: legal (%d players, winner %s, %d days)\n", path, rep.players, team_word(rep.winner),
+                       rep.days);
+        } else {
+            printf("%s:%ld: illegal: %s\n", path, rep.line, rep.reason);
+            if (rep.text[0])
+                printf("    %s\n", rep.text);
+            if (status == 0)
+                status = 1;
+        }
+    }
+    fflush(stdout);
+
+done:
+    free(sets);
+    free(files);
+    return status;
 }
