@@ -151,7 +151,11 @@ aw_sentence *aw_sentence_new(aw_verb v)
 
 void aw_sentence_add(aw_sentence *s, aw_sentence *arg)
 {
-    s->args = aw_xrealloc(s->args, (s->nargs + 1) * sizeof *s->args);
+    /* The capacity is implied by nargs: the array doubles whenever nargs
+     * reaches a power of two, so a long AND costs O(n), not O(n^2). */
+    size_t n = s->nargs;
+    if (n == 0 || (n & (n - 1)) == 0)
+        s->args = aw_xrealloc(s->args, (n ? 2 * n : 1) * sizeof *s->args);
     s->args[s->nargs++] = arg;
 }
 
@@ -171,12 +175,8 @@ aw_sentence *aw_sentence_copy(const aw_sentence *s)
     *c = *s;
     c->args = NULL;
     c->nargs = 0;
-    if (s->nargs) {
-        c->args = aw_xmalloc(s->nargs * sizeof *c->args);
-        for (size_t i = 0; i < s->nargs; i++)
-            c->args[i] = aw_sentence_copy(s->args[i]);
-        c->nargs = s->nargs;
-    }
+    for (size_t i = 0; i < s->nargs; i++)
+        aw_sentence_add(c, aw_sentence_copy(s->args[i]));
     return c;
 }
 
@@ -447,7 +447,8 @@ static int operands(parser *P, aw_sentence *node, size_t pos, size_t end, int de
     for (size_t i = pos; i < end; i++)
         if (lt_at(P->s, i, P->len))
             return perr(P, i, "line break inside a sentence");
-    if (depth >= AW_PROTOCOL_MAX_DEPTH)
+    /* depth counts from 0 at the top: operands live one level deeper. */
+    if (depth + 1 >= AW_PROTOCOL_MAX_DEPTH)
         return perr(P, pos, "operators nested deeper than %d", AW_PROTOCOL_MAX_DEPTH);
     int rc = parse_groups(P, node, pos, end, depth);
     if (rc < 0)

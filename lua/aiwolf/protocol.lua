@@ -1,0 +1,410 @@
+-- aiwolf.protocol: the AIWolf protocol 3.6 for Lua agents. It builds
+-- sentences (P.vote(3), P.request(P.ANY, P.vote(3)), ...), prints them as the
+-- canonical text the official library writes (tostring(s) or P.print(s)),
+-- describes them in English or Japanese, resolves omitted subjects and
+-- expands ANY. Parsing and validation use the C core "aiwolf.protocol_core"
+-- that the aiwolf binary registers in every sandbox; under a plain Lua
+-- interpreter without it, P.parse/P.validate/P.normalize return nil and a
+-- message (P.has_parser is false) and everything else works.
+--
+-- Trees are plain tables (docs/protocol.md):
+--   {verb = "VOTE", subject = 1 | P.ANY | nil, target = 3 | P.ANY,
+--    role = "SEER", species = "HUMAN", talk = {type = "TALK", day = 1, id = 3},
+--    day = 1, args = {...}}
+-- Agents are integers 1..N; P.ANY (the string "ANY") stands for ANY.
+-- Misuse (a bad argument to a builder) raises an error; a failed parse
+-- returns nil, message.
+local type, error, ipairs, pairs, setmetatable, getmetatable, tostring, pcall, require, select =
+  type, error, ipairs, pairs, setmetatable, getmetatable, tostring, pcall, require, select
+local mtype, concat, format = math.type, table.concat, string.format
+
+local P = {}
+
+local core_ok, core = pcall(require, "aiwolf.protocol_core")
+if not core_ok then core = nil end
+P.has_parser = core ~= nil
+
+P.ANY = "ANY"
+P.ROLES = {"VILLAGER", "SEER", "MEDIUM", "BODYGUARD", "WEREWOLF", "POSSESSED"}
+P.SPECIES = {"HUMAN", "WEREWOLF"}
+
+local ANY = P.ANY
+local known_roles = {VILLAGER = true, SEER = true, MEDIUM = true, BODYGUARD = true, WEREWOLF = true,
+  POSSESSED = true, FREEMASON = true, FOX = true, ANY = true}
+local known_species = {HUMAN = true, WEREWOLF = true, ANY = true}
+
+-- What each verb carries.
+local TARGET, ROLE, SPECIES, TALK, DAY, ARGS = 1, 2, 4, 8, 16, 32
+local flags = {
+  ESTIMATE = TARGET | ROLE, COMINGOUT = TARGET | ROLE,
+  DIVINED = TARGET | SPECIES, IDENTIFIED = TARGET | SPECIES,
+  DIVINATION = TARGET, GUARD = TARGET, VOTE = TARGET, ATTACK = TARGET,
+  GUARDED = TARGET, VOTED = TARGET, ATTACKED = TARGET,
+  AGREE = TALK, DISAGREE = TALK, OVER = 0, SKIP = 0,
+  REQUEST = TARGET | ARGS, INQUIRE = TARGET | ARGS, DAY = DAY | ARGS,
+  BECAUSE = ARGS, NOT = ARGS, AND = ARGS, OR = ARGS, XOR = ARGS,
+}
+P.VERBS = flags
+
+local Sentence = {}
+Sentence.__index = Sentence
+
+local function attach(t)
+  if type(t) == "table" and getmetatable(t) == nil then
+    setmetatable(t, Sentence)
+    if t.args then
+      for _, a in ipairs(t.args) do attach(a) end
+    end
+  end
+  return t
+end
+
+-- Argument checks: misuse raises, pointing at the caller of the builder.
+local function check_agent(a, what)
+  if a == ANY then return a end
+  if mtype(a) ~= "integer" or a < 1 then
+    error(format("%s must be an agent number (1..N) or P.ANY, got %s", what, tostring(a)), 3)
+  end
+  return a
+end
+
+local function check_sentence(s, what)
+  if type(s) ~= "table" or flags[s.verb] == nil then
+    error(format("%s must be a sentence, got %s", what, tostring(s)), 3)
+  end
+  return s
+end
+
+local function check_int(n, what)
+  if mtype(n) ~= "integer" or n < 0 then
+    error(format("%s must be a non-negative integer, got %s", what, tostring(n)), 3)
+  end
+  return n
+end
+
+local function new(t) return setmetatable(t, Sentence) end
+
+-- Builders -----------------------------------------------------------------
+local function target_only(verb)
+  return function(target) return new{verb = verb, target = check_agent(target, "target")} end
+end
+local function with_role(verb)
+  return function(target, role)
+    if not known_roles[role] then error(format("unknown role %s", tostring(role)), 2) end
+    return new{verb = verb, target = check_agent(target, "target"), role = role}
+  end
+end
+local function with_species(verb)
+  return function(target, species)
+    if not known_species[species] then error(format("unknown species %s", tostring(species)), 2) end
+    return new{verb = verb, target = check_agent(target, "target"), species = species}
+  end
+end
+local function talk_ref(verb)
+  return function(kind, day, id)
+    if kind ~= "TALK" and kind ~= "WHISPER" then error("talk type must be \"TALK\" or \"WHISPER\"", 2) end
+    return new{verb = verb, talk = {type = kind, day = check_int(day, "day"), id = check_int(id, "id")}}
+  end
+end
+local function directed(verb)
+  return function(target, s)
+    return new{verb = verb, target = check_agent(target, "target"), args = {check_sentence(s, "sentence")}}
+  end
+end
+local function nary(verb, min, max)
+  return function(...)
+    local n = select("#", ...)
+    if n < min or (max and n > max) then
+      error(format("%s takes %s sentences, got %d", verb, max == min and tostring(min) or (min .. " or more"), n), 2)
+    end
+    local args = {...}
+    for i = 1, n do check_sentence(args[i], "operand " .. i) end
+    return new{verb = verb, args = args}
+  end
+end
+
+P.estimate = with_role("ESTIMATE")
+P.comingout = with_role("COMINGOUT")
+P.divination = target_only("DIVINATION")
+P.guard = target_only("GUARD")
+P.vote = target_only("VOTE")
+P.attack = target_only("ATTACK")
+P.divined = with_species("DIVINED")
+P.identified = with_species("IDENTIFIED")
+P.guarded = target_only("GUARDED")
+P.voted = target_only("VOTED")
+P.attacked = target_only("ATTACKED")
+P.agree = talk_ref("AGREE")
+P.disagree = talk_ref("DISAGREE")
+function P.over() return new{verb = "OVER"} end
+function P.skip() return new{verb = "SKIP"} end
+P.request = directed("REQUEST")
+P.inquire = directed("INQUIRE")
+P.because = nary("BECAUSE", 2, 2)
+P.xor = nary("XOR", 2, 2)
+P.and_ = nary("AND", 1)
+P.or_ = nary("OR", 1)
+P.not_ = nary("NOT", 1, 1)
+P["and"], P["or"], P["not"] = P.and_, P.or_, P.not_
+function P.day(d, s)
+  return new{verb = "DAY", day = check_int(d, "day"), args = {check_sentence(s, "sentence")}}
+end
+
+-- P.by(agent, s): s with an explicit subject (returns s).
+function P.by(agent, s)
+  check_sentence(s, "sentence")
+  s.subject = check_agent(agent, "subject")
+  return s
+end
+
+-- Printing -----------------------------------------------------------------
+local function agent_text(a)
+  if a == ANY or a == 0 then return "ANY" end
+  return format("Agent[%02d]", a)
+end
+
+local function implied_for_args(s, resolved)
+  if s.verb == "REQUEST" or s.verb == "INQUIRE" then return s.target end
+  return resolved
+end
+
+local function print_in(s, implied, out)
+  local v = s.verb
+  if v == "OVER" then out[#out + 1] = "Over" return end
+  if v == "SKIP" then out[#out + 1] = "Skip" return end
+  local f = flags[v]
+  if f == nil then error("not a sentence: verb " .. tostring(v), 3) end
+  if s.subject ~= nil and s.subject ~= implied then
+    out[#out + 1] = agent_text(s.subject) .. " "
+  end
+  local resolved = s.subject
+  if resolved == nil then resolved = implied end
+  out[#out + 1] = v
+  if f & TALK ~= 0 then
+    out[#out + 1] = format(" %s day%d ID:%d", s.talk.type, s.talk.day, s.talk.id)
+    return
+  end
+  if f & TARGET ~= 0 then out[#out + 1] = " " .. agent_text(s.target) end
+  if f & ROLE ~= 0 then out[#out + 1] = " " .. s.role end
+  if f & SPECIES ~= 0 then out[#out + 1] = " " .. s.species end
+  if f & DAY ~= 0 then out[#out + 1] = " " .. s.day end
+  if f & ARGS ~= 0 then
+    local inner = implied_for_args(s, resolved)
+    if #s.args == 0 then out[#out + 1] = " " end
+    for _, a in ipairs(s.args) do
+      out[#out + 1] = " ("
+      print_in(a, inner, out)
+      out[#out + 1] = ")"
+    end
+  end
+end
+
+-- P.print(s): the canonical text, as the official library writes it.
+function P.print(s)
+  local out = {}
+  print_in(s, nil, out)
+  return concat(out)
+end
+Sentence.__tostring = P.print
+
+-- Parsing (C core) --------------------------------------------------------
+local no_core = "the protocol parser needs the C core aiwolf.protocol_core (run inside aiwolf)"
+
+-- P.parse(text [, mode]): tree, or nil and a message with the byte offset.
+-- mode: "lenient" (default: also Agent1, OVER, SKIP, any letter case) or "strict".
+function P.parse(text, mode)
+  if type(text) ~= "string" then error("P.parse: text must be a string", 2) end
+  if not core then return nil, no_core end
+  local t, err = core.parse(text, mode)
+  if not t then return nil, err end
+  return attach(t)
+end
+
+-- P.validate(text [, mode]): true, or nil and a message. mode also "off".
+function P.validate(text, mode)
+  if type(text) ~= "string" then error("P.validate: text must be a string", 2) end
+  if not core then return nil, no_core end
+  return core.validate(text, mode)
+end
+
+-- P.normalize(text [, mode]): the canonical text of text, or nil, message.
+function P.normalize(text, mode)
+  if type(text) ~= "string" then error("P.normalize: text must be a string", 2) end
+  if not core then return nil, no_core end
+  return core.normalize(text, mode)
+end
+
+-- P.wrap(t): gives a plain table tree (as the host hands talks to agents)
+-- the sentence metatable, so tostring works on it. Returns t.
+P.wrap = attach
+
+-- Subjects (spec 4.1) -------------------------------------------------------
+local function copy(s)
+  local c = {}
+  for k, v in pairs(s) do c[k] = v end
+  if s.talk then c.talk = {type = s.talk.type, day = s.talk.day, id = s.talk.id} end
+  if s.args then
+    c.args = {}
+    for i, a in ipairs(s.args) do c.args[i] = copy(a) end
+  end
+  return setmetatable(c, Sentence)
+end
+P.copy = copy
+
+local function resolve_in(s, implied)
+  s.who = s.subject
+  if s.who == nil then s.who = implied end
+  if s.args then
+    local inner = implied_for_args(s, s.who)
+    for _, a in ipairs(s.args) do resolve_in(a, inner) end
+  end
+end
+
+-- P.resolve(s, speaker): a copy of s where every node has `who`, its
+-- resolved subject: an omitted subject at the top is the speaker, inside
+-- REQUEST/INQUIRE the operator's target, elsewhere the parent's subject.
+function P.resolve(s, speaker)
+  local c = copy(check_sentence(s, "sentence"))
+  resolve_in(c, speaker)
+  return c
+end
+
+-- ANY expansion (spec 5.4) ---------------------------------------------------
+local expand_in
+local NONE = {} -- stands for nil in the lists of choices below
+local function choices(any, list, v)
+  if any then return list end
+  if v == nil then return {NONE} end
+  return {v}
+end
+local function real(v) if v == NONE then return nil end return v end
+
+local function expand_node(s, alive, budget)
+  local f = flags[s.verb]
+  local subjects = choices(s.subject == ANY, alive, s.subject)
+  local targets = choices(f & TARGET ~= 0 and s.target == ANY, alive, s.target)
+  local roles = choices(f & ROLE ~= 0 and s.role == ANY, P.ROLES, s.role)
+  local species = choices(f & SPECIES ~= 0 and s.species == ANY, P.SPECIES, s.species)
+  local out = {}
+  for _, su in ipairs(subjects) do for _, ta in ipairs(targets) do
+    for _, ro in ipairs(roles) do for _, sp in ipairs(species) do
+      local c = copy(s)
+      c.subject, c.target, c.role, c.species = real(su), real(ta), real(ro), real(sp)
+      if s.args then
+        for i, a in ipairs(s.args) do c.args[i] = expand_in(a, alive, budget) end
+      end
+      budget.n = budget.n + 1
+      if budget.n > budget.max then error("ANY expansion too large", 0) end
+      out[#out + 1] = c
+    end end
+  end end
+  if #out == 1 then return out[1] end
+  return setmetatable({verb = "OR", args = out}, Sentence)
+end
+expand_in = function(s, alive, budget) return expand_node(s, alive, budget) end
+
+-- P.expand_any(s, alive [, max]): the sentence with every node that has ANY
+-- in its subject, target, role or species replaced by the OR of its concrete
+-- versions (agents from the list alive). nil, message if over max nodes.
+function P.expand_any(s, alive, max)
+  check_sentence(s, "sentence")
+  if type(alive) ~= "table" or #alive == 0 then error("alive must be a non-empty list of agents", 2) end
+  local budget = {n = 0, max = max or 100000}
+  local ok, r = pcall(expand_in, s, alive, budget)
+  if not ok then return nil, r end
+  return r
+end
+
+-- Describe -----------------------------------------------------------------
+local words = {
+  en = {any = "anyone", speaker = "the speaker",
+    role = {VILLAGER = "a villager", SEER = "a seer", MEDIUM = "a medium", BODYGUARD = "a bodyguard",
+      WEREWOLF = "a werewolf", POSSESSED = "possessed", FREEMASON = "a freemason", FOX = "a fox",
+      ANY = "some role"},
+    species = {HUMAN = "human", WEREWOLF = "a werewolf", ANY = "human or werewolf"}},
+  ja = {any = "誰か", speaker = "発話者",
+    role = {VILLAGER = "村人", SEER = "占い師", MEDIUM = "霊媒師", BODYGUARD = "狩人", WEREWOLF = "人狼",
+      POSSESSED = "狂人", FREEMASON = "共有者", FOX = "妖狐", ANY = "何らかの役職"},
+    species = {HUMAN = "人間", WEREWOLF = "人狼", ANY = "人間か人狼"}},
+}
+
+local function who_text(w, a)
+  if a == ANY or a == 0 then return w.any end
+  if a == nil then return w.speaker end
+  return agent_text(a)
+end
+
+local en_simple = {ESTIMATE = " thinks ", COMINGOUT = " comes out: ", DIVINED = " says ", IDENTIFIED = " says ",
+  DIVINATION = " will divine ", GUARD = " will guard ", VOTE = " will vote for ", ATTACK = " will attack ",
+  GUARDED = " guarded ", VOTED = " voted for ", ATTACKED = " attacked "}
+local ja_simple = {DIVINATION = "を占う", GUARD = "を護衛する", VOTE = "に投票する", ATTACK = "を襲撃する",
+  GUARDED = "を護衛した", VOTED = "に投票した", ATTACKED = "を襲撃した"}
+
+local function describe_en(s, w)
+  local v = s.verb
+  if v == "OVER" then return who_text(w, s.who) .. " has nothing more to say" end
+  if v == "SKIP" then return who_text(w, s.who) .. " skips this turn" end
+  if v == "NOT" then return "it is not true that " .. describe_en(s.args[1], w) end
+  if v == "DAY" then return format("on day %d, %s", s.day, describe_en(s.args[1], w)) end
+  if v == "BECAUSE" then return describe_en(s.args[2], w) .. ", because " .. describe_en(s.args[1], w) end
+  if v == "AND" or v == "OR" or v == "XOR" then
+    local parts = {}
+    for i, a in ipairs(s.args) do parts[i] = describe_en(a, w) end
+    if #parts == 0 then return "(nothing)" end
+    return (v == "XOR" and "either " or "") .. concat(parts, v == "AND" and ", and " or ", or ")
+  end
+  local who = who_text(w, s.who)
+  if v == "AGREE" or v == "DISAGREE" then
+    return format("%s %s with %s %d of day %d", who, v == "AGREE" and "agrees" or "disagrees",
+      s.talk.type == "WHISPER" and "whisper" or "talk", s.talk.id, s.talk.day)
+  end
+  if v == "REQUEST" then return who .. " asks " .. who_text(w, s.target) .. " to act so that: " .. describe_en(s.args[1], w) end
+  if v == "INQUIRE" then return who .. " asks " .. who_text(w, s.target) .. " whether: " .. describe_en(s.args[1], w) end
+  local text = who .. en_simple[v] .. who_text(w, s.target)
+  if s.role then return text .. " is " .. w.role[s.role] end
+  if s.species then
+    return text .. " is " .. w.species[s.species] .. (v == "DIVINED" and " (divined)" or " (identified)")
+  end
+  return text
+end
+
+local function describe_ja(s, w)
+  local v = s.verb
+  local function q(a) return "「" .. describe_ja(a, w) .. "」" end
+  if v == "OVER" then return who_text(w, s.who) .. "はもう話すことがない" end
+  if v == "SKIP" then return who_text(w, s.who) .. "は様子を見る" end
+  if v == "NOT" then return q(s.args[1]) .. "ではない" end
+  if v == "DAY" then return format("%d日目に", s.day) .. describe_ja(s.args[1], w) end
+  if v == "BECAUSE" then return q(s.args[1]) .. "ので" .. q(s.args[2]) end
+  if v == "AND" or v == "OR" or v == "XOR" then
+    local parts = {}
+    for i, a in ipairs(s.args) do parts[i] = q(a) end
+    return concat(parts, v == "AND" and "、かつ" or v == "OR" and "、または" or "、またはどちらか一方だけ")
+  end
+  local who = who_text(w, s.who) .. "は"
+  local t = who_text(w, s.target)
+  if v == "ESTIMATE" then return who .. t .. "が" .. w.role[s.role] .. "だと思う" end
+  if v == "COMINGOUT" then return who .. t .. "が" .. w.role[s.role] .. "だとカミングアウトする" end
+  if v == "DIVINED" then return who .. t .. "を占って" .. w.species[s.species] .. "だった" end
+  if v == "IDENTIFIED" then return who .. t .. "を霊媒して" .. w.species[s.species] .. "だった" end
+  if v == "AGREE" or v == "DISAGREE" then
+    return who .. format("%d日目の%s%d番に%s", s.talk.day, s.talk.type == "WHISPER" and "囁き" or "発言",
+      s.talk.id, v == "AGREE" and "同意する" or "反対する")
+  end
+  if v == "REQUEST" then return who .. t .. "に" .. q(s.args[1]) .. "ことを求める" end
+  if v == "INQUIRE" then return who .. t .. "に" .. q(s.args[1]) .. "かを尋ねる" end
+  return who .. t .. ja_simple[v]
+end
+
+-- P.describe(s [, lang [, speaker]]): one line saying what s means, in
+-- English ("en", default) or Japanese ("ja").
+function P.describe(s, lang, speaker)
+  check_sentence(s, "sentence")
+  lang = lang or "en"
+  local w = words[lang]
+  if not w then error("lang must be \"en\" or \"ja\"", 2) end
+  local r = P.resolve(s, speaker)
+  return lang == "ja" and describe_ja(r, w) or describe_en(r, w)
+end
+
+return P
