@@ -72,6 +72,87 @@ static void random_free(aw_seat *s)
 
 static const aw_seat_ops random_ops = {random_begin, random_request, random_free};
 
+static const char *chaos_begin(aw_seat *s, int agent, uint64_t game_seed, aw_seat_fault *f)
+{
+    random_begin(s, agent, game_seed, f);
+    return "cchaos";
+}
+
+/* A target that is wrong in one of the ways the rules must handle. */
+static int wrong_target(cseat *c, const aw_info *info)
+{
+    switch (aw_rng_below(&c->rng, 5)) {
+    case 0:
+        return AW_NO_AGENT;
+    case 1:
+        return info->agent;
+    case 2:
+        return info->n + 1 + (int)aw_rng_below(&c->rng, 3);
+    case 3:
+        for (int a = 1; a <= info->n; a++)
+            if (!info->alive[a])
+                return a;
+        return -1;
+    default:
+        for (int a = 1; a <= info->n; a++)
+            if (a != info->agent && info->role[a] == AW_WEREWOLF)
+                return a;
+        return 0;
+    }
+}
+
+static int chaos_request(aw_seat *s, aw_req_kind kind, const aw_info *info, const aw_settings *set,
+                         aw_seat_reply *reply, aw_seat_fault *f)
+{
+    cseat *c = (cseat *)s;
+    uint32_t r = aw_rng_below(&c->rng, 12);
+    if (aw_req_wants_text(kind)) {
+        static const char *const odd[] = {"", "OVER", "Over ", "hello world", "VOTE Agent[1]", "SKIP",
+                                          "VOTE  Agent[01]", "BECAUSE (VOTE Agent[01])", "line\nbreak"};
+        if (r < 3) {
+            const char *t = odd[aw_rng_below(&c->rng, sizeof odd / sizeof odd[0])];
+            snprintf(c->text, sizeof c->text, "%s", t);
+            reply->text = c->text;
+            reply->len = strlen(c->text);
+            return 0;
+        }
+        if (r == 3)
+            return 0; /* no answer */
+        if (r < 7) {
+            snprintf(c->text, sizeof c->text, "Skip");
+            reply->text = c->text;
+            reply->len = 4;
+            return 0;
+        }
+        return random_request(s, kind, info, set, reply, f);
+    }
+    if (!aw_req_needs_reply(kind))
+        return 0;
+    if (r < 4) {
+        reply->target = wrong_target(c, info);
+        return 0;
+    }
+    if (r < 8) {
+        /* favourites: the lowest living agents, so votes pile up and tie */
+        for (int a = 1; a <= info->n; a++)
+            if (info->alive[a] && a != info->agent && (aw_rng_below(&c->rng, 2) || a == info->n)) {
+                reply->target = a;
+                return 0;
+            }
+    }
+    return random_request(s, kind, info, set, reply, f);
+}
+
+static const aw_seat_ops chaos_ops = {chaos_begin, chaos_request, random_free};
+
+aw_seat *aw_cseat_chaos(uint64_t seed)
+{
+    aw_seat *s = aw_cseat_random(seed);
+    if (s)
+        s->ops = &chaos_ops;
+    return s;
+}
+
 aw_seat *aw_cseat_random(uint64_t seed)
 {
     cseat *c = calloc(1, sizeof *c);

@@ -12,4 +12,11 @@
  * (seat->ops->free). */
 aw_seat *aw_cseat_random(uint64_t seed);
 
+/* An erratic player, to reach the rules that careful players never trigger:
+ * about a third of its answers are wrong in some way (no answer, itself, a
+ * dead or unknown agent, a fellow werewolf, invalid or empty text, control
+ * bytes, a megabyte of text, too many Skips), and it prefers a few favourite
+ * targets so that ties and revotes happen. */
+aw_seat *aw_cseat_chaos(uint64_t seed);
+
 #endif
