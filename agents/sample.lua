@@ -1,0 +1,366 @@
+-- sample.lua: a role-aware agent in the spirit of the official sample agents
+-- (AIWolfClient's SampleRoleAssignPlayer), written from scratch on top of
+-- aiwolf.agent. What each role does:
+--   SEER      comes out on its first talk, reports every divination (DIVINED),
+--             votes for werewolves it found and asks everyone to do the same;
+--             divines undivined agents, suspicious ones first.
+--   MEDIUM    comes out once it has identified a werewolf, from day 2, or when
+--             someone else claims MEDIUM; reports IDENTIFIED results.
+--   BODYGUARD guards the most credible seer claimant (then medium claimant).
+--   VILLAGER  votes for the most suspicious agent (below).
+--   POSSESSED claims SEER and reports fake results: the rival seer is a
+--             werewolf, the agents that seer found are human, others at random.
+--   WEREWOLF  votes with the crowd against humans, whispers ATTACK proposals,
+--             adopts a fellow's proposal when it is as good as its own, and
+--             attacks credible seer, medium and bodyguard claimants first.
+-- Village-side suspicion: own results, liars (someone claiming one's own
+-- role, calling a human — oneself, or someone the werewolves killed — a
+-- werewolf, or contradicting one's own results), results of credible seer
+-- claimants, and the votes declared today. Everyone declares its vote (VOTE)
+-- and ends its talk with Over.
+local A = require "aiwolf.agent"
+local P = require "aiwolf.protocol"
+local ipairs, tostring, random = ipairs, tostring, math.random
+
+local S = A.new{name = "sample"}
+
+-- How many times a day an agent may change its declared vote.
+local MAX_VOTE_DECLARATIONS = 3
+
+local SPECIAL = {SEER = true, MEDIUM = true, BODYGUARD = true}
+local VILLAGE = {VILLAGER = true, SEER = true, MEDIUM = true, BODYGUARD = true}
+
+function S:initialize(info, setting)
+  A.Agent.initialize(self, info, setting)
+  self.claimed = false          -- came out already
+  self.reported = 0             -- own results reported so far
+  self.fake = {}                -- possessed: fake results {target, species}, one per day
+  self.fakeDone = {}            -- possessed: targets already used
+  self.lastAttack = nil         -- werewolf: the target voted for last night
+  self.guardedGuess = {}        -- werewolf: targets whose attack failed
+end
+
+function S:dayStart()
+  self.voteDecl, self.declTarget = 0, nil
+  self.requested = {}
+  self.proposed = false
+  local info = self.info
+  if self.role == "WEREWOLF" and self.lastAttack and self.day >= 2 then
+    if #(info.lastDeadAgentList or {}) == 0 then self.guardedGuess[self.lastAttack] = true end
+  end
+  self.lastAttack = nil
+  if self.role == "POSSESSED" and self.day >= 1 then self:fakeDivine() end
+end
+
+-- Knowledge ------------------------------------------------------------------
+
+-- What this agent knows for sure about a's species (village side), or nil.
+function S:knownSpecies(a)
+  if a == self.me and VILLAGE[self.role] then return "HUMAN" end
+  if self.killed[a] then return "HUMAN" end
+  return self.divined[a] or self.identified[a]
+end
+
+-- Whether a is certainly lying, from the village side's point of view.
+function S:isLiar(a)
+  if a == self.me then return false end
+  local c = self.claims[a]
+  if c and c == self.role and SPECIAL[c] then return true end
+  if c == "WEREWOLF" or c == "POSSESSED" then return true end
+  for _, r in ipairs(self.reports) do
+    if r.who == a then
+      local truth = self:knownSpecies(r.target)
+      if truth and truth ~= r.species then return true end
+    end
+  end
+  return false
+end
+
+-- Credible claimants of role (not oneself, not liars), with a weight: 1 for
+-- the only one or one the werewolves killed, else 1/n.
+function S:credible(role)
+  local list = {}
+  for _, a in ipairs(self.claimants) do
+    if a ~= self.me and self.claims[a] == role and not self:isLiar(a) then list[#list + 1] = a end
+  end
+  local w = {}
+  for _, a in ipairs(list) do w[a] = self.killed[a] and 1 or 1 / #list end
+  return list, w
+end
+
+-- Village-side suspicion of each living other: {[a] = score}.
+function S:suspicion()
+  local info, score = self.info, {}
+  local others = A.others(info)
+  for _, a in ipairs(others) do
+    local s = 0
+    local known = self:knownSpecies(a)
+    if known == "WEREWOLF" then s = s + 1000 elseif known == "HUMAN" then s = s - 1000 end
+    if self:isLiar(a) then s = s + 200 end
+    score[a] = s
+  end
+  local seers, sw = self:credible("SEER")
+  for _, r in ipairs(self.reports) do
+    local w = sw[r.who]
+    if w and r.verb == "DIVINED" and score[r.target] and r.target ~= r.who then
+      score[r.target] = score[r.target] + (r.species == "WEREWOLF" and 40 or -20) * w
+    end
+  end
+  -- The only credible seer or medium is worth protecting.
+  if #seers == 1 and score[seers[1]] then score[seers[1]] = score[seers[1]] - 15 end
+  local mediums = self:credible("MEDIUM")
+  if #mediums == 1 and score[mediums[1]] then score[mediums[1]] = score[mediums[1]] - 10 end
+  -- Follow today's declared votes a little, except those of liars.
+  for _, v in ipairs(A.sorted_keys(self.declared)) do
+    local t = self.declared[v]
+    if v ~= self.me and score[t] and not self:isLiar(v) then score[t] = score[t] + 1 end
+    if t == self.me and score[v] then score[v] = score[v] + 2 end
+  end
+  return score
+end
+
+-- Werewolf side: is claimant a telling only the truth (as the werewolves see it)?
+function S:truthful(a)
+  local wolves = self.info.roleMap
+  for _, r in ipairs(self.reports) do
+    if r.who == a then
+      local truth = wolves[r.target] == "WEREWOLF" and "WEREWOLF" or "HUMAN"
+      if truth ~= r.species then return false end
+    end
+  end
+  return true
+end
+
+-- Werewolf side: how much the werewolves want each living human gone
+-- ("attack" for the night, else for the day's vote).
+function S:wolfScore(forAttack)
+  local info, score = self.info, {}
+  local accused = {}
+  for _, r in ipairs(self.reports) do
+    if r.species == "WEREWOLF" and info.roleMap[r.target] == "WEREWOLF" then accused[r.who] = true end
+  end
+  for _, a in ipairs(A.humans(info)) do
+    local s, c = 0, self.claims[a]
+    if c == "SEER" or c == "MEDIUM" then
+      if self:truthful(a) then
+        s = s + (c == "SEER" and 50 or 30) + (accused[a] and 10 or 0)
+      else
+        s = s - 100 -- a fake seer or medium: most likely the possessed, an ally
+      end
+    elseif c == "BODYGUARD" then
+      s = s + 40
+    end
+    if forAttack and self.guardedGuess[a] then s = s - 45 end
+    score[a] = s
+  end
+  for _, v in ipairs(A.sorted_keys(self.declared)) do
+    local t = self.declared[v]
+    if score[t] and not forAttack then score[t] = score[t] + 2 end
+    if score[v] and info.roleMap[t] == "WEREWOLF" then score[v] = score[v] + 5 end
+  end
+  return score
+end
+
+-- Possessed: it does not know the werewolves; agents the rival seer called
+-- werewolves probably are, and the rival seer probably is the real one.
+function S:possessedScore()
+  local score = {}
+  local rivals = {}
+  for _, a in ipairs(self.claimants) do
+    if a ~= self.me and self.claims[a] == "SEER" then rivals[a] = true end
+  end
+  for _, a in ipairs(A.others(self.info)) do score[a] = rivals[a] and 30 or 0 end
+  for _, r in ipairs(self.reports) do
+    if rivals[r.who] and score[r.target] then
+      score[r.target] = score[r.target] + (r.species == "WEREWOLF" and -50 or 5)
+    end
+  end
+  for _, f in ipairs(self.fake) do
+    if score[f.target] and f.species == "WEREWOLF" then score[f.target] = score[f.target] + 40 end
+  end
+  for _, v in ipairs(A.sorted_keys(self.declared)) do
+    local t = self.declared[v]
+    if score[t] then score[t] = score[t] + 1 end
+  end
+  return score
+end
+
+function S:voteScores()
+  if self.role == "WEREWOLF" then return self:wolfScore(false) end
+  if self.role == "POSSESSED" then return self:possessedScore() end
+  return self:suspicion()
+end
+
+-- The vote target: the best-scored candidate, but keep the declared one
+-- unless another is clearly better, so the talk does not flip-flop.
+function S:voteTarget()
+  local score = self:voteScores()
+  local cands = A.sorted_keys(score)
+  local best, top = A.best(cands, function(a) return score[a] end)
+  local cur = self.declTarget
+  if cur and score[cur] and score[cur] >= top - 2 then return cur end
+  return A.pick(best)
+end
+
+-- Is the village sure enough about a to ask everyone to vote for it?
+function S:sure(a)
+  if self.role == "SEER" then return self.divined[a] == "WEREWOLF" end
+  if self.role == "POSSESSED" then
+    for _, f in ipairs(self.fake) do
+      if f.target == a and f.species == "WEREWOLF" then return true end
+    end
+  end
+  return false
+end
+
+-- Possessed: makes up today's divination result.
+function S:fakeDivine()
+  local info = self.info
+  local rival, foundByRival = nil, {}
+  for _, a in ipairs(self.claimants) do
+    if a ~= self.me and self.claims[a] == "SEER" and not self.fakeDone[a] and info.statusMap[a] == "ALIVE" then
+      rival = rival or a
+    end
+  end
+  for _, r in ipairs(self.reports) do
+    if r.verb == "DIVINED" and self.claims[r.who] == "SEER" and r.who ~= self.me and r.species == "WEREWOLF"
+       and not self.fakeDone[r.target] and r.target ~= self.me then
+      foundByRival[#foundByRival + 1] = r.target
+    end
+  end
+  local target, species
+  if rival then
+    target, species = rival, "WEREWOLF"
+  elseif #foundByRival > 0 then
+    target, species = foundByRival[1], "HUMAN"
+  else
+    local cands = A.filter(A.others(info), function(a) return not self.fakeDone[a] end)
+    target = A.pick(cands)
+    local wolves = self.setting.roleNumMap and self.setting.roleNumMap.WEREWOLF or 1
+    local called = 0
+    for _, f in ipairs(self.fake) do if f.species == "WEREWOLF" then called = called + 1 end end
+    species = (called < wolves and random() < 0.5) and "WEREWOLF" or "HUMAN"
+  end
+  if target then
+    self.fakeDone[target] = true
+    self.fake[#self.fake + 1] = {target = target, species = species}
+  end
+end
+
+-- Talk -------------------------------------------------------------------------
+
+function S:wantsToComeOut()
+  local r = self.role
+  if r == "SEER" or r == "POSSESSED" then return true, "SEER" end
+  if r == "MEDIUM" then
+    for _, a in ipairs(self.claimants) do
+      if a ~= self.me and self.claims[a] == "MEDIUM" then return true, "MEDIUM" end
+    end
+    for _, j in ipairs(self.identifications) do
+      if j.result == "WEREWOLF" then return true, "MEDIUM" end
+    end
+    return self.day >= 2 and #self.identifications > 0, "MEDIUM"
+  end
+  return false
+end
+
+-- The next thing to say, as a sentence, or nil when there is nothing.
+function S:nextTalk()
+  local co, role = self:wantsToComeOut()
+  if co and not self.claimed then
+    self.claimed = true
+    return P.comingout(self.me, role)
+  end
+  if self.claimed then
+    local results, build = self.divinations, P.divined
+    if self.role == "MEDIUM" then results, build = self.identifications, P.identified end
+    if self.role == "POSSESSED" then results = {} end
+    if self.reported < #results then
+      self.reported = self.reported + 1
+      local r = results[self.reported]
+      return build(r.target, r.result)
+    end
+    if self.role == "POSSESSED" and self.reported < #self.fake then
+      self.reported = self.reported + 1
+      local f = self.fake[self.reported]
+      return P.divined(f.target, f.species)
+    end
+  end
+  local target = self:voteTarget()
+  if target and target ~= self.declTarget and (self.voteDecl or 0) < MAX_VOTE_DECLARATIONS then
+    self.declTarget = target
+    self.voteDecl = (self.voteDecl or 0) + 1
+    return P.vote(target)
+  end
+  if target and self:sure(target) and self.requested and not self.requested[target] then
+    self.requested[target] = true
+    return P.request(P.ANY, P.vote(target))
+  end
+  return nil
+end
+
+function S:talk()
+  local s = self:nextTalk()
+  if s == nil then return "Over" end
+  return tostring(s)
+end
+
+-- Werewolves: propose an attack target once a night, adopting the first
+-- proposal that is as good as their own choice.
+function S:attackTarget()
+  local score = self:wolfScore(true)
+  local cands = A.sorted_keys(score)
+  local best = A.best(cands, function(a) return score[a] end)
+  local inBest = {}
+  for _, a in ipairs(best) do inBest[a] = true end
+  for _, p in ipairs(self.attackProposals) do
+    if inBest[p.target] then return p.target end
+  end
+  return A.pick(best)
+end
+
+function S:whisper()
+  if self.day < 1 or self.proposed then return "Over" end
+  local t = self:attackTarget()
+  self.proposed = true
+  if t == nil then return "Over" end
+  return tostring(P.attack(t))
+end
+
+-- Actions ------------------------------------------------------------------------
+
+function S:vote()
+  local t = self:voteTarget()
+  if t then return t end
+  return A.pick(A.others(self.info))
+end
+
+function S:attack()
+  local t = self:attackTarget()
+  self.lastAttack = t
+  return t
+end
+
+function S:divine()
+  local score = self:suspicion()
+  local cands = A.filter(A.sorted_keys(score), function(a) return self.divined[a] == nil end)
+  if #cands == 0 then return A.pick(A.others(self.info)) end
+  return A.argmax(cands, function(a)
+    -- Claimants first: a rival seer is a werewolf or the possessed.
+    return score[a] + (self.claims[a] and 30 or 0)
+  end)
+end
+
+function S:guard()
+  local score = self:suspicion()
+  local seers, sw = self:credible("SEER")
+  local mediums, mw = self:credible("MEDIUM")
+  return A.argmax(A.sorted_keys(score), function(a)
+    local g = -score[a] / 10
+    if sw[a] then g = g + 100 * sw[a] end
+    if mw[a] then g = g + 50 * mw[a] end
+    return g
+  end)
+end
+
+return S
