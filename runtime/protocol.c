@@ -486,6 +486,13 @@ static int parse_node(parser *P, size_t b, size_t e, int depth, aw_sentence **ou
         return 0;
     }
 
+    if (!P->lenient) {
+        parser L = *P;
+        L.lenient = true;
+        if (word_is(&L, b, n, "Over") || word_is(&L, b, n, "Skip"))
+            return perr(P, b, "expected 'Over' or 'Skip' spelled exactly so (other spellings only in lenient mode)");
+    }
+
     /* `$` also matches just before one final line terminator. */
     size_t end = e;
     for (size_t k = 1; k <= 3 && k <= n; k++)
