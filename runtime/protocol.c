@@ -632,7 +632,8 @@ static int parse_node(parser *P, size_t b, size_t e, int depth, aw_sentence **ou
         }
     }
     if (pos != end) {
-        rc = perr(P, pos, "unexpected text after the sentence");
+        size_t at = skip_ws(P, pos, end);
+        rc = perr(P, at < end ? at : pos, "unexpected text after the sentence");
         goto fail;
     }
     *out = node;
