@@ -369,8 +369,8 @@ static int agent(parser *P, size_t *pos, size_t e, int *out)
 {
     size_t i = *pos;
     if (lit_at(P, i, e, "ANY")) {
-        /* In the strict grammar ANY must not run into more letters only where
-         * the pattern needs a space next; callers check what follows. */
+        /* "ANYVOTE" is a subject and a verb to the official regex, so ANY
+         * may run straight into letters; callers check what follows. */
         *out = AW_ANY;
         *pos = i + 3;
         return 1;
@@ -969,7 +969,7 @@ static void describe_in(const aw_sentence *s, const lang_words *w, bool jp, aw_b
             return;
         case AW_V_REQUEST:
         case AW_V_INQUIRE:
-            aw_buf_adds(o, s->verb == AW_V_REQUEST ? " asks " : " asks ");
+            aw_buf_adds(o, " asks ");
             d_agent(o, w, s->target);
             aw_buf_adds(o, s->verb == AW_V_REQUEST ? " to act so that: " : " whether: ");
             describe_in(s->args[0], w, jp, o);
