@@ -88,6 +88,9 @@ int aw_game_play(const aw_game_opts *opts, aw_seat **seats, aw_game_result *res,
     if (opts->log) {
         aw_gamelog_begin(opts->log, g, opts->game_no);
         for (int a = 1; a <= n; a++)
+            if (seats[a]->ops->version)
+                aw_gamelog_version(opts->log, a, seats[a]->ops->version(seats[a]));
+        for (int a = 1; a <= n; a++)
             if (pending_fault[a].kind != AW_SEAT_OK)
                 aw_gamelog_call(opts->log, a, AW_REQ_NONE, 0, &pending_fault[a]);
     }
