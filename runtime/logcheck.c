@@ -838,9 +838,9 @@ static int votes_and_execution(ctx *c)
         /* A tie with revotes left: another round must follow. */
         if (!at(c, R_VOTE)) {
             list_agents(who, sizeof who, top, c->n);
-            return fail(c, cur(c), "vote round %d is a tie (agents %s with %d votes each): a revote must follow "
+            return fail(c, cur(c), "vote round %d is a tie (agents %s with %d vote%s each): a revote must follow "
                                    "(max_revote=%d)",
-                        rounds, who, best, s->max_revote);
+                        rounds, who, best, best == 1 ? "" : "s", s->max_revote);
         }
     }
     const rec *r = cur(c);
@@ -1066,10 +1066,11 @@ static int attack_explain(ctx *c, avseq *q)
                 missing[q->v[k]->a] = false;
             if (first_of(missing, c->n)) {
                 list_agents(who, sizeof who, missing, c->n);
+                bool several = first_of(missing, c->n) != 0 && strstr(who, " and ") != NULL;
                 return fail(c, to < q->m ? q->v[to] : q->attack,
-                            "werewolf %s cast no attack vote in attack vote round %d (under invalid_attack=random "
+                            "%s %s cast no attack vote in attack vote round %d (under invalid_attack=random "
                             "every living werewolf votes)",
-                            who, round + 1);
+                            several ? "werewolves" : "werewolf", who, round + 1);
             }
         }
         int ntop = attack_round_top(c, q, from, to, top, &best);
