@@ -535,6 +535,7 @@ typedef struct chan {
     int max_skip;      /* -1: no Skip -> Over rule */
     int end_quiet;     /* end after this many turns in a row with no real utterance; 0 = off */
     int *idx;          /* the day's idx counter of this channel */
+    bool may_restart;  /* a new phase (turn 0) may follow at once (whisper_before_revote) */
     bool member[MAXP + 1];
     int nmembers;
     int used[MAXP + 1];  /* real utterances so far */
@@ -552,6 +553,9 @@ static void chan_init(ctx *c, chan *ch, bool whisper)
     ch->max_skip = c->s->max_skip;
     ch->end_quiet = whisper ? 0 : c->s->talk_end_all_skip_turns;
     ch->idx = whisper ? &c->whisper_idx : &c->talk_idx;
+    /* Before an attack revote a new whisper phase follows the last one when
+     * the attack round between them was empty (every vote dropped). */
+    ch->may_restart = whisper && c->s->whisper_before_revote && c->day > 0;
     for (int i = 1; i <= c->n; i++) {
         ch->member[i] = c->alive[i] && (!whisper || is_wolf(c, i));
         ch->nmembers += ch->member[i];
@@ -626,7 +630,7 @@ static int chan_turn(ctx *c, chan *ch, int turn, bool *all_over, bool *any_real)
 /* Checks that no further line of the channel follows once it has ended. */
 static int chan_closed(ctx *c, chan *ch, const char *why)
 {
-    if (at(c, ch->type))
+    if (at(c, ch->type) && !(ch->may_restart && cur(c)->b == 0))
         return fail(c, cur(c), "a %s after the %s ended (%s)", ch->what, ch->what, why);
     return 0;
 }
@@ -863,8 +867,8 @@ static int votes_and_execution(ctx *c)
     if (!at(c, R_EXECUTE)) {
         if (ntop == 1)
             return fail(c, r, "expected the execution of agent %d (the only agent with the most votes, %d)", t, best);
-        return fail(c, r, "expected the execution of one of agents %s (tied with %d votes after the last round)", who,
-                    best);
+        return fail(c, r, "expected the execution of one of agents %s (tied with %d vote%s each after the last round)", who,
+                        best, best == 1 ? "" : "s");
     }
     TRY(check_agent(c, r, r->a, "executed agent"));
     if (!top[r->a]) {
@@ -979,8 +983,8 @@ static int guard_phase(ctx *c)
 typedef struct avseq {
     const rec **v;   /* the attackVote records */
     int m;
-    bool *cut_mark;  /* [0..m]: a whisper phase stands before v[p] */
-    bool marks_required; /* every cut must have a whisper phase */
+    int *marks;      /* [0..m]: how many whisper phases stand before v[p] (v[m]: the attack) */
+    bool marks_required; /* whisper_before_revote: the whisper phases are the cuts */
     int max_rounds;
     const rec *attack; /* the attack line */
     signed char *memo; /* [(m+1) * max_rounds]: -1 unknown, 0/1 */
@@ -1013,6 +1017,8 @@ static bool attack_final_ok(const ctx *c, int ntop, const bool *top, int round, 
     return atk->a >= 1 && atk->a <= c->n && top[atk->a];
 }
 
+/* Whether v[p..m) can be cut into rounds round, round+1, ... that end in
+ * the attack line (used when no whisper phases mark the cuts). */
 static bool attack_feasible(const ctx *c, avseq *q, int p, int round)
 {
     signed char *m = &q->memo[(size_t)p * (size_t)q->max_rounds + (size_t)round];
@@ -1023,41 +1029,43 @@ static bool attack_feasible(const ctx *c, avseq *q, int p, int round)
     int best;
     int wolves = count_alive(c, 1);
     for (int e = p; e <= q->m && !ok; e++) {
-        /* This round is v[p..e): voters ascending, not across a whisper. */
+        /* This round is v[p..e): voters strictly ascending. */
         if (e > p + 1 && q->v[e - 1]->a <= q->v[e - 2]->a)
-            break;
-        if (e > p + 1 && q->cut_mark[e - 1])
             break;
         if (c->s->invalid_attack == AW_INVALID_RANDOM && e - p != wolves)
             continue;
         int ntop = attack_round_top(c, q, p, e, top, &best);
-        /* The last round: nothing follows, not even a whisper. */
-        if (e == q->m && (p == e || !q->cut_mark[e]) &&
-            attack_final_ok(c, ntop, top, round, q->max_rounds, q->attack))
+        if (e == q->m && attack_final_ok(c, ntop, top, round, q->max_rounds, q->attack))
             ok = true;
         /* Or a tie, and a revote follows from v[e]. */
-        if (!ok && ntop != 1 && round + 1 < q->max_rounds && (!q->marks_required || q->cut_mark[e]) &&
-            attack_feasible(c, q, e, round + 1))
+        if (!ok && ntop != 1 && round + 1 < q->max_rounds && attack_feasible(c, q, e, round + 1))
             ok = true;
     }
     *m = ok ? 1 : 0;
     return ok;
 }
 
-/* Explains why no cut of the attack votes into rounds leads to the attack
- * line, using the cuts the log forces (where the voter order restarts). */
-static int attack_explain(ctx *c, avseq *q)
+/* Walks the attack votes round by round, cutting where a whisper phase
+ * stands (whisper_before_revote) and where the voter order restarts, and
+ * reports the first thing that does not fit. With whisper phases the cuts are
+ * exactly those, so this decides; without them it explains why no cut found
+ * by attack_feasible works. Returns 0 if the walk fits. */
+static int attack_walk(ctx *c, avseq *q)
 {
     bool top[MAXP + 1];
     char who[300];
-    int best, from = 0, round = 0;
+    int best, from = 0, round = 0, used = 0; /* used: whisper phases at v[from] already taken as cuts */
     for (;;) {
-        int to = from + 1;
-        if (from >= q->m)
-            to = from;
-        else
-            while (to < q->m && q->v[to]->a > q->v[to - 1]->a && !q->cut_mark[to])
+        int to = from;
+        if (used >= q->marks[from])
+            while (to < q->m) {
+                if (to > from && (q->marks[to] > 0 || q->v[to]->a <= q->v[to - 1]->a))
+                    break;
                 to++;
+            }
+        int pending = q->marks[to] - (to == from ? used : 0);
+        bool last = to == q->m && pending == 0;
+        const rec *next = to < q->m ? q->v[to] : q->attack;
         if (c->s->invalid_attack == AW_INVALID_RANDOM) {
             bool missing[MAXP + 1];
             for (int i = 0; i <= c->n; i++)
@@ -1066,42 +1074,51 @@ static int attack_explain(ctx *c, avseq *q)
                 missing[q->v[k]->a] = false;
             if (first_of(missing, c->n)) {
                 list_agents(who, sizeof who, missing, c->n);
-                bool several = first_of(missing, c->n) != 0 && strstr(who, " and ") != NULL;
-                return fail(c, to < q->m ? q->v[to] : q->attack,
+                return fail(c, next,
                             "%s %s cast no attack vote in attack vote round %d (under invalid_attack=random "
                             "every living werewolf votes)",
-                            several ? "werewolves" : "werewolf", who, round + 1);
+                            strstr(who, " and ") ? "werewolves" : "werewolf", who, round + 1);
             }
         }
         int ntop = attack_round_top(c, q, from, to, top, &best);
         list_agents(who, sizeof who, top, c->n);
-        if (to < q->m) {
-            const rec *r = q->v[to];
+        if (!last) {
+            if (q->marks_required && pending == 0)
+                return fail(c, next, "an attack revote without a whisper before it (whisper_before_revote: the "
+                                     "werewolves whisper again before each attack revote)");
             if (ntop == 1)
-                return fail(c, r, "an attack revote after a round with a unique top (agent %d, %d votes counting "
-                                  "the +1 every living human gets): a revote happens only after a tie",
+                return fail(c, next, "an attack revote after a round with a unique top (agent %d, %d votes counting "
+                                     "the +1 every living human gets): a revote happens only after a tie",
                             first_of(top, c->n), best);
             if (round + 1 >= q->max_rounds)
-                return fail(c, r, "more attack vote rounds than allowed (max_attack_revote=%d)",
+                return fail(c, next, "more attack vote rounds than allowed (max_attack_revote=%d)",
                             q->max_rounds - 1);
+            used = pending > 0 ? (to == from ? used + 1 : 1) : 0;
             from = to;
             round++;
             continue;
         }
         const rec *a = q->attack;
-        if (ntop == 1)
+        if (attack_final_ok(c, ntop, top, round, q->max_rounds, a))
+            return 0;
+        if (ntop == 1 && a->a == -1)
+            return fail(c, a, "nobody is attacked, but agent %d had the most attack votes (%d)", first_of(top, c->n),
+                        best);
+        if (ntop == 1 && a->a != first_of(top, c->n))
             return fail(c, a, "agent %d is attacked, but agent %d had the most attack votes (%d, counting the +1 "
                               "every living human gets)",
                         a->a, first_of(top, c->n), best);
-        if (round + 1 < q->max_rounds && ntop > 1)
+        if (round + 1 < q->max_rounds && ntop != 1)
             return fail(c, a, "attack vote round %d is a tie (agents %s): an attack revote must follow "
                               "(max_attack_revote=%d)",
-                        round + 1, who, q->max_rounds - 1);
+                        round + 1, ntop ? who : "none", q->max_rounds - 1);
         if (c->s->enable_no_attack && ntop != 1)
             return fail(c, a, "the last attack vote round has no single top: with enable_no_attack nobody is "
                               "attacked (attack,-1,false)");
-        return fail(c, a, "agent %d is attacked, but the last attack vote round was a tie among agents %s", a->a,
-                    who);
+        if (ntop != 1)
+            return fail(c, a, "agent %d is attacked, but the last attack vote round was a tie among agents %s", a->a,
+                        who);
+        return fail(c, a, "the attack votes of this night cannot be cut into vote rounds that lead to this attack");
     }
 }
 
@@ -1117,7 +1134,7 @@ static int attack_phase(ctx *c)
     size_t cap = 16;
     int m = 0;
     const rec **v = aw_xmalloc(cap * sizeof *v);
-    bool *marks = aw_xcalloc(cap + 1, sizeof *marks);
+    int *marks = aw_xcalloc(cap + 1, sizeof *marks);
     int rc = 0;
     int wolves_alive = count_alive(c, 1);
     bool whisper_between = s->whisper_before_revote;
@@ -1159,16 +1176,12 @@ static int attack_phase(ctx *c)
                 memset(marks + m + 1, 0, (cap - (size_t)m) * sizeof *marks);
             }
             v[m++] = r;
-            marks[m] = false;
+            marks[m] = 0;
             advance(c);
             continue;
         }
         if (whisper_between && at(c, R_WHISPER)) {
-            if (m >= 0 && marks[m]) {
-                rc = fail(c, cur(c), "two whisper phases in a row between attack vote rounds");
-                break;
-            }
-            marks[m] = true;
+            marks[m]++;
             chan ch;
             chan_init(c, &ch, true);
             const char *no;
@@ -1211,7 +1224,7 @@ static int attack_phase(ctx *c)
             avseq q;
             q.v = v;
             q.m = m;
-            q.cut_mark = marks;
+            q.marks = marks;
             const char *no_whisper;
             q.marks_required = whisper_between && whisper_due(c, &no_whisper);
             q.max_rounds = s->max_attack_revote + 1;
@@ -1219,9 +1232,11 @@ static int attack_phase(ctx *c)
             size_t cells = (size_t)(m + 1) * (size_t)q.max_rounds;
             q.memo = aw_xmalloc(cells);
             memset(q.memo, -1, cells);
-            bool ok = attack_feasible(c, &q, 0, 0);
-            if (!ok)
-                rc = attack_explain(c, &q);
+            if (q.marks_required)
+                rc = attack_walk(c, &q);
+            else if (!attack_feasible(c, &q, 0, 0))
+                rc = attack_walk(c, &q) ? -1 : fail(c, a, "the attack votes of this night cannot be cut into vote "
+                                                          "rounds that lead to this attack");
             free(q.memo);
         }
         if (rc == 0 && a->a > 0) {

@@ -13,8 +13,11 @@ static int check_as(const char *preset, const char *set, const char *log, aw_log
     aw_settings s;
     aw_error err;
     CHECK_INT(aw_settings_preset(&s, preset, 5, &err), 0);
-    if (set)
-        CHECK_INT(aw_settings_set(&s, set, &err), 0);
+    /* set: one or more "name=value" separated by ';' */
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", set ? set : "");
+    for (char *tok = strtok(buf, ";"); tok; tok = strtok(NULL, ";"))
+        CHECK_INT(aw_settings_set(&s, tok, &err), 0);
     return aw_logcheck(log, strlen(log), &s, NULL, rep, &err);
 }
 
@@ -99,6 +102,43 @@ static const char seed5[] =
     "3,status,1,SEER,ALIVE,a\n3,status,2,WEREWOLF,DEAD,b\n3,status,3,WEREWOLF,DEAD,c\n"
     "3,status,4,VILLAGER,DEAD,d\n3,status,5,VILLAGER,ALIVE,e\n"
     "3,result,2,0,VILLAGER\n";
+
+/* Two tied vote rounds; nobody executed (enable_no_execution) and nobody
+ * attacked (enable_no_attack); day 2 executes the werewolf. */
+#define TIE3 "1,vote,1,2\n1,vote,2,3\n1,vote,3,1\n"
+static const char noexec3[] = HEAD3 OVER3 TIE3 TIE3
+    "1,divine,1,3,HUMAN\n1,attackVote,2,3\n1,attack,3,true\n"
+    "2,status,1,SEER,ALIVE,a\n2,status,2,WEREWOLF,ALIVE,b\n2,status,3,VILLAGER,DEAD,c\n"
+    "2,result,1,1,WEREWOLF\n";
+static const char noattack3[] = HEAD3 OVER3 TIE3 TIE3
+    "1,divine,1,3,HUMAN\n1,attack,-1,false\n"
+    "2,status,1,SEER,ALIVE,a\n2,status,2,WEREWOLF,ALIVE,b\n2,status,3,VILLAGER,ALIVE,c\n"
+    "2,talk,0,0,3,Over\n2,talk,1,0,1,Over\n2,talk,2,0,2,Over\n"
+    "2,vote,1,2\n2,vote,2,1\n2,vote,3,2\n2,execute,2,WEREWOLF\n"
+    "2,divine,1,3,HUMAN\n"
+    "3,status,1,SEER,ALIVE,a\n3,status,2,WEREWOLF,DEAD,b\n3,status,3,VILLAGER,ALIVE,c\n"
+    "3,result,2,0,VILLAGER\n";
+
+/* Five players, two werewolves (2, 3), official rules: the werewolves tie
+ * in the first attack round, whisper again, and agree in the revote. */
+static const char wbr5[] =
+    "0,status,1,SEER,ALIVE,a\n0,status,2,WEREWOLF,ALIVE,b\n0,status,3,WEREWOLF,ALIVE,c\n"
+    "0,status,4,VILLAGER,ALIVE,d\n0,status,5,VILLAGER,ALIVE,e\n"
+    "0,whisper,0,0,2,Over\n0,whisper,1,0,3,Over\n"
+    "0,divine,1,2,WEREWOLF\n"
+    "1,status,1,SEER,ALIVE,a\n1,status,2,WEREWOLF,ALIVE,b\n1,status,3,WEREWOLF,ALIVE,c\n"
+    "1,status,4,VILLAGER,ALIVE,d\n1,status,5,VILLAGER,ALIVE,e\n"
+    "1,talk,0,0,3,Over\n1,talk,1,0,1,Over\n1,talk,2,0,5,Over\n1,talk,3,0,2,Over\n1,talk,4,0,4,Over\n"
+    "1,vote,1,4\n1,vote,2,4\n1,vote,3,4\n1,vote,4,2\n1,vote,5,4\n1,execute,4,VILLAGER\n"
+    "1,divine,1,3,WEREWOLF\n"
+    "1,whisper,0,0,3,Over\n1,whisper,1,0,2,Over\n"
+    "1,attackVote,2,1\n1,attackVote,3,5\n"
+    "1,whisper,2,0,2,Over\n1,whisper,3,0,3,Over\n"
+    "1,attackVote,2,5\n1,attackVote,3,5\n"
+    "1,attack,5,true\n"
+    "2,status,1,SEER,ALIVE,a\n2,status,2,WEREWOLF,ALIVE,b\n2,status,3,WEREWOLF,ALIVE,c\n"
+    "2,status,4,VILLAGER,DEAD,d\n2,status,5,VILLAGER,DEAD,e\n"
+    "2,result,1,2,WEREWOLF\n";
 
 static void replace(char *dst, size_t cap, const char *src, const char *from, const char *to)
 {
@@ -277,8 +317,37 @@ static void test_hostile(void)
     LEGAL("aiwolf", NULL, crlf);
 }
 
+static void test_rare_settings(void)
+{
+    char buf[8192];
+    LEGAL("aiwolf", "enable_no_execution=true", noexec3);
+    ILLEGAL("aiwolf", NULL, noexec3, 17, "expected the execution of one of agents 1, 2 and 3");
+    replace(buf, sizeof buf, noexec3, "1,divine,1,3,HUMAN\n", "1,execute,1,SEER\n");
+    ILLEGAL("aiwolf", "enable_no_execution=true", buf, 17, "nobody is executed");
+    LEGAL("aiwolf", "enable_no_execution=true;enable_no_attack=true", noattack3);
+    ILLEGAL("aiwolf", "enable_no_execution=true", noattack3, 18, "attacks are compulsory");
+    /* with enable_no_attack a unique top is still attacked */
+    replace(buf, sizeof buf, noexec3, "1,attack,3,true", "1,attack,-1,false");
+    ILLEGAL("aiwolf", "enable_no_execution=true;enable_no_attack=true", buf, 19, "nobody is attacked, but agent 3");
+    LEGAL("aiwolf", "whisper_before_revote=true", wbr5);
+    ILLEGAL("aiwolf", NULL, wbr5, 30, "expected the attack of night 1");
+    replace(buf, sizeof buf, wbr5, "1,whisper,2,0,2,Over\n1,whisper,3,0,3,Over\n", "");
+    LEGAL("aiwolf", NULL, buf);
+    ILLEGAL("aiwolf", "whisper_before_revote=true", buf, 30, "without a whisper before it");
+    /* more attack revotes allowed: the tie in the revote needs a third round */
+    replace(buf, sizeof buf, wbr5, "1,attackVote,2,5\n1,attackVote,3,5\n", "1,attackVote,2,1\n1,attackVote,3,5\n");
+    LEGAL("aiwolf", "whisper_before_revote=true", buf);
+    ILLEGAL("aiwolf", "whisper_before_revote=true;max_attack_revote=2", buf, 34, "an attack revote must follow");
+    /* an empty round (every vote dropped) between two whisper phases */
+    replace(buf, sizeof buf, wbr5, "1,whisper,2,0,2,Over\n1,whisper,3,0,3,Over\n",
+            "1,whisper,2,0,2,Over\n1,whisper,3,0,3,Over\n1,whisper,4,0,3,Over\n1,whisper,5,0,2,Over\n");
+    ILLEGAL("aiwolf", "whisper_before_revote=true", buf, 34, "more attack vote rounds than allowed");
+    LEGAL("aiwolf", "whisper_before_revote=true;max_attack_revote=2", buf);
+}
+
 int main(void)
 {
+    test_rare_settings();
     test_simple();
     test_revotes();
     test_quiet_turns();
