@@ -117,8 +117,8 @@ static void show_field(char *dst, size_t cap, field f)
 typedef struct shape {
     rtype type;
     const char *name;
-    int nfields;     /* including day and type */
-    bool rest;       /* the last field takes the rest of the line (it may hold commas) */
+    int nfields; /* including day and type */
+    bool rest;   /* the last field takes the rest of the line (it may hold commas) */
     const char *form;
 } shape;
 
@@ -336,12 +336,12 @@ typedef struct ctx {
     const aw_logcheck_options *opt;
     aw_logcheck_report *out;
 
-    rec *recs;   /* nrecs records and a final R_END */
+    rec *recs; /* nrecs records and a final R_END */
     size_t nrecs;
     size_t pos;
     bool end_is_syntax; /* the R_END record marks a line that did not parse */
     char syntax_why[400];
-    bool end_cut;       /* that line is the last one and has no newline: cut off */
+    bool end_cut; /* that line is the last one and has no newline: cut off */
 
     int n;
     aw_role role[MAXP + 1];
@@ -423,10 +423,10 @@ __attribute__((format(printf, 3, 4))) static int fail(ctx *c, const rec *r, cons
     return -1;
 }
 
-#define TRY(x)                 \
-    do {                       \
-        if ((x) != 0)          \
-            return -1;         \
+#define TRY(x)         \
+    do {               \
+        if ((x) != 0)  \
+            return -1; \
     } while (0)
 
 static bool is_wolf(const ctx *c, int i)
@@ -528,14 +528,14 @@ static int check_talk_text(ctx *c, const rec *r, const char *what)
 /* One channel of talk: the public talk or the werewolves' whisper. */
 typedef struct chan {
     rtype type;
-    const char *what;  /* "talk" / "whisper" */
-    const char *verb;  /* "talks" / "whispers" */
-    int max_each;      /* real utterances per agent per day (talk) or phase (whisper); 0 = no limit */
+    const char *what; /* "talk" / "whisper" */
+    const char *verb; /* "talks" / "whispers" */
+    int max_each;     /* real utterances per agent per day (talk) or phase (whisper); 0 = no limit */
     int max_turns;
-    int max_skip;      /* -1: no Skip -> Over rule */
-    int end_quiet;     /* end after this many turns in a row with no real utterance; 0 = off */
-    int *idx;          /* the day's idx counter of this channel */
-    bool may_restart;  /* a new phase (turn 0) may follow at once (whisper_before_revote) */
+    int max_skip;     /* -1: no Skip -> Over rule */
+    int end_quiet;    /* end after this many turns in a row with no real utterance; 0 = off */
+    int *idx;         /* the day's idx counter of this channel */
+    bool may_restart; /* a new phase (turn 0) may follow at once (whisper_before_revote) */
     bool member[MAXP + 1];
     int nmembers;
     int used[MAXP + 1];  /* real utterances so far */
@@ -602,8 +602,8 @@ static int chan_turn(ctx *c, chan *ch, int turn, bool *all_over, bool *any_real)
         talk_kind kind = classify(c, r->s, r->slen);
         if (ch->max_each > 0 && ch->used[a] >= ch->max_each && !(r->slen == 4 && memcmp(r->s, "Over", 4) == 0))
             return fail(c, r,
-                        "agent %d has used all its %d %ss (max_%s=%d): the server logs Over for it without asking",
-                        a, ch->max_each, ch->what, ch->what, ch->max_each);
+                        "agent %d has used all its %d %ss (max_%s=%d): the server logs Over for it without asking", a,
+                        ch->max_each, ch->what, ch->what, ch->max_each);
         if (kind == T_SKIP) {
             ch->skips[a]++;
             if (ch->max_skip >= 0 && ch->skips[a] > ch->max_skip)
@@ -660,9 +660,8 @@ static int chan_phase(ctx *c, chan *ch)
         }
         quiet = any_real ? 0 : quiet + 1;
         if (ch->end_quiet > 0 && quiet >= ch->end_quiet) {
-            snprintf(why, sizeof why,
-                     "%d turns in a row had nothing but Skip and Over (talk_end_all_skip_turns=%d)", quiet,
-                     ch->end_quiet);
+            snprintf(why, sizeof why, "%d turns in a row had nothing but Skip and Over (talk_end_all_skip_turns=%d)",
+                     quiet, ch->end_quiet);
             break;
         }
     }
@@ -725,8 +724,9 @@ static int talk_rounds(ctx *c)
     for (int round = 0; round < talk.max_turns; round++) {
         if (!at(c, R_TALK)) {
             if (round == 0)
-                return fail(c, cur(c), "expected the talk of day %ld to start here (round 0: every living agent "
-                                       "talks once)",
+                return fail(c, cur(c),
+                            "expected the talk of day %ld to start here (round 0: every living agent "
+                            "talks once)",
                             c->day);
             return fail(c, cur(c),
                         "the talk goes on: round %d was not all Over, so round %d must follow (it ends when every "
@@ -802,11 +802,13 @@ static int votes_and_execution(ctx *c)
                 if (r->type == R_VOTE && r->day != c->day)
                     return fail(c, r, "a vote line of day %ld during day %ld", r->day, c->day);
                 if (v == first_of(c->alive, c->n) && rounds == 0)
-                    return fail(c, r, "expected the votes of day %ld here (every living agent votes, in ascending "
-                                      "order)",
+                    return fail(c, r,
+                                "expected the votes of day %ld here (every living agent votes, in ascending "
+                                "order)",
                                 c->day);
-                return fail(c, r, "agent %d did not vote in vote round %d (every living agent votes, in ascending "
-                                  "order)",
+                return fail(c, r,
+                            "agent %d did not vote in vote round %d (every living agent votes, in ascending "
+                            "order)",
                             v, rounds + 1);
             }
             if (r->a != v) {
@@ -815,17 +817,20 @@ static int votes_and_execution(ctx *c)
                     return fail(c, r, "agent %d votes but is dead (%s on day %ld)", r->a, c->died_how[r->a],
                                 c->died_day[r->a]);
                 if (r->a > v)
-                    return fail(c, r, "agent %d did not vote in vote round %d (every living agent votes, in "
-                                      "ascending order)",
+                    return fail(c, r,
+                                "agent %d did not vote in vote round %d (every living agent votes, in "
+                                "ascending order)",
                                 v, rounds + 1);
-                return fail(c, r, "vote by agent %d out of order: expected agent %d's vote (votes come in ascending "
-                                  "agent order, once per round)",
+                return fail(c, r,
+                            "vote by agent %d out of order: expected agent %d's vote (votes come in ascending "
+                            "agent order, once per round)",
                             r->a, v);
             }
             TRY(check_agent(c, r, r->b, "vote target"));
             if (r->b == v)
-                return fail(c, r, "agent %d votes for itself (the server replaces a self-vote with a random living "
-                                  "agent)",
+                return fail(c, r,
+                            "agent %d votes for itself (the server replaces a self-vote with a random living "
+                            "agent)",
                             v);
             if (!c->alive[r->b])
                 return fail(c, r, "agent %d votes for agent %d, who is dead (%s on day %ld)", v, r->b,
@@ -842,16 +847,18 @@ static int votes_and_execution(ctx *c)
         /* A tie with revotes left: another round must follow. */
         if (!at(c, R_VOTE)) {
             list_agents(who, sizeof who, top, c->n);
-            return fail(c, cur(c), "vote round %d is a tie (agents %s with %d vote%s each): a revote must follow "
-                                   "(max_revote=%d)",
+            return fail(c, cur(c),
+                        "vote round %d is a tie (agents %s with %d vote%s each): a revote must follow "
+                        "(max_revote=%d)",
                         rounds, who, best, best == 1 ? "" : "s", s->max_revote);
         }
     }
     const rec *r = cur(c);
     int t = first_of(top, c->n);
     if (ntop == 1 && at(c, R_VOTE))
-        return fail(c, r, "a revote after vote round %d, which had a unique top (agent %d with %d votes): a revote "
-                          "happens only after a tie",
+        return fail(c, r,
+                    "a revote after vote round %d, which had a unique top (agent %d with %d votes): a revote "
+                    "happens only after a tie",
                     rounds, t, best);
     if (at(c, R_VOTE))
         return fail(c, r, "a vote round beyond the last one allowed (max_revote=%d): the tie is broken at random",
@@ -859,16 +866,17 @@ static int votes_and_execution(ctx *c)
     list_agents(who, sizeof who, top, c->n);
     if (ntop > 1 && s->enable_no_execution) {
         if (at(c, R_EXECUTE))
-            return fail(c, r, "an execution after a tie in the last vote round (agents %s): with "
-                              "enable_no_execution nobody is executed",
+            return fail(c, r,
+                        "an execution after a tie in the last vote round (agents %s): with "
+                        "enable_no_execution nobody is executed",
                         who);
         return 0;
     }
     if (!at(c, R_EXECUTE)) {
         if (ntop == 1)
             return fail(c, r, "expected the execution of agent %d (the only agent with the most votes, %d)", t, best);
-        return fail(c, r, "expected the execution of one of agents %s (tied with %d vote%s each after the last round)", who,
-                        best, best == 1 ? "" : "s");
+        return fail(c, r, "expected the execution of one of agents %s (tied with %d vote%s each after the last round)",
+                    who, best, best == 1 ? "" : "s");
     }
     TRY(check_agent(c, r, r->a, "executed agent"));
     if (!top[r->a]) {
@@ -879,7 +887,8 @@ static int votes_and_execution(ctx *c)
                     r->a, who, best);
     }
     if (r->role != c->role[r->a])
-        return fail(c, r, "the execute line says %s, but agent %d is a %s", aw_role_name(r->role), r->a, rname(c, r->a));
+        return fail(c, r, "the execute line says %s, but agent %d is a %s", aw_role_name(r->role), r->a,
+                    rname(c, r->a));
     c->executed = r->a;
     mark_dead(c, r->a, "executed");
     advance(c);
@@ -909,8 +918,9 @@ static int divine_phase(ctx *c)
             return fail(c, r, "divine lines out of order (seers act in ascending order)");
         TRY(check_agent(c, r, r->b, "divine target"));
         if (!c->alive[r->b] && !s->divine_dead_target)
-            return fail(c, r, "seer %d divines agent %d, who is dead (%s on day %ld): a divination of a dead agent "
-                              "does not happen",
+            return fail(c, r,
+                        "seer %d divines agent %d, who is dead (%s on day %ld): a divination of a dead agent "
+                        "does not happen",
                         a, r->b, c->died_how[r->b], c->died_day[r->b]);
         aw_species sp = aw_role_species(c->role[r->b]);
         if (r->species != sp)
@@ -923,8 +933,9 @@ static int divine_phase(ctx *c)
     if (s->invalid_divine == AW_INVALID_RANDOM)
         for (int i = 1; i <= c->n; i++)
             if (c->alive[i] && c->role[i] == AW_SEER && !done[i])
-                return fail(c, cur(c), "seer %d did not divine (under invalid_divine=random every living seer "
-                                       "divines each night)",
+                return fail(c, cur(c),
+                            "seer %d did not divine (under invalid_divine=random every living seer "
+                            "divines each night)",
                             i);
     return 0;
 }
@@ -952,8 +963,9 @@ static int guard_phase(ctx *c)
         if (r->b == a)
             return fail(c, r, "bodyguard %d guards itself (a guard on oneself does not happen)", a);
         if (!c->alive[r->b] && !s->guard_dead_target)
-            return fail(c, r, "bodyguard %d guards agent %d, who is dead (%s on day %ld): with guard_dead_target=false "
-                              "such a guard does not happen",
+            return fail(c, r,
+                        "bodyguard %d guards agent %d, who is dead (%s on day %ld): with guard_dead_target=false "
+                        "such a guard does not happen",
                         a, r->b, c->died_how[r->b], c->died_day[r->b]);
         if (r->role != c->role[r->b])
             return fail(c, r, "the guard line says %s, but agent %d is a %s", aw_role_name(r->role), r->b,
@@ -966,8 +978,9 @@ static int guard_phase(ctx *c)
     if (s->invalid_guard == AW_INVALID_RANDOM)
         for (int i = 1; i <= c->n; i++)
             if (c->alive[i] && c->role[i] == AW_BODYGUARD && !done[i])
-                return fail(c, cur(c), "bodyguard %d did not guard (under invalid_guard=random every living "
-                                       "bodyguard guards each night)",
+                return fail(c, cur(c),
+                            "bodyguard %d did not guard (under invalid_guard=random every living "
+                            "bodyguard guards each night)",
                             i);
     return 0;
 }
@@ -981,9 +994,9 @@ static int guard_phase(ctx *c)
  * cuts are not written in the log. A whisper phase before a revote
  * (whisper_before_revote) marks a cut. */
 typedef struct avseq {
-    const rec **v;   /* the attackVote records */
+    const rec **v; /* the attackVote records */
     int m;
-    int *marks;      /* [0..m]: how many whisper phases stand before v[p] (v[m]: the attack) */
+    int *marks;          /* [0..m]: how many whisper phases stand before v[p] (v[m]: the attack) */
     bool marks_required; /* whisper_before_revote: the whisper phases are the cuts */
     int max_rounds;
     const rec *attack; /* the attack line */
@@ -1084,15 +1097,16 @@ static int attack_walk(ctx *c, avseq *q)
         list_agents(who, sizeof who, top, c->n);
         if (!last) {
             if (q->marks_required && pending == 0)
-                return fail(c, next, "an attack revote without a whisper before it (whisper_before_revote: the "
-                                     "werewolves whisper again before each attack revote)");
+                return fail(c, next,
+                            "an attack revote without a whisper before it (whisper_before_revote: the "
+                            "werewolves whisper again before each attack revote)");
             if (ntop == 1)
-                return fail(c, next, "an attack revote after a round with a unique top (agent %d, %d votes counting "
-                                     "the +1 every living human gets): a revote happens only after a tie",
+                return fail(c, next,
+                            "an attack revote after a round with a unique top (agent %d, %d votes counting "
+                            "the +1 every living human gets): a revote happens only after a tie",
                             first_of(top, c->n), best);
             if (round + 1 >= q->max_rounds)
-                return fail(c, next, "more attack vote rounds than allowed (max_attack_revote=%d)",
-                            q->max_rounds - 1);
+                return fail(c, next, "more attack vote rounds than allowed (max_attack_revote=%d)", q->max_rounds - 1);
             used = pending > 0 ? (to == from ? used + 1 : 1) : 0;
             from = to;
             round++;
@@ -1105,16 +1119,19 @@ static int attack_walk(ctx *c, avseq *q)
             return fail(c, a, "nobody is attacked, but agent %d had the most attack votes (%d)", first_of(top, c->n),
                         best);
         if (ntop == 1 && a->a != first_of(top, c->n))
-            return fail(c, a, "agent %d is attacked, but agent %d had the most attack votes (%d, counting the +1 "
-                              "every living human gets)",
+            return fail(c, a,
+                        "agent %d is attacked, but agent %d had the most attack votes (%d, counting the +1 "
+                        "every living human gets)",
                         a->a, first_of(top, c->n), best);
         if (round + 1 < q->max_rounds && ntop != 1)
-            return fail(c, a, "attack vote round %d is a tie (agents %s): an attack revote must follow "
-                              "(max_attack_revote=%d)",
+            return fail(c, a,
+                        "attack vote round %d is a tie (agents %s): an attack revote must follow "
+                        "(max_attack_revote=%d)",
                         round + 1, ntop ? who : "none", q->max_rounds - 1);
         if (c->s->enable_no_attack && ntop != 1)
-            return fail(c, a, "the last attack vote round has no single top: with enable_no_attack nobody is "
-                              "attacked (attack,-1,false)");
+            return fail(c, a,
+                        "the last attack vote round has no single top: with enable_no_attack nobody is "
+                        "attacked (attack,-1,false)");
         if (ntop != 1)
             return fail(c, a, "agent %d is attacked, but the last attack vote round was a tie among agents %s", a->a,
                         who);
@@ -1151,8 +1168,8 @@ static int attack_phase(ctx *c)
                 break;
             }
             if (!c->alive[r->a]) {
-                rc = fail(c, r, "werewolf %d casts an attack vote but is dead (%s on day %ld)", r->a,
-                          c->died_how[r->a], c->died_day[r->a]);
+                rc = fail(c, r, "werewolf %d casts an attack vote but is dead (%s on day %ld)", r->a, c->died_how[r->a],
+                          c->died_day[r->a]);
                 break;
             }
             if (check_agent(c, r, r->b, "attack target") != 0) {
@@ -1203,15 +1220,17 @@ static int attack_phase(ctx *c)
             if (a->type == R_ATTACK || a->type == R_ATTACKVOTE)
                 rc = fail(c, a, "a %s line of day %ld during day %ld", rtype_names[a->type], a->day, c->day);
             else
-                rc = fail(c, a, "expected the attack of night %ld (%d werewol%s alive: the attack votes, then "
-                                "'%ld,attack,TARGET,true|false')",
+                rc = fail(c, a,
+                          "expected the attack of night %ld (%d werewol%s alive: the attack votes, then "
+                          "'%ld,attack,TARGET,true|false')",
                           c->day, wolves_alive, wolves_alive == 1 ? "f" : "ves", c->day);
         } else if (a->a == -1) {
             if (a->flag)
                 rc = fail(c, a, "attack,-1 (nobody attacked) must be false");
             else if (!s->enable_no_attack)
-                rc = fail(c, a, "nobody is attacked, but attacks are compulsory (enable_no_attack=false): a round "
-                                "with no valid vote is a tie among all living humans");
+                rc = fail(c, a,
+                          "nobody is attacked, but attacks are compulsory (enable_no_attack=false): a round "
+                          "with no valid vote is a tie among all living humans");
         } else if (check_agent(c, a, a->a, "attack target") != 0) {
             rc = -1;
         } else if (!c->alive[a->a]) {
@@ -1235,8 +1254,10 @@ static int attack_phase(ctx *c)
             if (q.marks_required)
                 rc = attack_walk(c, &q);
             else if (!attack_feasible(c, &q, 0, 0))
-                rc = attack_walk(c, &q) ? -1 : fail(c, a, "the attack votes of this night cannot be cut into vote "
-                                                          "rounds that lead to this attack");
+                rc = attack_walk(c, &q) ? -1
+                                        : fail(c, a,
+                                               "the attack votes of this night cannot be cut into vote "
+                                               "rounds that lead to this attack");
             free(q.memo);
         }
         if (rc == 0 && a->a > 0) {
@@ -1244,8 +1265,9 @@ static int attack_phase(ctx *c)
             if (guarded && a->flag)
                 rc = fail(c, a, "agent %d is guarded tonight, so the attack fails and must be logged false", a->a);
             else if (!guarded && !a->flag)
-                rc = fail(c, a, "the attack on agent %d is logged false, but nobody guarded agent %d (a guarded "
-                                "target is the only way an attack fails)",
+                rc = fail(c, a,
+                          "the attack on agent %d is logged false, but nobody guarded agent %d (a guarded "
+                          "target is the only way an attack fails)",
                           a->a, a->a);
             else if (a->flag)
                 c->attacked = a->a;
@@ -1288,8 +1310,9 @@ static int first_status_block(ctx *c)
         const rec *r = cur(c);
         if (r->type == R_STATUS)
             return fail(c, r, "a log starts on day 0, this status line is for day %ld", r->day);
-        return fail(c, r, "a game log starts with the day-0 status block ('0,status,1,ROLE,ALIVE,name', one line per "
-                          "agent)");
+        return fail(c, r,
+                    "a game log starts with the day-0 status block ('0,status,1,ROLE,ALIVE,name', one line per "
+                    "agent)");
     }
     const rec *r = cur(c);
     if (opt && (opt->roles || opt->strict_roles)) {
@@ -1316,8 +1339,9 @@ static int status_block(ctx *c)
         const rec *r = cur(c);
         if (r->type != R_STATUS) {
             if (i == 1)
-                return fail(c, r, "expected the status block of day %ld here (the night's lines end with the attack; "
-                                  "the order is: votes, execute, divine, whisper, guard, attackVote, attack)",
+                return fail(c, r,
+                            "expected the status block of day %ld here (the night's lines end with the attack; "
+                            "the order is: votes, execute, divine, whisper, guard, attackVote, attack)",
                             c->day);
             return fail(c, r, "the status block of day %ld is cut short: expected agent %d's status line", c->day, i);
         }
@@ -1347,8 +1371,9 @@ static int result_line(ctx *c, aw_team win)
         if (r->type == R_RESULT)
             return fail(c, r, "the result line must carry the day of the last status block (%ld), not %ld", c->day,
                         r->day);
-        return fail(c, r, "the game is over at the start of day %ld (%d human%s, %d werewol%s alive: %s win), so the "
-                          "status block must be followed by the result line",
+        return fail(c, r,
+                    "the game is over at the start of day %ld (%d human%s, %d werewol%s alive: %s win), so the "
+                    "status block must be followed by the result line",
                     c->day, humans, humans == 1 ? "" : "s", wolves, wolves == 1 ? "f" : "ves",
                     win == AW_TEAM_VILLAGER ? "the villagers" : "the werewolves");
     }

@@ -102,8 +102,7 @@ static void edge(const char *game, int want, long want_line, const char *want_re
     CHECK_MSG(v == want, "%s: verdict %d, want %d (%s)", game, v, want, rep.reason);
     if (want != AW_LOG_LEGAL) {
         CHECK_INT(rep.line, want_line);
-        CHECK_MSG(strstr(rep.reason, want_reason) != NULL, "%s: reason '%s' lacks '%s'", game, rep.reason,
-                  want_reason);
+        CHECK_MSG(strstr(rep.reason, want_reason) != NULL, "%s: reason '%s' lacks '%s'", game, rep.reason, want_reason);
     }
 }
 

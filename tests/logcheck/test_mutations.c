@@ -40,15 +40,14 @@ static const mutation mutations[] = {
      "agent 1 had the most votes", 0, NULL},
     {"execution with the wrong role", G6, REPLACE, 42, "1,execute,1,SEER", "1,execute,1,VILLAGER", 42,
      "agent 1 is a SEER", 0, NULL},
-    {"missing execution", G6, DELETE, 42, "1,execute,1,SEER", NULL, 42, "expected the execution of agent 1", 0,
-     NULL},
+    {"missing execution", G6, DELETE, 42, "1,execute,1,SEER", NULL, 42, "expected the execution of agent 1", 0, NULL},
     {"revote without a tie", G6, INSERT_AFTER, 41, "1,vote,5,1", "1,vote,1,4", 42, "only after a tie", 0, NULL},
     {"wrong winner", G6, REPLACE, 89, "3,result,2,0,VILLAGER", "3,result,2,0,WEREWOLF", 89, "winner is VILLAGER", 0,
      NULL},
     {"wrong human count", G6, REPLACE, 89, "3,result,2,0,VILLAGER", "3,result,3,0,VILLAGER", 89,
      "counts 3 living humans, but 2", 0, NULL},
-    {"wrong werewolf count", G6, REPLACE, 89, "3,result,2,0,VILLAGER", "3,result,2,1,VILLAGER", 89,
-     "living werewolves", 0, NULL},
+    {"wrong werewolf count", G6, REPLACE, 89, "3,result,2,0,VILLAGER", "3,result,2,1,VILLAGER", 89, "living werewolves",
+     0, NULL},
     {"result on the wrong day", G6, REPLACE, 89, "3,result,2,0,VILLAGER", "2,result,2,0,VILLAGER", 89,
      "day of the last status block", 0, NULL},
     {"result before the game is over", G6, INSERT_AFTER, 49, "2,status,5,", "2,result,2,1,VILLAGER", 50,
@@ -63,8 +62,8 @@ static const mutation mutations[] = {
      "after the talk ended (turn 4 was all Over)", 0, NULL},
     {"talk stops before all-Over", G6, REPLACE, 36, "1,talk,24,4,3,Over", "1,talk,24,4,3,VOTE Agent[04]", 37,
      "the talk goes on", 0, NULL},
-    {"incomplete talk turn", G6, DELETE, 36, "1,talk,24,4,3,Over", NULL, 36, "turn 4 of the talk is incomplete: 3",
-     0, NULL},
+    {"incomplete talk turn", G6, DELETE, 36, "1,talk,24,4,3,Over", NULL, 36, "turn 4 of the talk is incomplete: 3", 0,
+     NULL},
     {"agent talks twice in a turn", G6, REPLACE, 36, "1,talk,24,4,3,Over", "1,talk,24,4,5,Over", 36,
      "agent 5 talks twice in turn 4", 0, NULL},
     {"Skip that should have become Over", G6, REPLACE, 36, "1,talk,24,4,3,Over", "1,talk,24,4,3,Skip", 36,
@@ -84,8 +83,8 @@ static const mutation mutations[] = {
      "divine result is WEREWOLF, but agent 3 is a VILLAGER", 0, NULL},
     {"divine of the possessed as WEREWOLF", G6, REPLACE, 6, "0,divine,1,3,HUMAN", "0,divine,1,5,WEREWOLF", 6,
      "agent 5 is a POSSESSED (HUMAN)", 0, NULL},
-    {"divine by a non-seer", G6, REPLACE, 6, "0,divine,1,3,HUMAN", "0,divine,2,3,HUMAN", 6, "only the seer divines",
-     0, NULL},
+    {"divine by a non-seer", G6, REPLACE, 6, "0,divine,1,3,HUMAN", "0,divine,2,3,HUMAN", 6, "only the seer divines", 0,
+     NULL},
     {"divine by the executed seer", G6, INSERT_AFTER, 42, "1,execute,1,SEER", "1,divine,1,3,HUMAN", 43,
      "seer 1 divines but is dead (executed on day 1)", 0, NULL},
     {"divine of the agent executed that day", C000, REPLACE, 342, "1,divine,2,2,HUMAN", "1,divine,2,1,HUMAN", 342,
@@ -116,10 +115,10 @@ static const mutation mutations[] = {
      "revote happens only after a tie", 0, NULL},
     {"attack outside the final tie", G15B, REPLACE, 628, "4,attack,14,true", "4,attack,1,true", 628,
      "the last attack vote round was a tie among agents 6 and 14", 0, NULL},
-    {"status DEAD without a death", G6, REPLACE, 47, "2,status,3,VILLAGER,ALIVE", "2,status,3,VILLAGER,DEAD,SampleRoleAssignPlayer",
-     47, "shown DEAD but is alive", 0, NULL},
-    {"status ALIVE after execution", G6, REPLACE, 45, "2,status,1,SEER,DEAD", "2,status,1,SEER,ALIVE,SampleRoleAssignPlayer",
-     45, "shown ALIVE but died (executed on day 1)", 0, NULL},
+    {"status DEAD without a death", G6, REPLACE, 47, "2,status,3,VILLAGER,ALIVE",
+     "2,status,3,VILLAGER,DEAD,SampleRoleAssignPlayer", 47, "shown DEAD but is alive", 0, NULL},
+    {"status ALIVE after execution", G6, REPLACE, 45, "2,status,1,SEER,DEAD",
+     "2,status,1,SEER,ALIVE,SampleRoleAssignPlayer", 45, "shown ALIVE but died (executed on day 1)", 0, NULL},
     {"role changes", G6, REPLACE, 47, "2,status,3,VILLAGER,ALIVE", "2,status,3,SEER,ALIVE,SampleRoleAssignPlayer", 47,
      "role changes from VILLAGER", 0, NULL},
     {"wrong day number", G6, REPLACE, 80, "2,vote,3,4", "3,vote,3,4", 80, "day 3 during day 2", 0, NULL},
@@ -207,8 +206,8 @@ static void run(const mutation *m)
          * first line the setting forbids. */
         int v = check(text, len, m->set, &rep);
         CHECK_MSG(v == AW_LOG_ILLEGAL, "%s: verdict %d under %s", m->name, v, m->set);
-        CHECK_MSG(rep.line == m->want_line, "%s: reported at line %ld, want %ld (%s)", m->name, rep.line,
-                  m->want_line, rep.reason);
+        CHECK_MSG(rep.line == m->want_line, "%s: reported at line %ld, want %ld (%s)", m->name, rep.line, m->want_line,
+                  rep.reason);
         CHECK_MSG(strstr(rep.reason, m->want) != NULL, "%s: reason '%s' lacks '%s'", m->name, rep.reason, m->want);
         printf("%-55s -> line %ld: %s\n", m->name, rep.line, rep.reason);
         goto out;

@@ -21,12 +21,12 @@ static int check_as(const char *preset, const char *set, const char *log, aw_log
     return aw_logcheck(log, strlen(log), &s, NULL, rep, &err);
 }
 
-#define LEGAL(preset, set, log)                                                                              \
-    do {                                                                                                     \
-        aw_logcheck_report r_;                                                                               \
-        int v_ = check_as(preset, set, log, &r_);                                                            \
-        CHECK_MSG(v_ == AW_LOG_LEGAL, "%s: %s is not legal under %s: line %ld: %s", __func__, #log, preset, \
-                  r_.line, r_.reason);                                                                       \
+#define LEGAL(preset, set, log)                                                                                      \
+    do {                                                                                                             \
+        aw_logcheck_report r_;                                                                                       \
+        int v_ = check_as(preset, set, log, &r_);                                                                    \
+        CHECK_MSG(v_ == AW_LOG_LEGAL, "%s: %s is not legal under %s: line %ld: %s", __func__, #log, preset, r_.line, \
+                  r_.reason);                                                                                        \
     } while (0)
 
 #define ILLEGAL(preset, set, log, line_, phrase)                                                                \
@@ -36,12 +36,12 @@ static int check_as(const char *preset, const char *set, const char *log, aw_log
         CHECK_MSG(v_ == AW_LOG_ILLEGAL && r_.line == (line_) && strstr(r_.reason, phrase),                      \
                   "%s: %s under %s: verdict %d at line %ld (%s), want illegal at %d with '%s'", __func__, #log, \
                   preset, v_, r_.line, r_.reason, (int)(line_), phrase);                                        \
-        printf("%-10s %-22s line %ld: %s\n", preset, #log, r_.line, r_.reason);                                \
+        printf("%-10s %-22s line %ld: %s\n", preset, #log, r_.line, r_.reason);                                 \
     } while (0)
 
 /* Three players: the seer (1), the werewolf (2), a villager (3). The
  * werewolf is executed on day 1. */
-#define HEAD3                      \
+#define HEAD3                       \
     "0,status,1,SEER,ALIVE,a\n"     \
     "0,status,2,WEREWOLF,ALIVE,b\n" \
     "0,status,3,VILLAGER,ALIVE,c\n" \
@@ -49,7 +49,7 @@ static int check_as(const char *preset, const char *set, const char *log, aw_log
     "1,status,1,SEER,ALIVE,a\n"     \
     "1,status,2,WEREWOLF,ALIVE,b\n" \
     "1,status,3,VILLAGER,ALIVE,c\n"
-#define TAIL3                      \
+#define TAIL3                       \
     "1,divine,1,3,HUMAN\n"          \
     "2,status,1,SEER,ALIVE,a\n"     \
     "2,status,2,WEREWOLF,DEAD,b\n"  \
@@ -66,9 +66,9 @@ static const char revote3[] = HEAD3 OVER3 "1,vote,1,2\n1,vote,2,3\n1,vote,3,1\n"
 /* Three quiet turns that are not all Over: turn 0 all Skip; turn 1 agent 1
  * says Over, the others Skip; turn 2 agent 1 Skips, the others' third Skip
  * becomes Over. */
-#define QUIET3                                                        \
-    "1,talk,0,0,1,Skip\n1,talk,1,0,2,Skip\n1,talk,2,0,3,Skip\n"        \
-    "1,talk,3,1,1,Over\n1,talk,4,1,2,Skip\n1,talk,5,1,3,Skip\n"        \
+#define QUIET3                                                  \
+    "1,talk,0,0,1,Skip\n1,talk,1,0,2,Skip\n1,talk,2,0,3,Skip\n" \
+    "1,talk,3,1,1,Over\n1,talk,4,1,2,Skip\n1,talk,5,1,3,Skip\n" \
     "1,talk,6,2,1,Skip\n1,talk,7,2,2,Over\n1,talk,8,2,3,Over\n"
 /* ... and a fourth turn that ends it the official way. */
 #define TURN3_OVER "1,talk,9,3,1,Over\n1,talk,10,3,2,Over\n1,talk,11,3,3,Over\n"
@@ -106,18 +106,18 @@ static const char seed5[] =
 /* Two tied vote rounds; nobody executed (enable_no_execution) and nobody
  * attacked (enable_no_attack); day 2 executes the werewolf. */
 #define TIE3 "1,vote,1,2\n1,vote,2,3\n1,vote,3,1\n"
-static const char noexec3[] = HEAD3 OVER3 TIE3 TIE3
-    "1,divine,1,3,HUMAN\n1,attackVote,2,3\n1,attack,3,true\n"
-    "2,status,1,SEER,ALIVE,a\n2,status,2,WEREWOLF,ALIVE,b\n2,status,3,VILLAGER,DEAD,c\n"
-    "2,result,1,1,WEREWOLF\n";
-static const char noattack3[] = HEAD3 OVER3 TIE3 TIE3
-    "1,divine,1,3,HUMAN\n1,attack,-1,false\n"
-    "2,status,1,SEER,ALIVE,a\n2,status,2,WEREWOLF,ALIVE,b\n2,status,3,VILLAGER,ALIVE,c\n"
-    "2,talk,0,0,3,Over\n2,talk,1,0,1,Over\n2,talk,2,0,2,Over\n"
-    "2,vote,1,2\n2,vote,2,1\n2,vote,3,2\n2,execute,2,WEREWOLF\n"
-    "2,divine,1,3,HUMAN\n"
-    "3,status,1,SEER,ALIVE,a\n3,status,2,WEREWOLF,DEAD,b\n3,status,3,VILLAGER,ALIVE,c\n"
-    "3,result,2,0,VILLAGER\n";
+static const char noexec3[] =
+    HEAD3 OVER3 TIE3 TIE3 "1,divine,1,3,HUMAN\n1,attackVote,2,3\n1,attack,3,true\n"
+                          "2,status,1,SEER,ALIVE,a\n2,status,2,WEREWOLF,ALIVE,b\n2,status,3,VILLAGER,DEAD,c\n"
+                          "2,result,1,1,WEREWOLF\n";
+static const char noattack3[] =
+    HEAD3 OVER3 TIE3 TIE3 "1,divine,1,3,HUMAN\n1,attack,-1,false\n"
+                          "2,status,1,SEER,ALIVE,a\n2,status,2,WEREWOLF,ALIVE,b\n2,status,3,VILLAGER,ALIVE,c\n"
+                          "2,talk,0,0,3,Over\n2,talk,1,0,1,Over\n2,talk,2,0,2,Over\n"
+                          "2,vote,1,2\n2,vote,2,1\n2,vote,3,2\n2,execute,2,WEREWOLF\n"
+                          "2,divine,1,3,HUMAN\n"
+                          "3,status,1,SEER,ALIVE,a\n3,status,2,WEREWOLF,DEAD,b\n3,status,3,VILLAGER,ALIVE,c\n"
+                          "3,result,2,0,VILLAGER\n";
 
 /* Five players, two werewolves (2, 3), official rules: the werewolves tie
  * in the first attack round, whisper again, and agree in the revote. */
@@ -276,7 +276,10 @@ static void test_validator_hook(void)
 static void test_hostile(void)
 {
     aw_logcheck_report rep;
-    ILLEGAL("aiwolf", NULL, "\x7f" "ELF\x02\x01\x01", 1, "not a game log line");
+    ILLEGAL("aiwolf", NULL,
+            "\x7f"
+            "ELF\x02\x01\x01",
+            1, "not a game log line");
     ILLEGAL("aiwolf", NULL, "0,status,1,SEER,ALIVE,a\n0,status,3,SEER,ALIVE,a\n", 2, "expected agent 2");
     ILLEGAL("aiwolf", NULL, "0,status,-1,SEER,ALIVE,a\n", 1, "not an agent number");
     ILLEGAL("aiwolf", NULL, "0,status,1,KING,ALIVE,a\n", 1, "not a role");
@@ -302,7 +305,8 @@ static void test_hostile(void)
     CHECK(strlen(rep.text) < sizeof rep.text);
     /* an empty text, and a log with only a status block */
     CHECK_INT(check_as("aiwolf", NULL, "", &rep), AW_LOG_INCOMPLETE);
-    CHECK_INT(check_as("aiwolf", NULL, "0,status,1,SEER,ALIVE,a\n0,status,2,WEREWOLF,ALIVE,b\n0,status,3,VILLAGER,ALIVE,c\n", &rep),
+    CHECK_INT(check_as("aiwolf", NULL,
+                       "0,status,1,SEER,ALIVE,a\n0,status,2,WEREWOLF,ALIVE,b\n0,status,3,VILLAGER,ALIVE,c\n", &rep),
               AW_LOG_INCOMPLETE);
     CHECK_INT(rep.line, 4);
     /* CRLF line ends are accepted */
