@@ -1186,6 +1186,14 @@ static int attack_phase(ctx *c)
                           c->died_how[r->b], c->died_day[r->b]);
                 break;
             }
+            /* More votes than the rounds allow can never fit; stopping here
+             * also bounds the memory the round search needs. */
+            if (m >= wolves_alive * (s->max_attack_revote + 1)) {
+                rc = fail(c, r, "more attack votes than %d werewol%s can cast in %d round%s (max_attack_revote=%d)",
+                          wolves_alive, wolves_alive == 1 ? "f" : "ves", s->max_attack_revote + 1,
+                          s->max_attack_revote ? "s" : "", s->max_attack_revote);
+                break;
+            }
             if ((size_t)m + 1 >= cap) {
                 cap *= 2;
                 v = aw_xrealloc(v, cap * sizeof *v);
@@ -1386,8 +1394,10 @@ static int result_line(ctx *c, aw_team win)
         return fail(c, r, "the winner is %s, not %s (%s)", aw_team_name(win), aw_team_name(r->team),
                     win == AW_TEAM_VILLAGER ? "no werewolf is alive" : "living humans are no more than werewolves");
     advance(c);
-    if (cur(c)->type != R_END || c->end_is_syntax)
+    if (cur(c)->type != R_END || c->end_is_syntax) {
+        c->end_cut = false; /* even a cut-off line is one line too many here */
         return fail(c, cur(c), "a line after the result line (the result line ends the log)");
+    }
     c->out->days = (int)c->day;
     c->out->winner = win;
     c->out->verdict = AW_LOG_LEGAL;

@@ -113,6 +113,8 @@ static const mutation mutations[] = {
      "a werewolf (such a vote is dropped", 0, NULL},
     {"attack revote without a tie", G15B, INSERT_AFTER, 544, "3,attackVote,13,12", "3,attackVote,9,12", 545,
      "revote happens only after a tie", 0, NULL},
+    {"a third attack vote round", G15B, INSERT_AFTER, 627, "4,attackVote,13,14", "4,attackVote,9,6", 628,
+     "more attack votes than 2 werewolves can cast in 2 rounds", 0, NULL},
     {"attack outside the final tie", G15B, REPLACE, 628, "4,attack,14,true", "4,attack,1,true", 628,
      "the last attack vote round was a tie among agents 6 and 14", 0, NULL},
     {"status DEAD without a death", G6, REPLACE, 47, "2,status,3,VILLAGER,ALIVE",
