@@ -496,11 +496,11 @@ typedef enum { T_REAL, T_SKIP, T_OVER } talk_kind;
 
 /* What the talk loop makes of a text: Over, Skip or a real utterance. Only
  * the exact strings count: "Over " (trailing space) is a real utterance, as
- * on the official server. The seed's spellings OVER and SKIP count under the
- * seed's round-based talk and under lenient validation. */
+ * on the official server. The seed's spellings OVER and SKIP count too under
+ * lenient validation (the seed2015 preset). */
 static talk_kind classify(const ctx *c, const char *s, size_t n)
 {
-    bool seed = c->s->talk_mode == AW_TALK_ROUNDS || c->s->validation == AW_VALIDATE_LENIENT;
+    bool seed = c->s->validation == AW_VALIDATE_LENIENT;
     if ((n == 4 && memcmp(s, "Over", 4) == 0) || (seed && n == 4 && memcmp(s, "OVER", 4) == 0))
         return T_OVER;
     if ((n == 4 && memcmp(s, "Skip", 4) == 0) || (seed && n == 4 && memcmp(s, "SKIP", 4) == 0))
@@ -711,9 +711,10 @@ static int talk_turns(ctx *c)
 }
 
 /* The day's talk under the seed's round rules: every living agent talks once
- * per round; after a round the werewolves may hold a whisper phase of their
- * own rounds (numbered from 0); the talk ends when a round is all Over or
- * after max_talk_turn rounds. */
+ * per round; after each round (the last one too) the werewolves hold a
+ * whisper phase of their own rounds (numbered from 0) when two or more are
+ * alive; the talk ends when a round is all Over or after max_talk_turn
+ * rounds. */
 static int talk_rounds(ctx *c)
 {
     chan talk;
@@ -735,13 +736,15 @@ static int talk_rounds(ctx *c)
         }
         bool all_over, any_real;
         TRY(chan_turn(c, &talk, round, &all_over, &any_real));
-        if (at(c, R_WHISPER)) {
-            const char *no;
-            if (!whisper_due(c, &no))
-                return forbid_whisper(c, no);
+        /* After every round, the last one included, the werewolves hold a
+         * whisper phase of their own rounds when two or more are alive. */
+        const char *no;
+        if (whisper_due(c, &no)) {
             chan w;
             chan_init(c, &w, true);
             TRY(chan_phase(c, &w));
+        } else {
+            TRY(forbid_whisper(c, no));
         }
         if (all_over) {
             snprintf(why, sizeof why, "round %d was all Over", round);
@@ -1422,7 +1425,9 @@ static int check_game(ctx *c)
         c->attacked = 0;
         if (c->day == 0) {
             if (s->talk_on_first_day) {
-                if (s->whisper_on_first_night)
+                /* as the official server: whisper, then the first-day talk
+                 * (under rounds the whispers follow each round instead) */
+                if (s->whisper_on_first_night && s->talk_mode == AW_TALK_TURNS)
                     TRY(whisper_phase(c));
                 TRY(s->talk_mode == AW_TALK_ROUNDS ? talk_rounds(c) : talk_turns(c));
             } else if (at(c, R_TALK)) {

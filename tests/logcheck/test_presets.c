@@ -77,7 +77,8 @@ static const char quiet_then_over[] = HEAD3 QUIET3 TURN3_OVER VOTES3 TAIL3;
 static const char quiet_stop[] = HEAD3 QUIET3 VOTES3 TAIL3;
 
 /* Five players for seed2015: seer 1, werewolves 2 and 3, villagers 4, 5.
- * Day 1: one talk round, all OVER, then a whisper round; werewolf 2 is
+ * Day 1: two talk rounds, each followed by a whisper phase (of two rounds,
+ * then of one); werewolf 2 is
  * executed; the seer divines 3; werewolf 3 attacks 4. Day 2: werewolf 3 is
  * executed; the seer divines 5. */
 static const char seed5[] =
@@ -91,6 +92,7 @@ static const char seed5[] =
     "1,whisper,0,0,2,ATTACK Agent4\n1,whisper,1,0,3,OVER\n"
     "1,whisper,2,1,3,OVER\n1,whisper,3,1,2,OVER\n"
     "1,talk,5,1,1,OVER\n1,talk,6,1,2,OVER\n1,talk,7,1,3,OVER\n1,talk,8,1,4,OVER\n1,talk,9,1,5,OVER\n"
+    "1,whisper,4,0,2,OVER\n1,whisper,5,0,3,OVER\n"
     "1,vote,1,2\n1,vote,2,1\n1,vote,3,1\n1,vote,4,2\n1,vote,5,2\n1,execute,2,WEREWOLF\n"
     "1,divine,1,3,WEREWOLF\n"
     "1,attackVote,3,4\n1,attack,4,true\n"
@@ -193,10 +195,10 @@ static void test_seed(void)
     char buf[8192];
     /* every living werewolf must vote to attack */
     replace(buf, sizeof buf, seed5, "1,attackVote,3,4\n", "");
-    ILLEGAL("seed2015", NULL, buf, 33, "cast no attack vote");
+    ILLEGAL("seed2015", NULL, buf, 35, "cast no attack vote");
     /* every living seer must divine */
     replace(buf, sizeof buf, seed5, "1,divine,1,3,WEREWOLF\n", "");
-    ILLEGAL("seed2015", NULL, buf, 32, "seer 1 did not divine");
+    ILLEGAL("seed2015", NULL, buf, 34, "seer 1 did not divine");
     /* a divination on night 0 is still required */
     replace(buf, sizeof buf, seed5, "0,divine,1,2,WEREWOLF\n", "");
     ILLEGAL("seed2015", NULL, buf, 6, "seer 1 did not divine");
@@ -205,7 +207,7 @@ static void test_seed(void)
     ILLEGAL("seed2015", NULL, buf, 6, "talk on day 0");
     /* the talk ends with the first all-OVER round: no round after it */
     replace(buf, sizeof buf, seed5, "1,vote,1,2\n", "1,talk,10,2,1,OVER\n1,vote,1,2\n");
-    ILLEGAL("seed2015", NULL, buf, 26, "round 1 was all Over");
+    ILLEGAL("seed2015", NULL, buf, 28, "round 1 was all Over");
     /* a villager does not whisper */
     replace(buf, sizeof buf, seed5, "1,whisper,1,0,3,OVER", "1,whisper,1,0,4,OVER");
     ILLEGAL("seed2015", NULL, buf, 18, "only the living werewolves whisper");
@@ -214,7 +216,12 @@ static void test_seed(void)
     ILLEGAL("seed2015", NULL, buf, 20, "turn 1 of the whisper is incomplete: 2 has not whispered");
     /* attack votes stay on living humans */
     replace(buf, sizeof buf, seed5, "1,attackVote,3,4", "1,attackVote,3,2");
-    ILLEGAL("seed2015", NULL, buf, 33, "a werewolf");
+    ILLEGAL("seed2015", NULL, buf, 35, "a werewolf");
+    /* the werewolves whisper after every round, the last one too */
+    replace(buf, sizeof buf, seed5, "1,whisper,4,0,2,OVER\n1,whisper,5,0,3,OVER\n", "");
+    ILLEGAL("seed2015", NULL, buf, 26, "expected the whisper of day 1");
+    /* OVER ends the talk only under lenient validation (the engine's rule) */
+    ILLEGAL("seed2015", "validation=off", seed5, 21, "the whisper goes on");
 }
 
 static void test_roles_option(void)
