@@ -34,7 +34,7 @@ static void usage(FILE *out)
                  "  --strict-roles    require the official default role table for the log's\n"
                  "                    player count (without it any role counts are accepted)\n"
                  "  --settings        print the settings in force (after --preset/--set), exit\n"
-                 "  --quiet           print nothing for legal logs; only the illegal ones\n"
+                 "  -q, --quiet       print nothing for legal logs; only the illegal ones\n"
                  "  -h, --help        show this help\n"
                  "  --                end of options; LOG may also be '-' for standard input\n"
                  "\n"
@@ -163,8 +163,14 @@ int cmd_check(int argc, char **argv)
         aw_buf_init(&b);
         aw_settings_describe(&rules, &b);
         /* players and roles come from each log, not from the preset */
-        fputs("# players and roles are read from each log's day-0 status block\n", stdout);
-        fputs(b.data ? b.data : "", stdout);
+        fputs("# rules in force; players and roles are read from each log's day-0 status block\n", stdout);
+        for (const char *line = b.data ? b.data : ""; *line;) {
+            const char *nl = strchr(line, '\n');
+            size_t n = nl ? (size_t)(nl - line) + 1 : strlen(line);
+            if (strncmp(line, "players=", 8) != 0 && strncmp(line, "roles=", 6) != 0)
+                fwrite(line, 1, n, stdout);
+            line += n;
+        }
         aw_buf_free(&b);
         goto done;
     }

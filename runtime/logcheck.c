@@ -414,7 +414,7 @@ __attribute__((format(printf, 3, 4))) static int fail(ctx *c, const rec *r, cons
         out->verdict = AW_LOG_INCOMPLETE;
         snprintf(out->reason, sizeof out->reason,
                  "incomplete log: it %s before the game's result line, so it records an abandoned, crashed or "
-                 "truncated game, not a finished one (next: %s)",
+                 "truncated game, not a finished one (at this point: %s)",
                  c->end_cut ? "ends in a cut-off line" : "ends", msg);
     } else {
         out->verdict = AW_LOG_ILLEGAL;
