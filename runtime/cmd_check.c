@@ -8,6 +8,7 @@
 
 #include "cli.h"
 #include "logcheck.h"
+#include "protocol.h"
 #include "settings.h"
 #include "util.h"
 
@@ -71,6 +72,12 @@ static const char *team_word(aw_team t)
     default:
         return "none";
     }
+}
+
+static int validate_text(void *ud, const char *text, size_t len, aw_validation mode, aw_error *err)
+{
+    (void)ud;
+    return aw_protocol_validate(text, len, mode, err);
 }
 
 int cmd_check(int argc, char **argv)
@@ -149,6 +156,9 @@ int cmd_check(int argc, char **argv)
     aw_logcheck_options opt;
     memset(&opt, 0, sizeof opt);
     opt.strict_roles = strict_roles;
+    /* Talk text is judged by the protocol validator under the preset's
+     * validation mode (strict: exactly the official validator). */
+    opt.validate = validate_text;
     if (roles_spec) {
         int players;
         if (aw_parse_roles(roles_spec, roles, &players, &err) != 0) {

@@ -617,7 +617,9 @@ static enum state attack_done(aw_engine *g)
     int target = 0;
     if (ncand == 1) {
         target = cand[0];
-    } else if (ncand > 1 && g->attack_round < g->set.max_attack_revote) {
+    } else if (g->attack_round < g->set.max_attack_revote) {
+        /* A tie — or, when attacking nobody is allowed, no valid vote at all —
+         * is voted again, as the official server does. */
         g->attack_round++;
         return ST_ATTACK_ASK;
     } else if (ncand > 1 && !g->set.enable_no_attack) {
