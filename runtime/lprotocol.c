@@ -39,6 +39,10 @@ void aw_protocol_push(lua_State *L, const aw_sentence *s)
         push_agent(L, s->subject);
         lua_setfield(L, -2, "subject");
     }
+    if (s->who != AW_UNSPEC) { /* only after aw_protocol_resolve */
+        push_agent(L, s->who);
+        lua_setfield(L, -2, "who");
+    }
     if (f & AW_HAS_TARGET) {
         push_agent(L, s->target);
         lua_setfield(L, -2, "target");

@@ -6,6 +6,7 @@
  * The table shape (docs/protocol.md has examples):
  *   verb     "VOTE", "ESTIMATE", ..., "OVER", "SKIP", "REQUEST", "AND", ...
  *   subject  integer agent, "ANY", or nil when omitted (implied)
+ *   who      the resolved subject, only if the host ran aw_protocol_resolve
  *   target   integer agent or "ANY"        (sentences with a target, REQUEST, INQUIRE)
  *   role     "SEER", ..., "ANY"              (ESTIMATE, COMINGOUT)
  *   species  "HUMAN", "WEREWOLF", "ANY"      (DIVINED, IDENTIFIED)

@@ -369,8 +369,8 @@ static int agent(parser *P, size_t *pos, size_t e, int *out)
 {
     size_t i = *pos;
     if (lit_at(P, i, e, "ANY")) {
-        /* In the strict grammar ANY must not run into more letters only where
-         * the pattern needs a space next; callers check what follows. */
+        /* "ANYVOTE" is a subject and a verb to the official regex, so ANY
+         * may run straight into letters; callers check what follows. */
         *out = AW_ANY;
         *pos = i + 3;
         return 1;
@@ -484,6 +484,13 @@ static int parse_node(parser *P, size_t b, size_t e, int depth, aw_sentence **ou
     if (word_is(P, b, n, "Over") || (P->lenient && word_is(P, b, n, seed_over))) {
         *out = aw_sentence_new(AW_V_OVER);
         return 0;
+    }
+
+    if (!P->lenient) {
+        parser L = *P;
+        L.lenient = true;
+        if (word_is(&L, b, n, "Over") || word_is(&L, b, n, "Skip"))
+            return perr(P, b, "expected 'Over' or 'Skip' spelled exactly so (other spellings only in lenient mode)");
     }
 
     /* `$` also matches just before one final line terminator. */
@@ -625,7 +632,8 @@ static int parse_node(parser *P, size_t b, size_t e, int depth, aw_sentence **ou
         }
     }
     if (pos != end) {
-        rc = perr(P, pos, "unexpected text after the sentence");
+        size_t at = skip_ws(P, pos, end);
+        rc = perr(P, at < end ? at : pos, "unexpected text after the sentence");
         goto fail;
     }
     *out = node;
@@ -961,7 +969,7 @@ static void describe_in(const aw_sentence *s, const lang_words *w, bool jp, aw_b
             return;
         case AW_V_REQUEST:
         case AW_V_INQUIRE:
-            aw_buf_adds(o, s->verb == AW_V_REQUEST ? " asks " : " asks ");
+            aw_buf_adds(o, " asks ");
             d_agent(o, w, s->target);
             aw_buf_adds(o, s->verb == AW_V_REQUEST ? " to act so that: " : " whether: ");
             describe_in(s->args[0], w, jp, o);

@@ -145,7 +145,11 @@ void aw_sentence_normalize(aw_sentence *s);
 
 /* Appends the canonical (official) text of s to out. Subjects equal to the
  * implied one are omitted, agents print as Agent[03], the control words as
- * Over and Skip. */
+ * Over and Skip. Parsing the text again gives the same tree (after
+ * aw_sentence_normalize), except for an AND/OR without operands, which the
+ * official library accepts and prints as "AND " but does not read back.
+ * Recursion follows the tree: trees built by hand should stay within
+ * AW_PROTOCOL_MAX_DEPTH like parsed ones. */
 void aw_protocol_print(const aw_sentence *s, aw_buf *out);
 /* The same into a new NUL-terminated string owned by the caller (free()). */
 char *aw_protocol_to_string(const aw_sentence *s);

@@ -114,6 +114,13 @@ eq({res.who, res.args[1].who}, {1, 2}, "REQUEST: inner subject is the target")
 res = P.resolve(P.parse("Agent[02] BECAUSE (DAY 1 (Agent[01] VOTE Agent[02])) (VOTE Agent[01])"), 2)
 eq({res.who, res.args[1].who, res.args[1].args[1].who, res.args[2].who}, {2, 2, 1, 2}, "BECAUSE resolution")
 
+-- What the host pushes after resolving for the speaker.
+eq(push_resolved("REQUEST ANY (Agent[03] AND (VOTE Agent[01]) (NOT (GUARD Agent[02])))", 5),
+  {verb = "REQUEST", who = 5, target = "ANY", args = {{verb = "AND", subject = 3, who = 3, args = {
+    {verb = "VOTE", who = 3, target = 1},
+    {verb = "NOT", who = 3, args = {{verb = "GUARD", who = 3, target = 2}}}}}}}, "pushed resolved tree")
+eq(P.describe(P.wrap(push_resolved("VOTE Agent[02]", 4)), "en", 4), "Agent[04] will vote for Agent[02]", "wrap")
+
 -- ANY expansion (spec 5.4).
 local x = P.expand_any(P.parse("Agent[02] INQUIRE Agent[01] (VOTED ANY)"), {1, 2, 3})
 eq(tostring(x), "Agent[02] INQUIRE Agent[01] (OR (VOTED Agent[01]) (VOTED Agent[02]) (VOTED Agent[03]))", "expand inner")

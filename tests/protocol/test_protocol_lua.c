@@ -42,6 +42,21 @@ static int c_describe(lua_State *L)
     return 1;
 }
 
+/* push_resolved(text, speaker): what the host hands agents — parsed once,
+ * resolved for the speaker, pushed with aw_protocol_push. */
+static int push_resolved(lua_State *L)
+{
+    size_t len;
+    const char *t = luaL_checklstring(L, 1, &len);
+    aw_sentence *s = aw_protocol_parse(t, len, AW_VALIDATE_STRICT, NULL);
+    if (!s)
+        return luaL_error(L, "push_resolved: cannot parse %s", t);
+    aw_protocol_resolve(s, (int)luaL_checkinteger(L, 2));
+    aw_protocol_push(L, s);
+    aw_sentence_free(s);
+    return 1;
+}
+
 int main(void)
 {
     lua_State *L = luaL_newstate();
@@ -54,6 +69,7 @@ int main(void)
     lua_setfield(L, -2, "aiwolf.protocol");
     lua_pop(L, 2);
     lua_register(L, "c_describe", c_describe);
+    lua_register(L, "push_resolved", push_resolved);
     int rc = luaL_dofile(L, "tests/protocol/protocol_core_test.lua");
     CHECK_MSG(rc == LUA_OK, "%s", rc == LUA_OK ? "" : lua_tostring(L, -1));
     if (rc == LUA_OK) {

@@ -2,6 +2,7 @@
  * (tests/fixtures/official/) must get the official verdict in strict mode,
  * and valid probe lines must normalise to the official text. Lenient mode
  * must accept everything strict accepts. Uses protocol and jansson. */
+#include <dirent.h>
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
@@ -113,9 +114,54 @@ static void cases(void)
     printf("validator_cases: %d lines, %d officially valid, %d disagreements\n", n, valid, wrong);
 }
 
+/* The official server logs a talk only after Content.validate accepted it
+ * (invalid ones are logged as Skip): every talk and whisper in the recorded
+ * game logs must be strictly valid. */
+static void game_logs(void)
+{
+    const char *dir = "tests/fixtures/official/tcp";
+    DIR *d = opendir(dir);
+    CHECK(d != NULL);
+    if (!d)
+        return;
+    int logs = 0, lines = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] == '.')
+            continue;
+        char path[1024];
+        snprintf(path, sizeof path, "%s/%s/game.log", dir, e->d_name);
+        FILE *f = fopen(path, "r");
+        CHECK_MSG(f != NULL, "%s", path);
+        if (!f)
+            continue;
+        logs++;
+        char line[4096];
+        while (fgets(line, sizeof line, f)) {
+            line[strcspn(line, "\n")] = 0;
+            if (!strstr(line, ",talk,") && !strstr(line, ",whisper,"))
+                continue;
+            char *p = line;
+            for (int commas = 0; *p && commas < 5; p++)
+                if (*p == ',')
+                    commas++;
+            lines++;
+            aw_error err = {0};
+            int rc = aw_protocol_validate(p, strlen(p), AW_VALIDATE_STRICT, &err);
+            CHECK_MSG(rc == 0, "%s: '%s': %s", path, p, err.msg);
+        }
+        fclose(f);
+    }
+    closedir(d);
+    CHECK_INT(logs, 9);
+    CHECK(lines > 1500);
+    printf("game logs: %d logs, %d talk/whisper lines\n", logs, lines);
+}
+
 int main(void)
 {
     probe();
     cases();
+    game_logs();
     return test_done();
 }

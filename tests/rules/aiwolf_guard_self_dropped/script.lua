@@ -1,0 +1,6 @@
+-- Official rules: a bodyguard that guards itself guards nobody.
+return scripted {
+  vote = {[1] = {[1] = 7, [2] = 7, [3] = 7, [4] = 7, [5] = 7, [6] = 7, [7] = 8, [8] = 7, [9] = 7, [10] = 7}},
+  guard = {[1] = {[3] = "self"}},
+  attack = {[1] = {[5] = 1, [6] = 1}},
+}

@@ -1,0 +1,5 @@
+-- With every attack vote dropped, every living human ties (one vote each): after the revote one of them is attacked at random.
+return scripted {
+  vote = {[1] = {[1] = 6, [2] = 6, [3] = 6, [4] = 6, [5] = 6, [6] = 7, [7] = 6}},
+  attack = {[1] = {[2] = 3, [3] = 2}},
+}
