@@ -54,37 +54,93 @@ end
 
 -- Knowledge ------------------------------------------------------------------
 
--- What this agent knows for sure about a's species (village side), or nil.
-function S:knownSpecies(a)
+-- What this agent itself knows about a's species (village side), or nil.
+function S:ownSpecies(a)
   if a == self.me and VILLAGE[self.role] then return "HUMAN" end
-  if self.killed[a] then return "HUMAN" end
+  if self.killed[a] then return "HUMAN" end -- the werewolves attack humans only
   return self.divined[a] or self.identified[a]
 end
 
--- Whether a is certainly lying, from the village side's point of view.
-function S:isLiar(a)
-  if a == self.me then return false end
-  local c = self.claims[a]
-  if c and c == self.role and SPECIAL[c] then return true end
-  if c == "WEREWOLF" or c == "POSSESSED" then return true end
+-- Whether a reported a species that `truth` (a function of the target)
+-- contradicts.
+function S:contradicts(a, truth)
   for _, r in ipairs(self.reports) do
     if r.who == a then
-      local truth = self:knownSpecies(r.target)
-      if truth and truth ~= r.species then return true end
+      local t = truth(r.target)
+      if t and t ~= r.species then return true end
     end
   end
   return false
 end
 
+-- Lies this agent can prove from its own knowledge alone.
+function S:plainLiar(a)
+  if a == self.me then return false end
+  local c = self.claims[a]
+  if c and c == self.role and SPECIAL[c] then return true end
+  if c == "WEREWOLF" or c == "POSSESSED" then return true end
+  return self:contradicts(a, function(t) return self:ownSpecies(t) end)
+end
+
+-- The village side's knowledge, worked out once per call (update clears it):
+--   sources: claimants whose results are taken as true: seer and medium
+--     claimants the werewolves killed, and the only medium claimant, unless
+--     they told a provable lie;
+--   truth: {[a] = species} from own knowledge, then those sources;
+--   liars: {[a] = true} for agents who contradict that truth or claim what
+--     they cannot be.
+function S:knowledge()
+  if self._know then return self._know end
+  local sources, mediums = {}, {}
+  for _, a in ipairs(self.claimants) do
+    local c = self.claims[a]
+    if a ~= self.me and (c == "SEER" or c == "MEDIUM") and not self:plainLiar(a) then
+      if self.killed[a] then sources[a] = true end
+      if c == "MEDIUM" then mediums[#mediums + 1] = a end
+    end
+  end
+  if #mediums == 1 and self.role ~= "MEDIUM" then sources[mediums[1]] = true end
+  local truth = {}
+  for _, r in ipairs(self.reports) do
+    local claim = self.claims[r.who]
+    if sources[r.who] and truth[r.target] == nil
+       and ((r.verb == "DIVINED" and claim == "SEER") or (r.verb == "IDENTIFIED" and claim == "MEDIUM")) then
+      truth[r.target] = r.species
+    end
+  end
+  local function species(a)
+    local own = self:ownSpecies(a)
+    if own then return own end
+    return truth[a]
+  end
+  local liars = {}
+  for a = 1, #self.info.statusMap do
+    if self:plainLiar(a) or (not sources[a] and a ~= self.me and self:contradicts(a, species)) then
+      liars[a] = true
+    end
+  end
+  self._know = {sources = sources, species = species, liars = liars}
+  return self._know
+end
+
+function S:update(info)
+  A.Agent.update(self, info)
+  self._know = nil
+end
+
+function S:isLiar(a) return self:knowledge().liars[a] == true end
+function S:knownSpecies(a) return self:knowledge().species(a) end
+
 -- Credible claimants of role (not oneself, not liars), with a weight: 1 for
--- the only one or one the werewolves killed, else 1/n.
+-- a source (above), else 1/n.
 function S:credible(role)
+  local k = self:knowledge()
   local list = {}
   for _, a in ipairs(self.claimants) do
-    if a ~= self.me and self.claims[a] == role and not self:isLiar(a) then list[#list + 1] = a end
+    if a ~= self.me and self.claims[a] == role and not k.liars[a] then list[#list + 1] = a end
   end
   local w = {}
-  for _, a in ipairs(list) do w[a] = self.killed[a] and 1 or 1 / #list end
+  for _, a in ipairs(list) do w[a] = k.sources[a] and 1 or 1 / #list end
   return list, w
 end
 
@@ -96,13 +152,16 @@ function S:suspicion()
     local s = 0
     local known = self:knownSpecies(a)
     if known == "WEREWOLF" then s = s + 1000 elseif known == "HUMAN" then s = s - 1000 end
+    if self:ownSpecies(a) then s = s * 2 end -- own knowledge above all
     if self:isLiar(a) then s = s + 200 end
     score[a] = s
   end
   local seers, sw = self:credible("SEER")
   for _, r in ipairs(self.reports) do
     local w = sw[r.who]
-    if w and r.verb == "DIVINED" and score[r.target] and r.target ~= r.who then
+    -- Seer claimants calling each other werewolves say nothing new.
+    if w and r.verb == "DIVINED" and score[r.target] and r.target ~= r.who
+       and (self.claims[r.target] ~= "SEER" or self:knowledge().sources[r.who]) then
       score[r.target] = score[r.target] + (r.species == "WEREWOLF" and 40 or -20) * w
     end
   end
@@ -110,11 +169,23 @@ function S:suspicion()
   if #seers == 1 and score[seers[1]] then score[seers[1]] = score[seers[1]] - 15 end
   local mediums = self:credible("MEDIUM")
   if #mediums == 1 and score[mediums[1]] then score[mediums[1]] = score[mediums[1]] - 10 end
-  -- Follow today's declared votes a little, except those of liars.
+  -- Past votes: werewolves rarely vote for a fellow and often for humans.
+  for _, v in ipairs(self.votes) do
+    if score[v.agent] then
+      local sp = self:knownSpecies(v.target)
+      if sp == "WEREWOLF" then
+        score[v.agent] = score[v.agent] - 5
+      elseif sp == "HUMAN" then
+        score[v.agent] = score[v.agent] + 3
+      end
+    end
+  end
+  -- Follow today's declared votes a little, except those of liars; suspect
+  -- those who declare against a known human.
   for _, v in ipairs(A.sorted_keys(self.declared)) do
     local t = self.declared[v]
     if v ~= self.me and score[t] and not self:isLiar(v) then score[t] = score[t] + 1 end
-    if t == self.me and score[v] then score[v] = score[v] + 2 end
+    if score[v] and self:knownSpecies(t) == "HUMAN" then score[v] = score[v] + 2 end
   end
   return score
 end
@@ -141,14 +212,17 @@ function S:wolfScore(forAttack)
   end
   for _, a in ipairs(A.humans(info)) do
     local s, c = 0, self.claims[a]
+    -- By day the werewolves mostly follow the crowd: voting for a claimant
+    -- would give them away. At night claimants come first.
+    local k = forAttack and 1 or 0.2
     if c == "SEER" or c == "MEDIUM" then
       if self:truthful(a) then
-        s = s + (c == "SEER" and 50 or 30) + (accused[a] and 10 or 0)
+        s = s + ((c == "SEER" and 50 or 30) + (accused[a] and 10 or 0)) * k
       else
         s = s - 100 -- a fake seer or medium: most likely the possessed, an ally
       end
     elseif c == "BODYGUARD" then
-      s = s + 40
+      s = s + 40 * k
     end
     if forAttack and self.guardedGuess[a] then s = s - 45 end
     score[a] = s

@@ -227,7 +227,9 @@ function Agent:getName() return self.name or "agent" end
 --   self.estimates: {[agent] = {[target] = role}}, latest ESTIMATEs today;
 --   self.attackProposals: ATTACK targets whispered today, in order ({who, target, idx});
 --   self.executed / self.killed: {[agent] = day} of the agents executed by
---     vote and killed by the werewolves (killed agents are certainly human).
+--     vote and killed by the werewolves (killed agents are certainly human);
+--   self.votes: every day's final votes, oldest first ({agent, day, target},
+--     from info.voteList, which shows the previous day's).
 function Agent:initialize(info, setting)
   self.info, self.setting = info, setting
   self.me, self.role, self.day = info.agent, info.role, info.day
@@ -237,6 +239,7 @@ function Agent:initialize(info, setting)
   self.reports, self._reported = {}, {}
   self.declared, self.estimates, self.attackProposals = {}, {}, {}
   self.executed, self.killed = {}, {}
+  self.votes, self._votes_day = {}, -1
   self._talk_seen, self._whisper_seen, self._seen_day = 0, 0, info.day
 end
 
@@ -295,6 +298,13 @@ function Agent:update(info)
   if info.executedAgent then self.executed[info.executedAgent] = self.executed[info.executedAgent] or info.day - 1 end
   for _, a in ipairs(info.lastDeadAgentList or {}) do
     if not self.executed[a] then self.killed[a] = self.killed[a] or info.day - 1 end
+  end
+  local vl = info.voteList
+  if vl and vl[1] and vl[1].day > self._votes_day then
+    self._votes_day = vl[1].day
+    for _, v in ipairs(vl) do
+      self.votes[#self.votes + 1] = {agent = v.agent, day = v.day, target = v.target}
+    end
   end
   add_result(self.divinations, self.divined, info.divineResult)
   add_result(self.identifications, self.identified, info.mediumResult)
