@@ -20,7 +20,7 @@
 -- and ends its talk with Over.
 local A = require "aiwolf.agent"
 local P = require "aiwolf.protocol"
-local ipairs, tostring, random = ipairs, tostring, math.random
+local ipairs, pairs, tostring, random = ipairs, pairs, tostring, math.random
 
 local S = A.new{name = "sample"}
 
@@ -113,8 +113,11 @@ function S:knowledge()
     if own then return own end
     return truth[a]
   end
-  local liars = {}
-  for a = 1, #self.info.statusMap do
+  -- Only agents who claimed a role or reported a result can be liars.
+  local liars, suspects = {}, {}
+  for _, a in ipairs(self.claimants) do suspects[a] = true end
+  for _, r in ipairs(self.reports) do suspects[r.who] = true end
+  for a in pairs(suspects) do -- the order does not matter: each is judged alone
     if self:plainLiar(a) or (not sources[a] and a ~= self.me and self:contradicts(a, species)) then
       liars[a] = true
     end
@@ -231,6 +234,15 @@ function S:wolfScore(forAttack)
     local t = self.declared[v]
     if score[t] and not forAttack then score[t] = score[t] + 2 end
     if score[v] and info.roleMap[t] == "WEREWOLF" then score[v] = score[v] + 5 end
+  end
+  if not forAttack then
+    -- A fellow that half the village has declared against is lost: vote
+    -- with the village, which makes this werewolf look human.
+    local count = A.tally(self.declared)
+    local half = #A.alive(info) // 2
+    for _, f in ipairs(A.fellows(info)) do
+      if (count[f] or 0) >= half then score[f] = 1000 + count[f] end
+    end
   end
   return score
 end

@@ -2,7 +2,8 @@
 # Plays 300 games of agents/sample.lua against agents/random.lua at 5 and at
 # 15 players (seats alternate between the two files) and checks: no agent
 # faults, no utterance replaced as invalid (talkReplaced), both teams win
-# sometimes, and sample.lua wins more often than random.lua.
+# sometimes, and sample.lua wins more often than random.lua. Then replays 20
+# games from the same seed and checks the logs are identical (determinism).
 # Usage: sample_vs_random.sh AIWOLF_BIN  (run from the project root)
 set -eu
 bin=$1
@@ -44,4 +45,10 @@ for n in 5 15; do
     echo "$n players: sample.lua wins $s/1000, random.lua $r/1000"
     [ "$s" -gt "$r" ] || err "$n players: sample.lua ($s/1000) does not beat random.lua ($r/1000)"
 done
+# The same seed gives the same games.
+for run in a b; do
+    "$bin" play --games 20 --players 15 --seed 4242 --quiet --log "$tmp/$run" \
+        agents/sample.lua agents/random.lua >/dev/null
+done
+diff -r "$tmp/a" "$tmp/b" >/dev/null || err "the same seed gave different games"
 exit $fail

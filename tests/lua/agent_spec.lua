@@ -186,6 +186,20 @@ describe("aiwolf.agent base agent", function()
     assert.are.equal(1, ag.executed[4])
   end)
 
+  it("keeps every day's final votes once", function()
+    local ag = A.new{}
+    ag:initialize(info{day = 0}, {})
+    local i2 = info{day = 2}
+    i2.voteList = {{agent = 1, day = 1, target = 3}, {agent = 2, day = 1, target = 3}}
+    ag:update(i2)
+    ag:update(i2)
+    local i3 = info{day = 3}
+    i3.voteList = {{agent = 1, day = 2, target = 4}}
+    ag:update(i3)
+    assert.are.same({{agent = 1, day = 1, target = 3}, {agent = 2, day = 1, target = 3},
+      {agent = 1, day = 2, target = 4}}, ag.votes)
+  end)
+
   it("collects whispered attack proposals in order", function()
     local ag = A.new{}
     local i = info{me = 1, role = "WEREWOLF", roleMap = {[2] = "WEREWOLF"},

@@ -171,6 +171,29 @@ describe("sample.lua", function()
       assert.are.equal(3, ag:vote())
     end)
 
+    it("suspects who voted for an agent the werewolves then killed", function()
+      local i = info{n = 5, me = 1, day = 2, dead = {5}, lastDead = {5}}
+      i.voteList = {{agent = 2, day = 1, target = 3}, {agent = 3, day = 1, target = 2},
+        {agent = 4, day = 1, target = 5}, {agent = 5, day = 1, target = 2}}
+      for seed = 1, 10 do
+        math.randomseed(seed)
+        assert.are.equal(4, start(i):vote())
+      end
+    end)
+
+    it("trusts a seer claimant the werewolves killed over a rival", function()
+      local i1 = info{n = 15, me = 1, day = 1, talks = {
+        talk(6, P.comingout(6, "SEER"), 1, 0), talk(6, P.divined(8, "WEREWOLF"), 1, 1),
+        talk(10, P.comingout(10, "SEER"), 1, 2), talk(10, P.divined(8, "HUMAN"), 1, 3)}}
+      local ag = start(i1, 15)
+      local i2 = info{n = 15, me = 1, day = 2, dead = {6, 12}, lastDead = {6}, executed = 12}
+      ag:update(i2)
+      ag:dayStart()
+      ag:update(i2)
+      assert.is_true(ag:isLiar(10))
+      assert.are.equal(8, ag:vote())
+    end)
+
     it("does not come out", function()
       local i = info{n = 5, me = 1, day = 1}
       local ag = start(i)
@@ -218,7 +241,7 @@ describe("sample.lua", function()
   describe("as a werewolf", function()
     local wolves = {[2] = "WEREWOLF", [9] = "WEREWOLF", [14] = "WEREWOLF"}
 
-    it("never attacks or votes for a fellow werewolf", function()
+    it("never attacks a fellow werewolf, nor votes for one that is not lost", function()
       for seed = 1, 40 do
         math.randomseed(seed)
         -- Everyone claims seer and calls a werewolf human: no target is obvious.
@@ -255,6 +278,13 @@ describe("sample.lua", function()
         local ag = start(i, 15)
         assert.are.equal(11, ag:attack())
       end
+    end)
+
+    it("votes with the village against a fellow it cannot save", function()
+      local talks = {}
+      for k, a in ipairs{1, 3, 4, 5, 6, 7, 8, 10} do talks[#talks + 1] = talk(a, P.vote(9), 1, k) end
+      local i = info{n = 15, me = 2, role = "WEREWOLF", day = 1, roleMap = wolves, talks = talks}
+      assert.are.equal(9, start(i, 15):vote())
     end)
 
     it("says nothing but Over in the first night's whisper", function()
