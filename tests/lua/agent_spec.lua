@@ -87,6 +87,17 @@ describe("aiwolf.agent helpers", function()
   end)
 end)
 
+describe("aiwolf.agent and the sample agents", function()
+  it("create no globals", function()
+    local before = {}
+    for k in pairs(_G) do before[k] = true end
+    dofile("lua/aiwolf/agent.lua")
+    dofile("agents/sample.lua")
+    dofile("agents/tutorial.lua")
+    for k in pairs(_G) do assert.is_true(before[k], "new global " .. tostring(k)) end
+  end)
+end)
+
 describe("aiwolf.agent sentences", function()
   it("resolves the speaker as the subject", function()
     local list = A.sentences(talk(4, P.vote(2)))
