@@ -21,11 +21,15 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <lauxlib.h>
 #include <lua-lpeg.h>
@@ -62,10 +66,10 @@ struct aw_sandbox {
     uint64_t deadline;          /* UINT64_MAX outside calls */
     uint64_t units;             /* work units charged by our C functions */
     uint64_t next_check;        /* units value at which the clock is read next */
-    int in_call;
-    int expired;                /* the current call ran past its deadline */
+    volatile sig_atomic_t in_call;
+    volatile sig_atomic_t expired; /* the current call ran past its deadline */
     int reply_fault;            /* the host marked the error as a bad reply */
-    lua_State *cur;             /* the thread believed to be running */
+    lua_State *volatile cur;    /* the thread believed to be running */
     aw_buf out;
     size_t out_dropped;
     char *module_dir;
@@ -167,6 +171,93 @@ static void sb_charge(lua_State *L, aw_sandbox *sb, uint64_t n)
         sb->next_check = sb->units + SB_CHECK_UNITS;
         sb_check(L, sb);
     }
+}
+
+/* The watchdog. A count hook only runs between instructions, and some
+ * single instructions are slow without allocating or calling C (comparing
+ * two long strings, coercing a long string to a number), as are some stock C
+ * functions (utf8.len on megabytes): a thousand of them between two hook
+ * firings can take seconds. So each call also arms a per-thread POSIX timer
+ * that signals the calling thread at the deadline (and every few ms after);
+ * the handler, like lua.c's SIGINT handler, only calls lua_sethook to make
+ * the running thread's hook fire at its next instruction. Lua's lstate.c
+ * documents lua_sethook as safe from a signal handler. If the signal cannot
+ * be installed (the host uses it, or timers fail) the count hook alone
+ * remains, with its coarser bound. */
+#define SB_WATCHDOG_REPEAT_NS 5000000L
+
+static pthread_once_t wd_once = PTHREAD_ONCE_INIT;
+static int wd_signo;   /* 0 when the watchdog is unavailable */
+static _Thread_local aw_sandbox *volatile wd_running; /* sandbox in a call on this thread */
+static _Thread_local int wd_state;                    /* 0 untried, 1 timer ready, -1 failed */
+static _Thread_local timer_t wd_timer;
+
+static void wd_handler(int sig, siginfo_t *si, void *uctx)
+{
+    (void)sig;
+    (void)si;
+    (void)uctx;
+    int saved = errno;
+    aw_sandbox *sb = wd_running;
+    if (sb && sb->in_call && aw_now_ns() >= sb->deadline) { /* clock_gettime is async-signal-safe */
+        sb->expired = 1;
+        lua_State *cur = sb->cur;
+        if (cur)
+            lua_sethook(cur, sb_hook, LUA_MASKCOUNT, 1);
+    }
+    errno = saved;
+}
+
+static void wd_install(void)
+{
+    int signo = SIGRTMIN + 4;
+    struct sigaction old, sa;
+    if (signo > SIGRTMAX || sigaction(signo, NULL, &old) != 0)
+        return;
+    if ((old.sa_flags & SA_SIGINFO) || (old.sa_handler != SIG_DFL && old.sa_handler != SIG_IGN))
+        return; /* someone else's: leave it alone */
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = wd_handler;
+    sa.sa_flags = SA_SIGINFO | SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    if (sigaction(signo, &sa, NULL) == 0)
+        wd_signo = signo;
+}
+
+/* Arms this thread's timer for sb's call; returns whether it did. */
+static int wd_arm(aw_sandbox *sb)
+{
+    pthread_once(&wd_once, wd_install);
+    if (!wd_signo || wd_state < 0)
+        return 0;
+    if (wd_state == 0) {
+        struct sigevent ev;
+        memset(&ev, 0, sizeof ev);
+        ev.sigev_notify = SIGEV_THREAD_ID;
+        ev.sigev_signo = wd_signo;
+        ev._sigev_un._tid = gettid(); /* glibc < 2.41 has no sigev_notify_thread_id */
+        wd_state = timer_create(CLOCK_MONOTONIC, &ev, &wd_timer) == 0 ? 1 : -1;
+        if (wd_state < 0)
+            return 0;
+    }
+    struct itimerspec it;
+    memset(&it, 0, sizeof it);
+    it.it_value.tv_sec = (time_t)(sb->budget_ns / 1000000000u);
+    it.it_value.tv_nsec = (long)(sb->budget_ns % 1000000000u) + 100000L; /* just past the deadline */
+    if (it.it_value.tv_nsec >= 1000000000L) {
+        it.it_value.tv_sec++;
+        it.it_value.tv_nsec -= 1000000000L;
+    }
+    it.it_interval.tv_nsec = SB_WATCHDOG_REPEAT_NS;
+    return timer_settime(wd_timer, 0, &it, NULL) == 0;
+}
+
+static void wd_disarm(void)
+{
+    struct itimerspec it;
+    memset(&it, 0, sizeof it);
+    if (wd_state > 0)
+        timer_settime(wd_timer, 0, &it, NULL);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1856,9 +1947,17 @@ static int sb_protected(aw_sandbox *sb, lua_CFunction fn, void *ud, int nres, aw
     sb->deadline = start + sb->budget_ns;
     sb->next_check = sb->units + SB_CHECK_UNITS;
     lua_sethook(L, sb_hook, LUA_MASKCOUNT, SB_HOOK_COUNT);
+    aw_sandbox *outer = wd_running; /* a host fn may (oddly) call into another sandbox */
+    wd_running = sb;
+    int armed = wd_arm(sb);
     lua_pushcfunction(L, fn); /* light C functions and light userdata allocate nothing */
     lua_pushlightuserdata(L, ud);
     int status = lua_pcall(L, 1, nres, 0);
+    if (armed)
+        wd_disarm();
+    wd_running = outer;
+    if (outer && outer->in_call)
+        wd_arm(outer); /* the outer call's deadline is still running */
     uint64_t end = aw_now_ns();
     int expired = sb->expired;
     sb->in_call = 0;
