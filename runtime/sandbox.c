@@ -896,6 +896,7 @@ static int pm_class(int c, int cl)
     case 'u': r = c >= 'A' && c <= 'Z'; break;
     case 'w': r = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'); break;
     case 'x': r = (c >= '0' && c <= '9') || ((c | 0x20) >= 'a' && (c | 0x20) <= 'f'); break;
+    case 'z': r = c == 0; break; /* deprecated, still in 5.4 */
     default: return cl == c;
     }
     if (cl >= 'A' && cl <= 'Z')
