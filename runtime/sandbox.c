@@ -37,8 +37,11 @@
 
 #include "luamods.h"
 
-/* The count hook fires every SB_HOOK_COUNT VM instructions of a thread and
- * reads the (vDSO) clock. After the deadline it is re-armed with count 1. */
+/* Without the watchdog (below), a count hook fires every SB_HOOK_COUNT VM
+ * instructions of a thread and reads the (vDSO) clock. With it, no hook is
+ * installed until the deadline: in Lua 5.4 any count hook sends every
+ * instruction through luaG_traceexec, which doubles the cost of call-heavy
+ * code. Either way, after the deadline the hook is armed with count 1. */
 #define SB_HOOK_COUNT 1000
 /* Our own C functions charge "work units" (about one cheap inner-loop step
  * each) and read the clock whenever SB_CHECK_UNITS have accumulated. */
@@ -66,6 +69,7 @@ struct aw_sandbox {
     uint64_t deadline;          /* UINT64_MAX outside calls */
     uint64_t units;             /* work units charged by our C functions */
     uint64_t next_check;        /* units value at which the clock is read next */
+    int hook_count;             /* steady hook count this call, 0 when the watchdog covers it */
     volatile sig_atomic_t in_call;
     volatile sig_atomic_t expired; /* the current call ran past its deadline */
     int reply_fault;            /* the host marked the error as a bad reply */
@@ -148,9 +152,11 @@ static void sb_hook(lua_State *L, lua_Debug *ar)
     sb->cur = L;
     if (!sb->expired && !(sb->in_call && aw_now_ns() >= sb->deadline)) {
         /* A thread left at count 1 by an earlier, expired call goes back to
-         * the normal rate. */
-        if (lua_gethookcount(L) != SB_HOOK_COUNT)
-            lua_sethook(L, sb_hook, LUA_MASKCOUNT, SB_HOOK_COUNT);
+         * the steady state of this call. */
+        if (!sb->hook_count)
+            lua_sethook(L, NULL, 0, 0);
+        else if (lua_gethookcount(L) != sb->hook_count)
+            lua_sethook(L, sb_hook, LUA_MASKCOUNT, sb->hook_count);
         return;
     }
     sb_raise_timeout(L, sb);
@@ -212,6 +218,9 @@ static void wd_install(void)
 {
     int signo = SIGRTMIN + 4;
     struct sigaction old, sa;
+    const char *off = getenv("AIWOLF_SANDBOX_NO_WATCHDOG"); /* tests run the count-hook fallback too */
+    if (off && *off && strcmp(off, "0") != 0)
+        return;
     if (signo > SIGRTMAX || sigaction(signo, NULL, &old) != 0)
         return;
     if ((old.sa_flags & SA_SIGINFO) || (old.sa_handler != SIG_DFL && old.sa_handler != SIG_IGN))
@@ -227,8 +236,12 @@ static void wd_install(void)
 /* Arms this thread's timer for sb's call; returns whether it did. */
 static int wd_arm(aw_sandbox *sb)
 {
+    sigset_t blocked;
     pthread_once(&wd_once, wd_install);
     if (!wd_signo || wd_state < 0)
+        return 0;
+    /* A thread that blocks the signal would never see it: fall back. */
+    if (pthread_sigmask(SIG_BLOCK, NULL, &blocked) != 0 || sigismember(&blocked, wd_signo))
         return 0;
     if (wd_state == 0) {
         struct sigevent ev;
@@ -633,11 +646,15 @@ static int co_resume(lua_State *L, lua_State *co, int narg)
         return -1;
     }
     lua_xmove(L, co, narg);
-    /* A thread created before the hook was installed, or one whose hook
-     * count is stale, gets the sandbox's hook. Never reset a correct one:
-     * that would restart its count on every resume. */
-    if (lua_gethook(co) != sb_hook || lua_gethookmask(co) != LUA_MASKCOUNT)
-        lua_sethook(co, sb_hook, LUA_MASKCOUNT, sb->expired ? 1 : SB_HOOK_COUNT);
+    /* A thread created in another call may carry another call's hook
+     * state: give it this call's. Never reset a correct one: that would
+     * restart its count on every resume. */
+    if (!sb->hook_count) {
+        if (lua_gethook(co))
+            lua_sethook(co, NULL, 0, 0);
+    } else if (lua_gethook(co) != sb_hook || lua_gethookmask(co) != LUA_MASKCOUNT) {
+        lua_sethook(co, sb_hook, LUA_MASKCOUNT, sb->hook_count);
+    }
     lua_State *prev = sb->cur;
     sb->cur = co;
     status = lua_resume(co, L, narg, &nres);
@@ -1947,10 +1964,14 @@ static int sb_protected(aw_sandbox *sb, lua_CFunction fn, void *ud, int nres, aw
     sb->cur = L;
     sb->deadline = start + sb->budget_ns;
     sb->next_check = sb->units + SB_CHECK_UNITS;
-    lua_sethook(L, sb_hook, LUA_MASKCOUNT, SB_HOOK_COUNT);
     aw_sandbox *outer = wd_running; /* a host fn may (oddly) call into another sandbox */
     wd_running = sb;
     int armed = wd_arm(sb);
+    sb->hook_count = armed ? 0 : SB_HOOK_COUNT;
+    if (armed)
+        lua_sethook(L, NULL, 0, 0);
+    else
+        lua_sethook(L, sb_hook, LUA_MASKCOUNT, SB_HOOK_COUNT);
     lua_pushcfunction(L, fn); /* light C functions and light userdata allocate nothing */
     lua_pushlightuserdata(L, ud);
     int status = lua_pcall(L, 1, nres, 0);
@@ -2019,6 +2040,7 @@ aw_sandbox *aw_sandbox_new(const aw_sandbox_limits *limits, aw_error *err)
     sb->budget_ns = (uint64_t)sb->lim.budget_ms * 1000000u;
     sb->deadline = UINT64_MAX;
     sb->next_check = SB_CHECK_UNITS;
+    sb->hook_count = SB_HOOK_COUNT;
     aw_buf_init(&sb->out);
     sb->L = lua_newstate(sb_alloc, sb);
     if (!sb->L) {

@@ -1,4 +1,5 @@
 -- expect: timeout
+-- needs: watchdog
 -- Library C functions that scan megabytes without allocating, called in a tight loop.
 return { run = function()
   local s = string.rep("\u{7FF}", 3e6)

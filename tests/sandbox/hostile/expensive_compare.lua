@@ -1,4 +1,5 @@
 -- expect: timeout
+-- needs: watchdog
 -- No C call and no allocation: each comparison of two long strings is one VM instruction
 -- that scans megabytes (strcoll), so a count hook alone fires far too rarely.
 return { run = function()
