@@ -1516,28 +1516,36 @@ static int sb_tconcat(lua_State *L)
     return 1;
 }
 
-/* table.sort as a heapsort: O(n log n) comparisons whatever the comparator
- * answers, so an inconsistent or C-function comparator cannot make it loop. */
-static int tsort_less(lua_State *L, lua_Integer a, lua_Integer b)
+/* table.sort: an introsort. Quicksort with a median-of-three pivot kept on
+ * the stack; a range that recurses too deep is finished by heapsort, so the
+ * number of comparisons is O(n log n) whatever the comparator answers (an
+ * inconsistent or C-function comparator cannot make it loop), and every
+ * comparison is charged. */
+static int sort_lt(lua_State *L, int a, int b) /* absolute stack indexes */
 {
-    int r;
-    if (lua_isnil(L, 2)) {
-        lua_geti(L, 1, a);
-        lua_geti(L, 1, b);
-        r = lua_compare(L, -2, -1, LUA_OPLT);
-        lua_pop(L, 2);
-    } else {
-        lua_pushvalue(L, 2);
-        lua_geti(L, 1, a);
-        lua_geti(L, 1, b);
-        lua_call(L, 2, 1);
-        r = lua_toboolean(L, -1);
-        lua_pop(L, 1);
-    }
+    if (lua_isnil(L, 2))
+        return lua_compare(L, a, b, LUA_OPLT);
+    lua_pushvalue(L, 2);
+    lua_pushvalue(L, a);
+    lua_pushvalue(L, b);
+    lua_call(L, 2, 1);
+    int r = lua_toboolean(L, -1);
+    lua_pop(L, 1);
     return r;
 }
 
-static void tsort_swap(lua_State *L, lua_Integer a, lua_Integer b)
+static int sort_lt_ij(lua_State *L, aw_sandbox *sb, lua_Integer i, lua_Integer j)
+{
+    sb_charge(L, sb, TAB_UNITS);
+    lua_geti(L, 1, i);
+    lua_geti(L, 1, j);
+    int top = lua_gettop(L);
+    int r = sort_lt(L, top - 1, top);
+    lua_pop(L, 2);
+    return r;
+}
+
+static void sort_swap(lua_State *L, lua_Integer a, lua_Integer b)
 {
     lua_geti(L, 1, a);
     lua_geti(L, 1, b);
@@ -1545,17 +1553,89 @@ static void tsort_swap(lua_State *L, lua_Integer a, lua_Integer b)
     lua_seti(L, 1, b);
 }
 
-static void tsort_sift(lua_State *L, aw_sandbox *sb, lua_Integer root, lua_Integer end)
+/* Heapsort of t[lo..hi]: heap position k lives at index lo + k - 1. */
+static void sort_sift(lua_State *L, aw_sandbox *sb, lua_Integer lo, lua_Integer root, lua_Integer end)
 {
     lua_Integer child;
     while ((child = 2 * root) <= end) {
-        sb_charge(L, sb, 2 * TAB_UNITS);
-        if (child + 1 <= end && tsort_less(L, child, child + 1))
+        if (child + 1 <= end && sort_lt_ij(L, sb, lo + child - 1, lo + child))
             child++;
-        if (!tsort_less(L, root, child))
+        if (!sort_lt_ij(L, sb, lo + root - 1, lo + child - 1))
             return;
-        tsort_swap(L, root, child);
+        sort_swap(L, lo + root - 1, lo + child - 1);
         root = child;
+    }
+}
+
+static void sort_heap(lua_State *L, aw_sandbox *sb, lua_Integer lo, lua_Integer hi)
+{
+    lua_Integer n = hi - lo + 1;
+    for (lua_Integer i = n / 2; i >= 1; i--)
+        sort_sift(L, sb, lo, i, n);
+    for (lua_Integer end = n; end > 1; end--) {
+        sort_swap(L, lo, lo + end - 1);
+        sort_sift(L, sb, lo, 1, end - 1);
+    }
+}
+
+static void sort_range(lua_State *L, aw_sandbox *sb, lua_Integer lo, lua_Integer hi, int depth)
+{
+    while (hi > lo) {
+        if (depth-- <= 0) {
+            sort_heap(L, sb, lo, hi);
+            return;
+        }
+        lua_Integer mid = lo + (hi - lo) / 2;
+        if (sort_lt_ij(L, sb, mid, lo))
+            sort_swap(L, mid, lo);
+        if (sort_lt_ij(L, sb, hi, mid)) {
+            sort_swap(L, hi, mid);
+            if (sort_lt_ij(L, sb, mid, lo))
+                sort_swap(L, mid, lo);
+        }
+        if (hi - lo <= 2)
+            return; /* three (or two) elements, now in order */
+        /* t[lo] <= pivot <= t[hi]; the pivot moves to hi - 1 and stays on
+         * the stack, and t[lo] and t[hi - 1] stop the two scans. */
+        lua_geti(L, 1, mid);
+        int piv = lua_gettop(L);
+        sort_swap(L, mid, hi - 1);
+        lua_Integer i = lo, j = hi - 1;
+        for (;;) {
+            for (;;) {
+                sb_charge(L, sb, TAB_UNITS);
+                lua_geti(L, 1, ++i);
+                int lt = sort_lt(L, lua_gettop(L), piv);
+                lua_pop(L, 1);
+                if (!lt)
+                    break;
+                if (i >= hi - 1)
+                    luaL_error(L, "invalid order function for sorting");
+            }
+            for (;;) {
+                sb_charge(L, sb, TAB_UNITS);
+                lua_geti(L, 1, --j);
+                int lt = sort_lt(L, piv, lua_gettop(L));
+                lua_pop(L, 1);
+                if (!lt)
+                    break;
+                if (j <= lo)
+                    luaL_error(L, "invalid order function for sorting");
+            }
+            if (j < i)
+                break;
+            sort_swap(L, i, j);
+        }
+        lua_pop(L, 1);
+        sort_swap(L, i, hi - 1);
+        /* Recurse into the smaller side, loop on the larger: O(log n) stack. */
+        if (i - lo < hi - i) {
+            sort_range(L, sb, lo, i - 1, depth);
+            lo = i + 1;
+        } else {
+            sort_range(L, sb, i + 1, hi, depth);
+            hi = i - 1;
+        }
     }
 }
 
@@ -1568,12 +1648,11 @@ static int sb_tsort(lua_State *L)
         if (!lua_isnoneornil(L, 2))
             luaL_checktype(L, 2, LUA_TFUNCTION);
         lua_settop(L, 2);
-        for (lua_Integer i = n / 2; i >= 1; i--)
-            tsort_sift(L, sb, i, n);
-        for (lua_Integer end = n; end > 1; end--) {
-            tsort_swap(L, 1, end);
-            tsort_sift(L, sb, 1, end - 1);
-        }
+        int depth = 0;
+        for (lua_Integer k = n; k > 0; k >>= 1)
+            depth += 2;
+        luaL_checkstack(L, 8, "sort");
+        sort_range(L, sb, 1, n, depth);
     }
     return 0;
 }
