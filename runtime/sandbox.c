@@ -1762,7 +1762,13 @@ static int sb_luamod_loader(lua_State *L)
 {
     const aw_luamod *m = lua_touserdata(L, lua_upvalueindex(1));
     lua_pushfstring(L, "@%s", m->path);
-    if (luaL_loadbufferx(L, m->source, m->len, lua_tostring(L, -1), "t") != LUA_OK)
+    /* Our own modules load from bytecode compiled once per process (made from
+     * our text, never from an agent's); agents' chunks stay text-only. */
+    size_t blen;
+    const char *code = aw_luamod_bytecode(m, &blen);
+    int st = code ? luaL_loadbufferx(L, code, blen, lua_tostring(L, -1), "b")
+                  : luaL_loadbufferx(L, m->source, m->len, lua_tostring(L, -1), "t");
+    if (st != LUA_OK)
         return lua_error(L);
     lua_pushstring(L, m->name);
     lua_pushstring(L, m->path);
