@@ -10,9 +10,11 @@
 --   VILLAGER  votes for the most suspicious agent (below).
 --   POSSESSED claims SEER and reports fake results: the rival seer is a
 --             werewolf, the agents that seer found are human, others at random.
---   WEREWOLF  votes with the crowd against humans, whispers ATTACK proposals,
---             adopts a fellow's proposal when it is as good as its own, and
---             attacks credible seer, medium and bodyguard claimants first.
+--   WEREWOLF  votes with the crowd against humans (and against a fellow
+--             the village has all but executed), whispers an ATTACK proposal
+--             or AGREEs with a fellow's proposal when it is as good as its
+--             own choice, and attacks credible seer, medium and bodyguard
+--             claimants first.
 -- Village-side suspicion: own results, liars (someone claiming one's own
 -- role, calling a human — oneself, or someone the werewolves killed — a
 -- werewolf, or contradicting one's own results), results of credible seer
@@ -391,8 +393,8 @@ function S:talk()
   return tostring(s)
 end
 
--- Werewolves: propose an attack target once a night, adopting the first
--- proposal that is as good as their own choice.
+-- Werewolves: the attack target, adopting the first whispered proposal that
+-- is as good as their own choice; also returns that proposal, if any.
 function S:attackTarget()
   local score = self:wolfScore(true)
   local cands = A.sorted_keys(score)
@@ -400,16 +402,18 @@ function S:attackTarget()
   local inBest = {}
   for _, a in ipairs(best) do inBest[a] = true end
   for _, p in ipairs(self.attackProposals) do
-    if inBest[p.target] then return p.target end
+    if inBest[p.target] then return p.target, p end
   end
-  return A.pick(best)
+  return A.pick(best), nil
 end
 
+-- Once a night: agree with a fellow's proposal, or propose a target.
 function S:whisper()
   if self.day < 1 or self.proposed then return "Over" end
-  local t = self:attackTarget()
+  local t, p = self:attackTarget()
   self.proposed = true
   if t == nil then return "Over" end
+  if p and p.who ~= self.me then return tostring(P.agree("WHISPER", self.day, p.idx)) end
   return tostring(P.attack(t))
 end
 

@@ -72,6 +72,9 @@ local valid_forms = {
 local words = {SEER = true, MEDIUM = true, HUMAN = true, WEREWOLF = true}
 local function valid(text, n)
   if text == "Over" or text == "Skip" then return true end
+  if text:match("^AGREE WHISPER day[1-9]%d* ID:%d+$") or text:match("^AGREE WHISPER day0 ID:%d+$") then
+    return true
+  end
   if P.has_parser and not P.validate(text, "strict") then return false end
   for _, f in ipairs(valid_forms) do
     local a, w = text:match(f)
@@ -255,6 +258,10 @@ describe("sample.lua", function()
         assert.is_nil(wolves[v])
         assert.are_not.equal(2, a)
         local w = ag:whisper()
+        if w:match("^AGREE") then
+          assert.are.equal("AGREE WHISPER day1 ID:0", w) -- the only proposal: ATTACK Agent[14] by 9
+          assert.is_true(false, "agreed to attack a werewolf")
+        end
         assert.is_truthy(w:match("^ATTACK Agent%[%d%d%]$"))
         assert.is_nil(wolves[tonumber(w:match("%d+"))])
       end
@@ -276,6 +283,8 @@ describe("sample.lua", function()
         local i = info{n = 15, me = 14, role = "WEREWOLF", day = 1, roleMap = wolves,
           whispers = {talk(9, P.attack(11), 1, 0)}}
         local ag = start(i, 15)
+        assert.are.equal("AGREE WHISPER day1 ID:0", ag:whisper())
+        assert.are.equal("Over", ag:whisper())
         assert.are.equal(11, ag:attack())
       end
     end)
