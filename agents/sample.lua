@@ -3,7 +3,7 @@
 -- aiwolf.agent. What each role does:
 --   SEER      comes out on its first talk, reports every divination (DIVINED),
 --             votes for werewolves it found and asks everyone to do the same;
---             divines undivined agents, suspicious ones first.
+--             divines undivined agents, suspicious ones first (not known liars).
 --   MEDIUM    comes out once it has identified a werewolf, from day 2, or when
 --             someone else claims MEDIUM; reports IDENTIFIED results.
 --   BODYGUARD guards the most credible seer claimant (then medium claimant).
@@ -433,12 +433,10 @@ end
 
 function S:divine()
   local score = self:suspicion()
-  local cands = A.filter(A.sorted_keys(score), function(a) return self.divined[a] == nil end)
+  -- Known liars will be voted out anyway: learn about someone else.
+  local cands = A.filter(A.sorted_keys(score), function(a) return self.divined[a] == nil and not self:isLiar(a) end)
   if #cands == 0 then return A.pick(A.others(self.info)) end
-  return A.argmax(cands, function(a)
-    -- Claimants first: a rival seer is a werewolf or the possessed.
-    return score[a] + (self.claims[a] and 30 or 0)
-  end)
+  return A.argmax(cands, function(a) return score[a] end)
 end
 
 function S:guard()
