@@ -15,11 +15,14 @@
 --             or AGREEs with a fellow's proposal when it is as good as its
 --             own choice, and attacks credible seer, medium and bodyguard
 --             claimants first.
--- Village-side suspicion: own results, liars (someone claiming one's own
--- role, calling a human — oneself, or someone the werewolves killed — a
--- werewolf, or contradicting one's own results), results of credible seer
--- claimants, and the votes declared today. Everyone declares its vote (VOTE)
--- and ends its talk with Over.
+-- Village-side suspicion (S:knowledge, S:suspicion): own results and the
+-- agents the werewolves killed (human), what trusted claimants said (a seer
+-- or medium claimant the werewolves killed, the only medium claimant),
+-- liars (claiming one's own role, contradicting what is known), results of
+-- the other seer claimants, past votes (werewolves rarely vote for a fellow)
+-- and the votes declared today. Everyone declares its vote (VOTE) and ends
+-- its talk with Over. Every choice iterates sorted lists, so a game replays
+-- exactly from its seed.
 local A = require "aiwolf.agent"
 local P = require "aiwolf.protocol"
 local ipairs, pairs, tostring, random = ipairs, pairs, tostring, math.random
