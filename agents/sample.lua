@@ -66,68 +66,57 @@ function S:ownSpecies(a)
   return self.divined[a] or self.identified[a]
 end
 
--- Whether a reported a species that `truth` (a function of the target)
--- contradicts.
-function S:contradicts(a, truth)
+-- The agents who said a species that `known` ({[target] = species})
+-- contradicts, added to the set `out`.
+function S:contradicting(known, out)
   for _, r in ipairs(self.reports) do
-    if r.who == a then
-      local t = truth(r.target)
-      if t and t ~= r.species then return true end
-    end
+    local t = known[r.target]
+    if t and t ~= r.species then out[r.who] = true end
   end
-  return false
-end
-
--- Lies this agent can prove from its own knowledge alone.
-function S:plainLiar(a)
-  if a == self.me then return false end
-  local c = self.claims[a]
-  if c and c == self.role and SPECIAL[c] then return true end
-  if c == "WEREWOLF" or c == "POSSESSED" then return true end
-  return self:contradicts(a, function(t) return self:ownSpecies(t) end)
+  return out
 end
 
 -- The village side's knowledge, worked out once per call (update clears it):
 --   sources: claimants whose results are taken as true: seer and medium
 --     claimants the werewolves killed, and the only medium claimant, unless
---     they told a provable lie;
---   truth: {[a] = species} from own knowledge, then those sources;
---   liars: {[a] = true} for agents who contradict that truth or claim what
---     they cannot be.
+--     they told a lie this agent can prove from its own knowledge;
+--   known: {[a] = species} from own knowledge, then those sources;
+--   liars: {[a] = true} for agents who contradict that, or who claim
+--     one's own special role or a werewolf-side role.
 function S:knowledge()
   if self._know then return self._know end
+  local own = {}
+  for a = 1, #self.info.statusMap do own[a] = self:ownSpecies(a) end
+  local plain = self:contradicting(own, {})
+  for _, a in ipairs(self.claimants) do
+    local c = self.claims[a]
+    if a ~= self.me and ((c == self.role and SPECIAL[c]) or c == "WEREWOLF" or c == "POSSESSED") then
+      plain[a] = true
+    end
+  end
   local sources, mediums = {}, {}
   for _, a in ipairs(self.claimants) do
     local c = self.claims[a]
-    if a ~= self.me and (c == "SEER" or c == "MEDIUM") and not self:plainLiar(a) then
+    if a ~= self.me and (c == "SEER" or c == "MEDIUM") and not plain[a] then
       if self.killed[a] then sources[a] = true end
       if c == "MEDIUM" then mediums[#mediums + 1] = a end
     end
   end
   if #mediums == 1 and self.role ~= "MEDIUM" then sources[mediums[1]] = true end
-  local truth = {}
+  local known = {}
+  for a, sp in pairs(own) do known[a] = sp end -- a copy: the order does not matter
   for _, r in ipairs(self.reports) do
     local claim = self.claims[r.who]
-    if sources[r.who] and truth[r.target] == nil
+    if sources[r.who] and known[r.target] == nil
        and ((r.verb == "DIVINED" and claim == "SEER") or (r.verb == "IDENTIFIED" and claim == "MEDIUM")) then
-      truth[r.target] = r.species
+      known[r.target] = r.species
     end
   end
-  local function species(a)
-    local own = self:ownSpecies(a)
-    if own then return own end
-    return truth[a]
-  end
-  -- Only agents who claimed a role or reported a result can be liars.
-  local liars, suspects = {}, {}
-  for _, a in ipairs(self.claimants) do suspects[a] = true end
-  for _, r in ipairs(self.reports) do suspects[r.who] = true end
-  for a in pairs(suspects) do -- the order does not matter: each is judged alone
-    if self:plainLiar(a) or (not sources[a] and a ~= self.me and self:contradicts(a, species)) then
-      liars[a] = true
-    end
-  end
-  self._know = {sources = sources, species = species, liars = liars}
+  local liars = self:contradicting(known, {})
+  for a in pairs(sources) do liars[a] = nil end -- sources are judged by own knowledge only
+  for a in pairs(plain) do liars[a] = true end
+  liars[self.me] = nil
+  self._know = {sources = sources, known = known, liars = liars}
   return self._know
 end
 
@@ -137,7 +126,7 @@ function S:update(info)
 end
 
 function S:isLiar(a) return self:knowledge().liars[a] == true end
-function S:knownSpecies(a) return self:knowledge().species(a) end
+function S:knownSpecies(a) return self:knowledge().known[a] end
 
 -- Credible claimants of role (not oneself, not liars), with a weight: 1 for
 -- a source (above), else 1/n.
