@@ -48,7 +48,7 @@ end
 function S:dayStart()
   self.voteDecl, self.declTarget = 0, nil
   self.requested = {}
-  self.proposed = false
+  self.proposed = nil -- werewolf: the target proposed or agreed to tonight
   local info = self.info
   if self.role == "WEREWOLF" and self.lastAttack and self.day >= 2 then
     if #(info.lastDeadAgentList or {}) == 0 then self.guardedGuess[self.lastAttack] = true end
@@ -399,11 +399,14 @@ function S:attackTarget()
   return A.pick(best), nil
 end
 
--- Once a night: agree with a fellow's proposal, or propose a target.
+-- Once a night: agree with a fellow's proposal, or propose a target; again
+-- if that target has died since (under seed2015 the werewolves whisper during
+-- the day's talk, before the execution).
 function S:whisper()
-  if self.day < 1 or self.proposed then return "Over" end
+  if self.day < 1 then return "Over" end
+  if self.proposed and A.is_alive(self.info, self.proposed) then return "Over" end
   local t, p = self:attackTarget()
-  self.proposed = true
+  self.proposed = t
   if t == nil then return "Over" end
   if p and p.who ~= self.me then return tostring(P.agree("WHISPER", self.day, p.idx)) end
   return tostring(P.attack(t))
