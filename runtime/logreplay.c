@@ -174,6 +174,11 @@ static int read_log(replay *r, const char *text, size_t len)
     }
     r->out->lines = r->nlines;
 
+    if (r->lines[r->nlines - 1].l.type != AW_LINE_RESULT)
+        return unusable(r, r->nlines + 1,
+                        "incomplete log: it ends before the game's result line (an abandoned, crashed or truncated "
+                        "game)");
+
     /* The day-0 status block: agents 1..n, all alive. */
     int n = 0;
     while (n < r->nlines && r->lines[n].l.type == AW_LINE_STATUS && r->lines[n].l.day == 0) {
@@ -198,10 +203,6 @@ static int read_log(replay *r, const char *text, size_t len)
         r->names[a] = aw_xstrndup(l->s, l->slen);
         r->deal[a] = l->role;
     }
-    if (r->lines[r->nlines - 1].l.type != AW_LINE_RESULT)
-        return unusable(r, r->nlines + 1,
-                        "incomplete log: it ends before the game's result line (an abandoned, crashed or truncated "
-                        "game)");
 
     /* Days: a day number can be no larger than the number of lines. */
     long maxday = 0;
