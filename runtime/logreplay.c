@@ -85,6 +85,7 @@ typedef struct replay {
     int att_day, att_round;
     struct seg *rounds;
     int nrounds;
+    int att_from, att_to; /* the current round's votes */
 } replay;
 
 static dayscript *day_of(replay *r, int d)
@@ -607,8 +608,8 @@ static int rseat_request(aw_seat *s, aw_req_kind kind, const aw_info *info, cons
             line = find_action(r, &ds->guard, 0, ds->guard.n, a);
         break;
     case AW_REQ_ATTACK:
-        if (ds && r->att_round < r->nrounds)
-            line = find_action(r, &ds->attack_vote, r->rounds[r->att_round].from, r->rounds[r->att_round].to, a);
+        if (ds)
+            line = find_action(r, &ds->attack_vote, r->att_from, r->att_to, a);
         break;
     default:
         break;
@@ -753,6 +754,17 @@ static int on_choose(void *ud, aw_choice kind, int agent, const int *options, in
 
 /* ---- the driver --------------------------------------------------------------- */
 
+/* Whether the log marks the attack rounds: with whisper_before_revote the
+ * werewolves whisper before every revote when they can whisper at all. */
+static bool marked_rounds(const replay *r, const aw_state *st)
+{
+    int wolves = 0;
+    for (int a = 1; a <= st->n; a++)
+        if (st->alive[a] && st->role[a] == AW_WEREWOLF)
+            wolves++;
+    return r->set.whisper_before_revote && (wolves >= 2 || (wolves == 1 && r->set.whisper_single_wolf));
+}
+
 /* Prepares the state the seats need for a batch of requests. */
 static void begin_batch(replay *r, const aw_request *req)
 {
@@ -775,9 +787,30 @@ static void begin_batch(replay *r, const aw_request *req)
         if (r->att_day != st->day) {
             r->att_day = st->day;
             r->att_round = 0;
-            plan_attack(r, st->day);
         } else {
             r->att_round++;
+        }
+        dayscript *ds = day_of(r, st->day);
+        r->att_from = r->att_to = 0;
+        if (!ds)
+            return;
+        if (marked_rounds(r, st)) {
+            /* A whisper phase stands before every revote: this round's votes
+             * are the attackVote lines that come next in the log. */
+            long next = r->out->ours_lines;
+            int k = 0;
+            while (k < ds->attack_vote.n && ds->attack_vote.v[k] < next)
+                k++;
+            r->att_from = r->att_to = k;
+            while (r->att_to < ds->attack_vote.n && ds->attack_vote.v[r->att_to] == next + (r->att_to - k))
+                r->att_to++;
+            return;
+        }
+        if (r->att_round == 0)
+            plan_attack(r, st->day);
+        if (r->att_round < r->nrounds) {
+            r->att_from = r->rounds[r->att_round].from;
+            r->att_to = r->rounds[r->att_round].to;
         }
     }
 }
