@@ -130,7 +130,7 @@ __attribute__((format(printf, 3, 4))) static void problem(replay *r, long line, 
     va_start(ap, fmt);
     vsnprintf(r->out->problem, sizeof r->out->problem, fmt, ap);
     va_end(ap);
-    r->out->problem_line = line;
+    r->out->problem_line = line ? line : r->out->ours_lines + 1;
 }
 
 __attribute__((format(printf, 3, 4))) static int unusable(replay *r, long line, const char *fmt, ...)

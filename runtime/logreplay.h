@@ -62,7 +62,8 @@ typedef struct aw_replay_report {
 
     /* The first request the log could not answer, action our engine refused
      * or random choice the log does not show (empty when none), and the line
-     * of the recorded log it concerns (0 when it concerns no line). */
+     * of the recorded log it concerns (where it concerns no particular line:
+     * the line the replay had reached). */
     char problem[512];
     long problem_line;
 
