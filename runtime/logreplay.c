@@ -583,6 +583,11 @@ static int rseat_request(aw_seat *s, aw_req_kind kind, const aw_info *info, cons
     if (ds && ds->has_status && !ds->alive[a])
         problem(r, 0, "day %d: our engine asks agent %d to %s, but the log shows it dead that day", st->day, a,
                 word_of(kind));
+    /* After the execution the executed agent is dead (the official server
+     * asks the dead nothing but notifications). */
+    if (ds && st->latest_executed && ds->execute >= 0 && r->lines[ds->execute].l.a == a)
+        problem(r, lineno_of(ds->execute), "day %d: our engine asks agent %d to %s after executing it", st->day, a,
+                word_of(kind));
     if (kind == AW_REQ_TALK || kind == AW_REQ_WHISPER) {
         answer_text(r, a, st, ds, reply);
         return 0;

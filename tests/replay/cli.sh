@@ -46,6 +46,11 @@ sed 's/^1,vote,1,4$/1,vote,1,3/' $FIX/tcp/5p_game6/game.log >"$T/vote.log"
 "$BIN" replay "$T/vote.log" >"$T/out" 2>&1; expect_rc "a changed vote exits 1" 1 $?
 expect_grep "the revote shows" "^$T/vote.log:42: differs: ours \"1,vote,1,2\" official \"1,execute,1,SEER\"$" "$T/out"
 
+# A vote for oneself: our engine refuses what the log shows as accepted.
+sed 's/^1,vote,2,3$/1,vote,2,2/' $FIX/tcp/5p_game6/game.log >"$T/self.log"
+"$BIN" replay "$T/self.log" >"$T/out" 2>&1; expect_rc "a vote for oneself exits 1" 1 $?
+expect_grep "the refused vote is named" "^    line 38: day 1: our engine refuses agent 2's vote target 2" "$T/out"
+
 # The log ends early: a line ours has and theirs has not.
 head -n 88 $FIX/tcp/5p_game6/game.log >"$T/short.log"
 tail -n 1 $FIX/tcp/5p_game6/game.log >>"$T/short.log"
