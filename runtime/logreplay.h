@@ -12,9 +12,11 @@
  * dropped an invalid action and wrote no line); the engine's choose hook makes
  * every random choice as the log shows it (talk and whisper order of each
  * turn, the executed or attacked agent after a tie). Attack-vote rounds are
- * not marked in a log: they are cut where the voter number does not increase,
- * and if several cuts fit the rules the night is counted as ambiguous (all of
- * them write the same lines). A request the log cannot answer (a talk request
+ * not marked in a log (unless whisper phases stand before revotes): they are
+ * cut where the voter number does not increase, or else in the first way that
+ * fits the rules; a night where two different groupings of the votes into
+ * rounds fit is counted as ambiguous (every fitting cut writes the same
+ * lines). A request the log cannot answer (a talk request
  * where the log has no talk of that agent next, a vote that is not in the
  * round, an action our engine rejects that the official server logged, a
  * random choice the log does not show) is a divergence, reported as such.
