@@ -89,6 +89,17 @@ expect_grep "--set talk limit" "differs: ours \"1,talk,5,1,5,Over\"" "$T/out"
 "$BIN" replay --preset seed2015 $FIX/tcp/15p_game1/game.log >"$T/out" 2>&1; expect_rc "--preset applies" 1 $?
 expect_grep "--preset seed2015" ":16: differs: ours \"0,divine,1,15,HUMAN\" official \"0,whisper,0,0,11," "$T/out"
 
+# Games of Lua agents logged by 'aiwolf play' replay under their own rules.
+for spec in "aiwolf 15 42" "seed2015 9 7" "regulation 5 3"; do
+    set -- $spec
+    "$BIN" play --preset "$1" --players "$2" --seed "$3" --quiet --log "$T/play.log" agents/random.lua >/dev/null 2>&1
+    "$BIN" replay --preset "$1" "$T/play.log" >"$T/out" 2>&1; expect_rc "a $1 game of 'aiwolf play' replays" 0 $?
+    expect_grep "a $1 game of 'aiwolf play' is reproduced" ": reproduced (" "$T/out"
+done
+# ... and not under other rules: seed 2015 has no whisper before the first divination.
+"$BIN" play --preset seed2015 --players 9 --seed 7 --quiet --log "$T/play.log" agents/random.lua >/dev/null 2>&1
+"$BIN" replay --preset aiwolf "$T/play.log" >"$T/out" 2>&1; expect_rc "a seed2015 game under aiwolf rules differs" 1 $?
+
 "$BIN" replay - <$FIX/tcp/5p_game6/game.log >"$T/out" 2>&1; expect_rc "standard input" 0 $?
 expect_grep "stdin is named" "^<stdin>: reproduced (89 lines)$" "$T/out"
 
