@@ -208,7 +208,7 @@ int cmd_play(int argc, char **argv)
             return bad("--set: %s", err.msg);
     if (budget)
         set.time_limit_ms = (int)budget;
-    if (aw_settings_check(&set, &err) < 0)
+    if (aw_settings_check_playable(&set, &err) < 0)
         return bad("%s", err.msg);
     if (list) {
         aw_buf b;
