@@ -2,7 +2,8 @@
 -- (AIWolfClient's SampleRoleAssignPlayer), written from scratch on top of
 -- aiwolf.agent. What each role does:
 --   SEER      comes out on its first talk, reports every divination (DIVINED),
---             votes for werewolves it found and asks everyone to do the same;
+--             votes for werewolves it found (BECAUSE (DIVINED ..) (VOTE ..))
+--             and asks everyone to do the same (REQUEST ANY (VOTE ..));
 --             divines undivined agents, suspicious ones first (not known liars).
 --   MEDIUM    comes out once it has identified a werewolf, from day 2, or when
 --             someone else claims MEDIUM; reports IDENTIFIED results.
@@ -284,7 +285,7 @@ end
 
 -- Is the village sure enough about a to ask everyone to vote for it?
 function S:sure(a)
-  if self.role == "SEER" then return self.divined[a] == "WEREWOLF" end
+  if VILLAGE[self.role] then return self:knownSpecies(a) == "WEREWOLF" end
   if self.role == "POSSESSED" then
     for _, f in ipairs(self.fake) do
       if f.target == a and f.species == "WEREWOLF" then return true end
@@ -370,6 +371,10 @@ function S:nextTalk()
   if target and target ~= self.declTarget and (self.voteDecl or 0) < MAX_VOTE_DECLARATIONS then
     self.declTarget = target
     self.voteDecl = (self.voteDecl or 0) + 1
+    if self.role == "SEER" and self.divined[target] == "WEREWOLF" then
+      -- Give the reason: BECAUSE (DIVINED Agent[xx] WEREWOLF) (VOTE Agent[xx]).
+      return P.because(P.divined(target, "WEREWOLF"), P.vote(target))
+    end
     return P.vote(target)
   end
   if target and self:sure(target) and self.requested and not self.requested[target] then

@@ -76,6 +76,8 @@ local function valid(text, n)
     return true
   end
   if P.has_parser and not P.validate(text, "strict") then return false end
+  local d, v = text:match("^BECAUSE %(DIVINED Agent%[(%d%d)%] WEREWOLF%) %(VOTE Agent%[(%d%d)%]%)$")
+  if d then return d == v and tonumber(d) >= 1 and tonumber(d) <= n end
   for _, f in ipairs(valid_forms) do
     local a, w = text:match(f)
     if a then
@@ -100,8 +102,8 @@ describe("sample.lua", function()
       local i = info{n = 5, me = 1, role = "SEER", day = 1,
         divineResult = {agent = 1, day = 0, target = 3, result = "WEREWOLF"}}
       local ag = start(i)
-      assert.are.same({"COMINGOUT Agent[01] SEER", "DIVINED Agent[03] WEREWOLF", "VOTE Agent[03]",
-        "REQUEST ANY (VOTE Agent[03])"}, talk_all(ag, i))
+      assert.are.same({"COMINGOUT Agent[01] SEER", "DIVINED Agent[03] WEREWOLF",
+        "BECAUSE (DIVINED Agent[03] WEREWOLF) (VOTE Agent[03])", "REQUEST ANY (VOTE Agent[03])"}, talk_all(ag, i))
       assert.are.equal(3, ag:vote())
     end)
 
@@ -117,7 +119,8 @@ describe("sample.lua", function()
       ag:update(i2)
       ag:dayStart()
       local said2 = talk_all(ag, i2)
-      assert.are.same({"DIVINED Agent[05] WEREWOLF", "VOTE Agent[05]", "REQUEST ANY (VOTE Agent[05])"}, said2)
+      assert.are.same({"DIVINED Agent[05] WEREWOLF", "BECAUSE (DIVINED Agent[05] WEREWOLF) (VOTE Agent[05])",
+        "REQUEST ANY (VOTE Agent[05])"}, said2)
       assert.are.equal(5, ag:vote())
     end)
 
@@ -195,6 +198,7 @@ describe("sample.lua", function()
       ag:update(i2)
       assert.is_true(ag:isLiar(10))
       assert.are.equal(8, ag:vote())
+      assert.are.same({"VOTE Agent[08]", "REQUEST ANY (VOTE Agent[08])"}, talk_all(ag, i2))
     end)
 
     it("does not come out", function()
