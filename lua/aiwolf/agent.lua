@@ -329,6 +329,28 @@ function Agent:update(info)
   self._whisper_seen = #whispers
 end
 
+-- self:claimantsOf(role): the agents that claim role (their latest claim),
+-- in the order they first came out.
+function Agent:claimantsOf(role)
+  local out = {}
+  for _, a in ipairs(self.claimants) do
+    if self.claims[a] == role then out[#out + 1] = a end
+  end
+  return out
+end
+
+-- self:estimated(role): {[target] = how many agents estimated target to be
+-- role today (their latest ESTIMATE about target)}.
+function Agent:estimated(role)
+  local count = {}
+  for _, byTarget in pairs(self.estimates) do -- a sum: the order does not matter
+    for t, r in pairs(byTarget) do
+      if r == role then count[t] = (count[t] or 0) + 1 end
+    end
+  end
+  return count
+end
+
 function Agent:dayStart() end
 function Agent:finish() end
 
