@@ -294,8 +294,12 @@ function Agent:update(info)
     self.declared, self.estimates, self.attackProposals = {}, {}, {}
   end
   self.day = info.day
-  if info.latestExecutedAgent then self.executed[info.latestExecutedAgent] = self.executed[info.latestExecutedAgent] or info.day end
-  if info.executedAgent then self.executed[info.executedAgent] = self.executed[info.executedAgent] or info.day - 1 end
+  -- latestExecutedAgent: executed today (seen at night); executedAgent: the
+  -- day before; lastDeadAgentList: killed last night.
+  local ex = info.latestExecutedAgent
+  if ex then self.executed[ex] = self.executed[ex] or info.day end
+  ex = info.executedAgent
+  if ex then self.executed[ex] = self.executed[ex] or info.day - 1 end
   for _, a in ipairs(info.lastDeadAgentList or {}) do
     if not self.executed[a] then self.killed[a] = self.killed[a] or info.day - 1 end
   end
