@@ -1792,39 +1792,102 @@ static int sb_lpeg_pass(lua_State *L)
     return lua_gettop(L);
 }
 
+/* The instrumentation, in Lua: it runs once per sandbox when LPeg is first
+ * required, with the raw module, the pattern metatable, the two checkpoint
+ * functions and a weak-keyed table (made in C: the agent's setmetatable
+ * refuses weak keys). LPeg's grammar analyses (left-recursion and loop
+ * checks, first sets) follow every rule reference separately, so a grammar
+ * whose rules each reference the next one twice takes 2^n steps inside one
+ * C call, before any match. To refuse such grammars, every pattern built
+ * through the wrappers carries a "shadow": how many references to each rule
+ * name it contains (an over-estimate). A grammar is checked before LPeg sees
+ * it: the number of reference paths from any rule must stay under a bound. */
 static const char sb_lpeg_instrument[] =
-    "local lpeg, mt, chk, pass = ...\n"
-    "local P, Cmt, Cb = lpeg.P, lpeg.Cmt, lpeg.Cb\n"
-    "local type, pairs, ipairs = type, pairs, ipairs\n"
+    "local lpeg, mt, chk, pass, shadow = ...\n"
+    "local P, V, Cmt, Cb = lpeg.P, lpeg.V, lpeg.Cmt, lpeg.Cb\n"
+    "local type, pairs, ipairs, select, error = type, pairs, ipairs, select, error\n"
+    "local mtype = math.type\n"
     "local mul, add, sub, div = mt.__mul, mt.__add, mt.__sub, mt.__div\n"
     "local pow, unm, len, mod = mt.__pow, mt.__unm, mt.__len, mt.__mod\n"
+    "local LIMIT = 200000\n"
     "local stop = Cmt(P(true), chk)\n"
+    "local function refs(p) if type(p) == 'userdata' then return shadow[p] end end\n"
+    "local function tag(p, mult, a, b)\n"
+    "  local ra, rb = refs(a), refs(b)\n"
+    "  if not ra and not rb then return p end\n"
+    "  local r = {}\n"
+    "  for _, x in ipairs{ra or false, rb or false} do\n"
+    "    if x then for k, c in pairs(x) do\n"
+    "      local v = (r[k] or 0) + c * mult\n"
+    "      r[k] = v > 1e15 and 1e15 or v\n"
+    "    end end\n"
+    "  end\n"
+    "  shadow[p] = r\n"
+    "  return p\n"
+    "end\n"
+    "local function check(g)\n"
+    "  local memo, onpath = {}, {}\n"
+    "  local function paths(k)\n"
+    "    if memo[k] then return memo[k] end\n"
+    "    if onpath[k] then return 1 end\n"
+    "    onpath[k] = true\n"
+    "    local n = 1\n"
+    "    local r = refs(g[k])\n"
+    "    if r then for name, c in pairs(r) do\n"
+    "      if g[name] ~= nil then\n"
+    "        n = n + c * paths(name)\n"
+    "        if n > LIMIT then error('grammar too complex for the sandbox (rule references branch too much)', 0) end\n"
+    "      end\n"
+    "    end end\n"
+    "    onpath[k] = nil\n"
+    "    memo[k] = n\n"
+    "    return n\n"
+    "  end\n"
+    "  for k in pairs(g) do paths(k) end\n"
+    "end\n"
+    /* Rule names are restricted to strings and numbers so that the shadows
+     * never refer to other objects (weak-keyed tables whose values refer to
+     * keys make the collector's work quadratic). */
+    "local function rulename(k)\n"
+    "  local t = type(k)\n"
+    "  if t ~= 'string' and t ~= 'number' then error('LPeg rule names must be strings or numbers in the sandbox', 3) end\n"
+    "  return k\n"
+    "end\n"
     "local conv\n"
     "local function grammar(t)\n"
     "  local g = {}\n"
     "  for k, v in pairs(t) do\n"
     "    if k == 1 and type(v) == 'string' then g[1] = v\n"
-    "    else g[k] = mul(stop, conv(v)) end\n"
+    "    else local c = conv(v) g[rulename(k)] = tag(mul(stop, c), 1, c) end\n"
     "  end\n"
+    "  check(g)\n"
     "  return P(g)\n"
     "end\n"
     "conv = function(v)\n"
     "  if type(v) == 'table' then return grammar(v) end\n"
     "  return v\n"
     "end\n"
-    "for _, name in ipairs{'P', 'B', 'C', 'Cf', 'Cg', 'Cmt', 'Cs', 'Ct', 'match'} do\n"
+    "for _, name in ipairs{'P', 'B', 'C', 'Cf', 'Cg', 'Cmt', 'Cs', 'Ct'} do\n"
     "  local f = lpeg[name]\n"
-    "  lpeg[name] = function(p, ...) return f(conv(p), ...) end\n"
+    "  lpeg[name] = function(p, ...) local c = conv(p) return tag(f(c, ...), 1, c) end\n"
     "end\n"
+    "local match = lpeg.match\n"
+    "lpeg.match = function(p, ...) return match(conv(p), ...) end\n"
+    "lpeg.V = function(name) local p = V(rulename(name)) shadow[p] = { [name] = 1 } return p end\n"
     "lpeg.Cb = function(name) return div(Cb(name), pass) end\n"
-    "mt.__mul = function(a, b) return mul(conv(a), conv(b)) end\n"
-    "mt.__add = function(a, b) return add(conv(a), conv(b)) end\n"
-    "mt.__sub = function(a, b) return sub(conv(a), conv(b)) end\n"
-    "mt.__div = function(a, b) return div(conv(a), b) end\n"
-    "mt.__pow = function(a, n) return pow(mul(stop, conv(a)), n) end\n"
-    "if unm then mt.__unm = function(a) return unm(conv(a)) end end\n"
-    "if len then mt.__len = function(a) return len(conv(a)) end end\n"
-    "if mod then mt.__mod = function(a, b) return mod(conv(a), b) end end\n"
+    "mt.__mul = function(a, b) a, b = conv(a), conv(b) return tag(mul(a, b), 1, a, b) end\n"
+    "mt.__add = function(a, b) a, b = conv(a), conv(b) return tag(add(a, b), 1, a, b) end\n"
+    "mt.__sub = function(a, b) a, b = conv(a), conv(b) return tag(sub(a, b), 1, a, b) end\n"
+    "mt.__div = function(a, b) a = conv(a) return tag(div(a, b), 1, a) end\n"
+    "mt.__pow = function(a, n)\n"
+    "  a = conv(a)\n"
+    "  local k = mtype(n) == 'integer' and n or 0\n"
+    "  if k < 0 then k = -k end\n"
+    "  return tag(pow(mul(stop, a), n), k + 1, a)\n"
+    "end\n"
+    "if unm then mt.__unm = function(a) a = conv(a) return tag(unm(a), 1, a) end end\n"
+    "if len then mt.__len = function(a) a = conv(a) return tag(len(a), 1, a) end end\n"
+    "if mod then mt.__mod = function(a, b) a = conv(a) return tag(mod(a, b), 1, a) end end\n"
     "lpeg.ptree, lpeg.pcode = nil, nil\n"
     "mt.__metatable = false\n";
 
@@ -1844,7 +1907,12 @@ static int sb_open_lpeg(lua_State *L)
     lua_pushvalue(L, 3);
     lua_pushcfunction(L, sb_lpeg_check);
     lua_pushcfunction(L, sb_lpeg_pass);
-    lua_call(L, 4, 0);
+    lua_newtable(L); /* the shadows: weak keys, values never refer back to patterns */
+    lua_createtable(L, 0, 1);
+    lua_pushliteral(L, "k");
+    lua_setfield(L, -2, "__mode");
+    lua_setmetatable(L, -2);
+    lua_call(L, 5, 0);
     lua_settop(L, 1);
     return 1;
 }
