@@ -1795,35 +1795,59 @@ static int sb_lpeg_pass(lua_State *L)
 /* The instrumentation, in Lua: it runs once per sandbox when LPeg is first
  * required, with the raw module, the pattern metatable, the two checkpoint
  * functions and a weak-keyed table (made in C: the agent's setmetatable
- * refuses weak keys). LPeg's grammar analyses (left-recursion and loop
- * checks, first sets) follow every rule reference separately, so a grammar
- * whose rules each reference the next one twice takes 2^n steps inside one
- * C call, before any match. To refuse such grammars, every pattern built
- * through the wrappers carries a "shadow": how many references to each rule
- * name it contains (an over-estimate). A grammar is checked before LPeg sees
- * it: the number of reference paths from any rule must stay under a bound. */
+ * refuses weak keys). Every pattern built through the wrappers gets a
+ * "shadow" there: an upper estimate of its tree size and how many references
+ * to each rule name it contains. They guard three things LPeg itself does
+ * not:
+ *  - LPeg's grammar analyses (left-recursion and loop checks, first sets)
+ *    follow every rule reference separately, so a grammar whose rules each
+ *    reference the next one twice takes 2^n steps inside one C call, before
+ *    any match: a grammar is refused when the reference paths from a rule
+ *    pass a bound;
+ *  - LPeg computes tree sizes in int: p^n and P(n) for large n overflow and
+ *    write past the tree (P(-2^31) crashes stock LPeg 1.0.2), so counts are
+ *    capped and p^n is refused when its size estimate is too large;
+ *  - loops and rules get the match-time checkpoint (see above).
+ * Shadow values hold only numbers and rule names (strings or numbers), never
+ * patterns, so the weak table can never form chains the collector would
+ * traverse quadratically. */
 static const char sb_lpeg_instrument[] =
     "local lpeg, mt, chk, pass, shadow = ...\n"
     "local P, V, Cmt, Cb = lpeg.P, lpeg.V, lpeg.Cmt, lpeg.Cb\n"
-    "local type, pairs, ipairs, select, error = type, pairs, ipairs, select, error\n"
+    "local type, pairs, ipairs, error = type, pairs, ipairs, error\n"
     "local mtype = math.type\n"
     "local mul, add, sub, div = mt.__mul, mt.__add, mt.__sub, mt.__div\n"
     "local pow, unm, len, mod = mt.__pow, mt.__unm, mt.__len, mt.__mod\n"
-    "local LIMIT = 200000\n"
-    "local stop = Cmt(P(true), chk)\n"
-    "local function refs(p) if type(p) == 'userdata' then return shadow[p] end end\n"
+    "local PATHS, MAXN, MAXSIZE = 200000, 1 << 20, 1 << 26\n"
+    "local function big(what) error('LPeg ' .. what .. ' too large for the sandbox', 3) end\n"
+    "local function count(n)\n"
+    "  if mtype(n) == 'float' and n == n // 1 then n = n // 1 end\n"
+    "  if mtype(n) ~= 'integer' or n > MAXN or n < -MAXN then big('count') end\n"
+    "  return n < 0 and -n or n\n"
+    "end\n"
+    "local function size(v)\n"
+    "  local t = type(v)\n"
+    "  if t == 'userdata' then local sh = shadow[v] return sh and sh.s or 16 end\n"
+    "  if t == 'string' then return 2 * #v + 2 end\n"
+    "  if t == 'number' then return 2 * count(v) + 2 end\n"
+    "  return 4\n"
+    "end\n"
     "local function tag(p, mult, a, b)\n"
-    "  local ra, rb = refs(a), refs(b)\n"
-    "  if not ra and not rb then return p end\n"
-    "  local r = {}\n"
-    "  for _, x in ipairs{ra or false, rb or false} do\n"
-    "    if x then for k, c in pairs(x) do\n"
-    "      local v = (r[k] or 0) + c * mult\n"
-    "      r[k] = v > 1e15 and 1e15 or v\n"
-    "    end end\n"
+    "  local sh = { s = mult * (size(a) + (b == nil and 0 or size(b)) + 8) }\n"
+    "  for _, x in ipairs{ a, b } do\n"
+    "    local r = type(x) == 'userdata' and shadow[x] and shadow[x].r\n"
+    "    if r then\n"
+    "      sh.r = sh.r or {}\n"
+    "      for k, c in pairs(r) do local v = (sh.r[k] or 0) + c * mult sh.r[k] = v > 1e15 and 1e15 or v end\n"
+    "    end\n"
     "  end\n"
-    "  shadow[p] = r\n"
+    "  shadow[p] = sh\n"
     "  return p\n"
+    "end\n"
+    "local function rulename(k)\n"
+    "  local t = type(k)\n"
+    "  if t ~= 'string' and t ~= 'number' then error('LPeg rule names must be strings or numbers in the sandbox', 3) end\n"
+    "  return k\n"
     "end\n"
     "local function check(g)\n"
     "  local memo, onpath = {}, {}\n"
@@ -1832,48 +1856,49 @@ static const char sb_lpeg_instrument[] =
     "    if onpath[k] then return 1 end\n"
     "    onpath[k] = true\n"
     "    local n = 1\n"
-    "    local r = refs(g[k])\n"
-    "    if r then for name, c in pairs(r) do\n"
+    "    local sh = shadow[g[k]]\n"
+    "    if sh and sh.r then for name, c in pairs(sh.r) do\n"
     "      if g[name] ~= nil then\n"
     "        n = n + c * paths(name)\n"
-    "        if n > LIMIT then error('grammar too complex for the sandbox (rule references branch too much)', 0) end\n"
+    "        if n > PATHS then error('LPeg grammar too complex for the sandbox (rule references branch too much)', 0) end\n"
     "      end\n"
     "    end end\n"
     "    onpath[k] = nil\n"
     "    memo[k] = n\n"
     "    return n\n"
     "  end\n"
-    "  for k in pairs(g) do paths(k) end\n"
+    "  for k in pairs(g) do if type(g[k]) == 'userdata' then paths(k) end end\n"
     "end\n"
-    /* Rule names are restricted to strings and numbers so that the shadows
-     * never refer to other objects (weak-keyed tables whose values refer to
-     * keys make the collector's work quadratic). */
-    "local function rulename(k)\n"
-    "  local t = type(k)\n"
-    "  if t ~= 'string' and t ~= 'number' then error('LPeg rule names must be strings or numbers in the sandbox', 3) end\n"
-    "  return k\n"
-    "end\n"
+    "local stop = Cmt(P(true), chk)\n"
     "local conv\n"
     "local function grammar(t)\n"
-    "  local g = {}\n"
+    "  local g, total = {}, 8\n"
     "  for k, v in pairs(t) do\n"
     "    if k == 1 and type(v) == 'string' then g[1] = v\n"
-    "    else local c = conv(v) g[rulename(k)] = tag(mul(stop, c), 1, c) end\n"
+    "    else\n"
+    "      local c = conv(v)\n"
+    "      g[rulename(k)] = tag(mul(stop, c), 1, c)\n"
+    "      total = total + size(g[k]) + 8\n"
+    "    end\n"
     "  end\n"
     "  check(g)\n"
-    "  return P(g)\n"
+    "  local p = P(g)\n"
+    "  shadow[p] = { s = total }\n"
+    "  return p\n"
     "end\n"
     "conv = function(v)\n"
-    "  if type(v) == 'table' then return grammar(v) end\n"
+    "  local t = type(v)\n"
+    "  if t == 'table' then return grammar(v) end\n"
+    "  if t == 'number' then count(v) end\n"
     "  return v\n"
     "end\n"
-    "for _, name in ipairs{'P', 'B', 'C', 'Cf', 'Cg', 'Cmt', 'Cs', 'Ct'} do\n"
+    "for _, name in ipairs{ 'P', 'B', 'C', 'Cf', 'Cg', 'Cmt', 'Cs', 'Ct' } do\n"
     "  local f = lpeg[name]\n"
     "  lpeg[name] = function(p, ...) local c = conv(p) return tag(f(c, ...), 1, c) end\n"
     "end\n"
     "local match = lpeg.match\n"
     "lpeg.match = function(p, ...) return match(conv(p), ...) end\n"
-    "lpeg.V = function(name) local p = V(rulename(name)) shadow[p] = { [name] = 1 } return p end\n"
+    "lpeg.V = function(name) local p = V(rulename(name)) shadow[p] = { s = 4, r = { [name] = 1 } } return p end\n"
     "lpeg.Cb = function(name) return div(Cb(name), pass) end\n"
     "mt.__mul = function(a, b) a, b = conv(a), conv(b) return tag(mul(a, b), 1, a, b) end\n"
     "mt.__add = function(a, b) a, b = conv(a), conv(b) return tag(add(a, b), 1, a, b) end\n"
@@ -1881,9 +1906,9 @@ static const char sb_lpeg_instrument[] =
     "mt.__div = function(a, b) a = conv(a) return tag(div(a, b), 1, a) end\n"
     "mt.__pow = function(a, n)\n"
     "  a = conv(a)\n"
-    "  local k = mtype(n) == 'integer' and n or 0\n"
-    "  if k < 0 then k = -k end\n"
-    "  return tag(pow(mul(stop, a), n), k + 1, a)\n"
+    "  local k = count(n)\n"
+    "  if (k + 2) * (size(a) + 16) > MAXSIZE then big('repetition') end\n"
+    "  return tag(pow(mul(stop, a), n), k + 2, a)\n"
     "end\n"
     "if unm then mt.__unm = function(a) a = conv(a) return tag(unm(a), 1, a) end end\n"
     "if len then mt.__len = function(a) a = conv(a) return tag(len(a), 1, a) end end\n"
