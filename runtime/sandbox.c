@@ -522,7 +522,8 @@ static int sb_xpcall(lua_State *L)
  * counting reader. The chunk gets the agent's globals (or env) as _ENV. */
 typedef struct sb_reader {
     lua_State *L;
-    int fn;
+    int fn;     /* the reader function's stack slot */
+    int slot;   /* a free slot that keeps the last piece alive while it is parsed */
     size_t total;
     int too_big;
 } sb_reader;
@@ -541,8 +542,8 @@ static const char *sb_generic_reader(lua_State *L, void *ud, size_t *size)
     }
     if (!lua_isstring(r->L, -1))
         luaL_error(r->L, "reader function must return a string");
-    lua_replace(r->L, r->fn + 1); /* keep the piece alive in a reserved slot */
-    const char *s = lua_tolstring(r->L, r->fn + 1, size);
+    lua_replace(r->L, r->slot); /* not the chunk name's slot: the parser still uses that string */
+    const char *s = lua_tolstring(r->L, r->slot, size);
     r->total += *size;
     if (r->total > SB_MAX_LOAD) {
         r->too_big = 1;
@@ -576,7 +577,7 @@ static int sb_load(lua_State *L)
         status = luaL_loadbufferx(L, s, len, name, "t");
     } else {
         const char *name = luaL_optstring(L, 2, "=(load)");
-        sb_reader r = {L, 1, 0, 0};
+        sb_reader r = {L, 1, 5, 0, 0};
         luaL_checktype(L, 1, LUA_TFUNCTION);
         lua_settop(L, 5); /* slot 5 holds the reader's last piece */
         status = lua_load(L, sb_generic_reader, &r, name, "t");
@@ -2144,6 +2145,12 @@ static int sb_protected(aw_sandbox *sb, lua_CFunction fn, void *ud, int nres, aw
         lua_sethook(L, NULL, 0, 0);
     else
         lua_sethook(L, sb_hook, LUA_MASKCOUNT, SB_HOOK_COUNT);
+    /* Near the cap, collect fully first: emergency collections (the ones an
+     * allocation failure triggers) do not run finalizers, so garbage LPeg
+     * patterns (which have a C __gc) would otherwise pin the memory. The
+     * time counts against this call's budget. */
+    if (sb->used > sb->lim.memory_bytes / 8 * 7)
+        lua_gc(L, LUA_GCCOLLECT);
     lua_pushcfunction(L, fn); /* light C functions and light userdata allocate nothing */
     lua_pushlightuserdata(L, ud);
     int status = lua_pcall(L, 1, nres, 0);

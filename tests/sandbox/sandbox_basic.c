@@ -130,7 +130,11 @@ static void test_benign_heavy(void)
         /* inconsistent comparators end (sorted or not, or with an error) */
         "local t = {} for i = 1, 3000 do t[i] = i % 17 end pcall(table.sort, t, function() return true end)"
         " pcall(table.sort, t, function(a, b) return math.random() < 0.5 end) return 'ok'",
-        "local f = load('return 1 + ...') assert(f(41) == 42) local g = load('x = 1', 'c', 't', {}) g()"
+        /* a reader function whose pieces are collected while the chunk name is in use */
+        "local parts, i = { 'return ', '1 ', '+ ', '41' }, 0"
+        " local f = load(function() i = i + 1 collectgarbage('count') local t = {} for k = 1, 2000 do t[k] = {} end"
+        " return parts[i] end, string.rep('n', 50) .. tostring(os.time())) assert(f() == 42)"
+        " local f = load('return 1 + ...') assert(f(41) == 42) local g = load('x = 1', 'c', 't', {}) g()"
         " assert(x == nil) return 'ok'",
     };
     for (size_t i = 0; i < sizeof work / sizeof *work; i++) {
