@@ -43,6 +43,9 @@
  * instruction through luaG_traceexec, which doubles the cost of call-heavy
  * code. Either way, after the deadline the hook is armed with count 1. */
 #define SB_HOOK_COUNT 1000
+/* With a work budget (deterministic mode) the hook fires every SB_WORK_COUNT
+ * instructions of a thread and charges that many units. */
+#define SB_WORK_COUNT 100
 /* Our own C functions charge "work units" (about one cheap inner-loop step
  * each) and read the clock whenever SB_CHECK_UNITS have accumulated. */
 #define SB_CHECK_UNITS 16384
@@ -67,7 +70,10 @@ struct aw_sandbox {
     size_t grown;               /* growth since the allocator last read the clock */
     uint64_t budget_ns;
     uint64_t deadline;          /* UINT64_MAX outside calls */
-    uint64_t units;             /* work units charged by our C functions */
+    uint64_t units;             /* work units charged so far (all calls) */
+    uint64_t units_start;       /* units when the current call started */
+    uint64_t units_last;        /* units the last call used */
+    int work_expired;           /* the expiry came from the work budget */
     uint64_t next_check;        /* units value at which the clock is read next */
     int hook_count;             /* steady hook count this call, 0 when the watchdog covers it */
     volatile sig_atomic_t in_call;
@@ -91,6 +97,7 @@ static const char key_preload = 0;     /* host-registered loaders, agent-invisib
 #define SB_THREAD_POISONED ((uintptr_t)1)
 
 static void sb_hook(lua_State *L, lua_Debug *ar);
+static int sb_over_work(aw_sandbox *sb);
 
 static aw_sandbox *sb_of(lua_State *L)
 {
@@ -150,6 +157,11 @@ static void sb_hook(lua_State *L, lua_Debug *ar)
     aw_sandbox *sb = sb_of(L);
     (void)ar;
     sb->cur = L;
+    if (sb->lim.work_budget && sb->in_call && !sb->expired) {
+        /* The count of instructions since this thread's last firing. */
+        sb->units += (uint64_t)lua_gethookcount(L);
+        sb_over_work(sb);
+    }
     if (!sb->expired && !(sb->in_call && aw_now_ns() >= sb->deadline)) {
         /* A thread left at count 1 by an earlier, expired call goes back to
          * the steady state of this call. */
@@ -169,10 +181,24 @@ static void sb_check(lua_State *L, aw_sandbox *sb)
         sb_raise_timeout(L, sb);
 }
 
-/* Charges n work units; reads the clock every SB_CHECK_UNITS units. */
+/* Whether the current call has spent its work budget (deterministic mode). */
+static int sb_over_work(aw_sandbox *sb)
+{
+    if (!sb->lim.work_budget || !sb->in_call || sb->units - sb->units_start <= sb->lim.work_budget)
+        return 0;
+    if (!sb->expired)
+        sb->work_expired = 1;
+    sb->expired = 1;
+    return 1;
+}
+
+/* Charges n work units; stops the call past its work budget; reads the
+ * clock every SB_CHECK_UNITS units. */
 static void sb_charge(lua_State *L, aw_sandbox *sb, uint64_t n)
 {
     sb->units += n;
+    if (sb_over_work(sb))
+        sb_raise_timeout(L, sb);
     if (sb->units >= sb->next_check) {
         sb->next_check = sb->units + SB_CHECK_UNITS;
         sb_check(L, sb);
@@ -279,13 +305,22 @@ static void wd_disarm(void)
 static void *sb_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
 {
     aw_sandbox *sb = ud;
-    if (ptr == NULL)
-        osize = 0; /* osize then encodes the object's type, not a size */
+    if (ptr == NULL && nsize == 0)
+        return NULL;
     if (nsize == 0) {
         free(ptr);
         sb->used -= osize;
         return NULL;
     }
+    /* A new object of more than 128 bytes that Lua says (through osize, see
+     * lua_Alloc) is a string is a long string (short ones, at most 40
+     * bytes, are interned and may or may not be allocated depending on the
+     * collector): it is created anew every time, so charging its bytes is
+     * deterministic. This prices concatenation, string.format, gsub results,
+     * table.concat... */
+    int long_string = ptr == NULL && osize == LUA_TSTRING && nsize > 128;
+    if (ptr == NULL)
+        osize = 0;
     if (nsize > osize) {
         size_t grow = nsize - osize;
         if (grow > sb->lim.memory_bytes || sb->used > sb->lim.memory_bytes - grow) {
@@ -306,6 +341,11 @@ static void *sb_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
     sb->used = sb->used - osize + nsize;
     if (sb->used > sb->peak)
         sb->peak = sb->used;
+    if (long_string && sb->in_call) {
+        sb->units += nsize / 16;
+        if (sb_over_work(sb))
+            sb_rearm(sb); /* cannot raise here: the next instruction will */
+    }
     return p;
 }
 
@@ -656,6 +696,8 @@ static int co_resume(lua_State *L, lua_State *co, int narg)
     } else if (lua_gethook(co) != sb_hook || lua_gethookmask(co) != LUA_MASKCOUNT) {
         lua_sethook(co, sb_hook, LUA_MASKCOUNT, sb->hook_count);
     }
+    if (sb->lim.work_budget) /* co's last instructions may never reach its hook */
+        sb_charge(L, sb, SB_WORK_COUNT);
     lua_State *prev = sb->cur;
     sb->cur = co;
     status = lua_resume(co, L, narg, &nres);
@@ -786,9 +828,9 @@ static int sb_rep(lua_State *L)
         return luaL_error(L, "resulting string too large");
     /* A result beyond the cap fails in the allocator: a memory error. */
     size_t total = (size_t)n * unit - lsep;
-    sb_charge(L, sb, total / 64 + 1);
     luaL_Buffer b;
-    char *p = luaL_buffinitsize(L, &b, total);
+    char *p = luaL_buffinitsize(L, &b, total); /* past the cap: a memory error */
+    sb_charge(L, sb, total / 64 + 1);
     size_t done = l < total ? l : total;
     memcpy(p, s, done);
     if (done < total) {
@@ -802,6 +844,28 @@ static int sb_rep(lua_State *L)
     }
     luaL_pushresultsize(&b, total);
     return 1;
+}
+
+/* Stock library functions that scan their string arguments or push many
+ * results without creating long strings (utf8.len, string.byte,
+ * table.unpack, tonumber...) go through this closure, which charges their
+ * input bytes before and their results after: it prices them in the work
+ * budget and, for big inputs, reads the clock between calls. */
+static int sb_charged(lua_State *L)
+{
+    aw_sandbox *sb = sb_of(L);
+    int n = lua_gettop(L);
+    uint64_t cost = 1;
+    for (int i = 1; i <= n; i++)
+        if (lua_type(L, i) == LUA_TSTRING)
+            cost += lua_rawlen(L, i) / 16;
+    sb_charge(L, sb, cost);
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    lua_call(L, n, LUA_MULTRET);
+    n = lua_gettop(L);
+    sb_charge(L, sb, (uint64_t)n);
+    return n;
 }
 
 /* string.pack: numbers in the format (sizes, 'c' lengths) are capped so that
@@ -1999,6 +2063,8 @@ static int sb_setup(lua_State *L)
         {"setmetatable", sb_setmetatable},               {"collectgarbage", sb_collectgarbage},
         {"require", sb_require}, {NULL, NULL}};
     set_funcs(L, base);
+    wrap_field(L, "tonumber", sb_charged);
+    wrap_field(L, "select", sb_charged);
     lua_pop(L, 1);
 
     open_lib(L, LUA_COLIBNAME, luaopen_coroutine);
@@ -2011,6 +2077,7 @@ static int sb_setup(lua_State *L)
     static const luaL_Reg tab[] = {{"insert", sb_tinsert}, {"remove", sb_tremove}, {"move", sb_tmove},
                                    {"concat", sb_tconcat}, {"sort", sb_tsort},     {NULL, NULL}};
     set_funcs(L, tab);
+    wrap_field(L, "unpack", sb_charged);
     lua_pop(L, 1);
 
     open_lib(L, LUA_STRLIBNAME, luaopen_string);
@@ -2019,6 +2086,9 @@ static int sb_setup(lua_State *L)
                                    {NULL, NULL}};
     set_funcs(L, str);
     wrap_field(L, "pack", sb_pack);
+    static const char *const str_charged[] = {"byte", "unpack", "len", "lower", "upper", "reverse", "sub", NULL};
+    for (int i = 0; str_charged[i]; i++)
+        wrap_field(L, str_charged[i], sb_charged);
     lua_pop(L, 1);
     /* Strings share one metatable; getmetatable("") must not hand it out. */
     lua_pushliteral(L, "");
@@ -2035,6 +2105,9 @@ static int sb_setup(lua_State *L)
     lua_pop(L, 1);
 
     open_lib(L, LUA_UTF8LIBNAME, luaopen_utf8);
+    static const char *const utf8_charged[] = {"char", "codepoint", "len", "offset", NULL};
+    for (int i = 0; utf8_charged[i]; i++)
+        wrap_field(L, utf8_charged[i], sb_charged);
     lua_pop(L, 1);
 
     /* os: only the clock and calendar functions. */
@@ -2137,14 +2210,16 @@ static int sb_protected(aw_sandbox *sb, lua_CFunction fn, void *ud, int nres, aw
     sb->cur = L;
     sb->deadline = start + sb->budget_ns;
     sb->next_check = sb->units + SB_CHECK_UNITS;
+    sb->units_start = sb->units;
+    sb->work_expired = 0;
     aw_sandbox *outer = wd_running; /* a host fn may (oddly) call into another sandbox */
     wd_running = sb;
     int armed = wd_arm(sb);
-    sb->hook_count = armed ? 0 : SB_HOOK_COUNT;
-    if (armed)
-        lua_sethook(L, NULL, 0, 0);
+    sb->hook_count = sb->lim.work_budget ? SB_WORK_COUNT : armed ? 0 : SB_HOOK_COUNT;
+    if (sb->hook_count)
+        lua_sethook(L, sb_hook, LUA_MASKCOUNT, sb->hook_count);
     else
-        lua_sethook(L, sb_hook, LUA_MASKCOUNT, SB_HOOK_COUNT);
+        lua_sethook(L, NULL, 0, 0);
     /* Near the cap, collect fully first: emergency collections (the ones an
      * allocation failure triggers) do not run finalizers, so garbage LPeg
      * patterns (which have a C __gc) would otherwise pin the memory. The
@@ -2160,7 +2235,8 @@ static int sb_protected(aw_sandbox *sb, lua_CFunction fn, void *ud, int nres, aw
     if (outer && outer->in_call)
         wd_arm(outer); /* the outer call's deadline is still running */
     uint64_t end = aw_now_ns();
-    int expired = sb->expired;
+    int expired = sb->expired, by_work = sb->work_expired;
+    sb->units_last = sb->units - sb->units_start;
     sb->in_call = 0;
     sb->expired = 0;
     sb->cur = NULL;
@@ -2168,7 +2244,11 @@ static int sb_protected(aw_sandbox *sb, lua_CFunction fn, void *ud, int nres, aw
     fault->elapsed_ns = end - start;
     if (status == LUA_OK && !expired)
         return 0;
-    if (expired) {
+    if (expired && by_work) {
+        fault->kind = AW_FAULT_TIMEOUT;
+        snprintf(fault->msg, sizeof fault->msg, "work budget of %llu units exceeded (after %.1f ms)",
+                 (unsigned long long)sb->lim.work_budget, (double)(end - start) / 1e6);
+    } else if (expired) {
         fault->kind = AW_FAULT_TIMEOUT;
         snprintf(fault->msg, sizeof fault->msg, "time budget of %d ms exceeded (stopped after %.1f ms)",
                  sb->lim.budget_ms, (double)(end - start) / 1e6);
@@ -2366,6 +2446,11 @@ void aw_sandbox_clear_output(aw_sandbox *sb)
 size_t aw_sandbox_output_dropped(const aw_sandbox *sb)
 {
     return sb->out_dropped;
+}
+
+uint64_t aw_sandbox_work(const aw_sandbox *sb)
+{
+    return sb->units_last;
 }
 
 size_t aw_sandbox_memory(const aw_sandbox *sb)

@@ -122,6 +122,10 @@ static void run_case(const char *file)
     aw_sandbox_limits lim;
     aw_sandbox_limits_default(&lim);
     lim.budget_ms = budget;
+    /* AIWOLF_TEST_WORK_BUDGET: run the same cases in deterministic mode. */
+    const char *wb = getenv("AIWOLF_TEST_WORK_BUDGET");
+    if (wb && *wb)
+        lim.work_budget = strtoull(wb, NULL, 10);
     lim.memory_bytes = CAP;
     lim.output_bytes = 4096;
     aw_sandbox *sb = aw_sandbox_new(&lim, &err);
