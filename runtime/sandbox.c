@@ -74,6 +74,8 @@ struct aw_sandbox {
     uint64_t units_start;       /* units when the current call started */
     uint64_t units_last;        /* units the last call used */
     int work_expired;           /* the expiry came from the work budget */
+    int want_gc;                /* near the cap: collect fully at the next instruction */
+    size_t since_gc;            /* growth since the last such collection */
     uint64_t next_check;        /* units value at which the clock is read next */
     int hook_count;             /* steady hook count this call, 0 when the watchdog covers it */
     volatile sig_atomic_t in_call;
@@ -330,6 +332,16 @@ static void *sb_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
             return NULL;
         }
         sb->grown += grow;
+        sb->since_gc += grow;
+        /* Near the cap, ask for a full collection at the next safe point
+         * (an LPeg constructor, see sb_lpeg_gc): allocation failures only
+         * trigger emergency collections, which never run finalizers, so
+         * garbage with a C __gc (LPeg patterns built in a loop) would
+         * otherwise pin the memory until the call fails. Throttled to once
+         * per eighth of the cap. */
+        if (sb->in_call && !sb->want_gc && sb->used > sb->lim.memory_bytes / 8 * 6 &&
+            sb->since_gc > sb->lim.memory_bytes / 8)
+            sb->want_gc = 1;
         if (sb->grown >= SB_ALLOC_CHECK) {
             sb->grown = 0;
             sb_past_deadline(sb);
@@ -1851,6 +1863,44 @@ static int sb_lpeg_check(lua_State *L)
     return 1;
 }
 
+/* Called by every LPeg constructor wrapper: the full collection the
+ * allocator asked for, from an ordinary C function (not from a hook or the
+ * allocator, where collecting is not safe). It runs finalizers, which for
+ * agents can only be LPeg's own C ones. */
+static int sb_lpeg_gc(lua_State *L)
+{
+    aw_sandbox *sb = sb_of(L);
+    if (sb->want_gc) {
+        sb->want_gc = 0;
+        sb->since_gc = 0;
+        lua_gc(L, LUA_GCCOLLECT);
+    }
+    return 0;
+}
+
+/* lpeg.match goes through here. LPeg 1.0.2 pushes the values of nested
+ * captures without always checking the Lua stack (100 nested C() write past
+ * the stack in stock LPeg: valgrind shows it), so the stack is grown first
+ * far beyond what LPeg's own nesting limit (200 levels) can push, keeping
+ * those writes inside allocated, unused stack slots. */
+#define SB_LPEG_STACK 2000
+static int sb_lpeg_match(lua_State *L)
+{
+    int n = lua_gettop(L);
+    luaL_checkstack(L, SB_LPEG_STACK, "lpeg.match");
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    lua_call(L, n, LUA_MULTRET);
+    return lua_gettop(L);
+}
+
+static int sb_lpeg_guard(lua_State *L)
+{
+    lua_settop(L, 1);
+    lua_pushcclosure(L, sb_lpeg_match, 1);
+    return 1;
+}
+
 static int sb_lpeg_pass(lua_State *L)
 {
     sb_charge(L, sb_of(L), 32);
@@ -1872,18 +1922,22 @@ static int sb_lpeg_pass(lua_State *L)
  *  - LPeg computes tree sizes in int: p^n and P(n) for large n overflow and
  *    write past the tree (P(-2^31) crashes stock LPeg 1.0.2), so counts are
  *    capped and p^n is refused when its size estimate is too large;
+ *  - LPeg's tree algorithms recurse on nested patterns (captures,
+ *    predicates, repetitions): 30 000 nested -p crash stock LPeg on the C
+ *    stack, so nesting is capped (sequences and choices, which LPeg keeps
+ *    flat, do not count);
  *  - loops and rules get the match-time checkpoint (see above).
  * Shadow values hold only numbers and rule names (strings or numbers), never
  * patterns, so the weak table can never form chains the collector would
  * traverse quadratically. */
 static const char sb_lpeg_instrument[] =
-    "local lpeg, mt, chk, pass, shadow = ...\n"
+    "local lpeg, mt, chk, pass, shadow, gc, guard = ...\n"
     "local P, V, Cmt, Cb = lpeg.P, lpeg.V, lpeg.Cmt, lpeg.Cb\n"
     "local type, pairs, ipairs, error = type, pairs, ipairs, error\n"
     "local mtype = math.type\n"
     "local mul, add, sub, div = mt.__mul, mt.__add, mt.__sub, mt.__div\n"
     "local pow, unm, len, mod = mt.__pow, mt.__unm, mt.__len, mt.__mod\n"
-    "local PATHS, MAXN, MAXSIZE = 200000, 1 << 20, 1 << 26\n"
+    "local PATHS, MAXN, MAXSIZE, MAXDEPTH = 200000, 1 << 20, 1 << 26, 1000\n"
     "local function big(what) error('LPeg ' .. what .. ' too large for the sandbox', 3) end\n"
     "local function count(n)\n"
     "  if mtype(n) == 'float' and n == n // 1 then n = n // 1 end\n"
@@ -1897,8 +1951,17 @@ static const char sb_lpeg_instrument[] =
     "  if t == 'number' then return 2 * count(v) + 2 end\n"
     "  return 4\n"
     "end\n"
-    "local function tag(p, mult, a, b)\n"
-    "  local sh = { s = mult * (size(a) + (b == nil and 0 or size(b)) + 8) }\n"
+    "local function depth(v)\n"
+    "  local sh = type(v) == 'userdata' and shadow[v]\n"
+    "  return sh and sh.d or 1\n"
+    "end\n"
+    "-- mult: how many copies of the operands the result holds; inc: how much\n"
+    "-- deeper than its operands the result's tree is.\n"
+    "local function tag(p, mult, inc, a, b)\n"
+    "  gc()\n"
+    "  local da, db = depth(a), b == nil and 0 or depth(b)\n"
+    "  local sh = { s = mult * (size(a) + (b == nil and 0 or size(b)) + 8), d = (da > db and da or db) + inc }\n"
+    "  if sh.d > MAXDEPTH then error('LPeg pattern nested too deeply for the sandbox', 3) end\n"
     "  for _, x in ipairs{ a, b } do\n"
     "    local r = type(x) == 'userdata' and shadow[x] and shadow[x].r\n"
     "    if r then\n"
@@ -1937,18 +2000,19 @@ static const char sb_lpeg_instrument[] =
     "local stop = Cmt(P(true), chk)\n"
     "local conv\n"
     "local function grammar(t)\n"
-    "  local g, total = {}, 8\n"
+    "  local g, total, d = {}, 8, 1\n"
     "  for k, v in pairs(t) do\n"
     "    if k == 1 and type(v) == 'string' then g[1] = v\n"
     "    else\n"
     "      local c = conv(v)\n"
-    "      g[rulename(k)] = tag(mul(stop, c), 1, c)\n"
+    "      g[rulename(k)] = tag(mul(stop, c), 1, 1, c)\n"
     "      total = total + size(g[k]) + 8\n"
+    "      if depth(g[k]) > d then d = depth(g[k]) end\n"
     "    end\n"
     "  end\n"
     "  check(g)\n"
     "  local p = P(g)\n"
-    "  shadow[p] = { s = total }\n"
+    "  shadow[p] = { s = total, d = d + 1 }\n"
     "  return p\n"
     "end\n"
     "conv = function(v)\n"
@@ -1959,25 +2023,27 @@ static const char sb_lpeg_instrument[] =
     "end\n"
     "for _, name in ipairs{ 'P', 'B', 'C', 'Cf', 'Cg', 'Cmt', 'Cs', 'Ct' } do\n"
     "  local f = lpeg[name]\n"
-    "  lpeg[name] = function(p, ...) local c = conv(p) return tag(f(c, ...), 1, c) end\n"
+    "  local inc = name == 'P' and 0 or 1\n"
+    "  lpeg[name] = function(p, ...) local c = conv(p) return tag(f(c, ...), 1, inc, c) end\n"
     "end\n"
-    "local match = lpeg.match\n"
+    "local match = guard(lpeg.match)\n"
     "lpeg.match = function(p, ...) return match(conv(p), ...) end\n"
-    "lpeg.V = function(name) local p = V(rulename(name)) shadow[p] = { s = 4, r = { [name] = 1 } } return p end\n"
+    "lpeg.V = function(name) local p = V(rulename(name)) shadow[p] = { s = 4, d = 1, r = { [name] = 1 } } return p end\n"
     "lpeg.Cb = function(name) return div(Cb(name), pass) end\n"
-    "mt.__mul = function(a, b) a, b = conv(a), conv(b) return tag(mul(a, b), 1, a, b) end\n"
-    "mt.__add = function(a, b) a, b = conv(a), conv(b) return tag(add(a, b), 1, a, b) end\n"
-    "mt.__sub = function(a, b) a, b = conv(a), conv(b) return tag(sub(a, b), 1, a, b) end\n"
-    "mt.__div = function(a, b) a = conv(a) return tag(div(a, b), 1, a) end\n"
+    "-- LPeg keeps sequences and choices flat, so they do not deepen the tree.\n"
+    "mt.__mul = function(a, b) a, b = conv(a), conv(b) return tag(mul(a, b), 1, 0, a, b) end\n"
+    "mt.__add = function(a, b) a, b = conv(a), conv(b) return tag(add(a, b), 1, 0, a, b) end\n"
+    "mt.__sub = function(a, b) a, b = conv(a), conv(b) return tag(sub(a, b), 1, 1, a, b) end\n"
+    "mt.__div = function(a, b) a = conv(a) return tag(div(a, b), 1, 1, a) end\n"
     "mt.__pow = function(a, n)\n"
     "  a = conv(a)\n"
     "  local k = count(n)\n"
     "  if (k + 2) * (size(a) + 16) > MAXSIZE then big('repetition') end\n"
-    "  return tag(pow(mul(stop, a), n), k + 2, a)\n"
+    "  return tag(pow(mul(stop, a), n), k + 2, 1, a)\n"
     "end\n"
-    "if unm then mt.__unm = function(a) a = conv(a) return tag(unm(a), 1, a) end end\n"
-    "if len then mt.__len = function(a) a = conv(a) return tag(len(a), 1, a) end end\n"
-    "if mod then mt.__mod = function(a, b) a = conv(a) return tag(mod(a, b), 1, a) end end\n"
+    "if unm then mt.__unm = function(a) a = conv(a) return tag(unm(a), 1, 1, a) end end\n"
+    "if len then mt.__len = function(a) a = conv(a) return tag(len(a), 1, 1, a) end end\n"
+    "if mod then mt.__mod = function(a, b) a = conv(a) return tag(mod(a, b), 1, 1, a) end end\n"
     "lpeg.ptree, lpeg.pcode = nil, nil\n"
     "mt.__metatable = false\n";
 
@@ -2002,7 +2068,9 @@ static int sb_open_lpeg(lua_State *L)
     lua_pushliteral(L, "k");
     lua_setfield(L, -2, "__mode");
     lua_setmetatable(L, -2);
-    lua_call(L, 5, 0);
+    lua_pushcfunction(L, sb_lpeg_gc);
+    lua_pushcfunction(L, sb_lpeg_guard);
+    lua_call(L, 7, 0);
     lua_settop(L, 1);
     return 1;
 }
@@ -2224,8 +2292,11 @@ static int sb_protected(aw_sandbox *sb, lua_CFunction fn, void *ud, int nres, aw
      * allocation failure triggers) do not run finalizers, so garbage LPeg
      * patterns (which have a C __gc) would otherwise pin the memory. The
      * time counts against this call's budget. */
-    if (sb->used > sb->lim.memory_bytes / 8 * 7)
+    sb->want_gc = 0;
+    if (sb->used > sb->lim.memory_bytes / 8 * 7) {
         lua_gc(L, LUA_GCCOLLECT);
+        sb->since_gc = 0;
+    }
     lua_pushcfunction(L, fn); /* light C functions and light userdata allocate nothing */
     lua_pushlightuserdata(L, ud);
     int status = lua_pcall(L, 1, nres, 0);
