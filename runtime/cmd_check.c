@@ -8,42 +8,42 @@
 
 #include "cli.h"
 #include "logcheck.h"
+#include "protocol.h"
 #include "settings.h"
 #include "util.h"
 
 static void usage(FILE *out)
 {
-    fprintf(out,
-            "usage: aiwolf check [OPTIONS] LOG...\n"
-            "\n"
-            "Checks that each AIWolf game log (the official server's CSV format, which\n"
-            "'aiwolf play' also writes) records a legal, finished game under a rule\n"
-            "preset, and prints one line per file:\n"
-            "  PATH: legal (N players, winner W, D days)\n"
-            "  PATH:LINE: illegal: REASON        followed by the offending line\n"
-            "A log that stops before its result line (an abandoned or crashed game) is\n"
-            "reported as illegal with the reason 'incomplete log'.\n"
-            "\n"
-            "options:\n"
-            "  --preset P        rules to check against: aiwolf (official server 0.6.x\n"
-            "                    defaults, the default), seed2015 (2015 contest rules),\n"
-            "                    regulation (2021-2023 contest regulation)\n"
-            "  --set NAME=VALUE  change one rule setting of the preset (repeatable), e.g.\n"
-            "                    --set max_revote=0; 'aiwolf check --settings' lists them\n"
-            "  --roles SPEC      require this role table, e.g.\n"
-            "                    SEER=1,POSSESSED=1,WEREWOLF=1,VILLAGER=2\n"
-            "  --strict-roles    require the official default role table for the log's\n"
-            "                    player count (without it any role counts are accepted)\n"
-            "  --settings        print the settings in force (after --preset/--set), exit\n"
-            "  --quiet           print nothing for legal logs; only the illegal ones\n"
-            "  -h, --help        show this help\n"
-            "  --                end of options; LOG may also be '-' for standard input\n"
-            "\n"
-            "Talk texts are not checked against the protocol here (aiwolf protocol\n"
-            "does that); everything else about the game is, see docs/log-format.md.\n"
-            "\n"
-            "exit status: 0 all logs legal, 1 some log illegal or incomplete,\n"
-            "             2 bad usage or a file that cannot be read\n");
+    fprintf(out, "usage: aiwolf check [OPTIONS] LOG...\n"
+                 "\n"
+                 "Checks that each AIWolf game log (the official server's CSV format, which\n"
+                 "'aiwolf play' also writes) records a legal, finished game under a rule\n"
+                 "preset, and prints one line per file:\n"
+                 "  PATH: legal (N players, winner W, D days)\n"
+                 "  PATH:LINE: illegal: REASON        followed by the offending line\n"
+                 "A log that stops before its result line (an abandoned or crashed game) is\n"
+                 "reported as illegal with the reason 'incomplete log'.\n"
+                 "\n"
+                 "options:\n"
+                 "  --preset P        rules to check against: aiwolf (official server 0.6.x\n"
+                 "                    defaults, the default), seed2015 (2015 contest rules),\n"
+                 "                    regulation (2021-2023 contest regulation)\n"
+                 "  --set NAME=VALUE  change one rule setting of the preset (repeatable), e.g.\n"
+                 "                    --set max_revote=0; 'aiwolf check --settings' lists them\n"
+                 "  --roles SPEC      require this role table, e.g.\n"
+                 "                    SEER=1,POSSESSED=1,WEREWOLF=1,VILLAGER=2\n"
+                 "  --strict-roles    require the official default role table for the log's\n"
+                 "                    player count (without it any role counts are accepted)\n"
+                 "  --settings        print the settings in force (after --preset/--set), exit\n"
+                 "  -q, --quiet       print nothing for legal logs; only the illegal ones\n"
+                 "  -h, --help        show this help\n"
+                 "  --                end of options; LOG may also be '-' for standard input\n"
+                 "\n"
+                 "Talk texts are not checked against the protocol here (aiwolf protocol\n"
+                 "does that); everything else about the game is, see docs/log-format.md.\n"
+                 "\n"
+                 "exit status: 0 all logs legal, 1 some log illegal or incomplete,\n"
+                 "             2 bad usage or a file that cannot be read\n");
 }
 
 static char *read_stdin(size_t *len)
@@ -72,6 +72,12 @@ static const char *team_word(aw_team t)
     default:
         return "none";
     }
+}
+
+static int validate_text(void *ud, const char *text, size_t len, aw_validation mode, aw_error *err)
+{
+    (void)ud;
+    return aw_protocol_validate(text, len, mode, err);
 }
 
 int cmd_check(int argc, char **argv)
@@ -150,6 +156,9 @@ int cmd_check(int argc, char **argv)
     aw_logcheck_options opt;
     memset(&opt, 0, sizeof opt);
     opt.strict_roles = strict_roles;
+    /* Talk text is judged by the protocol validator under the preset's
+     * validation mode (strict: exactly the official validator). */
+    opt.validate = validate_text;
     if (roles_spec) {
         int players;
         if (aw_parse_roles(roles_spec, roles, &players, &err) != 0) {
@@ -164,8 +173,14 @@ int cmd_check(int argc, char **argv)
         aw_buf_init(&b);
         aw_settings_describe(&rules, &b);
         /* players and roles come from each log, not from the preset */
-        fputs("# players and roles are read from each log's day-0 status block\n", stdout);
-        fputs(b.data ? b.data : "", stdout);
+        fputs("# rules in force; players and roles are read from each log's day-0 status block\n", stdout);
+        for (const char *line = b.data ? b.data : ""; *line;) {
+            const char *nl = strchr(line, '\n');
+            size_t n = nl ? (size_t)(nl - line) + 1 : strlen(line);
+            if (strncmp(line, "players=", 8) != 0 && strncmp(line, "roles=", 6) != 0)
+                fwrite(line, 1, n, stdout);
+            line += n;
+        }
         aw_buf_free(&b);
         goto done;
     }

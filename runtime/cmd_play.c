@@ -42,6 +42,8 @@ static void usage(FILE *out)
             "  --quiet             print no record (single game) or no progress (--games)\n"
             "  --agent-output      show what agents print (default: on for one game)\n"
             "  --no-agent-output   drop what agents print\n"
+            "  --watch             reload an agent file that changed before the next game\n"
+            "                      (a version that does not load is reported; the old one plays on)\n"
             "  --list-settings     print every setting of the chosen preset and exit\n"
             "  --help              this text\n"
             "\n"
@@ -110,7 +112,7 @@ int cmd_play(int argc, char **argv)
     const char *preset = "aiwolf", *roles = NULL, *deal_spec = NULL, *log_path = NULL, *events_path = NULL;
     long players = 0, games = 1, budget = 0, memory = 0;
     uint64_t seed = 0;
-    bool have_seed = false, quiet = false, list = false;
+    bool have_seed = false, quiet = false, list = false, watch = false;
     int agent_output = -1;
     const char *sets[64];
     int nsets = 0;
@@ -165,6 +167,8 @@ int cmd_play(int argc, char **argv)
             agent_output = 1;
         } else if (strcmp(o, "--no-agent-output") == 0) {
             agent_output = 0;
+        } else if (strcmp(o, "--watch") == 0) {
+            watch = true;
         } else if (strcmp(o, "--list-settings") == 0) {
             list = true;
         } else if (o[0] == '-' && o[1] == '-') {
@@ -234,6 +238,7 @@ int cmd_play(int argc, char **argv)
     lo.budget_ms = set.time_limit_ms;
     lo.memory_bytes = (size_t)memory << 20;
     lo.output = agent_output ? stderr : NULL;
+    lo.watch = watch;
     aw_utterance_luaseat_opts(&lo);
     aw_seat *seats[AW_MAX_PLAYERS + 1] = {0};
     int rc = 0;

@@ -183,6 +183,18 @@ static int living(const aw_engine *g, enum pick p, aw_role role, int *out)
     return n;
 }
 
+/* One random choice among options[0..n), n >= 1: the generator's, unless a
+ * replay hook makes it. */
+static int choose(aw_engine *g, aw_choice kind, int agent, const int *options, int n)
+{
+    if (g->hooks.choose) {
+        int i = g->hooks.choose(g->hooks.ud, kind, agent, options, n);
+        if (i >= 0 && i < n)
+            return options[i];
+    }
+    return options[aw_rng_below(&g->rng, (uint32_t)n)];
+}
+
 /* A random living agent other than `self` that is (when humans_only) not a
  * werewolf; 0 if there is none. */
 static int random_other(aw_engine *g, int self, bool humans_only)
@@ -191,7 +203,22 @@ static int random_other(aw_engine *g, int self, bool humans_only)
     for (int a = 1; a <= g->st.n; a++)
         if (g->st.alive[a] && a != self && !(humans_only && is_wolf(g, a)))
             c[n++] = a;
-    return n ? c[aw_rng_below(&g->rng, (uint32_t)n)] : 0;
+    return n ? choose(g, AW_CHOICE_SUBSTITUTE, self, c, n) : 0;
+}
+
+/* A random order of the n agents in a (in place), drawn one place at a time
+ * so a replay can dictate it. */
+static void random_order(aw_engine *g, aw_choice kind, int *a, int n)
+{
+    for (int i = 0; i < n - 1; i++) {
+        int pick = choose(g, kind, 0, a + i, n - i);
+        for (int j = i; j < n; j++)
+            if (a[j] == pick) {
+                a[j] = a[i];
+                a[i] = pick;
+                break;
+            }
+    }
 }
 
 static void issue(aw_engine *g, aw_req_kind kind, const int *seats, int n)
@@ -415,7 +442,7 @@ static enum state chan_turn(aw_engine *g, chan *ch)
         return ch->ret;
     }
     ch->norder = living(g, ch->whisper ? PICK_WOLVES : PICK_ALIVE, AW_ROLE_NONE, ch->order);
-    aw_rng_shuffle(&g->rng, ch->order, ch->norder);
+    random_order(g, ch->whisper ? AW_CHOICE_WHISPER_ORDER : AW_CHOICE_TALK_ORDER, ch->order, ch->norder);
     ch->pos = 0;
     ch->turn_all_over = true;
     ch->turn_real = false;
@@ -505,7 +532,7 @@ static enum state vote_done(aw_engine *g)
         g->vote_round++;
         return ST_VOTE_ASK;
     } else if (ncand > 0 && !g->set.enable_no_execution) {
-        executed = cand[aw_rng_below(&g->rng, (uint32_t)ncand)];
+        executed = choose(g, AW_CHOICE_EXECUTE_TIE, 0, cand, ncand);
     }
     memcpy(g->final_votes, g->st.latest_votes, sizeof g->final_votes);
     g->final_votes_n = g->st.nlatest_votes;
@@ -617,11 +644,13 @@ static enum state attack_done(aw_engine *g)
     int target = 0;
     if (ncand == 1) {
         target = cand[0];
-    } else if (ncand > 1 && g->attack_round < g->set.max_attack_revote) {
+    } else if (g->attack_round < g->set.max_attack_revote) {
+        /* A tie — or, when attacking nobody is allowed, no valid vote at all —
+         * is voted again, as the official server does. */
         g->attack_round++;
         return ST_ATTACK_ASK;
     } else if (ncand > 1 && !g->set.enable_no_attack) {
-        target = cand[aw_rng_below(&g->rng, (uint32_t)ncand)];
+        target = choose(g, AW_CHOICE_ATTACK_TIE, 0, cand, ncand);
     }
     g->attacked_tonight = target;
     aw_event ev = event_of(AW_EV_ATTACK);

@@ -106,6 +106,15 @@ typedef struct aw_event {
     const char *reason;
 } aw_event;
 
+/* The random choices of a game (besides the deal). */
+typedef enum aw_choice {
+    AW_CHOICE_TALK_ORDER,    /* the next talker of a turn (agent 0), or whisperer */
+    AW_CHOICE_WHISPER_ORDER,
+    AW_CHOICE_EXECUTE_TIE,   /* who is executed after a tie */
+    AW_CHOICE_ATTACK_TIE,    /* who is attacked after a tie */
+    AW_CHOICE_SUBSTITUTE     /* the rules' substitute for agent's invalid action */
+} aw_choice;
+
 typedef struct aw_engine_hooks {
     /* Everything that happens, in the order of the official game log. */
     void (*event)(void *ud, const aw_event *ev);
@@ -115,6 +124,10 @@ typedef struct aw_engine_hooks {
      * NULL accepts every such line. Returns 0 or negative with err filled. */
     int (*validate)(void *ud, const char *text, size_t len, aw_validation mode, void **parsed, aw_error *err);
     void (*free_parsed)(void *ud, void *parsed);
+    /* Makes the game's random choices instead of the seeded generator (to
+     * replay a recorded game): returns an index into options[0..n). NULL, or
+     * a return value out of range, leaves the choice to the generator. */
+    int (*choose)(void *ud, aw_choice kind, int agent, const int *options, int n);
     void *ud;
 } aw_engine_hooks;
 

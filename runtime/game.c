@@ -49,6 +49,12 @@ static void on_free_parsed(void *ud, void *parsed)
     h->opts->free_parsed(h->opts->validate_ud, parsed);
 }
 
+static int on_choose(void *ud, aw_choice kind, int agent, const int *options, int n)
+{
+    hooks_ud *h = ud;
+    return h->opts->choose(h->opts->choose_ud, kind, agent, options, n);
+}
+
 int aw_game_play(const aw_game_opts *opts, aw_seat **seats, aw_game_result *res, aw_error *err)
 {
     const aw_settings *set = opts->settings;
@@ -79,7 +85,7 @@ int aw_game_play(const aw_game_opts *opts, aw_seat **seats, aw_game_result *res,
 
     hooks_ud hud = {opts->log, opts};
     aw_engine_hooks hooks = {on_event, opts->validate ? on_validate : NULL,
-                             opts->free_parsed ? on_free_parsed : NULL, &hud};
+                             opts->free_parsed ? on_free_parsed : NULL, opts->choose ? on_choose : NULL, &hud};
     aw_engine *g = aw_engine_new(set, opts->seed, names, opts->deal, &hooks, err);
     for (int a = 1; a <= n; a++)
         free(owned[a]);
@@ -87,6 +93,9 @@ int aw_game_play(const aw_game_opts *opts, aw_seat **seats, aw_game_result *res,
         return -AW_EINVAL;
     if (opts->log) {
         aw_gamelog_begin(opts->log, g, opts->game_no);
+        for (int a = 1; a <= n; a++)
+            if (seats[a]->ops->version)
+                aw_gamelog_version(opts->log, a, seats[a]->ops->version(seats[a]));
         for (int a = 1; a <= n; a++)
             if (pending_fault[a].kind != AW_SEAT_OK)
                 aw_gamelog_call(opts->log, a, AW_REQ_NONE, 0, &pending_fault[a]);

@@ -32,6 +32,9 @@ typedef struct aw_game_opts {
     int (*validate)(void *ud, const char *text, size_t len, aw_validation mode, void **parsed, aw_error *err);
     void (*free_parsed)(void *ud, void *parsed);
     void *validate_ud;
+    /* Optional: makes the game's random choices (replaying a recorded game). */
+    int (*choose)(void *ud, aw_choice kind, int agent, const int *options, int n);
+    void *choose_ud;
     aw_gamelog *log;
     int game_no;
 } aw_game_opts;

@@ -277,6 +277,18 @@ void aw_gamelog_begin(aw_gamelog *l, const aw_engine *g, int game_no)
     }
 }
 
+void aw_gamelog_version(aw_gamelog *l, int agent, const char *version)
+{
+    if (!l->events || !version)
+        return;
+    aw_buf *b = &l->line;
+    aw_buf_clear(b);
+    aw_buf_printf(b, "{\"game\":%d,\"event\":\"version\",\"agent\":%d,\"version\":", l->game_no, agent);
+    json_str(b, version, strlen(version));
+    aw_buf_adds(b, "}\n");
+    out(l, l->events, b);
+}
+
 void aw_gamelog_event(void *ud, const aw_event *ev)
 {
     aw_gamelog *l = ud;

@@ -32,6 +32,10 @@ void aw_gamelog_free(aw_gamelog *l);
 /* Starts a game's output (record header, JSON "game" event). */
 void aw_gamelog_begin(aw_gamelog *l, const aw_engine *g, int game_no);
 
+/* Which version of its code agent `agent` plays this game with (JSON events
+ * only). */
+void aw_gamelog_version(aw_gamelog *l, int agent, const char *version);
+
 /* The engine's event hook (ud is the aw_gamelog). */
 void aw_gamelog_event(void *ud, const aw_event *ev);
 

@@ -117,8 +117,8 @@ static void show_field(char *dst, size_t cap, field f)
 typedef struct shape {
     rtype type;
     const char *name;
-    int nfields;     /* including day and type */
-    bool rest;       /* the last field takes the rest of the line (it may hold commas) */
+    int nfields; /* including day and type */
+    bool rest;   /* the last field takes the rest of the line (it may hold commas) */
     const char *form;
 } shape;
 
@@ -336,12 +336,12 @@ typedef struct ctx {
     const aw_logcheck_options *opt;
     aw_logcheck_report *out;
 
-    rec *recs;   /* nrecs records and a final R_END */
+    rec *recs; /* nrecs records and a final R_END */
     size_t nrecs;
     size_t pos;
     bool end_is_syntax; /* the R_END record marks a line that did not parse */
     char syntax_why[400];
-    bool end_cut;       /* that line is the last one and has no newline: cut off */
+    bool end_cut; /* that line is the last one and has no newline: cut off */
 
     int n;
     aw_role role[MAXP + 1];
@@ -414,7 +414,7 @@ __attribute__((format(printf, 3, 4))) static int fail(ctx *c, const rec *r, cons
         out->verdict = AW_LOG_INCOMPLETE;
         snprintf(out->reason, sizeof out->reason,
                  "incomplete log: it %s before the game's result line, so it records an abandoned, crashed or "
-                 "truncated game, not a finished one (next: %s)",
+                 "truncated game, not a finished one (at this point: %s)",
                  c->end_cut ? "ends in a cut-off line" : "ends", msg);
     } else {
         out->verdict = AW_LOG_ILLEGAL;
@@ -423,10 +423,10 @@ __attribute__((format(printf, 3, 4))) static int fail(ctx *c, const rec *r, cons
     return -1;
 }
 
-#define TRY(x)                 \
-    do {                       \
-        if ((x) != 0)          \
-            return -1;         \
+#define TRY(x)         \
+    do {               \
+        if ((x) != 0)  \
+            return -1; \
     } while (0)
 
 static bool is_wolf(const ctx *c, int i)
@@ -496,11 +496,11 @@ typedef enum { T_REAL, T_SKIP, T_OVER } talk_kind;
 
 /* What the talk loop makes of a text: Over, Skip or a real utterance. Only
  * the exact strings count: "Over " (trailing space) is a real utterance, as
- * on the official server. The seed's spellings OVER and SKIP count under the
- * seed's round-based talk and under lenient validation. */
+ * on the official server. The seed's spellings OVER and SKIP count too under
+ * lenient validation (the seed2015 preset). */
 static talk_kind classify(const ctx *c, const char *s, size_t n)
 {
-    bool seed = c->s->talk_mode == AW_TALK_ROUNDS || c->s->validation == AW_VALIDATE_LENIENT;
+    bool seed = c->s->validation == AW_VALIDATE_LENIENT;
     if ((n == 4 && memcmp(s, "Over", 4) == 0) || (seed && n == 4 && memcmp(s, "OVER", 4) == 0))
         return T_OVER;
     if ((n == 4 && memcmp(s, "Skip", 4) == 0) || (seed && n == 4 && memcmp(s, "SKIP", 4) == 0))
@@ -528,13 +528,14 @@ static int check_talk_text(ctx *c, const rec *r, const char *what)
 /* One channel of talk: the public talk or the werewolves' whisper. */
 typedef struct chan {
     rtype type;
-    const char *what;  /* "talk" / "whisper" */
-    const char *verb;  /* "talks" / "whispers" */
-    int max_each;      /* real utterances per agent per day (talk) or phase (whisper); 0 = no limit */
+    const char *what; /* "talk" / "whisper" */
+    const char *verb; /* "talks" / "whispers" */
+    int max_each;     /* real utterances per agent per day (talk) or phase (whisper); 0 = no limit */
     int max_turns;
-    int max_skip;      /* -1: no Skip -> Over rule */
-    int end_quiet;     /* end after this many turns in a row with no real utterance; 0 = off */
-    int *idx;          /* the day's idx counter of this channel */
+    int max_skip;     /* -1: no Skip -> Over rule */
+    int end_quiet;    /* end after this many turns in a row with no real utterance; 0 = off */
+    int *idx;         /* the day's idx counter of this channel */
+    bool may_restart; /* a new phase (turn 0) may follow at once (whisper_before_revote) */
     bool member[MAXP + 1];
     int nmembers;
     int used[MAXP + 1];  /* real utterances so far */
@@ -552,6 +553,9 @@ static void chan_init(ctx *c, chan *ch, bool whisper)
     ch->max_skip = c->s->max_skip;
     ch->end_quiet = whisper ? 0 : c->s->talk_end_all_skip_turns;
     ch->idx = whisper ? &c->whisper_idx : &c->talk_idx;
+    /* Before an attack revote a new whisper phase follows the last one when
+     * the attack round between them was empty (every vote dropped). */
+    ch->may_restart = whisper && c->s->whisper_before_revote && c->day > 0;
     for (int i = 1; i <= c->n; i++) {
         ch->member[i] = c->alive[i] && (!whisper || is_wolf(c, i));
         ch->nmembers += ch->member[i];
@@ -598,8 +602,8 @@ static int chan_turn(ctx *c, chan *ch, int turn, bool *all_over, bool *any_real)
         talk_kind kind = classify(c, r->s, r->slen);
         if (ch->max_each > 0 && ch->used[a] >= ch->max_each && !(r->slen == 4 && memcmp(r->s, "Over", 4) == 0))
             return fail(c, r,
-                        "agent %d has used all its %d %ss (max_%s=%d): the server logs Over for it without asking",
-                        a, ch->max_each, ch->what, ch->what, ch->max_each);
+                        "agent %d has used all its %d %ss (max_%s=%d): the server logs Over for it without asking", a,
+                        ch->max_each, ch->what, ch->what, ch->max_each);
         if (kind == T_SKIP) {
             ch->skips[a]++;
             if (ch->max_skip >= 0 && ch->skips[a] > ch->max_skip)
@@ -626,7 +630,7 @@ static int chan_turn(ctx *c, chan *ch, int turn, bool *all_over, bool *any_real)
 /* Checks that no further line of the channel follows once it has ended. */
 static int chan_closed(ctx *c, chan *ch, const char *why)
 {
-    if (at(c, ch->type))
+    if (at(c, ch->type) && !(ch->may_restart && cur(c)->b == 0))
         return fail(c, cur(c), "a %s after the %s ended (%s)", ch->what, ch->what, why);
     return 0;
 }
@@ -656,9 +660,8 @@ static int chan_phase(ctx *c, chan *ch)
         }
         quiet = any_real ? 0 : quiet + 1;
         if (ch->end_quiet > 0 && quiet >= ch->end_quiet) {
-            snprintf(why, sizeof why,
-                     "%d turns in a row had nothing but Skip and Over (talk_end_all_skip_turns=%d)", quiet,
-                     ch->end_quiet);
+            snprintf(why, sizeof why, "%d turns in a row had nothing but Skip and Over (talk_end_all_skip_turns=%d)",
+                     quiet, ch->end_quiet);
             break;
         }
     }
@@ -708,9 +711,10 @@ static int talk_turns(ctx *c)
 }
 
 /* The day's talk under the seed's round rules: every living agent talks once
- * per round; after a round the werewolves may hold a whisper phase of their
- * own rounds (numbered from 0); the talk ends when a round is all Over or
- * after max_talk_turn rounds. */
+ * per round; after each round (the last one too) the werewolves hold a
+ * whisper phase of their own rounds (numbered from 0) when two or more are
+ * alive; the talk ends when a round is all Over or after max_talk_turn
+ * rounds. */
 static int talk_rounds(ctx *c)
 {
     chan talk;
@@ -721,8 +725,9 @@ static int talk_rounds(ctx *c)
     for (int round = 0; round < talk.max_turns; round++) {
         if (!at(c, R_TALK)) {
             if (round == 0)
-                return fail(c, cur(c), "expected the talk of day %ld to start here (round 0: every living agent "
-                                       "talks once)",
+                return fail(c, cur(c),
+                            "expected the talk of day %ld to start here (round 0: every living agent "
+                            "talks once)",
                             c->day);
             return fail(c, cur(c),
                         "the talk goes on: round %d was not all Over, so round %d must follow (it ends when every "
@@ -731,13 +736,15 @@ static int talk_rounds(ctx *c)
         }
         bool all_over, any_real;
         TRY(chan_turn(c, &talk, round, &all_over, &any_real));
-        if (at(c, R_WHISPER)) {
-            const char *no;
-            if (!whisper_due(c, &no))
-                return forbid_whisper(c, no);
+        /* After every round, the last one included, the werewolves hold a
+         * whisper phase of their own rounds when two or more are alive. */
+        const char *no;
+        if (whisper_due(c, &no)) {
             chan w;
             chan_init(c, &w, true);
             TRY(chan_phase(c, &w));
+        } else {
+            TRY(forbid_whisper(c, no));
         }
         if (all_over) {
             snprintf(why, sizeof why, "round %d was all Over", round);
@@ -798,11 +805,13 @@ static int votes_and_execution(ctx *c)
                 if (r->type == R_VOTE && r->day != c->day)
                     return fail(c, r, "a vote line of day %ld during day %ld", r->day, c->day);
                 if (v == first_of(c->alive, c->n) && rounds == 0)
-                    return fail(c, r, "expected the votes of day %ld here (every living agent votes, in ascending "
-                                      "order)",
+                    return fail(c, r,
+                                "expected the votes of day %ld here (every living agent votes, in ascending "
+                                "order)",
                                 c->day);
-                return fail(c, r, "agent %d did not vote in vote round %d (every living agent votes, in ascending "
-                                  "order)",
+                return fail(c, r,
+                            "agent %d did not vote in vote round %d (every living agent votes, in ascending "
+                            "order)",
                             v, rounds + 1);
             }
             if (r->a != v) {
@@ -811,17 +820,20 @@ static int votes_and_execution(ctx *c)
                     return fail(c, r, "agent %d votes but is dead (%s on day %ld)", r->a, c->died_how[r->a],
                                 c->died_day[r->a]);
                 if (r->a > v)
-                    return fail(c, r, "agent %d did not vote in vote round %d (every living agent votes, in "
-                                      "ascending order)",
+                    return fail(c, r,
+                                "agent %d did not vote in vote round %d (every living agent votes, in "
+                                "ascending order)",
                                 v, rounds + 1);
-                return fail(c, r, "vote by agent %d out of order: expected agent %d's vote (votes come in ascending "
-                                  "agent order, once per round)",
+                return fail(c, r,
+                            "vote by agent %d out of order: expected agent %d's vote (votes come in ascending "
+                            "agent order, once per round)",
                             r->a, v);
             }
             TRY(check_agent(c, r, r->b, "vote target"));
             if (r->b == v)
-                return fail(c, r, "agent %d votes for itself (the server replaces a self-vote with a random living "
-                                  "agent)",
+                return fail(c, r,
+                            "agent %d votes for itself (the server replaces a self-vote with a random living "
+                            "agent)",
                             v);
             if (!c->alive[r->b])
                 return fail(c, r, "agent %d votes for agent %d, who is dead (%s on day %ld)", v, r->b,
@@ -838,16 +850,18 @@ static int votes_and_execution(ctx *c)
         /* A tie with revotes left: another round must follow. */
         if (!at(c, R_VOTE)) {
             list_agents(who, sizeof who, top, c->n);
-            return fail(c, cur(c), "vote round %d is a tie (agents %s with %d votes each): a revote must follow "
-                                   "(max_revote=%d)",
-                        rounds, who, best, s->max_revote);
+            return fail(c, cur(c),
+                        "vote round %d is a tie (agents %s with %d vote%s each): a revote must follow "
+                        "(max_revote=%d)",
+                        rounds, who, best, best == 1 ? "" : "s", s->max_revote);
         }
     }
     const rec *r = cur(c);
     int t = first_of(top, c->n);
     if (ntop == 1 && at(c, R_VOTE))
-        return fail(c, r, "a revote after vote round %d, which had a unique top (agent %d with %d votes): a revote "
-                          "happens only after a tie",
+        return fail(c, r,
+                    "a revote after vote round %d, which had a unique top (agent %d with %d votes): a revote "
+                    "happens only after a tie",
                     rounds, t, best);
     if (at(c, R_VOTE))
         return fail(c, r, "a vote round beyond the last one allowed (max_revote=%d): the tie is broken at random",
@@ -855,16 +869,17 @@ static int votes_and_execution(ctx *c)
     list_agents(who, sizeof who, top, c->n);
     if (ntop > 1 && s->enable_no_execution) {
         if (at(c, R_EXECUTE))
-            return fail(c, r, "an execution after a tie in the last vote round (agents %s): with "
-                              "enable_no_execution nobody is executed",
+            return fail(c, r,
+                        "an execution after a tie in the last vote round (agents %s): with "
+                        "enable_no_execution nobody is executed",
                         who);
         return 0;
     }
     if (!at(c, R_EXECUTE)) {
         if (ntop == 1)
             return fail(c, r, "expected the execution of agent %d (the only agent with the most votes, %d)", t, best);
-        return fail(c, r, "expected the execution of one of agents %s (tied with %d votes after the last round)", who,
-                    best);
+        return fail(c, r, "expected the execution of one of agents %s (tied with %d vote%s each after the last round)",
+                    who, best, best == 1 ? "" : "s");
     }
     TRY(check_agent(c, r, r->a, "executed agent"));
     if (!top[r->a]) {
@@ -875,7 +890,8 @@ static int votes_and_execution(ctx *c)
                     r->a, who, best);
     }
     if (r->role != c->role[r->a])
-        return fail(c, r, "the execute line says %s, but agent %d is a %s", aw_role_name(r->role), r->a, rname(c, r->a));
+        return fail(c, r, "the execute line says %s, but agent %d is a %s", aw_role_name(r->role), r->a,
+                    rname(c, r->a));
     c->executed = r->a;
     mark_dead(c, r->a, "executed");
     advance(c);
@@ -905,8 +921,9 @@ static int divine_phase(ctx *c)
             return fail(c, r, "divine lines out of order (seers act in ascending order)");
         TRY(check_agent(c, r, r->b, "divine target"));
         if (!c->alive[r->b] && !s->divine_dead_target)
-            return fail(c, r, "seer %d divines agent %d, who is dead (%s on day %ld): a divination of a dead agent "
-                              "does not happen",
+            return fail(c, r,
+                        "seer %d divines agent %d, who is dead (%s on day %ld): a divination of a dead agent "
+                        "does not happen",
                         a, r->b, c->died_how[r->b], c->died_day[r->b]);
         aw_species sp = aw_role_species(c->role[r->b]);
         if (r->species != sp)
@@ -919,8 +936,9 @@ static int divine_phase(ctx *c)
     if (s->invalid_divine == AW_INVALID_RANDOM)
         for (int i = 1; i <= c->n; i++)
             if (c->alive[i] && c->role[i] == AW_SEER && !done[i])
-                return fail(c, cur(c), "seer %d did not divine (under invalid_divine=random every living seer "
-                                       "divines each night)",
+                return fail(c, cur(c),
+                            "seer %d did not divine (under invalid_divine=random every living seer "
+                            "divines each night)",
                             i);
     return 0;
 }
@@ -948,8 +966,9 @@ static int guard_phase(ctx *c)
         if (r->b == a)
             return fail(c, r, "bodyguard %d guards itself (a guard on oneself does not happen)", a);
         if (!c->alive[r->b] && !s->guard_dead_target)
-            return fail(c, r, "bodyguard %d guards agent %d, who is dead (%s on day %ld): with guard_dead_target=false "
-                              "such a guard does not happen",
+            return fail(c, r,
+                        "bodyguard %d guards agent %d, who is dead (%s on day %ld): with guard_dead_target=false "
+                        "such a guard does not happen",
                         a, r->b, c->died_how[r->b], c->died_day[r->b]);
         if (r->role != c->role[r->b])
             return fail(c, r, "the guard line says %s, but agent %d is a %s", aw_role_name(r->role), r->b,
@@ -962,8 +981,9 @@ static int guard_phase(ctx *c)
     if (s->invalid_guard == AW_INVALID_RANDOM)
         for (int i = 1; i <= c->n; i++)
             if (c->alive[i] && c->role[i] == AW_BODYGUARD && !done[i])
-                return fail(c, cur(c), "bodyguard %d did not guard (under invalid_guard=random every living "
-                                       "bodyguard guards each night)",
+                return fail(c, cur(c),
+                            "bodyguard %d did not guard (under invalid_guard=random every living "
+                            "bodyguard guards each night)",
                             i);
     return 0;
 }
@@ -977,10 +997,10 @@ static int guard_phase(ctx *c)
  * cuts are not written in the log. A whisper phase before a revote
  * (whisper_before_revote) marks a cut. */
 typedef struct avseq {
-    const rec **v;   /* the attackVote records */
+    const rec **v; /* the attackVote records */
     int m;
-    bool *cut_mark;  /* [0..m]: a whisper phase stands before v[p] */
-    bool marks_required; /* every cut must have a whisper phase */
+    int *marks;          /* [0..m]: how many whisper phases stand before v[p] (v[m]: the attack) */
+    bool marks_required; /* whisper_before_revote: the whisper phases are the cuts */
     int max_rounds;
     const rec *attack; /* the attack line */
     signed char *memo; /* [(m+1) * max_rounds]: -1 unknown, 0/1 */
@@ -1013,6 +1033,8 @@ static bool attack_final_ok(const ctx *c, int ntop, const bool *top, int round, 
     return atk->a >= 1 && atk->a <= c->n && top[atk->a];
 }
 
+/* Whether v[p..m) can be cut into rounds round, round+1, ... that end in
+ * the attack line (used when no whisper phases mark the cuts). */
 static bool attack_feasible(const ctx *c, avseq *q, int p, int round)
 {
     signed char *m = &q->memo[(size_t)p * (size_t)q->max_rounds + (size_t)round];
@@ -1023,41 +1045,43 @@ static bool attack_feasible(const ctx *c, avseq *q, int p, int round)
     int best;
     int wolves = count_alive(c, 1);
     for (int e = p; e <= q->m && !ok; e++) {
-        /* This round is v[p..e): voters ascending, not across a whisper. */
+        /* This round is v[p..e): voters strictly ascending. */
         if (e > p + 1 && q->v[e - 1]->a <= q->v[e - 2]->a)
-            break;
-        if (e > p + 1 && q->cut_mark[e - 1])
             break;
         if (c->s->invalid_attack == AW_INVALID_RANDOM && e - p != wolves)
             continue;
         int ntop = attack_round_top(c, q, p, e, top, &best);
-        /* The last round: nothing follows, not even a whisper. */
-        if (e == q->m && (p == e || !q->cut_mark[e]) &&
-            attack_final_ok(c, ntop, top, round, q->max_rounds, q->attack))
+        if (e == q->m && attack_final_ok(c, ntop, top, round, q->max_rounds, q->attack))
             ok = true;
         /* Or a tie, and a revote follows from v[e]. */
-        if (!ok && ntop != 1 && round + 1 < q->max_rounds && (!q->marks_required || q->cut_mark[e]) &&
-            attack_feasible(c, q, e, round + 1))
+        if (!ok && ntop != 1 && round + 1 < q->max_rounds && attack_feasible(c, q, e, round + 1))
             ok = true;
     }
     *m = ok ? 1 : 0;
     return ok;
 }
 
-/* Explains why no cut of the attack votes into rounds leads to the attack
- * line, using the cuts the log forces (where the voter order restarts). */
-static int attack_explain(ctx *c, avseq *q)
+/* Walks the attack votes round by round, cutting where a whisper phase
+ * stands (whisper_before_revote) and where the voter order restarts, and
+ * reports the first thing that does not fit. With whisper phases the cuts are
+ * exactly those, so this decides; without them it explains why no cut found
+ * by attack_feasible works. Returns 0 if the walk fits. */
+static int attack_walk(ctx *c, avseq *q)
 {
     bool top[MAXP + 1];
     char who[300];
-    int best, from = 0, round = 0;
+    int best, from = 0, round = 0, used = 0; /* used: whisper phases at v[from] already taken as cuts */
     for (;;) {
-        int to = from + 1;
-        if (from >= q->m)
-            to = from;
-        else
-            while (to < q->m && q->v[to]->a > q->v[to - 1]->a && !q->cut_mark[to])
+        int to = from;
+        if (used >= q->marks[from])
+            while (to < q->m) {
+                if (to > from && (q->marks[to] > 0 || q->v[to]->a <= q->v[to - 1]->a))
+                    break;
                 to++;
+            }
+        int pending = q->marks[to] - (to == from ? used : 0);
+        bool last = to == q->m && pending == 0;
+        const rec *next = to < q->m ? q->v[to] : q->attack;
         if (c->s->invalid_attack == AW_INVALID_RANDOM) {
             bool missing[MAXP + 1];
             for (int i = 0; i <= c->n; i++)
@@ -1066,41 +1090,55 @@ static int attack_explain(ctx *c, avseq *q)
                 missing[q->v[k]->a] = false;
             if (first_of(missing, c->n)) {
                 list_agents(who, sizeof who, missing, c->n);
-                return fail(c, to < q->m ? q->v[to] : q->attack,
-                            "werewolf %s cast no attack vote in attack vote round %d (under invalid_attack=random "
+                return fail(c, next,
+                            "%s %s cast no attack vote in attack vote round %d (under invalid_attack=random "
                             "every living werewolf votes)",
-                            who, round + 1);
+                            strstr(who, " and ") ? "werewolves" : "werewolf", who, round + 1);
             }
         }
         int ntop = attack_round_top(c, q, from, to, top, &best);
         list_agents(who, sizeof who, top, c->n);
-        if (to < q->m) {
-            const rec *r = q->v[to];
+        if (!last) {
+            if (q->marks_required && pending == 0)
+                return fail(c, next,
+                            "an attack revote without a whisper before it (whisper_before_revote: the "
+                            "werewolves whisper again before each attack revote)");
             if (ntop == 1)
-                return fail(c, r, "an attack revote after a round with a unique top (agent %d, %d votes counting "
-                                  "the +1 every living human gets): a revote happens only after a tie",
+                return fail(c, next,
+                            "an attack revote after a round with a unique top (agent %d, %d votes counting "
+                            "the +1 every living human gets): a revote happens only after a tie",
                             first_of(top, c->n), best);
             if (round + 1 >= q->max_rounds)
-                return fail(c, r, "more attack vote rounds than allowed (max_attack_revote=%d)",
-                            q->max_rounds - 1);
+                return fail(c, next, "more attack vote rounds than allowed (max_attack_revote=%d)", q->max_rounds - 1);
+            used = pending > 0 ? (to == from ? used + 1 : 1) : 0;
             from = to;
             round++;
             continue;
         }
         const rec *a = q->attack;
-        if (ntop == 1)
-            return fail(c, a, "agent %d is attacked, but agent %d had the most attack votes (%d, counting the +1 "
-                              "every living human gets)",
+        if (attack_final_ok(c, ntop, top, round, q->max_rounds, a))
+            return 0;
+        if (ntop == 1 && a->a == -1)
+            return fail(c, a, "nobody is attacked, but agent %d had the most attack votes (%d)", first_of(top, c->n),
+                        best);
+        if (ntop == 1 && a->a != first_of(top, c->n))
+            return fail(c, a,
+                        "agent %d is attacked, but agent %d had the most attack votes (%d, counting the +1 "
+                        "every living human gets)",
                         a->a, first_of(top, c->n), best);
-        if (round + 1 < q->max_rounds && ntop > 1)
-            return fail(c, a, "attack vote round %d is a tie (agents %s): an attack revote must follow "
-                              "(max_attack_revote=%d)",
-                        round + 1, who, q->max_rounds - 1);
+        if (round + 1 < q->max_rounds && ntop != 1)
+            return fail(c, a,
+                        "attack vote round %d is a tie (agents %s): an attack revote must follow "
+                        "(max_attack_revote=%d)",
+                        round + 1, ntop ? who : "none", q->max_rounds - 1);
         if (c->s->enable_no_attack && ntop != 1)
-            return fail(c, a, "the last attack vote round has no single top: with enable_no_attack nobody is "
-                              "attacked (attack,-1,false)");
-        return fail(c, a, "agent %d is attacked, but the last attack vote round was a tie among agents %s", a->a,
-                    who);
+            return fail(c, a,
+                        "the last attack vote round has no single top: with enable_no_attack nobody is "
+                        "attacked (attack,-1,false)");
+        if (ntop != 1)
+            return fail(c, a, "agent %d is attacked, but the last attack vote round was a tie among agents %s", a->a,
+                        who);
+        return fail(c, a, "the attack votes of this night cannot be cut into vote rounds that lead to this attack");
     }
 }
 
@@ -1116,7 +1154,7 @@ static int attack_phase(ctx *c)
     size_t cap = 16;
     int m = 0;
     const rec **v = aw_xmalloc(cap * sizeof *v);
-    bool *marks = aw_xcalloc(cap + 1, sizeof *marks);
+    int *marks = aw_xcalloc(cap + 1, sizeof *marks);
     int rc = 0;
     int wolves_alive = count_alive(c, 1);
     bool whisper_between = s->whisper_before_revote;
@@ -1133,8 +1171,8 @@ static int attack_phase(ctx *c)
                 break;
             }
             if (!c->alive[r->a]) {
-                rc = fail(c, r, "werewolf %d casts an attack vote but is dead (%s on day %ld)", r->a,
-                          c->died_how[r->a], c->died_day[r->a]);
+                rc = fail(c, r, "werewolf %d casts an attack vote but is dead (%s on day %ld)", r->a, c->died_how[r->a],
+                          c->died_day[r->a]);
                 break;
             }
             if (check_agent(c, r, r->b, "attack target") != 0) {
@@ -1151,6 +1189,14 @@ static int attack_phase(ctx *c)
                           c->died_how[r->b], c->died_day[r->b]);
                 break;
             }
+            /* More votes than the rounds allow can never fit; stopping here
+             * also bounds the memory the round search needs. */
+            if (m >= wolves_alive * (s->max_attack_revote + 1)) {
+                rc = fail(c, r, "more attack votes than %d werewol%s can cast in %d round%s (max_attack_revote=%d)",
+                          wolves_alive, wolves_alive == 1 ? "f" : "ves", s->max_attack_revote + 1,
+                          s->max_attack_revote ? "s" : "", s->max_attack_revote);
+                break;
+            }
             if ((size_t)m + 1 >= cap) {
                 cap *= 2;
                 v = aw_xrealloc(v, cap * sizeof *v);
@@ -1158,16 +1204,12 @@ static int attack_phase(ctx *c)
                 memset(marks + m + 1, 0, (cap - (size_t)m) * sizeof *marks);
             }
             v[m++] = r;
-            marks[m] = false;
+            marks[m] = 0;
             advance(c);
             continue;
         }
         if (whisper_between && at(c, R_WHISPER)) {
-            if (m >= 0 && marks[m]) {
-                rc = fail(c, cur(c), "two whisper phases in a row between attack vote rounds");
-                break;
-            }
-            marks[m] = true;
+            marks[m]++;
             chan ch;
             chan_init(c, &ch, true);
             const char *no;
@@ -1189,15 +1231,17 @@ static int attack_phase(ctx *c)
             if (a->type == R_ATTACK || a->type == R_ATTACKVOTE)
                 rc = fail(c, a, "a %s line of day %ld during day %ld", rtype_names[a->type], a->day, c->day);
             else
-                rc = fail(c, a, "expected the attack of night %ld (%d werewol%s alive: the attack votes, then "
-                                "'%ld,attack,TARGET,true|false')",
+                rc = fail(c, a,
+                          "expected the attack of night %ld (%d werewol%s alive: the attack votes, then "
+                          "'%ld,attack,TARGET,true|false')",
                           c->day, wolves_alive, wolves_alive == 1 ? "f" : "ves", c->day);
         } else if (a->a == -1) {
             if (a->flag)
                 rc = fail(c, a, "attack,-1 (nobody attacked) must be false");
             else if (!s->enable_no_attack)
-                rc = fail(c, a, "nobody is attacked, but attacks are compulsory (enable_no_attack=false): a round "
-                                "with no valid vote is a tie among all living humans");
+                rc = fail(c, a,
+                          "nobody is attacked, but attacks are compulsory (enable_no_attack=false): a round "
+                          "with no valid vote is a tie among all living humans");
         } else if (check_agent(c, a, a->a, "attack target") != 0) {
             rc = -1;
         } else if (!c->alive[a->a]) {
@@ -1210,7 +1254,7 @@ static int attack_phase(ctx *c)
             avseq q;
             q.v = v;
             q.m = m;
-            q.cut_mark = marks;
+            q.marks = marks;
             const char *no_whisper;
             q.marks_required = whisper_between && whisper_due(c, &no_whisper);
             q.max_rounds = s->max_attack_revote + 1;
@@ -1218,9 +1262,13 @@ static int attack_phase(ctx *c)
             size_t cells = (size_t)(m + 1) * (size_t)q.max_rounds;
             q.memo = aw_xmalloc(cells);
             memset(q.memo, -1, cells);
-            bool ok = attack_feasible(c, &q, 0, 0);
-            if (!ok)
-                rc = attack_explain(c, &q);
+            if (q.marks_required)
+                rc = attack_walk(c, &q);
+            else if (!attack_feasible(c, &q, 0, 0))
+                rc = attack_walk(c, &q) ? -1
+                                        : fail(c, a,
+                                               "the attack votes of this night cannot be cut into vote "
+                                               "rounds that lead to this attack");
             free(q.memo);
         }
         if (rc == 0 && a->a > 0) {
@@ -1228,8 +1276,9 @@ static int attack_phase(ctx *c)
             if (guarded && a->flag)
                 rc = fail(c, a, "agent %d is guarded tonight, so the attack fails and must be logged false", a->a);
             else if (!guarded && !a->flag)
-                rc = fail(c, a, "the attack on agent %d is logged false, but nobody guarded agent %d (a guarded "
-                                "target is the only way an attack fails)",
+                rc = fail(c, a,
+                          "the attack on agent %d is logged false, but nobody guarded agent %d (a guarded "
+                          "target is the only way an attack fails)",
                           a->a, a->a);
             else if (a->flag)
                 c->attacked = a->a;
@@ -1272,8 +1321,9 @@ static int first_status_block(ctx *c)
         const rec *r = cur(c);
         if (r->type == R_STATUS)
             return fail(c, r, "a log starts on day 0, this status line is for day %ld", r->day);
-        return fail(c, r, "a game log starts with the day-0 status block ('0,status,1,ROLE,ALIVE,name', one line per "
-                          "agent)");
+        return fail(c, r,
+                    "a game log starts with the day-0 status block ('0,status,1,ROLE,ALIVE,name', one line per "
+                    "agent)");
     }
     const rec *r = cur(c);
     if (opt && (opt->roles || opt->strict_roles)) {
@@ -1300,8 +1350,9 @@ static int status_block(ctx *c)
         const rec *r = cur(c);
         if (r->type != R_STATUS) {
             if (i == 1)
-                return fail(c, r, "expected the status block of day %ld here (the night's lines end with the attack; "
-                                  "the order is: votes, execute, divine, whisper, guard, attackVote, attack)",
+                return fail(c, r,
+                            "expected the status block of day %ld here (the night's lines end with the attack; "
+                            "the order is: votes, execute, divine, whisper, guard, attackVote, attack)",
                             c->day);
             return fail(c, r, "the status block of day %ld is cut short: expected agent %d's status line", c->day, i);
         }
@@ -1331,8 +1382,9 @@ static int result_line(ctx *c, aw_team win)
         if (r->type == R_RESULT)
             return fail(c, r, "the result line must carry the day of the last status block (%ld), not %ld", c->day,
                         r->day);
-        return fail(c, r, "the game is over at the start of day %ld (%d human%s, %d werewol%s alive: %s win), so the "
-                          "status block must be followed by the result line",
+        return fail(c, r,
+                    "the game is over at the start of day %ld (%d human%s, %d werewol%s alive: %s win), so the "
+                    "status block must be followed by the result line",
                     c->day, humans, humans == 1 ? "" : "s", wolves, wolves == 1 ? "f" : "ves",
                     win == AW_TEAM_VILLAGER ? "the villagers" : "the werewolves");
     }
@@ -1345,8 +1397,10 @@ static int result_line(ctx *c, aw_team win)
         return fail(c, r, "the winner is %s, not %s (%s)", aw_team_name(win), aw_team_name(r->team),
                     win == AW_TEAM_VILLAGER ? "no werewolf is alive" : "living humans are no more than werewolves");
     advance(c);
-    if (cur(c)->type != R_END || c->end_is_syntax)
+    if (cur(c)->type != R_END || c->end_is_syntax) {
+        c->end_cut = false; /* even a cut-off line is one line too many here */
         return fail(c, cur(c), "a line after the result line (the result line ends the log)");
+    }
     c->out->days = (int)c->day;
     c->out->winner = win;
     c->out->verdict = AW_LOG_LEGAL;
@@ -1371,7 +1425,9 @@ static int check_game(ctx *c)
         c->attacked = 0;
         if (c->day == 0) {
             if (s->talk_on_first_day) {
-                if (s->whisper_on_first_night)
+                /* as the official server: whisper, then the first-day talk
+                 * (under rounds the whispers follow each round instead) */
+                if (s->whisper_on_first_night && s->talk_mode == AW_TALK_TURNS)
                     TRY(whisper_phase(c));
                 TRY(s->talk_mode == AW_TALK_ROUNDS ? talk_rounds(c) : talk_turns(c));
             } else if (at(c, R_TALK)) {

@@ -29,10 +29,10 @@
 #define AW_LOGCHECK_MAX_PLAYERS 100
 
 typedef enum aw_logcheck_verdict {
-    AW_LOG_LEGAL = 0,      /* a complete game that follows the rules */
-    AW_LOG_ILLEGAL = 1,    /* a line breaks the rules or the format */
-    AW_LOG_INCOMPLETE = 2  /* every line is legal but the log stops before the result line
-                              (an abandoned, crashed or truncated game) */
+    AW_LOG_LEGAL = 0,     /* a complete game that follows the rules */
+    AW_LOG_ILLEGAL = 1,   /* a line breaks the rules or the format */
+    AW_LOG_INCOMPLETE = 2 /* every line is legal but the log stops before the result line
+                             (an abandoned, crashed or truncated game) */
 } aw_logcheck_verdict;
 
 typedef struct aw_logcheck_report {
@@ -47,17 +47,16 @@ typedef struct aw_logcheck_report {
     /* What the log showed (filled as far as the check got). */
     int players;
     int role_count[AW_NROLES];
-    int days;          /* the day number of the result line (LEGAL only) */
-    aw_team winner;    /* AW_TEAM_NONE unless LEGAL */
-    long lines;        /* lines read */
+    int days;       /* the day number of the result line (LEGAL only) */
+    aw_team winner; /* AW_TEAM_NONE unless LEGAL */
+    long lines;     /* lines read */
 } aw_logcheck_report;
 
 /* Decides whether one talk or whisper text is a valid utterance under the
  * given validation mode. Returns 0 when it is, or a negative code with
  * err->msg saying why not. The text is one line, borrowed, not NUL-terminated
  * at len. */
-typedef int (*aw_logcheck_validate_fn)(void *ud, const char *text, size_t len, aw_validation mode,
-                                       aw_error *err);
+typedef int (*aw_logcheck_validate_fn)(void *ud, const char *text, size_t len, aw_validation mode, aw_error *err);
 
 typedef struct aw_logcheck_options {
     /* When non-NULL, the day-0 roles must match these counts exactly

@@ -1,9 +1,11 @@
 /* luaseat: the in-process Lua agent seat (see luaseat.h). */
 #include "luaseat.h"
 
+#include <errno.h>
 #include <lauxlib.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "rng.h"
 #include "sandbox.h"
@@ -23,6 +25,9 @@ typedef struct luaseat {
     char *path;
     char *source;
     size_t source_len;
+    char version[17];          /* content hash of source, hex */
+    struct timespec mtime;     /* of the file when source was read */
+    off_t size;
     char *default_name;
     aw_luaseat_opts opts;
     aw_sandbox *sb;
@@ -459,10 +464,70 @@ static void close_agent(luaseat *s)
     s->talks.ref = s->whispers.ref = LUA_NOREF;
 }
 
+/* FNV-1a, 64 bits: a content hash that names the version of an agent. */
+static void hash_version(luaseat *s)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (size_t i = 0; i < s->source_len; i++)
+        h = (h ^ (unsigned char)s->source[i]) * 0x100000001b3ull;
+    snprintf(s->version, sizeof s->version, "%016llx", (unsigned long long)h);
+}
+
+static bool same_stat(const luaseat *s, const struct stat *st)
+{
+    return st->st_mtim.tv_sec == s->mtime.tv_sec && st->st_mtim.tv_nsec == s->mtime.tv_nsec && st->st_size == s->size;
+}
+
+/* Hot reload: if the file changed since it was read, read it again and keep
+ * the new text only if it loads and returns a table in a throw-away sandbox.
+ * The outcome goes to stderr. */
+static void maybe_reload(luaseat *s)
+{
+    struct stat st;
+    if (stat(s->path, &st) != 0 || same_stat(s, &st))
+        return;
+    size_t len;
+    aw_error err;
+    char *src = aw_read_file(s->path, &len, &err);
+    if (!src)
+        return;
+    char *old = s->source;
+    size_t old_len = s->source_len;
+    s->source = src;
+    s->source_len = len;
+    aw_fault fault = {AW_FAULT_NONE, "", 0};
+    int ref;
+    aw_sandbox *sb = open_agent(s, 0, s->opts.budget_ms > 0 ? s->opts.budget_ms : 1000, &ref, &fault);
+    s->mtime = st.st_mtim;
+    s->size = st.st_size;
+    if (!sb) {
+        s->source = old;
+        s->source_len = old_len;
+        free(src);
+        fprintf(stderr, "aiwolf: %s changed but does not load, the previous version (%s) plays on: %s\n",
+                    s->path, s->version, fault.msg);
+        return;
+    }
+    aw_sandbox_free(sb);
+    free(old);
+    char was[sizeof s->version];
+    memcpy(was, s->version, sizeof was);
+    hash_version(s);
+    if (strcmp(was, s->version) != 0)
+        fprintf(stderr, "aiwolf: reloaded %s (version %s, was %s)\n", s->path, s->version, was);
+}
+
+static const char *seat_version(aw_seat *base)
+{
+    return ((luaseat *)base)->version;
+}
+
 static const char *seat_begin(aw_seat *base, int agent, uint64_t game_seed, aw_seat_fault *f)
 {
     luaseat *s = (luaseat *)base;
     close_agent(s);
+    if (s->opts.watch)
+        maybe_reload(s);
     s->agent = agent;
     s->game_seed = game_seed;
     snprintf(s->name, sizeof s->name, "%s", s->default_name);
@@ -525,15 +590,22 @@ static void seat_free(aw_seat *base)
     free(s);
 }
 
-static const aw_seat_ops lua_ops = {seat_begin, seat_request, seat_free};
+static const aw_seat_ops lua_ops = {seat_begin, seat_request, seat_version, seat_free};
 
 aw_seat *aw_luaseat_new(const char *path, const aw_luaseat_opts *opts, aw_error *err)
 {
     size_t len;
+    struct stat st;
+    if (stat(path, &st) != 0) {
+        aw_fail(err, AW_EIO, "%s: %s", path, strerror(errno));
+        return NULL;
+    }
     char *src = aw_read_file(path, &len, err);
     if (!src)
         return NULL;
     luaseat *s = aw_xcalloc(1, sizeof *s);
+    s->mtime = st.st_mtim;
+    s->size = st.st_size;
     s->base.ops = &lua_ops;
     s->path = aw_xstrdup(path);
     s->source = src;
@@ -548,6 +620,7 @@ aw_seat *aw_luaseat_new(const char *path, const aw_luaseat_opts *opts, aw_error 
     if (blen > 4 && strcmp(base + blen - 4, ".lua") == 0)
         blen -= 4;
     s->default_name = aw_xstrndup(base, blen > 64 ? 64 : blen);
+    hash_version(s);
 
     /* Load it once now, so that a broken file is reported before any game. */
     aw_fault fault = {AW_FAULT_NONE, "", 0};

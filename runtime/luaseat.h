@@ -13,6 +13,7 @@
 #ifndef AW_LUASEAT_H
 #define AW_LUASEAT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -29,6 +30,10 @@ typedef struct aw_luaseat_opts {
     void (*push_parsed)(lua_State *L, const void *parsed);
     /* Registers extra C modules in a new sandbox (e.g. the protocol core). */
     int (*prepare)(void *sandbox, aw_error *err);
+    /* Hot reload: before each game, look whether the agent file changed;
+     * load a changed version only if it loads cleanly (the old version plays
+     * on otherwise, and the problem is reported to `output`). */
+    bool watch;
 } aw_luaseat_opts;
 
 /* Reads the agent file and checks that it loads and returns a table (in a

@@ -48,6 +48,9 @@ typedef struct aw_seat_ops {
      * value with *fault filled; the driver then uses the rules' substitute. */
     int (*request)(aw_seat *s, aw_req_kind kind, const aw_info *info, const aw_settings *set, aw_seat_reply *reply,
                    aw_seat_fault *fault);
+    /* What version of the agent plays this game (e.g. a content hash of its
+     * code), for the record; borrowed. May be NULL. */
+    const char *(*version)(aw_seat *s);
     /* Frees the seat. */
     void (*free)(aw_seat *s);
 } aw_seat_ops;

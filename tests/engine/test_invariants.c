@@ -65,7 +65,7 @@ static void spy_free(aw_seat *s)
     free(p);
 }
 
-static const aw_seat_ops spy_ops = {spy_begin, spy_request, spy_free};
+static const aw_seat_ops spy_ops = {spy_begin, spy_request, NULL, spy_free};
 
 static aw_seat *spy_new(aw_seat *inner)
 {
@@ -186,11 +186,14 @@ static char *play(const aw_settings *set, uint64_t seed, bool chaos, aw_seat **s
 
 static long games_run, illegal;
 
-static void run_games(const char *preset, int players, int count, uint64_t first_seed, bool chaos)
+static void run_games_set(const char *preset, const char *override, int players, int count, uint64_t first_seed,
+                          bool chaos)
 {
     aw_settings set;
     aw_error err;
     CHECK(aw_settings_preset(&set, preset, players, &err) == 0);
+    if (override)
+        CHECK_MSG(aw_settings_set(&set, override, &err) == 0, "%s", err.msg);
     aw_logcheck_options opt;
     memset(&opt, 0, sizeof opt);
     opt.validate = validate_text;
@@ -227,6 +230,11 @@ static void run_games(const char *preset, int players, int count, uint64_t first
         CHECK_MSG(wins[0] > 0 && wins[1] > 0, "%s %dp: village %d, werewolves %d", preset, players, wins[0], wins[1]);
 }
 
+static void run_games(const char *preset, int players, int count, uint64_t first_seed, bool chaos)
+{
+    run_games_set(preset, NULL, players, count, first_seed, chaos);
+}
+
 static void determinism(void)
 {
     aw_settings set;
@@ -261,6 +269,18 @@ int main(void)
         run_games("aiwolf", n, 60 / scale + 1, 7000, true);
         run_games("seed2015", n, 20 / scale + 1, 7000, true);
         run_games("regulation", n, 20 / scale + 1, 7000, true);
+    }
+    /* single settings changed away from the presets */
+    static const char *const overrides[] = {
+        "enable_no_attack=true", "enable_no_execution=true", "whisper_before_revote=true", "talk_on_first_day=true",
+        "max_revote=3", "max_attack_revote=0", "max_skip=0", "max_talk=3", "max_talk_turn=2", "whisper_single_wolf=true",
+        "invalid_attack=random", "invalid_divine=random", "invalid_guard=random", "guard_dead_target=false",
+        "divine_dead_target=true", "talk_end_all_skip_turns=1", "validation=off", "validation=lenient",
+        "vote_visible=false", "max_whisper=1"};
+    for (size_t i = 0; i < sizeof overrides / sizeof overrides[0]; i++) {
+        run_games_set("aiwolf", overrides[i], 7, 100 / scale + 1, 500, true);
+        run_games_set("aiwolf", overrides[i], 15, 100 / scale + 1, 500, true);
+        run_games_set("seed2015", overrides[i], 12, 40 / scale + 1, 500, true);
     }
     printf("%ld games, %ld with an illegal log\n", games_run, illegal);
     CHECK(illegal == 0);

@@ -1,0 +1,75 @@
+#!/bin/sh
+# aiwolf check on the command line: output format, exit codes, options, and
+# files that are not logs. $1 is the aiwolf binary; runs from the project root.
+set -u
+BIN=$1
+FIX=tests/fixtures/official
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+fails=0
+ok() { printf 'ok   %s\n' "$1"; }
+bad() { printf 'FAIL %s\n' "$1"; fails=$((fails + 1)); }
+expect_rc() { # name want_rc actual_rc
+    if [ "$3" -eq "$2" ]; then ok "$1"; else bad "$1 (exit $3, want $2)"; fi
+}
+expect_grep() { # name pattern file
+    if grep -q -- "$2" "$3"; then ok "$1"; else bad "$1 (no '$2' in output:)"; cat "$3"; fi
+}
+
+"$BIN" check --help >"$T/out" 2>&1; expect_rc "--help exits 0" 0 $?
+for opt in --preset --set --roles --strict-roles --quiet --settings; do
+    expect_grep "--help explains $opt" "$opt" "$T/out"
+done
+
+"$BIN" check $FIX/tcp/5p_game6/game.log >"$T/out" 2>&1; expect_rc "a legal log exits 0" 0 $?
+expect_grep "legal line" "^$FIX/tcp/5p_game6/game.log: legal (5 players, winner VILLAGER, 3 days)$" "$T/out"
+
+"$BIN" check --quiet $FIX/tcp/*/game.log $FIX/direct/5p/*.log $FIX/direct/15p/*.log $FIX/chaos/*.log >"$T/out" 2>&1
+expect_rc "all 609 tcp/direct/chaos logs legal" 0 $?
+if [ -s "$T/out" ]; then bad "--quiet prints nothing for legal logs"; cat "$T/out"; else ok "--quiet is quiet"; fi
+
+sed 's/^1,vote,1,4$/1,vote,1,1/' $FIX/tcp/5p_game6/game.log >"$T/selfvote.log"
+"$BIN" check $FIX/tcp/5p_game1/game.log "$T/selfvote.log" >"$T/out" 2>&1; expect_rc "an illegal log exits 1" 1 $?
+expect_grep "illegal line names file and line" "^$T/selfvote.log:37: illegal: agent 1 votes for itself" "$T/out"
+expect_grep "the offending line follows" "^    1,vote,1,1$" "$T/out"
+expect_grep "the legal file is still reported" "5p_game1/game.log: legal" "$T/out"
+
+"$BIN" check $FIX/edge/5p_talk_timeout/game.log >"$T/out" 2>&1; expect_rc "an incomplete log exits 1" 1 $?
+expect_grep "incomplete log is named" ":7: illegal: incomplete log" "$T/out"
+
+"$BIN" check $FIX/edge/5p_role_reply_empty_line/game.log >"$T/out" 2>&1; expect_rc "an empty log exits 1" 1 $?
+expect_grep "empty log is named" ":1: illegal: empty log" "$T/out"
+
+head -c 3000 /dev/urandom >"$T/junk.bin" 2>/dev/null || printf '\177ELF\001\002' >"$T/junk.bin"
+"$BIN" check "$T/junk.bin" >"$T/out" 2>&1; expect_rc "binary junk exits 1" 1 $?
+expect_grep "binary junk gets a message" "junk.bin:1: illegal:" "$T/out"
+
+"$BIN" check "$T/no-such-file.log" >"$T/out" 2>&1; expect_rc "a missing file exits 2" 2 $?
+expect_grep "a missing file is named" "no-such-file.log" "$T/out"
+"$BIN" check "$T/no-such-file.log" "$T/selfvote.log" >"$T/out" 2>&1; expect_rc "unreadable beats illegal" 2 $?
+
+"$BIN" check >"$T/out" 2>&1; expect_rc "no files exits 2" 2 $?
+"$BIN" check --preset nonsense $FIX/tcp/5p_game6/game.log >"$T/out" 2>&1; expect_rc "unknown preset exits 2" 2 $?
+expect_grep "unknown preset is named" "unknown preset 'nonsense'" "$T/out"
+"$BIN" check --set nonsense=1 $FIX/tcp/5p_game6/game.log >"$T/out" 2>&1; expect_rc "unknown setting exits 2" 2 $?
+"$BIN" check --bogus $FIX/tcp/5p_game6/game.log >"$T/out" 2>&1; expect_rc "unknown option exits 2" 2 $?
+"$BIN" check --roles KING=1 $FIX/tcp/5p_game6/game.log >"$T/out" 2>&1; expect_rc "bad --roles exits 2" 2 $?
+
+"$BIN" check --strict-roles $FIX/tcp/5p_game6/game.log $FIX/tcp/15p_game1/game.log >"$T/out" 2>&1
+expect_rc "--strict-roles accepts the official tables" 0 $?
+"$BIN" check --roles SEER=1,WEREWOLF=1,VILLAGER=3 $FIX/tcp/5p_game6/game.log >"$T/out" 2>&1
+expect_rc "--roles rejects another table" 1 $?
+expect_grep "--roles names the role" "POSSESSED" "$T/out"
+
+"$BIN" check --preset regulation --set max_revote=0 --settings >"$T/out" 2>&1; expect_rc "--settings exits 0" 0 $?
+expect_grep "--settings shows --set" "^max_revote=0$" "$T/out"
+expect_grep "--settings shows the preset" "^talk_end_all_skip_turns=3$" "$T/out"
+
+"$BIN" check --set max_revote=0 $FIX/tcp/15p_game2/game.log >"$T/out" 2>&1; expect_rc "--set changes the rules" 1 $?
+expect_grep "--set max_revote=0 rejects a revote" "max_revote=0" "$T/out"
+
+"$BIN" check - <$FIX/tcp/5p_game6/game.log >"$T/out" 2>&1; expect_rc "stdin" 0 $?
+expect_grep "stdin is named" "^<stdin>: legal" "$T/out"
+
+echo "$fails failed"
+[ "$fails" -eq 0 ]
