@@ -213,6 +213,15 @@ static int install_filter(const int *keep, int nkeep, aw_error *err)
     rule(&b, SYS_getrandom, SECCOMP_RET_ALLOW);
     rule(&b, SYS_rt_sigreturn, SECCOMP_RET_ALLOW);
     rule(&b, SYS_rt_sigprocmask, SECCOMP_RET_ALLOW);
+    /* the Lua sandbox's watchdog: a per-thread timer that signals this very
+     * thread (SIGEV_THREAD, which would need a new thread, is killed below
+     * through clone) */
+    rule(&b, SYS_rt_sigaction, SECCOMP_RET_ALLOW);
+    rule(&b, SYS_timer_create, SECCOMP_RET_ALLOW);
+    rule(&b, SYS_timer_settime, SECCOMP_RET_ALLOW);
+    rule(&b, SYS_timer_gettime, SECCOMP_RET_ALLOW);
+    rule(&b, SYS_timer_delete, SECCOMP_RET_ALLOW);
+    rule(&b, SYS_sched_yield, SECCOMP_RET_ALLOW);
     rule(&b, SYS_getpid, SECCOMP_RET_ALLOW);
     rule(&b, SYS_gettid, SECCOMP_RET_ALLOW);
     rule(&b, SYS_exit, SECCOMP_RET_ALLOW);
@@ -887,7 +896,15 @@ static void seat_free(aw_seat *base)
     free(c);
 }
 
-static const aw_seat_ops child_ops = {seat_begin, seat_request, seat_free};
+/* The inner seat in the host never plays, so its version is the one every
+ * child starts from. */
+static const char *seat_version(aw_seat *base)
+{
+    childseat *c = (childseat *)base;
+    return c->inner->ops->version ? c->inner->ops->version(c->inner) : NULL;
+}
+
+static const aw_seat_ops child_ops = {seat_begin, seat_request, seat_version, seat_free};
 
 aw_seat *aw_childseat_new(aw_childseat_make make, void *make_ud, const aw_childseat_opts *opts, aw_error *err)
 {
