@@ -65,14 +65,16 @@ aw_seat *aw_childseat_new(aw_childseat_make make, void *make_ud, const aw_childs
 /* The running child's process id, or 0 (for tests and diagnostics). */
 pid_t aw_childseat_pid(const aw_seat *s);
 
-/* Whether this build installs the seccomp filter and the address-space
- * limit (not under AddressSanitizer, whose runtime needs both freely). */
-bool aw_childseat_confined(void);
+/* Whether this is a sanitizer build. The filter is installed either way,
+ * but under AddressSanitizer (which reserves terabytes of shadow memory)
+ * there is no address-space limit, and the child keeps the host's stderr
+ * (and may write to it) so that its reports are seen. */
+bool aw_childseat_sanitized(void);
 
 /* Confines the calling process as a child is confined: closes every
- * descriptor but 0-2 and keep[0..nkeep-1], sets the resource limits, no new
- * privileges and the seccomp filter (read only from keep[0], write only to
- * keep[]). memory_bytes as above. Irreversible; for the child and for
+ * descriptor but 0-2 and keep[0..nkeep-1] (at most 8), sets the resource
+ * limits, no new privileges and the seccomp filter (read only from keep[0],
+ * write only to keep[]). memory_bytes as above. Irreversible; for the child and for
  * tests, which fork first. */
 int aw_childseat_confine(const int *keep, int nkeep, size_t memory_bytes, aw_error *err);
 
