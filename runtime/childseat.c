@@ -499,15 +499,17 @@ static void child_main(childseat *c, int wire, int rep, int outfd)
                 aw_wire_format_target(r.target, &out);
             }
         }
+        /* Output, then the report, then the reply: the host wakes up once,
+         * for the reply, and finds the rest already there. */
+        if (c->out)
+            fflush(c->out);
+        if (send_report(rep, request, &f) < 0)
+            _exit(0);
         if (reply) {
             aw_buf_addc(&out, '\n');
             if (write_all(wire, out.data, out.len) < 0)
                 _exit(0);
         }
-        if (c->out)
-            fflush(c->out);
-        if (send_report(rep, request, &f) < 0)
-            _exit(0);
     }
 }
 

@@ -302,13 +302,14 @@ static int dump(json_t *packet, aw_buf *out, aw_error *err)
     json_decref(packet);
     if (!s)
         return aw_fail(err, AW_ENOMEM, "cannot encode the packet");
-    for (const char *p = s; *p; p++) {
-        if (*p == '<')
-            aw_buf_adds(out, "\\u003C");
-        else if (*p == '>')
-            aw_buf_adds(out, "\\u003E");
-        else
-            aw_buf_addc(out, *p);
+    for (const char *p = s; *p;) {
+        size_t run = strcspn(p, "<>");
+        aw_buf_add(out, p, run);
+        p += run;
+        if (*p) {
+            aw_buf_adds(out, *p == '<' ? "\\u003C" : "\\u003E");
+            p++;
+        }
     }
     free(s);
     return 0;
