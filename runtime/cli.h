@@ -7,5 +7,6 @@
 int cmd_play(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_protocol(int argc, char **argv);
+int cmd_replay(int argc, char **argv);
 
 #endif

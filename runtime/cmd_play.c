@@ -47,6 +47,8 @@ static void usage(FILE *out)
             "  --no-agent-output   drop what agents print\n"
             "  --watch             reload an agent file that changed before the next game\n"
             "                      (a version that does not load is reported; the old one plays on)\n"
+            "  --watch-live        also swap a changed agent's methods in during a game,\n"
+            "                      keeping its state (see docs/agents.md, \"Hot reload\")\n"
             "  --list-settings     print every setting of the chosen preset and exit\n"
             "  --help              this text\n"
             "\n"
@@ -146,7 +148,7 @@ int cmd_play(int argc, char **argv)
     const char *preset = "aiwolf", *roles = NULL, *deal_spec = NULL, *log_path = NULL, *events_path = NULL;
     long players = 0, games = 1, budget = 0, memory = 0;
     uint64_t seed = 0;
-    bool have_seed = false, quiet = false, list = false, watch = false, isolate = false;
+    bool have_seed = false, quiet = false, list = false, watch = false, watch_live = false, isolate = false;
     int agent_output = -1;
     const char *sets[64];
     int nsets = 0;
@@ -205,6 +207,8 @@ int cmd_play(int argc, char **argv)
             agent_output = 0;
         } else if (strcmp(o, "--watch") == 0) {
             watch = true;
+        } else if (strcmp(o, "--watch-live") == 0) {
+            watch_live = true;
         } else if (strcmp(o, "--list-settings") == 0) {
             list = true;
         } else if (o[0] == '-' && o[1] == '-') {
@@ -244,7 +248,7 @@ int cmd_play(int argc, char **argv)
             return bad("--set: %s", err.msg);
     if (budget)
         set.time_limit_ms = (int)budget;
-    if (aw_settings_check(&set, &err) < 0)
+    if (aw_settings_check_playable(&set, &err) < 0)
         return bad("%s", err.msg);
     if (list) {
         aw_buf b;
@@ -254,7 +258,7 @@ int cmd_play(int argc, char **argv)
         aw_buf_free(&b);
         return 0;
     }
-    if (isolate && watch)
+    if (isolate && (watch || watch_live))
         return bad("%s", "--watch does not work with --isolate yet (a confined child cannot read the file)");
     if (nagents == 0)
         return bad("%s", "no agents given (aiwolf play agents/sample.lua ...)");
@@ -277,6 +281,7 @@ int cmd_play(int argc, char **argv)
     lo.memory_bytes = (size_t)memory << 20;
     lo.output = agent_output ? stderr : NULL;
     lo.watch = watch;
+    lo.watch_live = watch_live;
     aw_utterance_luaseat_opts(&lo);
     aw_seat *seats[AW_MAX_PLAYERS + 1] = {0};
     int rc = 0;

@@ -328,6 +328,42 @@ static int parse_line(const char *p, size_t n, rec *r, char *why, size_t whycap)
 
 #undef BAD
 
+_Static_assert((int)R_STATUS == (int)AW_LINE_STATUS && (int)R_TALK == (int)AW_LINE_TALK &&
+                   (int)R_WHISPER == (int)AW_LINE_WHISPER && (int)R_VOTE == (int)AW_LINE_VOTE &&
+                   (int)R_EXECUTE == (int)AW_LINE_EXECUTE && (int)R_DIVINE == (int)AW_LINE_DIVINE &&
+                   (int)R_GUARD == (int)AW_LINE_GUARD && (int)R_ATTACKVOTE == (int)AW_LINE_ATTACK_VOTE &&
+                   (int)R_ATTACK == (int)AW_LINE_ATTACK && (int)R_RESULT == (int)AW_LINE_RESULT,
+               "the record types follow aw_logline_type");
+
+int aw_logline_parse(const char *line, size_t len, aw_logline *out, char *why, size_t whycap)
+{
+    rec r;
+    char scratch[1];
+    if (!why || whycap == 0) {
+        why = scratch;
+        whycap = sizeof scratch;
+    }
+    if (!line || !out) {
+        snprintf(why, whycap, "no line");
+        return -1;
+    }
+    if (parse_line(line, len, &r, why, whycap) != 0)
+        return -1;
+    memset(out, 0, sizeof *out);
+    out->type = (aw_logline_type)r.type;
+    out->day = r.day;
+    out->a = r.a;
+    out->b = r.b;
+    out->c = r.c;
+    out->role = r.role;
+    out->flag = r.flag;
+    out->species = r.species;
+    out->team = r.team;
+    out->s = r.s;
+    out->slen = r.slen;
+    return 0;
+}
+
 /* ------------------------------------------------------------------ */
 /* Checker state                                                       */
 

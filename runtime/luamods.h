@@ -15,4 +15,10 @@ typedef struct aw_luamod {
 /* Terminated by an entry whose name is NULL. */
 extern const aw_luamod aw_luamods[];
 
+/* The module compiled to Lua bytecode (with debug information), made once
+ * per process from the embedded text and kept for the process's life; NULL
+ * if it does not compile (loading the text then reports the error). Not
+ * thread-safe: call from one thread. */
+const char *aw_luamod_bytecode(const aw_luamod *m, size_t *len);
+
 #endif

@@ -32,6 +32,8 @@ typedef struct luaseat {
     aw_luaseat_opts opts;
     aw_sandbox *sb;
     int agent_ref;
+    int swap_ref;  /* the new version's table during a mid-game reload */
+    char *dir;     /* the agent's folder: it may require plain Lua modules from it */
     int agent;
     uint64_t game_seed;
     char name[65];
@@ -413,6 +415,31 @@ static void flush_output(luaseat *s)
     aw_sandbox_clear_output(s->sb);
 }
 
+/* Runs the agent's text in sb and keeps the table it returns in the
+ * registry (*ref). On failure nothing is kept and *fault says why. */
+static int load_agent_table(luaseat *s, aw_sandbox *sb, int *ref, aw_fault *fault)
+{
+    char chunkname[300];
+    snprintf(chunkname, sizeof chunkname, "@%s", s->path);
+    if (aw_sandbox_load(sb, s->source, s->source_len, chunkname, fault) < 0)
+        return -1;
+    lua_State *L = aw_sandbox_state(sb);
+    if (lua_type(L, -1) != LUA_TTABLE) {
+        fault->kind = AW_FAULT_REPLY;
+        snprintf(fault->msg, sizeof fault->msg, "%s: the file must return a table of methods, not a %s", s->path,
+                 lua_typename(L, lua_type(L, -1)));
+        lua_pop(L, 1);
+        return -1;
+    }
+    /* aw_sandbox_ref, not luaL_ref: taking a reference can run out of the
+     * agent's memory, which must not happen outside a protected call. */
+    int r = aw_sandbox_ref(sb, fault);
+    if (r < 0)
+        return -1;
+    *ref = r;
+    return 0;
+}
+
 /* A new sandbox with the agent file run in it and its table kept in the
  * registry. */
 static aw_sandbox *open_agent(luaseat *s, uint64_t seed, int budget_ms, int *ref, aw_fault *fault)
@@ -424,6 +451,7 @@ static aw_sandbox *open_agent(luaseat *s, uint64_t seed, int budget_ms, int *ref
         lim.budget_ms = budget_ms;
     if (s->opts.memory_bytes)
         lim.memory_bytes = s->opts.memory_bytes;
+    lim.module_dir = s->dir;
     aw_error err;
     aw_sandbox *sb = aw_sandbox_new(&lim, &err);
     if (!sb) {
@@ -437,22 +465,10 @@ static aw_sandbox *open_agent(luaseat *s, uint64_t seed, int budget_ms, int *ref
         aw_sandbox_free(sb);
         return NULL;
     }
-    char chunkname[300];
-    snprintf(chunkname, sizeof chunkname, "@%s", s->path);
-    if (aw_sandbox_load(sb, s->source, s->source_len, chunkname, fault) < 0) {
+    if (load_agent_table(s, sb, ref, fault) < 0) {
         aw_sandbox_free(sb);
         return NULL;
     }
-    lua_State *L = aw_sandbox_state(sb);
-    if (lua_type(L, -1) != LUA_TTABLE) {
-        fault->kind = AW_FAULT_REPLY;
-        snprintf(fault->msg, sizeof fault->msg, "%s: the file must return a table of methods, not a %s", s->path,
-                 lua_typename(L, lua_type(L, -1)));
-        lua_pop(L, 1);
-        aw_sandbox_free(sb);
-        return NULL;
-    }
-    *ref = luaL_ref(L, LUA_REGISTRYINDEX);
     return sb;
 }
 
@@ -481,16 +497,16 @@ static bool same_stat(const luaseat *s, const struct stat *st)
 /* Hot reload: if the file changed since it was read, read it again and keep
  * the new text only if it loads and returns a table in a throw-away sandbox.
  * The outcome goes to stderr. */
-static void maybe_reload(luaseat *s)
+static bool maybe_reload(luaseat *s)
 {
     struct stat st;
     if (stat(s->path, &st) != 0 || same_stat(s, &st))
-        return;
+        return false;
     size_t len;
     aw_error err;
     char *src = aw_read_file(s->path, &len, &err);
     if (!src)
-        return;
+        return false;
     char *old = s->source;
     size_t old_len = s->source_len;
     s->source = src;
@@ -505,16 +521,54 @@ static void maybe_reload(luaseat *s)
         s->source_len = old_len;
         free(src);
         fprintf(stderr, "aiwolf: %s changed but does not load, the previous version (%s) plays on: %s\n",
-                    s->path, s->version, fault.msg);
-        return;
+                s->path, s->version, fault.msg);
+        return false;
     }
     aw_sandbox_free(sb);
     free(old);
     char was[sizeof s->version];
     memcpy(was, s->version, sizeof was);
     hash_version(s);
-    if (strcmp(was, s->version) != 0)
-        fprintf(stderr, "aiwolf: reloaded %s (version %s, was %s)\n", s->path, s->version, was);
+    if (strcmp(was, s->version) == 0)
+        return false;
+    fprintf(stderr, "aiwolf: reloaded %s (version %s, was %s)\n", s->path, s->version, was);
+    return true;
+}
+
+/* Mid-game reload: the new version's functions replace the old ones in the
+ * agent's table; every other field — the agent's own state kept in self —
+ * stays. Runs as a protected call. */
+static int do_swap(lua_State *L)
+{
+    luaseat *s = lua_touserdata(L, 1);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, s->agent_ref);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, s->swap_ref);
+    int old = lua_gettop(L) - 1, fresh = lua_gettop(L);
+    lua_pushnil(L);
+    while (lua_next(L, fresh)) {
+        if (lua_type(L, -1) == LUA_TFUNCTION) {
+            lua_pushvalue(L, -2);
+            lua_insert(L, -2);
+            lua_rawset(L, old);
+        } else {
+            lua_pop(L, 1);
+        }
+    }
+    return 0;
+}
+
+static void swap_live(luaseat *s)
+{
+    aw_fault fault = {AW_FAULT_NONE, "", 0};
+    if (load_agent_table(s, s->sb, &s->swap_ref, &fault) < 0) {
+        fprintf(stderr, "aiwolf: %s: the new version does not load in the running game: %s\n", s->path, fault.msg);
+        return;
+    }
+    if (aw_sandbox_run(s->sb, do_swap, s, &fault) < 0)
+        fprintf(stderr, "aiwolf: %s: swapping in the new version failed: %s\n", s->path, fault.msg);
+    aw_sandbox_unref(s->sb, s->swap_ref);
+    s->swap_ref = LUA_NOREF;
+    flush_output(s);
 }
 
 static const char *seat_version(aw_seat *base)
@@ -526,7 +580,7 @@ static const char *seat_begin(aw_seat *base, int agent, uint64_t game_seed, aw_s
 {
     luaseat *s = (luaseat *)base;
     close_agent(s);
-    if (s->opts.watch)
+    if (s->opts.watch || s->opts.watch_live)
         maybe_reload(s);
     s->agent = agent;
     s->game_seed = game_seed;
@@ -557,6 +611,8 @@ static int seat_request(aw_seat *base, aw_req_kind kind, const aw_info *info, co
         seat_fault(f, AW_SEAT_LOST, "the agent failed to load at the start of the game");
         return -1;
     }
+    if (s->opts.watch_live && maybe_reload(s))
+        swap_live(s);
     call_ctx c = {.s = s, .kind = kind, .info = info, .set = set, .reply_fault = AW_SEAT_OK};
     aw_fault fault = {AW_FAULT_NONE, "", 0};
     int rc = aw_sandbox_run(s->sb, do_call, &c, &fault);
@@ -586,6 +642,7 @@ static void seat_free(aw_seat *base)
     free(s->path);
     free(s->source);
     free(s->default_name);
+    free(s->dir);
     free(s->reply);
     free(s);
 }
@@ -615,6 +672,7 @@ aw_seat *aw_luaseat_new(const char *path, const aw_luaseat_opts *opts, aw_error 
     if (opts)
         s->opts = *opts;
     const char *base = strrchr(path, '/');
+    s->dir = base ? aw_xstrndup(path, (size_t)(base - path) ? (size_t)(base - path) : 1) : aw_xstrdup(".");
     base = base ? base + 1 : path;
     size_t blen = strlen(base);
     if (blen > 4 && strcmp(base + blen - 4, ".lua") == 0)

@@ -34,6 +34,11 @@ typedef struct aw_luaseat_opts {
      * load a changed version only if it loads cleanly (the old version plays
      * on otherwise, and the problem is reported to `output`). */
     bool watch;
+    /* Mid-game reload too: before each call, a changed file that loads has
+     * its functions swapped into the running agent's table, keeping the
+     * agent's own fields (safe when the agent keeps its state in self, not
+     * in locals of the file). */
+    bool watch_live;
 } aw_luaseat_opts;
 
 /* Reads the agent file and checks that it loads and returns a table (in a

@@ -19,6 +19,7 @@ static const command commands[] = {
     {"play", cmd_play, "play games of Lua agents and print or log them"},
     {"check", cmd_check, "check that game logs follow the rules of a preset"},
     {"protocol", cmd_protocol, "validate and normalise AIWolf protocol utterances"},
+    {"replay", cmd_replay, "replay game logs through our engine and compare them byte for byte"},
 };
 
 static void usage(FILE *out)

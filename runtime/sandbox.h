@@ -78,7 +78,42 @@ int aw_sandbox_preload(aw_sandbox *sb, const char *name, lua_CFunction open, aw_
 const char *aw_sandbox_output(aw_sandbox *sb, size_t *len);
 void aw_sandbox_clear_output(aw_sandbox *sb);
 
-/* Bytes currently allocated by the agent's state. */
+/* Pops the value on top of the sandbox's stack (for example what
+ * aw_sandbox_load left there) and keeps it in the registry: host code inside
+ * aw_sandbox_run gets it back with lua_rawgeti(L, LUA_REGISTRYINDEX, ref).
+ * Returns the reference (> 0), or a negative value with *fault filled when
+ * the agent's memory is exhausted (the value is popped either way).
+ * aw_sandbox_unref releases it. */
+int aw_sandbox_ref(aw_sandbox *sb, aw_fault *fault);
+void aw_sandbox_unref(aw_sandbox *sb, int ref);
+
+/* Bytes of output dropped (past output_bytes) since the last clear. */
+size_t aw_sandbox_output_dropped(const aw_sandbox *sb);
+
+/* Bytes currently allocated by the agent's state, and the most it ever held. */
 size_t aw_sandbox_memory(const aw_sandbox *sb);
+size_t aw_sandbox_memory_peak(const aw_sandbox *sb);
+
+/* Helpers for the host code that runs inside aw_sandbox_run, to read an
+ * agent's reply without running agent code: they use type checks and raw
+ * access only (no tostring, __len, __index, __eq).
+ *
+ * aw_sandbox_check_string: the value at idx must be a Lua string (numbers are
+ * not converted) of at most maxlen bytes with no control bytes (so one line).
+ * On success *s (borrowed: valid while the value stays on the stack) and *len
+ * are set and 0 is returned; otherwise a negative value is returned and, when
+ * fault is non-NULL, fault->kind is AW_FAULT_REPLY and fault->msg says why.
+ * s and len may be NULL.
+ *
+ * aw_sandbox_check_integer: the value at idx must be a number with an exact
+ * integer value (3 or 3.0; not "3") in [lo, hi]; same conventions. */
+int aw_sandbox_check_string(lua_State *L, int idx, size_t maxlen, const char **s, size_t *len, aw_fault *fault);
+int aw_sandbox_check_integer(lua_State *L, int idx, lua_Integer lo, lua_Integer hi, lua_Integer *out,
+                             aw_fault *fault);
+
+/* Raises a Lua error from host code inside aw_sandbox_run that the run then
+ * reports as AW_FAULT_REPLY (the agent answered, but not with a valid reply)
+ * with this message. Does not return. */
+int aw_sandbox_reply_error(lua_State *L, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #endif

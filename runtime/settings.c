@@ -360,6 +360,14 @@ int aw_settings_check(const aw_settings *s, aw_error *err)
         return aw_fail(err, AW_EINVAL, "the FOX role is not supported");
     if (s->role_count[AW_WEREWOLF] < 1)
         return aw_fail(err, AW_EINVAL, "a game needs at least one WEREWOLF");
+    return 0;
+}
+
+int aw_settings_check_playable(const aw_settings *s, aw_error *err)
+{
+    int rc = aw_settings_check(s, err);
+    if (rc < 0)
+        return rc;
     int humans = s->players - s->role_count[AW_WEREWOLF];
     if (humans <= s->role_count[AW_WEREWOLF])
         return aw_fail(err, AW_EINVAL,

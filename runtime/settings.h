@@ -102,9 +102,15 @@ int aw_parse_roles(const char *spec, int counts[AW_NROLES], int *players, aw_err
 /* Applies one "name=value" override (the names are the field names above). */
 int aw_settings_set(aw_settings *s, const char *assignment, aw_error *err);
 
-/* Checks that the settings describe a playable game (player count, role
- * counts, at least one werewolf, supported roles). */
+/* Checks that the settings describe a game the engine can run (player
+ * count, role counts, at least one werewolf, supported roles). A game decided
+ * before it starts (as many werewolves as humans) passes: the engine then
+ * goes straight to the result, as the official server does. */
 int aw_settings_check(const aw_settings *s, aw_error *err);
+
+/* aw_settings_check, and also refuses a table decided before it starts — for
+ * commands that set up new games. */
+int aw_settings_check_playable(const aw_settings *s, aw_error *err);
 
 /* Writes every setting as "name=value" lines into buf (for --help and logs). */
 void aw_settings_describe(const aw_settings *s, aw_buf *buf);

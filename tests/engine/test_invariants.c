@@ -251,8 +251,32 @@ static void determinism(void)
     free(c);
 }
 
+/* A table decided before it starts (as many werewolves as humans): like the
+ * official server, the game logs the day-0 status and the result at once. */
+static void decided_at_start(void)
+{
+    aw_settings set;
+    aw_error err;
+    aw_settings_preset(&set, "aiwolf", 4, &err);
+    memset(set.role_count, 0, sizeof set.role_count);
+    set.role_count[AW_WEREWOLF] = 2;
+    set.role_count[AW_VILLAGER] = 2;
+    CHECK(aw_settings_check(&set, &err) == 0);
+    CHECK(aw_settings_check_playable(&set, &err) < 0);
+    aw_game_result res;
+    char *csv = play(&set, 5, false, NULL, &res);
+    CHECK(res.winner == AW_TEAM_WEREWOLF && res.days == 0);
+    int lines = 0;
+    for (const char *p = csv; *p; p++)
+        lines += *p == '\n';
+    CHECK_INT(lines, 5);
+    CHECK(strstr(csv, "0,result,2,2,WEREWOLF\n") != NULL);
+    free(csv);
+}
+
 int main(void)
 {
+    decided_at_start();
     int scale = getenv("AIWOLF_SANITIZED") ? 10 : 1;
     determinism();
     /* 10,000 games at 5 and 15 players under the official rules */

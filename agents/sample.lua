@@ -1,0 +1,454 @@
+-- sample.lua: a role-aware agent in the spirit of the official sample agents
+-- (AIWolfClient's SampleRoleAssignPlayer), written from scratch on top of
+-- aiwolf.agent. What each role does:
+--   SEER      comes out on its first talk, reports every divination (DIVINED),
+--             votes for werewolves it found (BECAUSE (DIVINED ..) (VOTE ..))
+--             and asks everyone to do the same (REQUEST ANY (VOTE ..));
+--             divines undivined agents, suspicious ones first (not known liars).
+--   MEDIUM    comes out once it has identified a werewolf, from day 2, or when
+--             someone else claims MEDIUM; reports IDENTIFIED results.
+--   BODYGUARD guards the most credible seer claimant (then medium claimant).
+--   VILLAGER  votes for the most suspicious agent (below).
+--   POSSESSED claims SEER and reports fake results: the rival seer is a
+--             werewolf, the agents that seer found are human, others at random.
+--   WEREWOLF  votes with the crowd against humans (and against a fellow
+--             the village has all but executed), whispers an ATTACK proposal
+--             or AGREEs with a fellow's proposal when it is as good as its
+--             own choice, and attacks credible seer, medium and bodyguard
+--             claimants first.
+-- Village-side suspicion (S:knowledge, S:suspicion): own results and the
+-- agents the werewolves killed (human), what trusted claimants said (a seer
+-- or medium claimant the werewolves killed, the only medium claimant),
+-- liars (claiming one's own role, contradicting what is known), results of
+-- the other seer claimants, past votes (werewolves rarely vote for a fellow)
+-- and the votes declared today. Everyone declares its vote (VOTE) and ends
+-- its talk with Over. Every choice iterates sorted lists, so a game replays
+-- exactly from its seed.
+local A = require "aiwolf.agent"
+local P = require "aiwolf.protocol"
+local ipairs, pairs, tostring, random = ipairs, pairs, tostring, math.random
+
+local S = A.new{name = "sample"}
+
+-- How many times a day an agent may change its declared vote.
+local MAX_VOTE_DECLARATIONS = 3
+
+local SPECIAL = {SEER = true, MEDIUM = true, BODYGUARD = true}
+local VILLAGE = {VILLAGER = true, SEER = true, MEDIUM = true, BODYGUARD = true}
+
+function S:initialize(info, setting)
+  A.Agent.initialize(self, info, setting)
+  self.claimed = false          -- came out already
+  self.reported = 0             -- own results reported so far
+  self.fake = {}                -- possessed: fake results {target, species}, one per day
+  self.fakeDone = {}            -- possessed: targets already used
+  self.lastAttack = nil         -- werewolf: the target voted for last night
+  self.guardedGuess = {}        -- werewolf: targets whose attack failed
+end
+
+function S:dayStart()
+  self.voteDecl, self.declTarget = 0, nil
+  self.requested = {}
+  self.proposed = nil -- werewolf: the target proposed or agreed to tonight
+  local info = self.info
+  if self.role == "WEREWOLF" and self.lastAttack and self.day >= 2 then
+    if #(info.lastDeadAgentList or {}) == 0 then self.guardedGuess[self.lastAttack] = true end
+  end
+  self.lastAttack = nil
+  if self.role == "POSSESSED" and self.day >= 1 then self:fakeDivine() end
+end
+
+-- Knowledge ------------------------------------------------------------------
+
+-- What this agent itself knows about a's species (village side), or nil.
+function S:ownSpecies(a)
+  if a == self.me and VILLAGE[self.role] then return "HUMAN" end
+  if self.killed[a] then return "HUMAN" end -- the werewolves attack humans only
+  return self.divined[a] or self.identified[a]
+end
+
+-- The agents who said a species that `known` ({[target] = species})
+-- contradicts, added to the set `out`.
+function S:contradicting(known, out)
+  for _, r in ipairs(self.reports) do
+    local t = known[r.target]
+    if t and t ~= r.species then out[r.who] = true end
+  end
+  return out
+end
+
+-- The village side's knowledge, worked out once per call (update clears it):
+--   sources: claimants whose results are taken as true: seer and medium
+--     claimants the werewolves killed, and the only medium claimant, unless
+--     they told a lie this agent can prove from its own knowledge;
+--   known: {[a] = species} from own knowledge, then those sources;
+--   liars: {[a] = true} for agents who contradict that, or who claim
+--     one's own special role or a werewolf-side role.
+function S:knowledge()
+  if self._know then return self._know end
+  local own = {}
+  for a = 1, #self.info.statusMap do own[a] = self:ownSpecies(a) end
+  local plain = self:contradicting(own, {})
+  for _, a in ipairs(self.claimants) do
+    local c = self.claims[a]
+    if a ~= self.me and ((c == self.role and SPECIAL[c]) or c == "WEREWOLF" or c == "POSSESSED") then
+      plain[a] = true
+    end
+  end
+  local sources, mediums = {}, {}
+  for _, a in ipairs(self.claimants) do
+    local c = self.claims[a]
+    if a ~= self.me and (c == "SEER" or c == "MEDIUM") and not plain[a] then
+      if self.killed[a] then sources[a] = true end
+      if c == "MEDIUM" then mediums[#mediums + 1] = a end
+    end
+  end
+  if #mediums == 1 and self.role ~= "MEDIUM" then sources[mediums[1]] = true end
+  local known = {}
+  for a, sp in pairs(own) do known[a] = sp end -- a copy: the order does not matter
+  for _, r in ipairs(self.reports) do
+    local claim = self.claims[r.who]
+    if sources[r.who] and known[r.target] == nil
+       and ((r.verb == "DIVINED" and claim == "SEER") or (r.verb == "IDENTIFIED" and claim == "MEDIUM")) then
+      known[r.target] = r.species
+    end
+  end
+  local liars = self:contradicting(known, {})
+  for a in pairs(sources) do liars[a] = nil end -- sources are judged by own knowledge only
+  for a in pairs(plain) do liars[a] = true end
+  liars[self.me] = nil
+  self._know = {sources = sources, known = known, liars = liars}
+  return self._know
+end
+
+function S:update(info)
+  A.Agent.update(self, info)
+  self._know = nil
+end
+
+function S:isLiar(a) return self:knowledge().liars[a] == true end
+function S:knownSpecies(a) return self:knowledge().known[a] end
+
+-- Credible claimants of role (not oneself, not liars), with a weight: 1 for
+-- a source (above), else 1/n.
+function S:credible(role)
+  local k = self:knowledge()
+  local list = {}
+  for _, a in ipairs(self.claimants) do
+    if a ~= self.me and self.claims[a] == role and not k.liars[a] then list[#list + 1] = a end
+  end
+  local w = {}
+  for _, a in ipairs(list) do w[a] = k.sources[a] and 1 or 1 / #list end
+  return list, w
+end
+
+-- Village-side suspicion of each living other: {[a] = score}.
+function S:suspicion()
+  local info, score = self.info, {}
+  local others = A.others(info)
+  for _, a in ipairs(others) do
+    local s = 0
+    local known = self:knownSpecies(a)
+    if known == "WEREWOLF" then s = s + 1000 elseif known == "HUMAN" then s = s - 1000 end
+    if self:ownSpecies(a) then s = s * 2 end -- own knowledge above all
+    if self:isLiar(a) then s = s + 200 end
+    score[a] = s
+  end
+  local seers, sw = self:credible("SEER")
+  for _, r in ipairs(self.reports) do
+    local w = sw[r.who]
+    -- Seer claimants calling each other werewolves say nothing new.
+    if w and r.verb == "DIVINED" and score[r.target] and r.target ~= r.who
+       and (self.claims[r.target] ~= "SEER" or self:knowledge().sources[r.who]) then
+      score[r.target] = score[r.target] + (r.species == "WEREWOLF" and 40 or -20) * w
+    end
+  end
+  -- The only credible seer or medium is worth protecting.
+  if #seers == 1 and score[seers[1]] then score[seers[1]] = score[seers[1]] - 15 end
+  local mediums = self:credible("MEDIUM")
+  if #mediums == 1 and score[mediums[1]] then score[mediums[1]] = score[mediums[1]] - 10 end
+  -- Past votes: werewolves rarely vote for a fellow and often for humans.
+  for _, v in ipairs(self.votes) do
+    if score[v.agent] then
+      local sp = self:knownSpecies(v.target)
+      if sp == "WEREWOLF" then
+        score[v.agent] = score[v.agent] - 5
+      elseif sp == "HUMAN" then
+        score[v.agent] = score[v.agent] + 3
+      end
+    end
+  end
+  -- Follow today's declared votes a little, except those of liars; suspect
+  -- those who declare against a known human.
+  for _, v in ipairs(A.sorted_keys(self.declared)) do
+    local t = self.declared[v]
+    if v ~= self.me and score[t] and not self:isLiar(v) then score[t] = score[t] + 1 end
+    if score[v] and self:knownSpecies(t) == "HUMAN" then score[v] = score[v] + 2 end
+  end
+  return score
+end
+
+-- Werewolf side: is claimant a telling only the truth (as the werewolves see it)?
+function S:truthful(a)
+  local wolves = self.info.roleMap
+  for _, r in ipairs(self.reports) do
+    if r.who == a then
+      local truth = wolves[r.target] == "WEREWOLF" and "WEREWOLF" or "HUMAN"
+      if truth ~= r.species then return false end
+    end
+  end
+  return true
+end
+
+-- Werewolf side: how much the werewolves want each living human gone
+-- ("attack" for the night, else for the day's vote).
+function S:wolfScore(forAttack)
+  local info, score = self.info, {}
+  local accused = {}
+  for _, r in ipairs(self.reports) do
+    if r.species == "WEREWOLF" and info.roleMap[r.target] == "WEREWOLF" then accused[r.who] = true end
+  end
+  for _, a in ipairs(A.humans(info)) do
+    local s, c = 0, self.claims[a]
+    -- By day the werewolves mostly follow the crowd: voting for a claimant
+    -- would give them away. At night claimants come first.
+    local k = forAttack and 1 or 0.2
+    if c == "SEER" or c == "MEDIUM" then
+      if self:truthful(a) then
+        s = s + ((c == "SEER" and 50 or 30) + (accused[a] and 10 or 0)) * k
+      else
+        s = s - 100 -- a fake seer or medium: most likely the possessed, an ally
+      end
+    elseif c == "BODYGUARD" then
+      s = s + 40 * k
+    end
+    if forAttack and self.guardedGuess[a] then s = s - 45 end
+    score[a] = s
+  end
+  for _, v in ipairs(A.sorted_keys(self.declared)) do
+    local t = self.declared[v]
+    if score[t] and not forAttack then score[t] = score[t] + 2 end
+    if score[v] and info.roleMap[t] == "WEREWOLF" then score[v] = score[v] + 5 end
+  end
+  if not forAttack then
+    -- A fellow that half the village has declared against is lost: vote
+    -- with the village, which makes this werewolf look human.
+    local count = A.tally(self.declared)
+    local half = #A.alive(info) // 2
+    for _, f in ipairs(A.fellows(info)) do
+      if (count[f] or 0) >= half then score[f] = 1000 + count[f] end
+    end
+  end
+  return score
+end
+
+-- Possessed: it does not know the werewolves; agents the rival seer called
+-- werewolves probably are, and the rival seer probably is the real one.
+function S:possessedScore()
+  local score = {}
+  local rivals = {}
+  for _, a in ipairs(self.claimants) do
+    if a ~= self.me and self.claims[a] == "SEER" then rivals[a] = true end
+  end
+  for _, a in ipairs(A.others(self.info)) do score[a] = rivals[a] and 30 or 0 end
+  for _, r in ipairs(self.reports) do
+    if rivals[r.who] and score[r.target] then
+      score[r.target] = score[r.target] + (r.species == "WEREWOLF" and -50 or 5)
+    end
+  end
+  for _, f in ipairs(self.fake) do
+    if score[f.target] and f.species == "WEREWOLF" then score[f.target] = score[f.target] + 40 end
+  end
+  for _, v in ipairs(A.sorted_keys(self.declared)) do
+    local t = self.declared[v]
+    if score[t] then score[t] = score[t] + 1 end
+  end
+  return score
+end
+
+function S:voteScores()
+  if self.role == "WEREWOLF" then return self:wolfScore(false) end
+  if self.role == "POSSESSED" then return self:possessedScore() end
+  return self:suspicion()
+end
+
+-- The vote target: the best-scored candidate, but keep the declared one
+-- unless another is clearly better, so the talk does not flip-flop.
+function S:voteTarget()
+  local score = self:voteScores()
+  local cands = A.sorted_keys(score)
+  local best, top = A.best(cands, function(a) return score[a] end)
+  local cur = self.declTarget
+  if cur and score[cur] and score[cur] >= top - 2 then return cur end
+  return A.pick(best)
+end
+
+-- Is the village sure enough about a to ask everyone to vote for it?
+function S:sure(a)
+  if VILLAGE[self.role] then return self:knownSpecies(a) == "WEREWOLF" end
+  if self.role == "POSSESSED" then
+    for _, f in ipairs(self.fake) do
+      if f.target == a and f.species == "WEREWOLF" then return true end
+    end
+  end
+  return false
+end
+
+-- Possessed: makes up today's divination result.
+function S:fakeDivine()
+  local info = self.info
+  local rival, foundByRival = nil, {}
+  for _, a in ipairs(self.claimants) do
+    if a ~= self.me and self.claims[a] == "SEER" and not self.fakeDone[a] and info.statusMap[a] == "ALIVE" then
+      rival = rival or a
+    end
+  end
+  for _, r in ipairs(self.reports) do
+    if r.verb == "DIVINED" and self.claims[r.who] == "SEER" and r.who ~= self.me and r.species == "WEREWOLF"
+       and not self.fakeDone[r.target] and r.target ~= self.me then
+      foundByRival[#foundByRival + 1] = r.target
+    end
+  end
+  local target, species
+  if rival then
+    target, species = rival, "WEREWOLF"
+  elseif #foundByRival > 0 then
+    target, species = foundByRival[1], "HUMAN"
+  else
+    local cands = A.filter(A.others(info), function(a) return not self.fakeDone[a] end)
+    target = A.pick(cands)
+    local wolves = self.setting.roleNumMap and self.setting.roleNumMap.WEREWOLF or 1
+    local called = 0
+    for _, f in ipairs(self.fake) do if f.species == "WEREWOLF" then called = called + 1 end end
+    species = (called < wolves and random() < 0.5) and "WEREWOLF" or "HUMAN"
+  end
+  if target then
+    self.fakeDone[target] = true
+    self.fake[#self.fake + 1] = {target = target, species = species}
+  end
+end
+
+-- Talk -------------------------------------------------------------------------
+
+function S:wantsToComeOut()
+  local r = self.role
+  if r == "SEER" or r == "POSSESSED" then return true, "SEER" end
+  if r == "MEDIUM" then
+    for _, a in ipairs(self.claimants) do
+      if a ~= self.me and self.claims[a] == "MEDIUM" then return true, "MEDIUM" end
+    end
+    for _, j in ipairs(self.identifications) do
+      if j.result == "WEREWOLF" then return true, "MEDIUM" end
+    end
+    return self.day >= 2 and #self.identifications > 0, "MEDIUM"
+  end
+  return false
+end
+
+-- The next thing to say, as a sentence, or nil when there is nothing.
+function S:nextTalk()
+  local co, role = self:wantsToComeOut()
+  if co and not self.claimed then
+    self.claimed = true
+    return P.comingout(self.me, role)
+  end
+  if self.claimed then
+    local results, build = self.divinations, P.divined
+    if self.role == "MEDIUM" then results, build = self.identifications, P.identified end
+    if self.role == "POSSESSED" then results = {} end
+    if self.reported < #results then
+      self.reported = self.reported + 1
+      local r = results[self.reported]
+      return build(r.target, r.result)
+    end
+    if self.role == "POSSESSED" and self.reported < #self.fake then
+      self.reported = self.reported + 1
+      local f = self.fake[self.reported]
+      return P.divined(f.target, f.species)
+    end
+  end
+  local target = self:voteTarget()
+  if target and target ~= self.declTarget and (self.voteDecl or 0) < MAX_VOTE_DECLARATIONS then
+    self.declTarget = target
+    self.voteDecl = (self.voteDecl or 0) + 1
+    if self.role == "SEER" and self.divined[target] == "WEREWOLF" then
+      -- Give the reason: BECAUSE (DIVINED Agent[xx] WEREWOLF) (VOTE Agent[xx]).
+      return P.because(P.divined(target, "WEREWOLF"), P.vote(target))
+    end
+    return P.vote(target)
+  end
+  if target and self:sure(target) and self.requested and not self.requested[target] then
+    self.requested[target] = true
+    return P.request(P.ANY, P.vote(target))
+  end
+  return nil
+end
+
+function S:talk()
+  local s = self:nextTalk()
+  if s == nil then return "Over" end
+  return tostring(s)
+end
+
+-- Werewolves: the attack target, adopting the first whispered proposal that
+-- is as good as their own choice; also returns that proposal, if any.
+function S:attackTarget()
+  local score = self:wolfScore(true)
+  local cands = A.sorted_keys(score)
+  local best = A.best(cands, function(a) return score[a] end)
+  local inBest = {}
+  for _, a in ipairs(best) do inBest[a] = true end
+  for _, p in ipairs(self.attackProposals) do
+    if inBest[p.target] then return p.target, p end
+  end
+  return A.pick(best), nil
+end
+
+-- Once a night: agree with a fellow's proposal, or propose a target; again
+-- if that target has died since (under seed2015 the werewolves whisper during
+-- the day's talk, before the execution).
+function S:whisper()
+  if self.day < 1 then return "Over" end
+  if self.proposed and A.is_alive(self.info, self.proposed) then return "Over" end
+  local t, p = self:attackTarget()
+  self.proposed = t
+  if t == nil then return "Over" end
+  if p and p.who ~= self.me then return tostring(P.agree("WHISPER", self.day, p.idx)) end
+  return tostring(P.attack(t))
+end
+
+-- Actions ------------------------------------------------------------------------
+
+function S:vote()
+  local t = self:voteTarget()
+  if t then return t end
+  return A.pick(A.others(self.info))
+end
+
+function S:attack()
+  local t = self:attackTarget()
+  self.lastAttack = t
+  return t
+end
+
+function S:divine()
+  local score = self:suspicion()
+  -- Known liars will be voted out anyway: learn about someone else.
+  local cands = A.filter(A.sorted_keys(score), function(a) return self.divined[a] == nil and not self:isLiar(a) end)
+  if #cands == 0 then return A.pick(A.others(self.info)) end
+  return A.argmax(cands, function(a) return score[a] end)
+end
+
+function S:guard()
+  local score = self:suspicion()
+  local seers, sw = self:credible("SEER")
+  local mediums, mw = self:credible("MEDIUM")
+  return A.argmax(A.sorted_keys(score), function(a)
+    local g = -score[a] / 10
+    if sw[a] then g = g + 100 * sw[a] end
+    if mw[a] then g = g + 50 * mw[a] end
+    return g
+  end)
+end
+
+return S

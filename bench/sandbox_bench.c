@@ -1,0 +1,117 @@
+/* sandbox_bench: what the sandbox costs. Runs one Lua microbenchmark (calls,
+ * arithmetic, table and string work) in a stock lua_State (luaL_newstate,
+ * no hook, libc allocator) and in a sandbox (count hook, accounting
+ * allocator, watchdog timer, our string/table functions), and reports the
+ * overhead; then the memory of an idle sandbox (with and without LPeg
+ * loaded), the time to create one, and the fixed cost of one protected call.
+ *   build/bench/sandbox_bench [rounds]
+ * Uses sandbox, Lua. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <lauxlib.h>
+#include <lualib.h>
+
+#include "sandbox.h"
+
+static const char bench_src[] =
+    "local function fib(n) if n < 2 then return n end return fib(n - 1) + fib(n - 2) end\n"
+    "local x = fib(24)\n"
+    "local t = {}\n"
+    "for i = 1, 100000 do t[i] = i * 2 end\n"
+    "local s = 0\n"
+    "for i, v in ipairs(t) do s = s + v end\n"
+    "local parts = {}\n"
+    "for i = 1, 20000 do parts[#parts + 1] = ('%d:%s'):format(i, 'x') end\n"
+    "local str = table.concat(parts, ',')\n"
+    "local n = 0\n"
+    "for w in str:gmatch('%d+') do n = n + 1 end\n"
+    "local u = str:gsub('x', 'yy'):upper():find('20000:YY', 1, true)\n"
+    "table.sort(t, function(a, b) return a > b end)\n"
+    "return x + s + n + (u or 0)\n";
+
+static double run_stock(void)
+{
+    lua_State *L = luaL_newstate();
+    luaL_openlibs(L);
+    uint64_t t0 = aw_now_ns();
+    if (luaL_loadstring(L, bench_src) != LUA_OK || lua_pcall(L, 0, 1, 0) != LUA_OK) {
+        fprintf(stderr, "stock: %s\n", lua_tostring(L, -1));
+        exit(1);
+    }
+    uint64_t t1 = aw_now_ns();
+    lua_close(L);
+    return (double)(t1 - t0) / 1e6;
+}
+
+static double run_sandbox(void)
+{
+    aw_sandbox_limits lim;
+    aw_error err;
+    aw_fault f;
+    aw_sandbox_limits_default(&lim);
+    lim.budget_ms = 10000;
+    aw_sandbox *sb = aw_sandbox_new(&lim, &err);
+    if (!sb || aw_sandbox_load(sb, bench_src, sizeof bench_src - 1, "=bench", &f) != 0) {
+        fprintf(stderr, "sandbox: %s\n", sb ? f.msg : err.msg);
+        exit(1);
+    }
+    aw_sandbox_free(sb);
+    return (double)f.elapsed_ns / 1e6;
+}
+
+static int noop(lua_State *L)
+{
+    (void)L;
+    return 0;
+}
+
+static int cmpd(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+int main(int argc, char **argv)
+{
+    int rounds = argc > 1 ? atoi(argv[1]) : 15;
+    if (rounds < 1 || rounds > 1000)
+        rounds = 15;
+    double *a = calloc((size_t)rounds, sizeof *a), *b = calloc((size_t)rounds, sizeof *b);
+    for (int i = 0; i < rounds; i++) { /* interleaved, so drift hits both */
+        a[i] = run_stock();
+        b[i] = run_sandbox();
+    }
+    qsort(a, (size_t)rounds, sizeof *a, cmpd);
+    qsort(b, (size_t)rounds, sizeof *b, cmpd);
+    double ma = a[rounds / 2], mb = b[rounds / 2];
+    printf("microbenchmark (median of %d): stock %.2f ms, sandbox %.2f ms, overhead %+.1f%%\n", rounds, ma, mb,
+           (mb / ma - 1) * 100);
+
+    aw_error err;
+    aw_fault f;
+    uint64_t t0 = aw_now_ns();
+    enum { N = 200 };
+    static aw_sandbox *sbs[N];
+    for (int i = 0; i < N; i++)
+        sbs[i] = aw_sandbox_new(NULL, &err);
+    uint64_t t1 = aw_now_ns();
+    printf("idle sandbox: %zu bytes of Lua heap; created in %.1f us each\n", aw_sandbox_memory(sbs[0]),
+           (double)(t1 - t0) / 1e3 / N);
+    const char *req = "require 'lpeg'";
+    aw_sandbox_load(sbs[0], req, strlen(req), "=req", &f);
+    lua_pop(aw_sandbox_state(sbs[0]), 1);
+    printf("idle sandbox with LPeg loaded: %zu bytes\n", aw_sandbox_memory(sbs[0]));
+    t0 = aw_now_ns();
+    enum { CALLS = 20000 };
+    for (int i = 0; i < CALLS; i++)
+        aw_sandbox_run(sbs[1], noop, NULL, &f);
+    t1 = aw_now_ns();
+    printf("empty aw_sandbox_run: %.2f us per call (timer arm + disarm included)\n", (double)(t1 - t0) / 1e3 / CALLS);
+    for (int i = 0; i < N; i++)
+        aw_sandbox_free(sbs[i]);
+    free(a);
+    free(b);
+    return 0;
+}

@@ -1,0 +1,372 @@
+-- aiwolf.agent: a small base for AIWolf agents (docs/agents.md).
+--
+-- Two halves:
+--   * pure helpers over the `info` table the host hands to agents: living
+--     agents (sorted), living others, fellow werewolves, uniform random
+--     choice, arg-max with random tie breaks, and the sentences of a talk
+--     with their subjects resolved;
+--   * A.Agent, a base agent with default methods that keep what an agent
+--     usually wants to remember across calls: the latest info, its own
+--     divination/medium results accumulated over the days, who came out as
+--     what, the DIVINED/IDENTIFIED reports heard in talk, and the votes and
+--     estimates declared today. A.new(t) makes t inherit from it.
+--
+-- Uses aiwolf.protocol (for P.parse when a talk has no pre-parsed tree).
+-- Every list this module returns is sorted or in talk order, never in
+-- pairs() order, so agents built on it replay exactly from the game's seed.
+-- Misuse (a wrong argument type) raises an error; nothing here fails
+-- otherwise. The module creates no globals.
+local type, error, ipairs, pairs, setmetatable, tostring, sort, random, mtype =
+  type, error, ipairs, pairs, setmetatable, tostring, table.sort, math.random, math.type
+local P = require "aiwolf.protocol"
+
+local A = {}
+
+local function check_info(info, fn)
+  if type(info) ~= "table" or type(info.statusMap) ~= "table" then
+    error(fn .. ": info must be the table the host passes to update()", 3)
+  end
+end
+
+local function check_list(list, fn)
+  if type(list) ~= "table" then error(fn .. ": expected a list, got " .. tostring(list), 3) end
+end
+
+-- Living agents and roles ----------------------------------------------------
+
+-- A.alive(info): the living agents, sorted.
+function A.alive(info)
+  check_info(info, "A.alive")
+  local out = {}
+  -- statusMap is a sequence 1..N: a numeric loop keeps the order fixed.
+  for a = 1, #info.statusMap do
+    if info.statusMap[a] == "ALIVE" then out[#out + 1] = a end
+  end
+  return out
+end
+
+-- A.is_alive(info, a): whether agent a is alive.
+function A.is_alive(info, a)
+  check_info(info, "A.is_alive")
+  return info.statusMap[a] == "ALIVE"
+end
+
+-- A.others(info): the living agents other than oneself, sorted.
+function A.others(info)
+  check_info(info, "A.others")
+  local out = {}
+  for a = 1, #info.statusMap do
+    if a ~= info.agent and info.statusMap[a] == "ALIVE" then out[#out + 1] = a end
+  end
+  return out
+end
+
+-- A.fellows(info [, all]): one's fellow werewolves (as roleMap shows them to a
+-- werewolf), sorted; only living ones unless all is true. Empty for others.
+function A.fellows(info, all)
+  check_info(info, "A.fellows")
+  local out = {}
+  if info.role ~= "WEREWOLF" then return out end
+  for a = 1, #info.statusMap do
+    if a ~= info.agent and info.roleMap[a] == "WEREWOLF" and (all or info.statusMap[a] == "ALIVE") then
+      out[#out + 1] = a
+    end
+  end
+  return out
+end
+
+-- A.humans(info): living others that are not known werewolves (for a
+-- werewolf: the legal attack targets), sorted.
+function A.humans(info)
+  check_info(info, "A.humans")
+  local out = {}
+  for a = 1, #info.statusMap do
+    if a ~= info.agent and info.statusMap[a] == "ALIVE" and info.roleMap[a] ~= "WEREWOLF" then
+      out[#out + 1] = a
+    end
+  end
+  return out
+end
+
+-- Choosing -------------------------------------------------------------------
+
+-- A.pick(list): an element chosen uniformly at random with math.random (which
+-- the host seeds per game and seat), or nil for an empty list. Pass a sorted
+-- list (or one in a fixed order) so that the game replays exactly.
+function A.pick(list)
+  check_list(list, "A.pick")
+  local n = #list
+  if n == 0 then return nil end
+  return list[random(n)]
+end
+
+-- A.filter(list, keep): the elements e of list for which keep(e) is true, in order.
+function A.filter(list, keep)
+  check_list(list, "A.filter")
+  local out = {}
+  for _, e in ipairs(list) do
+    if keep(e) then out[#out + 1] = e end
+  end
+  return out
+end
+
+-- A.best(list, score): the elements with the highest score(e), in list order,
+-- and that score. Elements whose score is nil are left out.
+function A.best(list, score)
+  check_list(list, "A.best")
+  local out, top = {}, nil
+  for _, e in ipairs(list) do
+    local s = score(e)
+    if s ~= nil then
+      if top == nil or s > top then
+        out, top = {e}, s
+      elseif s == top then
+        out[#out + 1] = e
+      end
+    end
+  end
+  return out, top
+end
+
+-- A.argmax(list, score): A.pick(A.best(list, score)): the best element, ties
+-- broken at random; nil when no element has a score.
+function A.argmax(list, score)
+  return A.pick((A.best(list, score)))
+end
+
+-- A.tally(map): counts the values of a map {[k] = v} (for example the votes
+-- declared today, {[voter] = target}) into {[v] = count}.
+function A.tally(map)
+  check_list(map, "A.tally")
+  local count = {}
+  for _, v in pairs(map) do count[v] = (count[v] or 0) + 1 end -- order does not matter for a sum
+  return count
+end
+
+-- A.sorted_keys(map): the keys of a map, sorted (numbers before strings).
+function A.sorted_keys(map)
+  check_list(map, "A.sorted_keys")
+  local keys = {}
+  for k in pairs(map) do keys[#keys + 1] = k end
+  sort(keys, function(x, y)
+    local tx, ty = type(x), type(y)
+    if tx ~= ty then return tx == "number" end
+    return x < y
+  end)
+  return keys
+end
+
+-- Talk -----------------------------------------------------------------------
+
+-- A.tree(talk): the parsed tree of a talkList/whisperList entry: the host's
+-- talk.parsed when present, else P.parse(talk.text) when the parser is
+-- available, else nil (and a message).
+function A.tree(talk)
+  if type(talk) ~= "table" then error("A.tree: expected a talk entry, got " .. tostring(talk), 2) end
+  if talk.parsed then return talk.parsed end
+  if type(talk.text) ~= "string" then return nil, "the talk has no text" end
+  return P.parse(talk.text)
+end
+
+local function collect(s, who, out)
+  local v = s.verb
+  local subj = s.subject
+  if subj == nil then subj = who end
+  if v == "AND" then
+    for _, a in ipairs(s.args) do collect(a, subj, out) end
+  elseif v == "BECAUSE" then
+    -- The reason is background; the conclusion is what the speaker says now.
+    if s.args[2] then collect(s.args[2], subj, out) end
+  elseif v == "DAY" then
+    if s.args[1] then collect(s.args[1], subj, out) end
+  else
+    out[#out + 1] = {who = subj, s = s}
+  end
+end
+
+-- A.sentences(talk): what one talk asserts, as a list of {who = subject,
+-- s = sentence}: the top sentence, the operands of AND, the conclusion of
+-- BECAUSE and the content of DAY, each with its subject resolved (an omitted
+-- subject is the speaker; `who` may be P.ANY). REQUEST, INQUIRE, NOT, OR and
+-- XOR are returned whole, not opened. An empty list when the talk cannot be
+-- parsed.
+function A.sentences(talk)
+  local tree = A.tree(talk)
+  local out = {}
+  if tree then collect(tree, talk.agent, out) end
+  return out
+end
+
+-- The base agent ---------------------------------------------------------------
+
+local Agent = {}
+A.Agent = Agent
+
+-- A.new([t]): t (or a new table) made to inherit A.Agent's methods through a
+-- metatable __index. Override any method; call the base one explicitly when
+-- you override update or initialize:  A.Agent.update(self, info).
+function A.new(t)
+  if t == nil then t = {} end
+  if type(t) ~= "table" then error("A.new: expected a table, got " .. tostring(t), 2) end
+  return setmetatable(t, {__index = Agent})
+end
+
+function Agent:getName() return self.name or "agent" end
+
+-- initialize: remembers info and setting and resets the state kept below.
+--   self.info, self.setting, self.me (own index), self.role (own role),
+--   self.day (the current day),
+--   self.divinations / self.identifications: own results, one per day,
+--     oldest first ({agent, day, target, result});
+--   self.divined / self.identified: {[target] = "HUMAN"|"WEREWOLF"} from them;
+--   self.claims: {[agent] = role}, each agent's latest COMINGOUT of itself;
+--   self.claimants: agents in the order they first came out (any role);
+--   self.reports: DIVINED/IDENTIFIED heard in talk, in talk order, one per
+--     (speaker, verb, target): {who, verb, target, species, day};
+--   self.declared: {[agent] = target}, the latest VOTE each agent declared today;
+--   self.estimates: {[agent] = {[target] = role}}, latest ESTIMATEs today;
+--   self.attackProposals: ATTACK targets whispered today, in order ({who, target, idx});
+--   self.executed / self.killed: {[agent] = day} of the agents executed by
+--     vote and killed by the werewolves (killed agents are certainly human);
+--   self.votes: every day's final votes, oldest first ({agent, day, target},
+--     from info.voteList, which shows the previous day's).
+function Agent:initialize(info, setting)
+  self.info, self.setting = info, setting
+  self.me, self.role, self.day = info.agent, info.role, info.day
+  self.divinations, self.identifications = {}, {}
+  self.divined, self.identified = {}, {}
+  self.claims, self.claimants = {}, {}
+  self.reports, self._reported = {}, {}
+  self.declared, self.estimates, self.attackProposals = {}, {}, {}
+  self.executed, self.killed = {}, {}
+  self.votes, self._votes_day = {}, -1
+  self._talk_seen, self._whisper_seen, self._seen_day = 0, 0, info.day
+end
+
+local function add_result(list, map, r)
+  if not r then return end
+  local last = list[#list]
+  if last and last.day == r.day and last.target == r.target then return end
+  list[#list + 1] = {agent = r.agent, day = r.day, target = r.target, result = r.result}
+  map[r.target] = r.result
+end
+
+-- Records one talk sentence (idempotent: hearing a talk twice changes nothing).
+function Agent:_hear(talk, who, s)
+  local v = s.verb
+  if mtype(who) ~= "integer" then return end
+  if v == "COMINGOUT" and s.target == who and s.role ~= P.ANY then
+    if not self.claims[who] then self.claimants[#self.claimants + 1] = who end
+    self.claims[who] = s.role
+  elseif (v == "DIVINED" or v == "IDENTIFIED") and mtype(s.target) == "integer" and s.species ~= P.ANY then
+    local key = who .. v .. s.target
+    if not self._reported[key] then
+      self._reported[key] = true
+      self.reports[#self.reports + 1] = {who = who, verb = v, target = s.target, species = s.species,
+        day = talk.day}
+    end
+  elseif v == "VOTE" and mtype(s.target) == "integer" then
+    self.declared[who] = s.target
+  elseif v == "ESTIMATE" and mtype(s.target) == "integer" then
+    local e = self.estimates[who]
+    if not e then e = {}; self.estimates[who] = e end
+    e[s.target] = s.role
+  end
+end
+
+function Agent:_hear_whisper(talk, who, s)
+  if s.verb == "ATTACK" and mtype(s.target) == "integer" and mtype(who) == "integer" then
+    self.attackProposals[#self.attackProposals + 1] = {who = who, target = s.target, idx = talk.idx}
+  end
+end
+
+-- update: keeps self.info and the state listed at initialize, reading only
+-- the talks and whispers not seen yet. For each new talk sentence it calls
+-- self:onTalk(talk, who, s) and for each whisper sentence
+-- self:onWhisper(talk, who, s), if the agent defines them.
+function Agent:update(info)
+  self.info = info
+  if self.me == nil then self.me, self.role = info.agent, info.role end
+  if self.divinations == nil then Agent.initialize(self, info, self.setting or {}) end
+  if info.day ~= self._seen_day then
+    self._seen_day = info.day
+    self._talk_seen, self._whisper_seen = 0, 0
+    self.declared, self.estimates, self.attackProposals = {}, {}, {}
+  end
+  self.day = info.day
+  -- latestExecutedAgent: executed today (seen at night); executedAgent: the
+  -- day before; lastDeadAgentList: killed last night.
+  local ex = info.latestExecutedAgent
+  if ex then self.executed[ex] = self.executed[ex] or info.day end
+  ex = info.executedAgent
+  if ex then self.executed[ex] = self.executed[ex] or info.day - 1 end
+  for _, a in ipairs(info.lastDeadAgentList or {}) do
+    if not self.executed[a] then self.killed[a] = self.killed[a] or info.day - 1 end
+  end
+  local vl = info.voteList
+  if vl and vl[1] and vl[1].day > self._votes_day then
+    self._votes_day = vl[1].day
+    for _, v in ipairs(vl) do
+      self.votes[#self.votes + 1] = {agent = v.agent, day = v.day, target = v.target}
+    end
+  end
+  add_result(self.divinations, self.divined, info.divineResult)
+  add_result(self.identifications, self.identified, info.mediumResult)
+
+  local talks = info.talkList or {}
+  for i = self._talk_seen + 1, #talks do
+    local t = talks[i]
+    for _, x in ipairs(A.sentences(t)) do
+      self:_hear(t, x.who, x.s)
+      if self.onTalk then self:onTalk(t, x.who, x.s) end
+    end
+  end
+  self._talk_seen = #talks
+  local whispers = info.whisperList or {}
+  for i = self._whisper_seen + 1, #whispers do
+    local t = whispers[i]
+    for _, x in ipairs(A.sentences(t)) do
+      self:_hear_whisper(t, x.who, x.s)
+      if self.onWhisper then self:onWhisper(t, x.who, x.s) end
+    end
+  end
+  self._whisper_seen = #whispers
+end
+
+-- self:claimantsOf(role): the agents that claim role (their latest claim),
+-- in the order they first came out.
+function Agent:claimantsOf(role)
+  local out = {}
+  for _, a in ipairs(self.claimants) do
+    if self.claims[a] == role then out[#out + 1] = a end
+  end
+  return out
+end
+
+-- self:estimated(role): {[target] = how many agents estimated target to be
+-- role today (their latest ESTIMATE about target)}.
+function Agent:estimated(role)
+  local count = {}
+  for _, byTarget in pairs(self.estimates) do -- a sum: the order does not matter
+    for t, r in pairs(byTarget) do
+      if r == role then count[t] = (count[t] or 0) + 1 end
+    end
+  end
+  return count
+end
+
+function Agent:dayStart() end
+function Agent:finish() end
+
+-- Talk and whisper: nothing to say.
+function Agent:talk() return "Over" end
+function Agent:whisper() return "Over" end
+
+-- Actions: a uniformly random legal choice (never oneself; werewolves never
+-- attack a fellow werewolf).
+function Agent:vote() return A.pick(A.others(self.info)) end
+function Agent:divine() return A.pick(A.others(self.info)) end
+function Agent:guard() return A.pick(A.others(self.info)) end
+function Agent:attack() return A.pick(A.humans(self.info)) end
+
+return A

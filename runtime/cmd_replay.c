@@ -1,0 +1,187 @@
+/* cmd_replay: `aiwolf replay`, which replays recorded game logs through our
+ * engine and says for each whether our engine writes it byte for byte; with
+ * --record it also prints the readable record of the replayed game. The
+ * replay itself lives in logreplay; this file only handles options, files
+ * and output. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "logreplay.h"
+#include "settings.h"
+#include "util.h"
+
+static void usage(FILE *out)
+{
+    fprintf(out, "usage: aiwolf replay [OPTIONS] LOG...\n"
+                 "\n"
+                 "Replays each AIWolf game log (the official server's CSV format, which\n"
+                 "'aiwolf play' also writes) through our engine: the log's roles and names,\n"
+                 "every player's talk, votes and night actions, and every random choice of\n"
+                 "the server (talk order, tie-breaks) are taken from the log, and the log\n"
+                 "our engine writes is compared with it byte for byte. One line per file:\n"
+                 "  PATH: reproduced (N lines)\n"
+                 "  PATH:LINE: differs: ours \"...\" official \"...\"\n"
+                 "  PATH:LINE: differs: REASON      (the engine asked what the log cannot answer)\n"
+                 "  PATH:LINE: cannot replay: REASON  (not a complete game log)\n"
+                 "A difference is a rule in which our engine and the log's server differ\n"
+                 "(or a damaged log); the replay stops at the first one.\n"
+                 "\n"
+                 "options:\n"
+                 "  --preset P        rules to replay under: aiwolf (official server 0.6.x\n"
+                 "                    defaults, the default), seed2015, regulation\n"
+                 "  --set NAME=VALUE  change one rule setting of the preset (repeatable);\n"
+                 "                    players and roles always come from the log\n"
+                 "  --record          print the readable record of each replayed game (as\n"
+                 "                    'aiwolf play' does) before its verdict\n"
+                 "  -v, --verbose     also name the nights whose attack votes fit more than\n"
+                 "                    one cut into rounds (the log does not mark rounds)\n"
+                 "  -q, --quiet       print nothing for reproduced logs\n"
+                 "  -h, --help        show this help\n"
+                 "  --                end of options; LOG may also be '-' for standard input\n"
+                 "\n"
+                 "exit status: 0 every log reproduced, 1 some log differs or cannot be\n"
+                 "             replayed, 2 bad usage or a file that cannot be read\n");
+}
+
+static char *read_stdin(size_t *len)
+{
+    aw_buf b;
+    aw_buf_init(&b);
+    char chunk[65536];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof chunk, stdin)) > 0)
+        aw_buf_add(&b, chunk, n);
+    if (!b.data)
+        aw_buf_add(&b, "", 0);
+    *len = b.len;
+    return b.data;
+}
+
+int cmd_replay(int argc, char **argv)
+{
+    const char *preset = "aiwolf";
+    const char **sets = calloc((size_t)argc + 1, sizeof *sets);
+    const char **files = calloc((size_t)argc + 1, sizeof *files);
+    int nsets = 0, nfiles = 0, status = 0;
+    bool record = false, quiet = false, verbose = false, opts_done = false;
+    if (!sets || !files) {
+        fprintf(stderr, "aiwolf replay: out of memory\n");
+        free(sets);
+        free(files);
+        return 2;
+    }
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (opts_done || a[0] != '-' || strcmp(a, "-") == 0) {
+            files[nfiles++] = a;
+        } else if (strcmp(a, "--") == 0) {
+            opts_done = true;
+        } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            usage(stdout);
+            goto done;
+        } else if (strcmp(a, "--record") == 0) {
+            record = true;
+        } else if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) {
+            quiet = true;
+        } else if (strcmp(a, "--verbose") == 0 || strcmp(a, "-v") == 0) {
+            verbose = true;
+        } else if (strcmp(a, "--preset") == 0 || strcmp(a, "--set") == 0) {
+            if (i + 1 >= argc) {
+                fprintf(stderr, "aiwolf replay: %s needs a value (aiwolf replay --help)\n", a);
+                status = 2;
+                goto done;
+            }
+            if (a[3] == 'r')
+                preset = argv[++i];
+            else
+                sets[nsets++] = argv[++i];
+        } else if (strncmp(a, "--preset=", 9) == 0) {
+            preset = a + 9;
+        } else if (strncmp(a, "--set=", 6) == 0) {
+            sets[nsets++] = a + 6;
+        } else {
+            fprintf(stderr, "aiwolf replay: unknown option '%s' (aiwolf replay --help)\n", a);
+            status = 2;
+            goto done;
+        }
+    }
+
+    aw_settings rules;
+    aw_error err;
+    memset(&err, 0, sizeof err);
+    /* The player count and roles are the log's; any valid count gives the rules. */
+    if (aw_settings_preset(&rules, preset, 5, &err) != 0) {
+        fprintf(stderr, "aiwolf replay: %s\n", err.msg);
+        status = 2;
+        goto done;
+    }
+    for (int i = 0; i < nsets; i++)
+        if (aw_settings_set(&rules, sets[i], &err) != 0) {
+            fprintf(stderr, "aiwolf replay: %s\n", err.msg);
+            status = 2;
+            goto done;
+        }
+    if (nfiles == 0) {
+        fprintf(stderr, "aiwolf replay: no log files given (aiwolf replay --help)\n");
+        status = 2;
+        goto done;
+    }
+
+    for (int i = 0; i < nfiles; i++) {
+        const char *path = files[i];
+        size_t len = 0;
+        char *text;
+        if (strcmp(path, "-") == 0) {
+            text = read_stdin(&len);
+            path = "<stdin>";
+        } else {
+            text = aw_read_file(path, &len, &err);
+        }
+        if (!text) {
+            fprintf(stderr, "aiwolf replay: cannot read %s\n", err.msg);
+            status = 2;
+            continue;
+        }
+        aw_replay_options opt = {record ? stdout : NULL, NULL, NULL};
+        aw_replay_report rep;
+        int v = aw_replay(text, len, &rules, &opt, &rep, &err);
+        free(text);
+        if (v < 0) {
+            fprintf(stderr, "aiwolf replay: %s: %s\n", path, err.msg);
+            status = 2;
+            continue;
+        }
+        if (v == AW_REPLAY_REPRODUCED) {
+            if (!quiet)
+                printf("%s: reproduced (%ld lines)\n", path, rep.lines);
+        } else if (v == AW_REPLAY_UNUSABLE) {
+            printf("%s:%ld: cannot replay: %s\n", path, rep.error_line, rep.error);
+        } else if (rep.diff_line) {
+            printf("%s:%ld: differs: ours %s%s%s official %s%s%s\n", path, rep.diff_line, rep.ours_eof ? "" : "\"",
+                   rep.ours_eof ? "(end of log)" : rep.ours, rep.ours_eof ? "" : "\"", rep.theirs_eof ? "" : "\"",
+                   rep.theirs_eof ? "(end of log)" : rep.theirs, rep.theirs_eof ? "" : "\"");
+            if (rep.problem[0]) {
+                if (rep.problem_line)
+                    printf("    line %ld: %s\n", rep.problem_line, rep.problem);
+                else
+                    printf("    %s\n", rep.problem);
+            }
+        } else {
+            printf("%s:%ld: differs: %s\n", path, rep.problem_line, rep.problem);
+        }
+        if (verbose && rep.ambiguous_nights && v != AW_REPLAY_UNUSABLE)
+            printf("    note: %d night%s with attack votes that fit more than one cut into rounds (first at line "
+                   "%ld); every fitting cut writes the same log\n",
+                   rep.ambiguous_nights, rep.ambiguous_nights == 1 ? "" : "s", rep.ambiguous_line);
+        if (v != AW_REPLAY_REPRODUCED && status == 0)
+            status = 1;
+    }
+    fflush(stdout);
+
+done:
+    free(sets);
+    free(files);
+    return status;
+}

@@ -1,0 +1,141 @@
+/* Hot reload of Lua agents (luaseat's watch and watch_live options):
+ *  - between games, a changed file that loads replaces the old version, and
+ *    one that does not load leaves the old version playing;
+ *  - during a game, a changed file's functions are swapped into the running
+ *    agent while its own state (fields of self) is kept. */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cseat.h"
+#include "game.h"
+#include "luaseat.h"
+#include "test.h"
+
+static char path[256];
+static int generation;
+
+/* Writes the agent file with a distinct modification time each time, so a
+ * change is seen even within one clock tick. */
+static void write_agent(const char *text)
+{
+    FILE *f = fopen(path, "w");
+    fputs(text, f);
+    fclose(f);
+    struct timespec ts[2] = {{1000000 + ++generation, 0}, {1000000 + generation, 0}};
+    utimensat(AT_FDCWD, path, ts, 0);
+}
+
+static char *play(aw_seat *lua, uint64_t seed, aw_seat *wrapper)
+{
+    aw_settings set;
+    aw_error err;
+    aw_settings_preset(&set, "aiwolf", 5, &err);
+    aw_seat *seats[6];
+    seats[1] = wrapper ? wrapper : lua;
+    for (int a = 2; a <= 5; a++)
+        seats[a] = aw_cseat_random((uint64_t)a);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *csv = open_memstream(&buf, &len);
+    aw_gamelog log;
+    aw_gamelog_init(&log, csv, NULL, NULL);
+    aw_game_opts go;
+    memset(&go, 0, sizeof go);
+    go.settings = &set;
+    go.seed = seed;
+    go.log = &log;
+    aw_game_result res;
+    CHECK(aw_game_play(&go, seats, &res, &err) == 0);
+    CHECK_INT(res.faults, 0);
+    aw_gamelog_free(&log);
+    fclose(csv);
+    for (int a = 2; a <= 5; a++)
+        seats[a]->ops->free(seats[a]);
+    return buf;
+}
+
+/* A seat that rewrites the agent file after its third request. */
+typedef struct rewriter {
+    aw_seat base;
+    aw_seat *inner;
+    int calls;
+    const char *next;
+} rewriter;
+
+static const char *rw_begin(aw_seat *s, int agent, uint64_t seed, aw_seat_fault *f)
+{
+    rewriter *r = (rewriter *)s;
+    return r->inner->ops->begin(r->inner, agent, seed, f);
+}
+
+static int rw_request(aw_seat *s, aw_req_kind kind, const aw_info *info, const aw_settings *set, aw_seat_reply *reply,
+                      aw_seat_fault *f)
+{
+    rewriter *r = (rewriter *)s;
+    if (++r->calls == 3)
+        write_agent(r->next);
+    return r->inner->ops->request(r->inner, kind, info, set, reply, f);
+}
+
+static const aw_seat_ops rw_ops = {rw_begin, rw_request, NULL, NULL};
+
+int main(void)
+{
+    snprintf(path, sizeof path, "/tmp/aiwolf_reload_%d.lua", (int)getpid());
+    write_agent("return { getName = function() return 'v1' end }\n");
+    aw_luaseat_opts lo;
+    memset(&lo, 0, sizeof lo);
+    lo.watch = true;
+    aw_error err;
+    aw_seat *lua = aw_luaseat_new(path, &lo, &err);
+    CHECK_MSG(lua != NULL, "%s", err.msg);
+
+    char *log = play(lua, 1, NULL);
+    CHECK(strstr(log, "0,status,1,") && strstr(log, ",v1\n"));
+    free(log);
+
+    /* A broken version: the old one plays on. */
+    write_agent("return { getName = function() return 'v2' end\n");
+    log = play(lua, 2, NULL);
+    CHECK_MSG(strstr(log, ",v1\n") && !strstr(log, ",v2\n"), "a broken version replaced the old one");
+    free(log);
+
+    /* A good version: it plays the next game. */
+    write_agent("return { getName = function() return 'v3' end }\n");
+    log = play(lua, 3, NULL);
+    CHECK_MSG(strstr(log, ",v3\n") != NULL, "the new version did not play");
+    free(log);
+    lua->ops->free(lua);
+
+    /* Mid-game: the new talk() is used at once, and the state counted in
+     * self by update() survives the swap (finish() raises otherwise, which
+     * the game would count as a fault). */
+    write_agent("local a = {}\n"
+                "function a:getName() return 'live' end\n"
+                "function a:update(info) self.seen = (self.seen or 0) + 1 end\n"
+                "function a:talk() return 'Over' end\n"
+                "return a\n");
+    lo.watch = false;
+    lo.watch_live = true;
+    lua = aw_luaseat_new(path, &lo, &err);
+    CHECK(lua != NULL);
+    rewriter rw = {{&rw_ops}, lua, 0,
+                   "local a = {}\n"
+                   "function a:getName() return 'live2' end\n"
+                   "function a:update(info) self.seen = self.seen + 1 end\n"
+                   "function a:talk() return 'Skip' end\n"
+                   "function a:finish() assert(self.seen > 3, 'state lost') end\n"
+                   "return a\n"};
+    log = play(lua, 4, &rw.base);
+    CHECK_MSG(strstr(log, ",1,Skip\n") != NULL, "the swapped-in talk() was not used");
+    CHECK_MSG(strstr(log, ",1,Over\n") == NULL || strstr(log, ",1,Skip\n") != NULL, "no Skip after the swap");
+    free(log);
+    lua->ops->free(lua);
+    unlink(path);
+    return test_done();
+}

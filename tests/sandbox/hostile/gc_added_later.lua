@@ -1,0 +1,11 @@
+-- expect: ok
+-- __gc added to the metatable after setmetatable: Lua never marks the object, so the finalizer
+-- must never run (the call ends normally despite plenty of garbage collection).
+return { run = function()
+  local mt = {}
+  for i = 1, 100 do setmetatable({}, mt) end
+  mt.__gc = function() while true do end end
+  for i = 1, 20000 do local t = { i, i } end
+  local weak = pcall(setmetatable, {}, { __mode = "k" })
+  assert(not weak, "weak keys must be refused")
+end }

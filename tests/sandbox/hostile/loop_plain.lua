@@ -1,0 +1,3 @@
+-- expect: timeout
+-- A plain infinite loop.
+return { run = function() while true do end end }

@@ -1,0 +1,3 @@
+-- A plain module for the module_dir test.
+local name = ...
+return { hello = function(who) return "hello " .. who end, name = name }
