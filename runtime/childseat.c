@@ -17,6 +17,7 @@
 #include <fcntl.h>
 #include <linux/audit.h>
 #include <linux/filter.h>
+#include <linux/landlock.h>
 #include <linux/seccomp.h>
 #include <poll.h>
 #include <signal.h>
@@ -80,6 +81,7 @@ typedef struct childseat {
     aw_wire_cursor cur;
     aw_buf pkt;
     char name[65];
+    char *read_dir; /* owned copy of opts.read_dir */
     char *reply;   /* REPLY_MAX_LINE + 1 */
     size_t reply_len;
     int budget_ms; /* of the current exchange */
@@ -179,7 +181,7 @@ static void rule_bits(bpf *b, long nr, int arg, uint32_t bits, uint32_t ok, uint
  * opening a file for writing, signalling others, tracing) kill the process
  * at once, which the host reports as the agent's loss; everything else
  * fails with EPERM. */
-static int install_filter(const int *keep, int nkeep, aw_error *err)
+static int install_filter(const int *keep, int nkeep, bool may_read_files, aw_error *err)
 {
     bpf b = {.n = 0};
     emit(&b, STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)));
@@ -198,8 +200,19 @@ static int install_filter(const int *keep, int nkeep, aw_error *err)
     rule(&b, SYS_madvise, SECCOMP_RET_ALLOW);
     rule_bits(&b, SYS_mmap, 2, PROT_EXEC, SECCOMP_RET_ALLOW, RET_ERRNO);
     rule_bits(&b, SYS_mprotect, 2, PROT_EXEC, SECCOMP_RET_ALLOW, RET_ERRNO);
-    /* the sockets to the host: read the wire, write the three channels */
-    rule_fd(&b, SYS_read, 0, keep, 1);
+    /* the sockets to the host: read the wire, write the three channels;
+     * with Landlock fencing reads into the agent's folder, also its module
+     * files */
+    if (may_read_files) {
+        rule(&b, SYS_read, SECCOMP_RET_ALLOW);
+        rule(&b, SYS_pread64, SECCOMP_RET_ALLOW);
+        rule(&b, SYS_lseek, SECCOMP_RET_ALLOW);
+        rule(&b, SYS_fstat, SECCOMP_RET_ALLOW);
+        rule(&b, SYS_newfstatat, SECCOMP_RET_ALLOW);
+        rule(&b, SYS_statx, SECCOMP_RET_ALLOW);
+    } else {
+        rule_fd(&b, SYS_read, 0, keep, 1);
+    }
     rule_fd(&b, SYS_write, 0, keep, nkeep);
     rule_fd(&b, SYS_writev, 0, keep, nkeep);
     rule(&b, SYS_close, SECCOMP_RET_ALLOW);
@@ -234,11 +247,13 @@ static int install_filter(const int *keep, int nkeep, aw_error *err)
     emit(&b, STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
     emit(&b, STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS));
     load_nr(&b);
-    /* opening: for reading fails, for writing kills */
+    /* opening: for writing kills; for reading fails, unless Landlock
+     * limits reading to the agent's folder */
     const uint32_t wr = O_WRONLY | O_RDWR | O_CREAT | O_TRUNC | O_APPEND;
-    rule_bits(&b, SYS_openat, 2, wr, RET_ERRNO, SECCOMP_RET_KILL_PROCESS);
+    const uint32_t rd = may_read_files ? SECCOMP_RET_ALLOW : RET_ERRNO;
+    rule_bits(&b, SYS_openat, 2, wr, rd, SECCOMP_RET_KILL_PROCESS);
 #ifdef SYS_open
-    rule_bits(&b, SYS_open, 1, wr, RET_ERRNO, SECCOMP_RET_KILL_PROCESS);
+    rule_bits(&b, SYS_open, 1, wr, rd, SECCOMP_RET_KILL_PROCESS);
 #endif
     const long kill[] = {
         SYS_socket, SYS_socketpair, SYS_connect, SYS_bind, SYS_listen, SYS_accept, SYS_accept4, SYS_sendto,
@@ -304,7 +319,40 @@ static size_t address_space_now(void)
     return (size_t)pages * (size_t)sysconf(_SC_PAGESIZE);
 }
 
-int aw_childseat_confine(const int *keep, int nkeep, size_t memory_bytes, aw_error *err)
+/* Landlock: from here on, files can be opened for reading only beneath dir
+ * (and nothing can be written, made, removed or executed anywhere). Returns
+ * 1 when the kernel enforces it, 0 when it has no Landlock. */
+static int fence_reads(const char *dir, aw_error *err)
+{
+    long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
+    if (abi < 1)
+        return 0;
+    struct landlock_ruleset_attr ra;
+    memset(&ra, 0, sizeof ra);
+    ra.handled_access_fs = (LANDLOCK_ACCESS_FS_MAKE_SYM << 1) - 1; /* every right of ABI 1 */
+#ifdef LANDLOCK_ACCESS_FS_REFER
+    if (abi >= 2)
+        ra.handled_access_fs |= LANDLOCK_ACCESS_FS_REFER;
+#endif
+    int rfd = (int)syscall(SYS_landlock_create_ruleset, &ra, sizeof ra, 0);
+    if (rfd < 0)
+        return aw_fail(err, AW_EIO, "landlock_create_ruleset: %s", strerror(errno));
+    int dfd = open(dir, O_PATH | O_CLOEXEC | O_DIRECTORY);
+    if (dfd < 0) {
+        close(rfd);
+        return aw_fail(err, AW_EIO, "cannot open the agent's folder %s: %s", dir, strerror(errno));
+    }
+    struct landlock_path_beneath_attr pb = {LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR, dfd};
+    int rc = 0;
+    if (syscall(SYS_landlock_add_rule, rfd, LANDLOCK_RULE_PATH_BENEATH, &pb, 0) != 0 ||
+        syscall(SYS_landlock_restrict_self, rfd, 0) != 0)
+        rc = aw_fail(err, AW_EIO, "landlock: %s", strerror(errno));
+    close(dfd);
+    close(rfd);
+    return rc < 0 ? rc : 1;
+}
+
+int aw_childseat_confine(const int *keep, int nkeep, const char *read_dir, size_t memory_bytes, aw_error *err)
 {
     if (nkeep < 1 || nkeep > 8)
         return aw_fail(err, AW_EINVAL, "1 to 8 descriptors to keep");
@@ -330,14 +378,17 @@ int aw_childseat_confine(const int *keep, int nkeep, size_t memory_bytes, aw_err
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
         return aw_fail(err, AW_EIO, "PR_SET_NO_NEW_PRIVS: %s", strerror(errno));
     prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+    int fenced = read_dir ? fence_reads(read_dir, err) : 0;
+    if (fenced < 0)
+        return fenced;
 #ifdef AW_ASAN
     /* The sanitizer reports on stderr: let the child write there. */
     int wkeep[9];
     memcpy(wkeep, keep, sizeof(int) * (size_t)nkeep);
     wkeep[nkeep] = 2;
-    return install_filter(wkeep, nkeep + 1, err);
+    return install_filter(wkeep, nkeep + 1, fenced == 1, err);
 #else
-    return install_filter(keep, nkeep, err);
+    return install_filter(keep, nkeep, fenced == 1, err);
 #endif
 }
 
@@ -419,7 +470,7 @@ static void child_main(childseat *c, int wire, int rep, int outfd)
     }
     int keep[3] = {wire, rep, outfd};
     aw_error err;
-    if (aw_childseat_confine(keep, outfd >= 0 ? 3 : 2, c->opts.memory_bytes, &err) < 0) {
+    if (aw_childseat_confine(keep, outfd >= 0 ? 3 : 2, c->opts.read_dir, c->opts.memory_bytes, &err) < 0) {
         aw_seat_fault f;
         set_fault(&f, AW_SEAT_LOST, "cannot confine the agent's process: %.400s", err.msg);
         write_all(wire, "\n", 1);
@@ -909,6 +960,7 @@ static void seat_free(aw_seat *base)
     if (c->out)
         fclose(c->out);
     free(c->reply);
+    free(c->read_dir);
     free(c);
 }
 
@@ -936,6 +988,8 @@ aw_seat *aw_childseat_new(aw_childseat_make make, void *make_ud, const aw_childs
         return NULL;
     }
     c->opts.base = NULL;
+    if (c->opts.read_dir)
+        c->opts.read_dir = c->read_dir = aw_xstrdup(c->opts.read_dir);
     aw_wire_reader_init(&c->in, REPLY_MAX_LINE);
     aw_buf_init(&c->rbuf);
     aw_buf_init(&c->obuf);
@@ -964,4 +1018,9 @@ aw_seat *aw_childseat_new(aw_childseat_make make, void *make_ud, const aw_childs
 pid_t aw_childseat_pid(const aw_seat *s)
 {
     return ((const childseat *)s)->pid;
+}
+
+bool aw_childseat_landlock(void)
+{
+    return syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION) >= 1;
 }

@@ -18,7 +18,7 @@
  * takes down only that agent.
  *
  * Uses wire, seat, view, settings, util and Linux (fork, socketpair, poll,
- * setrlimit, prctl, seccomp). See docs/isolation.md.
+ * setrlimit, prctl, Landlock, seccomp). See docs/isolation.md.
  *
  * Ownership: aw_childseat_new takes ownership of the inner seat that `make`
  * returns and returns a seat owned by the caller (seat->ops->free), which
@@ -49,6 +49,9 @@ typedef struct aw_childseat_opts {
     FILE *output;           /* where the host copies what the agent prints, or NULL */
     const aw_settings *base; /* what the child assumes for the settings the wire does not carry
                                 (copied; NULL: the aiwolf preset) */
+    const char *read_dir;   /* a folder the agent may read files beneath (its modules), enforced with
+                               Landlock; NULL, or a kernel without Landlock: no file can be opened
+                               (copied) */
     /* How the child attaches parsed forms to talks (the game's validate and
      * free_parsed hooks, as in aw_game_opts); NULL: talks carry none. */
     int (*validate)(void *ud, const char *text, size_t len, aw_validation mode, void **parsed, aw_error *err);
@@ -73,9 +76,14 @@ bool aw_childseat_sanitized(void);
 
 /* Confines the calling process as a child is confined: closes every
  * descriptor but 0-2 and keep[0..nkeep-1] (at most 8), sets the resource
- * limits, no new privileges and the seccomp filter (read only from keep[0],
+ * limits, no new privileges, Landlock (when read_dir is given and the kernel
+ * has it: files may be opened for reading beneath read_dir only) and the
+ * seccomp filter (read only from keep[0] unless Landlock fences reads,
  * write only to keep[]). memory_bytes as above. Irreversible; for the child and for
  * tests, which fork first. */
-int aw_childseat_confine(const int *keep, int nkeep, size_t memory_bytes, aw_error *err);
+int aw_childseat_confine(const int *keep, int nkeep, const char *read_dir, size_t memory_bytes, aw_error *err);
+
+/* Whether this kernel has Landlock (read_dir can be honoured). */
+bool aw_childseat_landlock(void);
 
 #endif

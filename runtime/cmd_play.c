@@ -130,6 +130,15 @@ static aw_seat *isolated_seat(const char *path, const aw_luaseat_opts *lo, const
     co.memory_bytes = lo->memory_bytes;
     co.output = lo->output;
     co.base = set;
+    /* The agent may read its own folder, where its modules are (as in
+     * process: the Lua seat's module folder). */
+    char dir[4096];
+    const char *slash = strrchr(path, '/');
+    if (slash)
+        snprintf(dir, sizeof dir, "%.*s", slash > path ? (int)(slash - path) : 1, path);
+    else
+        snprintf(dir, sizeof dir, ".");
+    co.read_dir = dir;
     aw_game_opts hooks;
     memset(&hooks, 0, sizeof hooks);
     aw_utterance_game_opts(&hooks);

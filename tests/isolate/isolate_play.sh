@@ -9,6 +9,8 @@
 #  - agents that fail in Lua (an error, wrong reply types, an endless loop,
 #    a memory hog) get the same faults as in process, from inside the child,
 #    and the game goes on and stays legal;
+#  - an agent that requires a module from its own folder plays (the child
+#    may read that folder, through Landlock);
 #  - --watch is refused with --isolate.
 set -eu
 bin=$1
@@ -74,6 +76,32 @@ grep -q '"fault":"memory"' "$tmp/ev.jsonl" || { echo "no memory fault"; exit 1; 
 grep -q '"event":"substitute"' "$tmp/ev.jsonl" || { echo "no substitute"; exit 1; }
 # The Lua sandbox stopped all of these inside the child: no child was lost.
 if grep -q '"fault":"lost"' "$tmp/ev.jsonl"; then grep '"fault":"lost"' "$tmp/ev.jsonl" | head -3; exit 1; fi
+
+# An agent in its own folder with a module beside it: the child may read that
+# folder (Landlock) and nothing else; where the kernel has no Landlock the
+# module cannot load and the agent's calls fail with an error instead.
+mkdir "$tmp/multi"
+cat > "$tmp/multi/helper.lua" <<'LUA'
+return { pick = function(info)
+  for a = #info.statusMap, 1, -1 do
+    if info.statusMap[a] == "ALIVE" and a ~= info.agent then return a end
+  end
+end }
+LUA
+cat > "$tmp/multi/agent.lua" <<'LUA'
+local a = {}
+function a:update(info) self.info = info end
+function a:vote() return require("helper").pick(self.info) end
+function a:talk()
+  local ok = pcall(function() local f = io.open("/etc/passwd") end)
+  return "Over"
+end
+return a
+LUA
+"$bin" play --isolate --quiet --seed 4 --events "$tmp/ev.jsonl" --log "$tmp/multi.log" \
+  "$tmp/multi/agent.lua" agents/random.lua > /dev/null
+"$bin" check --quiet "$tmp/multi.log"
+# (test_childseat checks that the module loads where the kernel has Landlock)
 
 if "$bin" play --isolate --watch agents/random.lua > /dev/null 2>&1; then
   echo "--watch with --isolate was accepted"; exit 1

@@ -2,7 +2,8 @@
  *  - the confinement itself: in a forked child, after aw_childseat_confine,
  *    harmless calls work, reading files fails with EPERM, and opening a file
  *    for writing, creating a socket, forking, exec and signalling the parent
- *    kill the process (SIGSYS); the address-space limit holds;
+ *    kill the process (SIGSYS); the address-space limit holds; with a read
+ *    folder (Landlock), files beneath it can be read and no others;
  *  - whole games with C players in child seats: the log is byte-identical to
  *    the same game with the players in process (the wire round trip loses
  *    nothing a player uses), the host's descriptors and children are back to
@@ -37,6 +38,8 @@
 #include "game.h"
 #include "gamelog.h"
 #include "logcheck.h"
+#include "luaseat.h"
+#include "utterance.h"
 #include "test.h"
 
 static int count_fds(void)
@@ -60,13 +63,14 @@ static bool no_children(void)
 /* ---- confinement --------------------------------------------------------- */
 
 enum { T_READ_OPEN, T_WRITE_OPEN, T_SOCKET, T_FORK, T_EXEC, T_KILL_PARENT, T_EXEC_MEM, T_WRITE_STDERR, T_OK,
-       T_BIG_ALLOC, T_ABORT, T_NTESTS };
+       T_BIG_ALLOC, T_ABORT, T_FENCED_READ, T_FENCED_OUTSIDE, T_FENCED_WRITE, T_NTESTS };
 
 static void confined_child(int what, int pipefd)
 {
     aw_error err;
     int keep[1] = {pipefd};
-    if (aw_childseat_confine(keep, 1, 16u << 20, &err) < 0)
+    if (aw_childseat_confine(keep, 1, what == T_FENCED_READ || what == T_FENCED_OUTSIDE ? "tests/isolate" : NULL,
+                             16u << 20, &err) < 0)
         _exit(90);
     int rc = 1;
     switch (what) {
@@ -116,6 +120,21 @@ static void confined_child(int what, int pipefd)
     }
     case T_ABORT:
         abort();
+    case T_FENCED_READ: {
+        /* Landlock on tests/isolate: its files can be read */
+        int fd = open("tests/isolate/CMakeLists.txt", O_RDONLY);
+        char buf[16];
+        rc = fd >= 0 && read(fd, buf, sizeof buf) == (ssize_t)sizeof buf ? 0 : 1;
+        break;
+    }
+    case T_FENCED_OUTSIDE:
+        /* ...but nothing outside it */
+        rc = open("tests/wire/CMakeLists.txt", O_RDONLY) < 0 && errno == EACCES ? 0 : 1;
+        break;
+    case T_FENCED_WRITE:
+        /* and writing inside it still kills */
+        open("tests/isolate/x", O_WRONLY | O_CREAT, 0600);
+        break;
     }
     _exit(rc);
 }
@@ -123,14 +142,19 @@ static void confined_child(int what, int pipefd)
 static void confinement(void)
 {
     const char *names[] = {"read-open", "write-open", "socket", "fork", "exec", "kill-parent", "exec-mem",
-                           "write-stderr", "ok", "big-alloc", "abort"};
+                           "write-stderr", "ok", "big-alloc", "abort", "fenced-read", "fenced-outside",
+                           "fenced-write"};
     /* expected: exit 0 (the call failed with EPERM / worked), or the signal */
-    const int sig[] = {0, SIGSYS, SIGSYS, SIGSYS, SIGSYS, SIGSYS, 0, 0, 0, 0, SIGABRT};
+    const int sig[] = {0, SIGSYS, SIGSYS, SIGSYS, SIGSYS, SIGSYS, 0, 0, 0, 0, SIGABRT, 0, 0, SIGSYS};
     for (int t = 0; t < T_NTESTS; t++) {
         if (t == T_BIG_ALLOC && aw_childseat_sanitized())
             continue; /* no address-space limit under AddressSanitizer */
         if (t == T_WRITE_STDERR && aw_childseat_sanitized())
             continue; /* stderr stays writable for the sanitizer's reports */
+        if ((t == T_FENCED_READ || t == T_FENCED_OUTSIDE) && !aw_childseat_landlock()) {
+            printf("%s: skipped, this kernel has no Landlock\n", names[t]);
+            continue;
+        }
         int p[2];
         CHECK(pipe(p) == 0);
         pid_t pid = fork();
@@ -149,6 +173,7 @@ static void confinement(void)
             CHECK_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 0, "%s: status 0x%x", names[t], st);
     }
     CHECK(access("/tmp/aiwolf-isolate-test", F_OK) != 0);
+    CHECK(access("tests/isolate/x", F_OK) != 0);
 }
 
 /* ---- games ------------------------------------------------------------------ */
@@ -419,6 +444,70 @@ static void restart(void)
     CHECK(no_children());
 }
 
+/* A Lua agent in a child that requires a module from its own folder: the
+ * child may read that folder (Landlock) and no other. */
+static aw_seat *make_lua(void *ud, FILE *out, aw_error *err)
+{
+    aw_luaseat_opts lo;
+    memset(&lo, 0, sizeof lo);
+    aw_utterance_luaseat_opts(&lo);
+    lo.output = out;
+    return aw_luaseat_new(ud, &lo, err);
+}
+
+static void write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    CHECK(f != NULL);
+    if (f) {
+        fputs(text, f);
+        fclose(f);
+    }
+}
+
+static void lua_modules(void)
+{
+    if (!aw_childseat_landlock()) {
+        printf("lua modules: skipped, this kernel has no Landlock\n");
+        return;
+    }
+    char dir[] = "/tmp/aw-isolate-XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    char helper[64], agent[64];
+    snprintf(helper, sizeof helper, "%s/helper.lua", dir);
+    snprintf(agent, sizeof agent, "%s/agent.lua", dir);
+    write_file(helper, "return { name = 'from helper' }\n");
+    write_file(agent, "local a = {}\n"
+                      "function a:getName() return require('helper').name end\n"
+                      "return a\n");
+    aw_childseat_opts co;
+    memset(&co, 0, sizeof co);
+    co.budget_ms = 1000;
+    co.read_dir = dir;
+    aw_error err;
+    aw_seat *s = aw_childseat_new(make_lua, agent, &co, &err);
+    CHECK_MSG(s != NULL, "%s", err.msg);
+    if (s) {
+        aw_seat_fault f = {AW_SEAT_OK, ""};
+        const char *name = s->ops->begin(s, 1, 1, &f);
+        CHECK_MSG(name && strcmp(name, "from helper") == 0, "name %s, fault %s", name ? name : "(none)", f.msg);
+        s->ops->free(s);
+    }
+    /* The same agent with no read folder: the module cannot be read. */
+    co.read_dir = NULL;
+    s = aw_childseat_new(make_lua, agent, &co, &err);
+    if (s) {
+        aw_seat_fault f = {AW_SEAT_OK, ""};
+        const char *name = s->ops->begin(s, 1, 1, &f);
+        CHECK_MSG(f.kind != AW_SEAT_OK && (!name || strcmp(name, "from helper") != 0), "module read without a folder");
+        s->ops->free(s);
+    }
+    unlink(helper);
+    unlink(agent);
+    rmdir(dir);
+    CHECK(no_children());
+}
+
 int main(void)
 {
     /* No SIGPIPE handling here on purpose: a dead child must not kill the host. */
@@ -427,6 +516,7 @@ int main(void)
     determinism();
     hostile();
     restart();
+    lua_modules();
     CHECK_INT(count_fds(), fd0);
     CHECK(no_children());
     return test_done();
