@@ -574,8 +574,9 @@ static void stop_child(childseat *c, char *why, size_t whylen)
         int st = 0;
         pid_t r = 0;
         /* A child that closed its sockets is usually dead already: give it
-         * a moment so that its own cause of death can be reported. */
-        for (int i = 0; i < 50 && (r = waitpid(c->pid, &st, WNOHANG)) == 0 && why; i++) {
+         * a moment (up to 1 s on a loaded machine) so that its own cause of
+         * death can be reported. */
+        for (int i = 0; i < 500 && (r = waitpid(c->pid, &st, WNOHANG)) == 0 && why; i++) {
             struct timespec ts = {0, 2000000};
             nanosleep(&ts, NULL);
         }

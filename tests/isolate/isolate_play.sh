@@ -66,7 +66,7 @@ LUA
 cat > "$tmp/hog.lua" <<'LUA'
 return { talk = function() local t = {} for i = 1, 1e9 do t[i] = ("x"):rep(1000) .. i end end }
 LUA
-"$bin" play --isolate --quiet --players 5 --seed 5 --budget 200 --memory 16 --log "$tmp/game.log" \
+"$bin" play --isolate --quiet --players 5 --seed 5 --budget 500 --memory 16 --log "$tmp/game.log" \
   --events "$tmp/ev.jsonl" "$tmp/raises.lua" "$tmp/wrongtype.lua" "$tmp/loops.lua" "$tmp/hog.lua" agents/random.lua
 "$bin" check --quiet "$tmp/game.log"
 grep -q '"fault":"error","message":"[^"]*talk is broken' "$tmp/ev.jsonl" || { echo "no error fault"; exit 1; }
