@@ -12,6 +12,7 @@
 
 #include "cli.h"
 #include "game.h"
+#include "childseat.h"
 #include "luaseat.h"
 #include "utterance.h"
 
@@ -40,6 +41,8 @@ static void usage(FILE *out)
             "  --budget MS         time per agent call (default: the preset's)\n"
             "  --memory MB         memory cap per agent (default 64)\n"
             "  --quiet             print no record (single game) or no progress (--games)\n"
+            "  --isolate           run each agent in its own confined child process that\n"
+            "                      speaks the official wire format (docs/isolation.md)\n"
             "  --agent-output      show what agents print (default: on for one game)\n"
             "  --no-agent-output   drop what agents print\n"
             "  --watch             reload an agent file that changed before the next game\n"
@@ -105,6 +108,46 @@ static FILE *open_out(const char *path)
     return f;
 }
 
+/* --isolate: the Lua seat, built here, runs in a child seat (childseat.h). */
+typedef struct lua_make {
+    const char *path;
+    const aw_luaseat_opts *lo;
+} lua_make;
+
+static aw_seat *make_lua(void *ud, FILE *output, aw_error *err)
+{
+    const lua_make *m = ud;
+    aw_luaseat_opts lo = *m->lo;
+    lo.output = output;
+    return aw_luaseat_new(m->path, &lo, err);
+}
+
+static aw_seat *isolated_seat(const char *path, const aw_luaseat_opts *lo, const aw_settings *set, aw_error *err)
+{
+    aw_childseat_opts co;
+    memset(&co, 0, sizeof co);
+    co.budget_ms = lo->budget_ms;
+    co.memory_bytes = lo->memory_bytes;
+    co.output = lo->output;
+    co.base = set;
+    /* The agent may read its own folder, where its modules are (as in
+     * process: the Lua seat's module folder). */
+    char dir[4096];
+    const char *slash = strrchr(path, '/');
+    if (slash)
+        snprintf(dir, sizeof dir, "%.*s", slash > path ? (int)(slash - path) : 1, path);
+    else
+        snprintf(dir, sizeof dir, ".");
+    co.read_dir = dir;
+    aw_game_opts hooks;
+    memset(&hooks, 0, sizeof hooks);
+    aw_utterance_game_opts(&hooks);
+    co.validate = hooks.validate;
+    co.free_parsed = hooks.free_parsed;
+    lua_make m = {path, lo};
+    return aw_childseat_new(make_lua, &m, &co, err);
+}
+
 typedef struct tally {
     int games[AW_NROLES], wins[AW_NROLES];
 } tally;
@@ -114,7 +157,7 @@ int cmd_play(int argc, char **argv)
     const char *preset = "aiwolf", *roles = NULL, *deal_spec = NULL, *log_path = NULL, *events_path = NULL;
     long players = 0, games = 1, budget = 0, memory = 0;
     uint64_t seed = 0;
-    bool have_seed = false, quiet = false, list = false, watch = false, watch_live = false;
+    bool have_seed = false, quiet = false, list = false, watch = false, watch_live = false, isolate = false;
     int agent_output = -1;
     const char *sets[64];
     int nsets = 0;
@@ -165,6 +208,8 @@ int cmd_play(int argc, char **argv)
                 return bad("--memory: '%s' is not a number of megabytes (1 to 65536)", v);
         } else if (strcmp(o, "--quiet") == 0) {
             quiet = true;
+        } else if (strcmp(o, "--isolate") == 0) {
+            isolate = true;
         } else if (strcmp(o, "--agent-output") == 0) {
             agent_output = 1;
         } else if (strcmp(o, "--no-agent-output") == 0) {
@@ -222,6 +267,8 @@ int cmd_play(int argc, char **argv)
         aw_buf_free(&b);
         return 0;
     }
+    if (isolate && (watch || watch_live))
+        return bad("%s", "--watch does not work with --isolate yet (a confined child cannot read the file)");
     if (nagents == 0)
         return bad("%s", "no agents given (aiwolf play agents/sample.lua ...)");
     if (nagents > set.players) {
@@ -249,7 +296,7 @@ int cmd_play(int argc, char **argv)
     int rc = 0;
     for (int a = 1; a <= set.players; a++) {
         const char *path = agents[(a - 1) % nagents];
-        seats[a] = aw_luaseat_new(path, &lo, &err);
+        seats[a] = isolate ? isolated_seat(path, &lo, &set, &err) : aw_luaseat_new(path, &lo, &err);
         if (!seats[a]) {
             fprintf(stderr, "aiwolf play: %s\n", err.msg);
             rc = 2;

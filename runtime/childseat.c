@@ -1,0 +1,1027 @@
+/* childseat: an agent in a confined child process that speaks the official
+ * wire format (see childseat.h). The host half encodes packets, enforces the
+ * deadline with poll and judges what comes back; the child half decodes
+ * packets into a client-side gameInfo and calls the inner seat.
+ *
+ * Why fork and not posix_spawn of /proc/self/exe: the inner seat (the Lua
+ * agent's source, its options, the protocol hooks) is already built in the
+ * host, and a forked child simply has it; no exec means execve can be
+ * forbidden outright; tests can run C hooks inside the confined child. The
+ * cost, a copy-on-write image of the host, is paid once per game, and the
+ * fork happens before the engine exists, so no game secret is copied. */
+/* syscall(), close_range and the other Linux interfaces. */
+#define _GNU_SOURCE
+#include "childseat.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/landlock.h>
+#include <linux/seccomp.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "wire.h"
+
+#if defined(__SANITIZE_ADDRESS__)
+#define AW_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define AW_ASAN 1
+#endif
+#endif
+
+#define REPLY_MAX_LINE 65536        /* longest reply line the host accepts */
+#define PACKET_MAX_LINE (64u << 20) /* longest packet the child accepts */
+#define OUTPUT_MAX (256u << 10)     /* agent output copied per request */
+#define REPORT_MAGIC 0x50525741u    /* "AWRP" */
+
+/* The child's report after each request. */
+typedef struct report {
+    uint32_t magic;
+    int32_t request;
+    int32_t fault; /* aw_seat_fault_kind */
+    uint32_t msg_len;
+} report;
+
+typedef struct childseat {
+    aw_seat base;
+    aw_seat *inner;
+    aw_childseat_opts opts;
+    aw_settings base_set;
+    FILE *out;       /* the inner seat's output stream (see make) */
+    char outbuf[4096];
+
+    /* the running child */
+    pid_t pid;
+    int wire, rep, outfd; /* host ends */
+    aw_wire_reader in;
+    aw_buf rbuf;   /* report bytes */
+    aw_buf obuf;   /* output of the current request */
+    size_t odropped;
+    bool lost;     /* the child was killed in this game: substitutes until the next begin */
+    char lost_msg[200];
+
+    int agent;
+    uint64_t game_seed;
+    aw_wire_cursor cur;
+    aw_buf pkt;
+    char name[65];
+    char *read_dir; /* owned copy of opts.read_dir */
+    char *reply;   /* REPLY_MAX_LINE + 1 */
+    size_t reply_len;
+    int budget_ms; /* of the current exchange */
+} childseat;
+
+static void set_fault(aw_seat_fault *f, aw_seat_fault_kind k, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void set_fault(aw_seat_fault *f, aw_seat_fault_kind k, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    f->kind = k;
+    vsnprintf(f->msg, sizeof f->msg, fmt, ap);
+    va_end(ap);
+}
+
+bool aw_childseat_sanitized(void)
+{
+#ifdef AW_ASAN
+    return true;
+#else
+    return false;
+#endif
+}
+
+/* ---- confinement -------------------------------------------------------- */
+
+#if defined(__x86_64__)
+#define AW_AUDIT_ARCH AUDIT_ARCH_X86_64
+#elif defined(__aarch64__)
+#define AW_AUDIT_ARCH AUDIT_ARCH_AARCH64
+#else
+#error "childseat: the seccomp filter knows x86_64 and aarch64 only"
+#endif
+#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "childseat: the seccomp filter reads the low word of arguments as little-endian"
+#endif
+
+#define ARG_LO(i) (offsetof(struct seccomp_data, args) + (i) * sizeof(uint64_t))
+#define RET_ERRNO (SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA))
+
+typedef struct bpf {
+    struct sock_filter ins[256];
+    int n;
+    bool overflow;
+} bpf;
+
+static void emit(bpf *b, struct sock_filter i)
+{
+    if (b->n < (int)(sizeof b->ins / sizeof b->ins[0]))
+        b->ins[b->n++] = i;
+    else
+        b->overflow = true;
+}
+
+#define STMT(code, k) ((struct sock_filter)BPF_STMT(code, k))
+#define JUMP(code, k, jt, jf) ((struct sock_filter)BPF_JUMP(code, k, jt, jf))
+
+static void load_nr(bpf *b)
+{
+    emit(b, STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)));
+}
+
+/* nr → action; A holds nr and keeps it when nr does not match. */
+static void rule(bpf *b, long nr, uint32_t action)
+{
+    emit(b, JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)nr, 0, 1));
+    emit(b, STMT(BPF_RET | BPF_K, action));
+}
+
+/* nr is allowed when the low word of argument `arg` is one of fds[]; else EPERM. */
+static void rule_fd(bpf *b, long nr, int arg, const int *fds, int nfds)
+{
+    emit(b, JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)nr, 0, (uint8_t)(nfds + 3)));
+    emit(b, STMT(BPF_LD | BPF_W | BPF_ABS, (uint32_t)ARG_LO(arg)));
+    for (int i = 0; i < nfds; i++) /* match: jump to ALLOW, past the remaining tests */
+        emit(b, JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)fds[i], (uint8_t)(nfds - i), 0));
+    emit(b, STMT(BPF_RET | BPF_K, RET_ERRNO));
+    emit(b, STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
+    load_nr(b);
+}
+
+/* nr is allowed unless argument `arg` has one of `bits`, which gives `bad`. */
+static void rule_bits(bpf *b, long nr, int arg, uint32_t bits, uint32_t ok, uint32_t bad_action)
+{
+    emit(b, JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)nr, 0, 4));
+    emit(b, STMT(BPF_LD | BPF_W | BPF_ABS, (uint32_t)ARG_LO(arg)));
+    emit(b, JUMP(BPF_JMP | BPF_JSET | BPF_K, bits, 1, 0));
+    emit(b, STMT(BPF_RET | BPF_K, ok));
+    emit(b, STMT(BPF_RET | BPF_K, bad_action));
+    load_nr(b);
+}
+
+/* The allow-list. Three outcomes: the calls an agent's process needs run;
+ * the calls that can only be an attempt to get out (new processes, sockets,
+ * opening a file for writing, signalling others, tracing) kill the process
+ * at once, which the host reports as the agent's loss; everything else
+ * fails with EPERM. */
+static int install_filter(const int *keep, int nkeep, bool may_read_files, aw_error *err)
+{
+    bpf b = {.n = 0};
+    emit(&b, STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)));
+    emit(&b, JUMP(BPF_JMP | BPF_JEQ | BPF_K, AW_AUDIT_ARCH, 1, 0));
+    emit(&b, STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS));
+    load_nr(&b);
+#if defined(__x86_64__)
+    /* x32 system calls share the architecture tag: refuse them all. */
+    emit(&b, JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000u, 0, 1));
+    emit(&b, STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS));
+#endif
+    /* memory, without ever making a page executable */
+    rule(&b, SYS_brk, SECCOMP_RET_ALLOW);
+    rule(&b, SYS_munmap, SECCOMP_RET_ALLOW);
+    rule(&b, SYS_mremap, SECCOMP_RET_ALLOW);
+    rule(&b, SYS_madvise, SECCOMP_RET_ALLOW);
+    rule_bits(&b, SYS_mmap, 2, PROT_EXEC, SECCOMP_RET_ALLOW, RET_ERRNO);
+    rule_bits(&b, SYS_mprotect, 2, PROT_EXEC, SECCOMP_RET_ALLOW, RET_ERRNO);
+    /* the sockets to the host: read the wire, write the three channels;
+     * with Landlock fencing reads into the agent's folder, also its module
+     * files */
+    if (may_read_files) {
+        rule(&b, SYS_read, SECCOMP_RET_ALLOW);
+        rule(&b, SYS_pread64, SECCOMP_RET_ALLOW);
+        rule(&b, SYS_lseek, SECCOMP_RET_ALLOW);
+        rule(&b, SYS_fstat, SECCOMP_RET_ALLOW);
+        rule(&b, SYS_newfstatat, SECCOMP_RET_ALLOW);
+        rule(&b, SYS_statx, SECCOMP_RET_ALLOW);
+    } else {
+        rule_fd(&b, SYS_read, 0, keep, 1);
+    }
+    rule_fd(&b, SYS_write, 0, keep, nkeep);
+    rule_fd(&b, SYS_writev, 0, keep, nkeep);
+    rule(&b, SYS_close, SECCOMP_RET_ALLOW);
+    /* time, locks, signals returning, leaving */
+    rule(&b, SYS_clock_gettime, SECCOMP_RET_ALLOW);
+    rule(&b, SYS_clock_getres, SECCOMP_RET_ALLOW);
+    rule(&b, SYS_gettimeofday, SECCOMP_RET_ALLOW);
+    rule(&b, SYS_clock_nanosleep, SECCOMP_RET_ALLOW);
+    rule(&b, SYS_nanosleep, SECCOMP_RET_ALLOW);
+    rule(&b, SYS_futex, SECCOMP_RET_ALLOW);
+    rule(&b, SYS_getrandom, SECCOMP_RET_ALLOW);
+    rule(&b, SYS_rt_sigreturn, SECCOMP_RET_ALLOW);
+    rule(&b, SYS_rt_sigprocmask, SECCOMP_RET_ALLOW);
+    /* the Lua sandbox's watchdog: a per-thread timer that signals this very
+     * thread (SIGEV_THREAD, which would need a new thread, is killed below
+     * through clone) */
+    rule(&b, SYS_rt_sigaction, SECCOMP_RET_ALLOW);
+    rule(&b, SYS_timer_create, SECCOMP_RET_ALLOW);
+    rule(&b, SYS_timer_settime, SECCOMP_RET_ALLOW);
+    rule(&b, SYS_timer_gettime, SECCOMP_RET_ALLOW);
+    rule(&b, SYS_timer_delete, SECCOMP_RET_ALLOW);
+    rule(&b, SYS_sched_yield, SECCOMP_RET_ALLOW);
+    rule(&b, SYS_sigaltstack, SECCOMP_RET_ALLOW); /* own thread only; AddressSanitizer needs it */
+    rule(&b, SYS_getpid, SECCOMP_RET_ALLOW);
+    rule(&b, SYS_gettid, SECCOMP_RET_ALLOW);
+    rule(&b, SYS_exit, SECCOMP_RET_ALLOW);
+    rule(&b, SYS_exit_group, SECCOMP_RET_ALLOW);
+    /* abort() signals itself; signalling anyone else is an escape attempt */
+    emit(&b, JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_tgkill, 0, 4));
+    emit(&b, STMT(BPF_LD | BPF_W | BPF_ABS, (uint32_t)ARG_LO(0)));
+    emit(&b, JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)getpid(), 0, 1));
+    emit(&b, STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
+    emit(&b, STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS));
+    load_nr(&b);
+    /* opening: for writing kills; for reading fails, unless Landlock
+     * limits reading to the agent's folder */
+    const uint32_t wr = O_WRONLY | O_RDWR | O_CREAT | O_TRUNC | O_APPEND;
+    const uint32_t rd = may_read_files ? SECCOMP_RET_ALLOW : RET_ERRNO;
+    rule_bits(&b, SYS_openat, 2, wr, rd, SECCOMP_RET_KILL_PROCESS);
+#ifdef SYS_open
+    rule_bits(&b, SYS_open, 1, wr, rd, SECCOMP_RET_KILL_PROCESS);
+#endif
+    const long kill[] = {
+        SYS_socket, SYS_socketpair, SYS_connect, SYS_bind, SYS_listen, SYS_accept, SYS_accept4, SYS_sendto,
+        SYS_sendmsg, SYS_clone, SYS_execve, SYS_execveat, SYS_ptrace, SYS_kill, SYS_tkill, SYS_process_vm_readv,
+        SYS_process_vm_writev, SYS_unlinkat, SYS_renameat, SYS_mkdirat, SYS_openat2, SYS_clone3, SYS_setrlimit,
+        SYS_prlimit64, SYS_memfd_create, SYS_mount, SYS_chroot, SYS_pivot_root, SYS_unshare, SYS_setns,
+#ifdef SYS_fork
+        SYS_fork, SYS_vfork, SYS_creat, SYS_unlink, SYS_rename, SYS_mkdir,
+#endif
+    };
+    for (size_t i = 0; i < sizeof kill / sizeof kill[0]; i++)
+        rule(&b, kill[i], SECCOMP_RET_KILL_PROCESS);
+    emit(&b, STMT(BPF_RET | BPF_K, RET_ERRNO));
+    if (b.overflow)
+        return aw_fail(err, AW_EINVAL, "seccomp filter too long");
+    struct sock_fprog prog = {(unsigned short)b.n, b.ins};
+    if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0) != 0)
+        return aw_fail(err, AW_EIO, "cannot install the seccomp filter: %s", strerror(errno));
+    return 0;
+}
+
+static void close_others(const int *keep, int nkeep)
+{
+    /* Close [3, max] except the kept descriptors, range by range. */
+    int sorted[8];
+    int n = 0;
+    for (int i = 0; i < nkeep && n < 8; i++)
+        if (keep[i] >= 3)
+            sorted[n++] = keep[i];
+    for (int i = 1; i < n; i++)
+        for (int j = i; j > 0 && sorted[j - 1] > sorted[j]; j--) {
+            int t = sorted[j];
+            sorted[j] = sorted[j - 1];
+            sorted[j - 1] = t;
+        }
+    unsigned lo = 3;
+    for (int i = 0; i <= n; i++) {
+        unsigned hi = i < n ? (unsigned)sorted[i] - 1 : ~0u;
+        if (hi >= lo && syscall(SYS_close_range, lo, hi, 0) != 0) {
+            /* Kernels before 5.9: close one by one. */
+            unsigned top = hi > 65535 ? 65535 : hi;
+            for (unsigned fd = lo; fd <= top; fd++)
+                close((int)fd);
+        }
+        if (i < n)
+            lo = (unsigned)sorted[i] + 1;
+    }
+}
+
+static size_t address_space_now(void)
+{
+    unsigned long pages = 0;
+    int fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+        char buf[128];
+        ssize_t n = read(fd, buf, sizeof buf - 1);
+        if (n > 0) {
+            buf[n] = '\0';
+            pages = strtoul(buf, NULL, 10);
+        }
+        close(fd);
+    }
+    return (size_t)pages * (size_t)sysconf(_SC_PAGESIZE);
+}
+
+/* Landlock: from here on, files can be opened for reading only beneath dir
+ * (and nothing can be written, made, removed or executed anywhere). Returns
+ * 1 when the kernel enforces it, 0 when it has no Landlock. */
+static int fence_reads(const char *dir, aw_error *err)
+{
+    long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
+    if (abi < 1)
+        return 0;
+    struct landlock_ruleset_attr ra;
+    memset(&ra, 0, sizeof ra);
+    ra.handled_access_fs = (LANDLOCK_ACCESS_FS_MAKE_SYM << 1) - 1; /* every right of ABI 1 */
+#ifdef LANDLOCK_ACCESS_FS_REFER
+    if (abi >= 2)
+        ra.handled_access_fs |= LANDLOCK_ACCESS_FS_REFER;
+#endif
+    int rfd = (int)syscall(SYS_landlock_create_ruleset, &ra, sizeof ra, 0);
+    if (rfd < 0)
+        return aw_fail(err, AW_EIO, "landlock_create_ruleset: %s", strerror(errno));
+    int dfd = open(dir, O_PATH | O_CLOEXEC | O_DIRECTORY);
+    if (dfd < 0) {
+        close(rfd);
+        return aw_fail(err, AW_EIO, "cannot open the agent's folder %s: %s", dir, strerror(errno));
+    }
+    struct landlock_path_beneath_attr pb = {LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR, dfd};
+    int rc = 0;
+    if (syscall(SYS_landlock_add_rule, rfd, LANDLOCK_RULE_PATH_BENEATH, &pb, 0) != 0 ||
+        syscall(SYS_landlock_restrict_self, rfd, 0) != 0)
+        rc = aw_fail(err, AW_EIO, "landlock: %s", strerror(errno));
+    close(dfd);
+    close(rfd);
+    return rc < 0 ? rc : 1;
+}
+
+int aw_childseat_confine(const int *keep, int nkeep, const char *read_dir, size_t memory_bytes, aw_error *err)
+{
+    if (nkeep < 1 || nkeep > 8)
+        return aw_fail(err, AW_EINVAL, "1 to 8 descriptors to keep");
+    size_t vm = address_space_now();
+    close_others(keep, nkeep);
+    struct rlimit zero = {0, 0};
+    struct rlimit nofile = {16, 16};
+    if (setrlimit(RLIMIT_NPROC, &zero) != 0 || setrlimit(RLIMIT_FSIZE, &zero) != 0 ||
+        setrlimit(RLIMIT_CORE, &zero) != 0 || setrlimit(RLIMIT_NOFILE, &nofile) != 0)
+        return aw_fail(err, AW_EIO, "setrlimit: %s", strerror(errno));
+    if (!memory_bytes)
+        memory_bytes = (size_t)64 << 20;
+#ifndef AW_ASAN
+    /* The image inherited from the host, the agent's cap, and room for the
+     * host code's own allocations; Lua's allocator enforces the cap
+     * exactly, this is the backstop. */
+    struct rlimit as = {vm + memory_bytes + ((size_t)256 << 20), vm + memory_bytes + ((size_t)256 << 20)};
+    if (setrlimit(RLIMIT_AS, &as) != 0)
+        return aw_fail(err, AW_EIO, "setrlimit(RLIMIT_AS): %s", strerror(errno));
+#else
+    (void)vm;
+#endif
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
+        return aw_fail(err, AW_EIO, "PR_SET_NO_NEW_PRIVS: %s", strerror(errno));
+    prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+    int fenced = read_dir ? fence_reads(read_dir, err) : 0;
+    if (fenced < 0)
+        return fenced;
+#ifdef AW_ASAN
+    /* The sanitizer reports on stderr: let the child write there. */
+    int wkeep[9];
+    memcpy(wkeep, keep, sizeof(int) * (size_t)nkeep);
+    wkeep[nkeep] = 2;
+    return install_filter(wkeep, nkeep + 1, fenced == 1, err);
+#else
+    return install_filter(keep, nkeep, fenced == 1, err);
+#endif
+}
+
+/* ---- the child ------------------------------------------------------------ */
+
+static int write_all(int fd, const void *p, size_t n)
+{
+    const char *c = p;
+    while (n) {
+        ssize_t w = write(fd, c, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return -1;
+        c += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
+static int send_report(int fd, int request, const aw_seat_fault *f)
+{
+    size_t len = f->kind == AW_SEAT_OK ? 0 : strnlen(f->msg, sizeof f->msg);
+    report r = {REPORT_MAGIC, request, (int32_t)f->kind, (uint32_t)len};
+    char buf[sizeof r + sizeof f->msg];
+    memcpy(buf, &r, sizeof r);
+    memcpy(buf + sizeof r, f->msg, len);
+    return write_all(fd, buf, sizeof r + len);
+}
+
+typedef struct parse_ud {
+    childseat *c;
+    aw_validation mode;
+} parse_ud;
+
+static void child_parse(void *ud, aw_talk *t)
+{
+    parse_ud *p = ud;
+    if (p->mode == AW_VALIDATE_OFF || !p->c->opts.validate)
+        return;
+    void *parsed = NULL;
+    aw_error err;
+    if (p->c->opts.validate(NULL, t->text, t->len, p->mode, &parsed, &err) == 0)
+        t->parsed = parsed;
+}
+
+static void child_free_parsed(void *ud, void *parsed)
+{
+    parse_ud *p = ud;
+    if (p->c->opts.free_parsed)
+        p->c->opts.free_parsed(NULL, parsed);
+}
+
+/* The child's whole life; never returns. */
+static void child_main(childseat *c, int wire, int rep, int outfd)
+{
+    signal(SIGPIPE, SIG_IGN); /* a write to a closed host socket fails instead */
+    /* Keep 0-2 harmless and out of the way of the kept descriptors. */
+    int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+    int *fds[3] = {&wire, &rep, &outfd};
+    for (int i = 0; i < 3; i++)
+        if (*fds[i] >= 0 && *fds[i] < 3)
+            *fds[i] = fcntl(*fds[i], F_DUPFD_CLOEXEC, 3);
+    /* (Under AddressSanitizer stderr stays the host's, for its reports.) */
+#ifdef AW_ASAN
+    const int nstd = 2;
+#else
+    const int nstd = 3;
+#endif
+    if (null >= 0)
+        for (int fd = 0; fd < nstd; fd++)
+            if (fd != null)
+                dup2(null, fd);
+    if (c->out && outfd >= 0) {
+        /* The inner seat writes to c->out: point its descriptor at the host. */
+        dup2(outfd, fileno(c->out));
+        close(outfd);
+        outfd = fileno(c->out);
+    }
+    int keep[3] = {wire, rep, outfd};
+    aw_error err;
+    if (aw_childseat_confine(keep, outfd >= 0 ? 3 : 2, c->opts.read_dir, c->opts.memory_bytes, &err) < 0) {
+        aw_seat_fault f;
+        set_fault(&f, AW_SEAT_LOST, "cannot confine the agent's process: %.400s", err.msg);
+        write_all(wire, "\n", 1);
+        send_report(rep, AW_WIRE_REQ_NAME, &f);
+        _exit(3);
+    }
+
+    /* From here on, everything runs under the filter. */
+    aw_seat_fault bf = {AW_SEAT_OK, ""};
+    const char *name = c->inner->ops->begin(c->inner, c->agent, c->game_seed, &bf);
+    aw_settings set = c->base_set;
+    parse_ud pud = {c, set.validation};
+    aw_wire_client cl;
+    aw_wire_client_init(&cl);
+    cl.parse = child_parse;
+    cl.free_parsed = child_free_parsed;
+    cl.ud = &pud;
+    aw_wire_reader in;
+    aw_wire_reader_init(&in, PACKET_MAX_LINE);
+    aw_buf out;
+    aw_buf_init(&out);
+    char buf[65536];
+    for (;;) {
+        const char *line;
+        size_t len;
+        int rc;
+        while ((rc = aw_wire_reader_next(&in, &line, &len)) == 0) {
+            ssize_t n = read(wire, buf, sizeof buf);
+            if (n < 0 && errno == EINTR)
+                continue;
+            if (n <= 0)
+                _exit(0); /* the host closed the game */
+            aw_wire_reader_feed(&in, buf, (size_t)n);
+        }
+        if (rc < 0)
+            _exit(4);
+        aw_wire_packet p;
+        if (aw_wire_decode(line, len, &p, &err) < 0)
+            _exit(5);
+        int request = p.request;
+        if (aw_wire_client_apply(&cl, &p, &err) < 0)
+            _exit(6);
+        aw_wire_packet_free(&p);
+
+        aw_seat_fault f = {AW_SEAT_OK, ""};
+        aw_buf_clear(&out);
+        bool reply = aw_wire_request_has_reply(request);
+        bool hooked = c->opts.child_hook && c->opts.child_hook(c->opts.hook_ud, request, wire);
+        if (hooked) {
+            reply = false;
+        } else if (request == AW_WIRE_REQ_NAME) {
+            if (name)
+                aw_buf_adds(&out, name);
+            f = bf;
+        } else if (request == AW_WIRE_REQ_ROLE) {
+            aw_buf_adds(&out, "none");
+        } else {
+            if (request == AW_REQ_INITIALIZE && cl.has_setting) {
+                set = c->base_set;
+                if (aw_wire_setting_apply(&cl.setting, &set, &err) < 0)
+                    set = c->base_set;
+                pud.mode = set.validation;
+            }
+            aw_seat_reply r = {NULL, 0, AW_NO_AGENT};
+            int src = name ? c->inner->ops->request(c->inner, (aw_req_kind)request, &cl.info.v, &set, &r, &f)
+                           : (set_fault(&f, AW_SEAT_LOST, "the agent failed to load at the start of the game"), -1);
+            if (src < 0 && f.kind == AW_SEAT_OK)
+                f.kind = AW_SEAT_ERROR;
+            if (src == 0 && aw_req_wants_text((aw_req_kind)request) && r.text) {
+                /* A line break would split the reply in two; the engine
+                 * refuses control bytes anyway, so keep one as a marker. */
+                for (size_t i = 0; i < r.len; i++) {
+                    char ch = r.text[i];
+                    aw_buf_addc(&out, ch == '\n' || ch == '\r' ? '\x1f' : ch);
+                }
+            } else if (src == 0 && !aw_req_wants_text((aw_req_kind)request)) {
+                aw_wire_format_target(r.target, &out);
+            }
+        }
+        /* Output, then the report, then the reply: the host wakes up once,
+         * for the reply, and finds the rest already there. */
+        if (c->out)
+            fflush(c->out);
+        if (send_report(rep, request, &f) < 0)
+            _exit(0);
+        if (reply) {
+            aw_buf_addc(&out, '\n');
+            if (write_all(wire, out.data, out.len) < 0)
+                _exit(0);
+        }
+    }
+}
+
+/* ---- the host ------------------------------------------------------------- */
+
+/* Reaps the child (after SIGKILL unless it already died) and closes the
+ * host's sockets. why (may be NULL) receives how it ended. */
+static void stop_child(childseat *c, char *why, size_t whylen)
+{
+    if (c->pid > 0) {
+        int st = 0;
+        pid_t r = 0;
+        /* A child that closed its sockets is usually dead already: give it
+         * a moment (up to 1 s on a loaded machine) so that its own cause of
+         * death can be reported. */
+        for (int i = 0; i < 500 && (r = waitpid(c->pid, &st, WNOHANG)) == 0 && why; i++) {
+            struct timespec ts = {0, 2000000};
+            nanosleep(&ts, NULL);
+        }
+        if (r == 0) {
+            kill(c->pid, SIGKILL);
+            while ((r = waitpid(c->pid, &st, 0)) < 0 && errno == EINTR)
+                ;
+            if (why)
+                snprintf(why, whylen, "was still running and was killed");
+        } else if (why && r == c->pid) {
+            if (WIFSIGNALED(st))
+                snprintf(why, whylen, "was killed by signal %d (%s%s)", WTERMSIG(st), strsignal(WTERMSIG(st)),
+                         WTERMSIG(st) == SIGSYS ? ": a forbidden system call" : "");
+            else
+                snprintf(why, whylen, "exited with status %d", WEXITSTATUS(st));
+        }
+        c->pid = 0;
+    }
+    if (c->wire >= 0)
+        close(c->wire);
+    if (c->rep >= 0)
+        close(c->rep);
+    if (c->outfd >= 0)
+        close(c->outfd);
+    c->wire = c->rep = c->outfd = -1;
+    aw_wire_reader_free(&c->in);
+    aw_wire_reader_init(&c->in, REPLY_MAX_LINE);
+    aw_buf_clear(&c->rbuf);
+}
+
+/* Kills the child for good in this game and fills the fault. */
+static int lose(childseat *c, aw_seat_fault *f, aw_seat_fault_kind kind, const char *what)
+{
+    char why[160] = "";
+    stop_child(c, kind == AW_SEAT_LOST ? why : NULL, sizeof why);
+    if (kind == AW_SEAT_LOST)
+        set_fault(f, kind, "%s: the agent's process %s", what, why);
+    else
+        set_fault(f, kind, "%s; the agent's process was killed", what);
+    c->lost = true;
+    snprintf(c->lost_msg, sizeof c->lost_msg, "%.190s", f->msg);
+    return -1;
+}
+
+static void flush_output(childseat *c)
+{
+    if (c->opts.output && c->obuf.len) {
+        fwrite(c->obuf.data, 1, c->obuf.len, c->opts.output);
+        if (c->odropped)
+            fprintf(c->opts.output, "[Agent[%02d] %s] (%zu more bytes of output dropped)\n", c->agent, c->name,
+                    c->odropped);
+    }
+    aw_buf_clear(&c->obuf);
+    c->odropped = 0;
+}
+
+/* Reads whatever is there on one socket; returns bytes read, 0 at EOF, -1
+ * when nothing was ready. */
+static ssize_t take(int fd, char *buf, size_t cap)
+{
+    for (;;) {
+        ssize_t n = recv(fd, buf, cap, MSG_DONTWAIT);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+            return -1;
+        return n < 0 ? 0 : n;
+    }
+}
+
+static void take_output(childseat *c)
+{
+    char buf[16384];
+    ssize_t n;
+    while (c->outfd >= 0 && (n = take(c->outfd, buf, sizeof buf)) > 0) {
+        size_t room = c->obuf.len < OUTPUT_MAX ? OUTPUT_MAX - c->obuf.len : 0;
+        size_t k = (size_t)n < room ? (size_t)n : room;
+        aw_buf_add(&c->obuf, buf, k);
+        c->odropped += (size_t)n - k;
+    }
+}
+
+enum { WANT_LINE, WANT_REPORT };
+
+/* Waits for a reply line or a whole report frame until the deadline. */
+static int await(childseat *c, int want, uint64_t deadline, int request, aw_seat_fault *f)
+{
+    char buf[65536];
+    const char *rname = aw_wire_request_name(request);
+    for (;;) {
+        if (want == WANT_LINE) {
+            const char *line;
+            size_t len;
+            int rc = aw_wire_reader_next(&c->in, &line, &len);
+            if (rc < 0)
+                return lose(c, f, AW_SEAT_REPLY, "reply line longer than 64 KiB");
+            if (rc == 1) {
+                memcpy(c->reply, line, len);
+                c->reply_len = len;
+                return 0;
+            }
+        } else if (c->rbuf.len >= sizeof(report)) {
+            report r;
+            memcpy(&r, c->rbuf.data, sizeof r);
+            if (r.magic != REPORT_MAGIC || r.request != request || r.fault < AW_SEAT_OK || r.fault > AW_SEAT_LOST ||
+                r.msg_len >= sizeof f->msg || (r.fault == AW_SEAT_OK && r.msg_len))
+                return lose(c, f, AW_SEAT_REPLY, "garbage on the report channel");
+            if (c->rbuf.len >= sizeof r + r.msg_len) {
+                if (c->rbuf.len > sizeof r + r.msg_len)
+                    return lose(c, f, AW_SEAT_REPLY, "unexpected bytes on the report channel");
+                f->kind = (aw_seat_fault_kind)r.fault;
+                memcpy(f->msg, c->rbuf.data + sizeof r, r.msg_len);
+                f->msg[r.msg_len] = '\0';
+                /* Only printable bytes reach the log. */
+                for (char *m = f->msg; *m; m++)
+                    if ((unsigned char)*m < 0x20 || *m == 0x7f)
+                        *m = '?';
+                aw_buf_clear(&c->rbuf);
+                return 0;
+            }
+        }
+        uint64_t now = aw_now_ns();
+        if (now >= deadline) {
+            char m[160];
+            snprintf(m, sizeof m, "%s: no %s within %d ms (twice the budget)", rname,
+                     want == WANT_LINE ? "answer" : "report", 2 * c->budget_ms);
+            return lose(c, f, AW_SEAT_TIMEOUT, m);
+        }
+        struct pollfd p[3] = {{c->wire, POLLIN, 0}, {c->rep, POLLIN, 0}, {c->outfd, POLLIN, 0}};
+        int ms = (int)((deadline - now + 999999) / 1000000);
+        int pr = poll(p, c->outfd >= 0 ? 3 : 2, ms);
+        if (pr < 0 && errno != EINTR)
+            return lose(c, f, AW_SEAT_LOST, "poll failed");
+        if (pr <= 0)
+            continue;
+        if (c->outfd >= 0 && (p[2].revents & (POLLIN | POLLHUP | POLLERR)))
+            take_output(c);
+        if (p[0].revents & (POLLIN | POLLHUP | POLLERR)) {
+            ssize_t n = take(c->wire, buf, sizeof buf);
+            if (n == 0) {
+                char m[64];
+                snprintf(m, sizeof m, "%s: connection closed", rname);
+                return lose(c, f, AW_SEAT_LOST, m);
+            }
+            if (n > 0) {
+                if (want != WANT_LINE)
+                    return lose(c, f, AW_SEAT_REPLY, "unexpected bytes on the wire (a reply nobody asked for)");
+                aw_wire_reader_feed(&c->in, buf, (size_t)n);
+            }
+        }
+        if (p[1].revents & (POLLIN | POLLHUP | POLLERR)) {
+            ssize_t n = take(c->rep, buf, sizeof buf);
+            if (n == 0) {
+                char m[64];
+                snprintf(m, sizeof m, "%s: connection closed", rname);
+                return lose(c, f, AW_SEAT_LOST, m);
+            }
+            if (n > 0) {
+                aw_buf_add(&c->rbuf, buf, (size_t)n);
+                if (c->rbuf.len > sizeof(report) + sizeof f->msg)
+                    return lose(c, f, AW_SEAT_REPLY, "flood on the report channel");
+            }
+        }
+    }
+}
+
+/* Sends one packet line, within the deadline. */
+static int send_line(childseat *c, const aw_buf *b, uint64_t deadline, aw_seat_fault *f)
+{
+    size_t off = 0;
+    while (off < b->len) {
+        ssize_t n = send(c->wire, b->data + off, b->len - off, MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (n > 0) {
+            off += (size_t)n;
+            continue;
+        }
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK)
+            return lose(c, f, AW_SEAT_LOST, "the packet could not be sent");
+        uint64_t now = aw_now_ns();
+        if (now >= deadline)
+            return lose(c, f, AW_SEAT_TIMEOUT, "the agent's process stopped reading");
+        struct pollfd p[2] = {{c->wire, POLLOUT, 0}, {c->outfd, POLLIN, 0}};
+        if (poll(p, c->outfd >= 0 ? 2 : 1, (int)((deadline - now + 999999) / 1000000)) > 0 &&
+            c->outfd >= 0 && (p[1].revents & POLLIN))
+            take_output(c);
+    }
+    return 0;
+}
+
+/* One exchange: the packet, the reply line if the request has one, the
+ * report. */
+static int exchange(childseat *c, int request, const aw_info *info, const aw_settings *set, int budget_ms,
+                    aw_seat_fault *f)
+{
+    c->budget_ms = budget_ms;
+    uint64_t deadline = aw_now_ns() + (uint64_t)budget_ms * 2 * 1000000u;
+    /* Bytes the child sent since the last exchange are out of protocol. */
+    struct pollfd p = {c->wire, POLLIN, 0};
+    if (aw_wire_reader_pending(&c->in) || (poll(&p, 1, 0) > 0 && (p.revents & POLLIN)))
+        return lose(c, f, AW_SEAT_REPLY, "unexpected bytes on the wire (a reply nobody asked for)");
+    aw_buf_clear(&c->pkt);
+    aw_error err;
+    if (aw_wire_encode_request(&c->cur, request, info, set, c->game_seed, &c->pkt, &err) < 0) {
+        set_fault(f, AW_SEAT_ERROR, "cannot encode the packet: %.400s", err.msg);
+        return -1;
+    }
+    aw_buf_addc(&c->pkt, '\n');
+    if (send_line(c, &c->pkt, deadline, f) < 0)
+        return -1;
+    if (aw_wire_request_has_reply(request) && await(c, WANT_LINE, deadline, request, f) < 0)
+        return -1;
+    aw_seat_fault rf = {AW_SEAT_OK, ""};
+    if (await(c, WANT_REPORT, deadline, request, &rf) < 0) {
+        *f = rf;
+        return -1;
+    }
+    take_output(c);
+    if (rf.kind != AW_SEAT_OK) {
+        *f = rf;
+        return 1; /* the inner seat failed; the child is fine */
+    }
+    return 0;
+}
+
+static int spawn(childseat *c, aw_seat_fault *f)
+{
+    int w[2], r[2], o[2] = {-1, -1};
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, w) != 0) {
+        set_fault(f, AW_SEAT_LOST, "socketpair: %s", strerror(errno));
+        return -1;
+    }
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, r) != 0) {
+        set_fault(f, AW_SEAT_LOST, "socketpair: %s", strerror(errno));
+        close(w[0]);
+        close(w[1]);
+        return -1;
+    }
+    if (c->out && socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, o) != 0) {
+        set_fault(f, AW_SEAT_LOST, "socketpair: %s", strerror(errno));
+        close(w[0]);
+        close(w[1]);
+        close(r[0]);
+        close(r[1]);
+        return -1;
+    }
+    pid_t parent = getpid();
+    fflush(NULL); /* nothing buffered in the host gets written twice */
+    pid_t pid = fork();
+    if (pid < 0) {
+        set_fault(f, AW_SEAT_LOST, "fork: %s", strerror(errno));
+        for (int i = 0; i < 2; i++) {
+            close(w[i]);
+            close(r[i]);
+            if (o[i] >= 0)
+                close(o[i]);
+        }
+        return -1;
+    }
+    if (pid == 0) {
+        /* Die with the host. */
+        prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+        if (getppid() != parent)
+            _exit(0);
+        close(w[0]);
+        close(r[0]);
+        if (o[0] >= 0)
+            close(o[0]);
+        child_main(c, w[1], r[1], o[1]);
+        _exit(0);
+    }
+    close(w[1]);
+    close(r[1]);
+    if (o[1] >= 0)
+        close(o[1]);
+    c->pid = pid;
+    c->wire = w[0];
+    c->rep = r[0];
+    c->outfd = o[0];
+    return 0;
+}
+
+static int budget_of(const childseat *c, const aw_settings *set)
+{
+    if (c->opts.budget_ms > 0)
+        return c->opts.budget_ms;
+    if (set && set->time_limit_ms > 0)
+        return set->time_limit_ms;
+    return 1000;
+}
+
+static const char *seat_begin(aw_seat *base, int agent, uint64_t game_seed, aw_seat_fault *f)
+{
+    childseat *c = (childseat *)base;
+    stop_child(c, NULL, 0);
+    c->lost = false;
+    c->agent = agent;
+    c->game_seed = game_seed;
+    aw_wire_cursor_reset(&c->cur);
+    snprintf(c->name, sizeof c->name, "Agent[%02d]", agent);
+    if (spawn(c, f) < 0) {
+        c->lost = true;
+        snprintf(c->lost_msg, sizeof c->lost_msg, "%.190s", f->msg);
+        return NULL;
+    }
+    /* NAME covers starting the agent (a new Lua state, the protocol
+     * library, the agent's file) and getName: at least 5 s, since a loaded
+     * machine can make the start slow while no agent call is running yet. */
+    int start_budget = 2 * budget_of(c, NULL) < 2500 ? 2500 : 2 * budget_of(c, NULL);
+    aw_seat_fault ef = {AW_SEAT_OK, ""};
+    int rc = exchange(c, AW_WIRE_REQ_NAME, NULL, NULL, start_budget, &ef);
+    flush_output(c);
+    if (rc < 0) {
+        *f = ef;
+        return NULL;
+    }
+    const char *text;
+    size_t len;
+    aw_wire_reply_text(c->reply, c->reply_len, &text, &len);
+    if (!text) {
+        /* The inner seat could not start (its fault says why): the agent
+         * sits out this game. */
+        *f = ef;
+        if (f->kind == AW_SEAT_OK)
+            set_fault(f, AW_SEAT_REPLY, "NAME: empty name");
+        stop_child(c, NULL, 0);
+        c->lost = true;
+        snprintf(c->lost_msg, sizeof c->lost_msg, "the agent failed to load at the start of the game");
+        return NULL;
+    }
+    if (len > sizeof c->name - 1)
+        len = sizeof c->name - 1;
+    memcpy(c->name, text, len);
+    c->name[len] = '\0';
+    if (ef.kind != AW_SEAT_OK)
+        *f = ef; /* getName failed; the agent still plays */
+    return c->name;
+}
+
+static int seat_request(aw_seat *base, aw_req_kind kind, const aw_info *info, const aw_settings *set,
+                        aw_seat_reply *reply, aw_seat_fault *f)
+{
+    childseat *c = (childseat *)base;
+    if (c->lost || c->pid <= 0) {
+        set_fault(f, AW_SEAT_LOST, "out of this game: %s", c->lost_msg);
+        return -1;
+    }
+    int rc = exchange(c, kind, info, set, budget_of(c, set), f);
+    flush_output(c);
+    if (rc != 0)
+        return -1;
+    if (!aw_req_needs_reply(kind))
+        return 0;
+    if (aw_req_wants_text(kind)) {
+        aw_wire_reply_text(c->reply, c->reply_len, &reply->text, &reply->len);
+        return 0;
+    }
+    aw_error err;
+    int target;
+    if (aw_wire_reply_target(c->reply, c->reply_len, &target, &err) < 0) {
+        /* The child formats targets itself: anything else means it is not
+         * the child we started. */
+        char m[128];
+        snprintf(m, sizeof m, "%s: %.100s", aw_req_name(kind), err.msg);
+        return lose(c, f, AW_SEAT_REPLY, m);
+    }
+    reply->target = target > AW_MAX_PLAYERS ? -1 : target;
+    return 0;
+}
+
+static void seat_free(aw_seat *base)
+{
+    childseat *c = (childseat *)base;
+    stop_child(c, NULL, 0);
+    aw_wire_reader_free(&c->in);
+    aw_buf_free(&c->rbuf);
+    aw_buf_free(&c->obuf);
+    aw_buf_free(&c->pkt);
+    if (c->inner)
+        c->inner->ops->free(c->inner);
+    if (c->out)
+        fclose(c->out);
+    free(c->reply);
+    free(c->read_dir);
+    free(c);
+}
+
+/* The inner seat in the host never plays, so its version is the one every
+ * child starts from. */
+static const char *seat_version(aw_seat *base)
+{
+    childseat *c = (childseat *)base;
+    return c->inner->ops->version ? c->inner->ops->version(c->inner) : NULL;
+}
+
+static const aw_seat_ops child_ops = {seat_begin, seat_request, seat_version, seat_free};
+
+aw_seat *aw_childseat_new(aw_childseat_make make, void *make_ud, const aw_childseat_opts *opts, aw_error *err)
+{
+    childseat *c = aw_xcalloc(1, sizeof *c);
+    c->base.ops = &child_ops;
+    c->wire = c->rep = c->outfd = -1;
+    if (opts)
+        c->opts = *opts;
+    if (c->opts.base)
+        c->base_set = *c->opts.base;
+    else if (aw_settings_preset(&c->base_set, "aiwolf", 5, err) < 0) {
+        free(c);
+        return NULL;
+    }
+    c->opts.base = NULL;
+    if (c->opts.read_dir)
+        c->opts.read_dir = c->read_dir = aw_xstrdup(c->opts.read_dir);
+    aw_wire_reader_init(&c->in, REPLY_MAX_LINE);
+    aw_buf_init(&c->rbuf);
+    aw_buf_init(&c->obuf);
+    aw_buf_init(&c->pkt);
+    c->reply = aw_xmalloc(REPLY_MAX_LINE + 1);
+    if (c->opts.output) {
+        /* The inner seat's stream: /dev/null in the host (nothing is printed
+         * here), the output socket in the child. A fixed buffer means stdio
+         * never needs fstat, which the filter does not allow. */
+        c->out = fopen("/dev/null", "we");
+        if (!c->out) {
+            aw_fail(err, AW_EIO, "cannot open /dev/null: %s", strerror(errno));
+            seat_free(&c->base);
+            return NULL;
+        }
+        setvbuf(c->out, c->outbuf, _IOFBF, sizeof c->outbuf);
+    }
+    c->inner = make(make_ud, c->out, err);
+    if (!c->inner) {
+        seat_free(&c->base);
+        return NULL;
+    }
+    return &c->base;
+}
+
+pid_t aw_childseat_pid(const aw_seat *s)
+{
+    return ((const childseat *)s)->pid;
+}
+
+bool aw_childseat_landlock(void)
+{
+    return syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION) >= 1;
+}

@@ -1,0 +1,89 @@
+/* childseat: a seat whose agent runs in a child process, for contests. The
+ * child is forked at the start of every game (before the engine deals the
+ * roles, so its copy of the host's memory holds no secret of that game),
+ * closes every descriptor but its three sockets, confines itself (resource
+ * limits, no new privileges, a hand-written seccomp-BPF allow-list) and only
+ * then starts the agent. From there it speaks the official AIWolf wire format
+ * with the host over a socketpair: one JSON packet per line in, one reply
+ * line out, so the agent sees exactly what an official TCP client sees. A
+ * second socket carries a small binary report after every request (the
+ * inner seat's fault, if any), a third what the agent prints.
+ *
+ * The host times every request and gives the child twice the budget; on a
+ * time-out, a broken or unexpected byte stream, or the child's death it kills
+ * the child (SIGKILL), reaps it, reports the fault (AW_SEAT_TIMEOUT /
+ * AW_SEAT_REPLY / AW_SEAT_LOST), and the agent is out for the rest of that
+ * game: every later request gets the rules' substitute at once. The next
+ * game forks a fresh child. A crash of Lua (or of anything in the child)
+ * takes down only that agent.
+ *
+ * Uses wire, seat, view, settings, util and Linux (fork, socketpair, poll,
+ * setrlimit, prctl, Landlock, seccomp). See docs/isolation.md.
+ *
+ * Ownership: aw_childseat_new takes ownership of the inner seat that `make`
+ * returns and returns a seat owned by the caller (seat->ops->free), which
+ * kills and reaps any child still running. opts->output is borrowed and
+ * must outlive the seat. */
+#ifndef AW_CHILDSEAT_H
+#define AW_CHILDSEAT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "seat.h"
+
+/* Creates the inner seat (e.g. aw_luaseat_new), in the host, before any
+ * child exists. Whatever it prints during requests must go to `output`
+ * (NULL when the caller wants no output); in the child that stream is
+ * connected to the host. The inner seat's begin and request must do no file
+ * or network I/O: in the child they run under the filter. */
+typedef aw_seat *(*aw_childseat_make)(void *ud, FILE *output, aw_error *err);
+
+typedef struct aw_childseat_opts {
+    int budget_ms;          /* the inner seat's budget per call; the child gets twice this per request
+                               (0: the game's time limit, 1000 ms for NAME) */
+    size_t memory_bytes;    /* the agent's memory cap (0: 64 MiB); the child's address space may grow by
+                               this plus 256 MiB */
+    FILE *output;           /* where the host copies what the agent prints, or NULL */
+    const aw_settings *base; /* what the child assumes for the settings the wire does not carry
+                                (copied; NULL: the aiwolf preset) */
+    const char *read_dir;   /* a folder the agent may read files beneath (its modules), enforced with
+                               Landlock; NULL, or a kernel without Landlock: no file can be opened
+                               (copied) */
+    /* How the child attaches parsed forms to talks (the game's validate and
+     * free_parsed hooks, as in aw_game_opts); NULL: talks carry none. */
+    int (*validate)(void *ud, const char *text, size_t len, aw_validation mode, void **parsed, aw_error *err);
+    void (*free_parsed)(void *ud, void *parsed);
+    /* Tests only. Runs in the child, confined, before each request reaches
+     * the inner seat; it may write to wire_fd itself and return 1 to skip
+     * the inner seat (the child then writes no reply of its own). */
+    int (*child_hook)(void *ud, int request, int wire_fd);
+    void *hook_ud;
+} aw_childseat_opts;
+
+aw_seat *aw_childseat_new(aw_childseat_make make, void *make_ud, const aw_childseat_opts *opts, aw_error *err);
+
+/* The running child's process id, or 0 (for tests and diagnostics). */
+pid_t aw_childseat_pid(const aw_seat *s);
+
+/* Whether this is a sanitizer build. The filter is installed either way,
+ * but under AddressSanitizer (which reserves terabytes of shadow memory)
+ * there is no address-space limit, and the child keeps the host's stderr
+ * (and may write to it) so that its reports are seen. */
+bool aw_childseat_sanitized(void);
+
+/* Confines the calling process as a child is confined: closes every
+ * descriptor but 0-2 and keep[0..nkeep-1] (at most 8), sets the resource
+ * limits, no new privileges, Landlock (when read_dir is given and the kernel
+ * has it: files may be opened for reading beneath read_dir only) and the
+ * seccomp filter (read only from keep[0] unless Landlock fences reads,
+ * write only to keep[]). memory_bytes as above. Irreversible; for the child and for
+ * tests, which fork first. */
+int aw_childseat_confine(const int *keep, int nkeep, const char *read_dir, size_t memory_bytes, aw_error *err);
+
+/* Whether this kernel has Landlock (read_dir can be honoured). */
+bool aw_childseat_landlock(void);
+
+#endif

@@ -1,0 +1,109 @@
+#!/bin/sh
+# `aiwolf play --isolate`: agents in confined child processes.
+#  - random.lua games are legal (aiwolf check) and byte-identical to the
+#    in-process games with the same seeds, under every preset, at 5, 9 and
+#    15 players, with no fault;
+#  - the inspector agent (tests/play/inspector.lua) finds every info it is
+#    given well-formed and free of secrets, through the wire format too;
+#  - what agents print reaches the host's stderr with their prefix;
+#  - agents that fail in Lua (an error, wrong reply types, an endless loop,
+#    a memory hog) get the same faults as in process, from inside the child,
+#    and the game goes on and stays legal;
+#  - an agent that requires a module from its own folder plays (the child
+#    may read that folder, through Landlock);
+#  - --watch is refused with --isolate.
+set -eu
+bin=$1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+for preset in aiwolf seed2015 regulation; do
+  for players in 5 9 15; do
+    "$bin" play --quiet --preset "$preset" --players "$players" --games 4 --seed 11 \
+      --log "$tmp/in" agents/random.lua > /dev/null
+    "$bin" play --isolate --quiet --preset "$preset" --players "$players" --games 4 --seed 11 \
+      --log "$tmp/iso" --events "$tmp/ev.jsonl" agents/random.lua > /dev/null
+    "$bin" check --quiet --preset "$preset" "$tmp"/iso/*.log
+    diff -r "$tmp/in" "$tmp/iso" > /dev/null || { echo "$preset $players: isolated logs differ"; exit 1; }
+    if grep -q '"fault"' "$tmp/ev.jsonl"; then
+      echo "$preset $players: faults in isolated games:"; grep '"fault"' "$tmp/ev.jsonl" | head -3; exit 1
+    fi
+    rm -rf "$tmp/in" "$tmp/iso"
+  done
+done
+
+"$bin" play --isolate --quiet --players 10 --games 10 --seed 9 --events "$tmp/ev.jsonl" \
+  tests/play/inspector.lua agents/random.lua > /dev/null
+if grep -q '"fault"' "$tmp/ev.jsonl"; then
+  grep '"fault"' "$tmp/ev.jsonl" | head -5; exit 1
+fi
+
+cat > "$tmp/printer.lua" <<'LUA'
+local a = {}
+function a:getName() print("hello from the child") return "printer" end
+return a
+LUA
+"$bin" play --isolate --seed 3 --quiet --agent-output "$tmp/printer.lua" agents/random.lua 2> "$tmp/err" > /dev/null
+grep -q '^\[Agent\[01\] printer\] hello from the child$' "$tmp/err" || { echo "agent output lost"; cat "$tmp/err"; exit 1; }
+
+cat > "$tmp/raises.lua" <<'LUA'
+local a = {}
+function a:talk() error("talk is broken") end
+function a:vote() error({}) end
+return a
+LUA
+cat > "$tmp/wrongtype.lua" <<'LUA'
+return {
+  talk = function() return {} end,
+  vote = function() return "three" end,
+  divine = function() return 2.5 end,
+  attack = function() return true end,
+}
+LUA
+cat > "$tmp/loops.lua" <<'LUA'
+return { vote = function() while true do end end }
+LUA
+cat > "$tmp/hog.lua" <<'LUA'
+return { talk = function() local t = {} for i = 1, 1e9 do t[i] = ("x"):rep(1000) .. i end end }
+LUA
+"$bin" play --isolate --quiet --players 5 --seed 5 --budget 500 --memory 16 --log "$tmp/game.log" \
+  --events "$tmp/ev.jsonl" "$tmp/raises.lua" "$tmp/wrongtype.lua" "$tmp/loops.lua" "$tmp/hog.lua" agents/random.lua
+"$bin" check --quiet "$tmp/game.log"
+grep -q '"fault":"error","message":"[^"]*talk is broken' "$tmp/ev.jsonl" || { echo "no error fault"; exit 1; }
+grep -q '"fault":"reply"' "$tmp/ev.jsonl" || { echo "no reply fault"; exit 1; }
+grep -q '"call":"VOTE"[^}]*"fault":"timeout"' "$tmp/ev.jsonl" || { echo "no timeout fault"; exit 1; }
+grep -q '"fault":"memory"' "$tmp/ev.jsonl" || { echo "no memory fault"; exit 1; }
+grep -q '"event":"substitute"' "$tmp/ev.jsonl" || { echo "no substitute"; exit 1; }
+# The Lua sandbox stopped all of these inside the child: no child was lost.
+if grep -q '"fault":"lost"' "$tmp/ev.jsonl"; then grep '"fault":"lost"' "$tmp/ev.jsonl" | head -3; exit 1; fi
+
+# An agent in its own folder with a module beside it: the child may read that
+# folder (Landlock) and nothing else; where the kernel has no Landlock the
+# module cannot load and the agent's calls fail with an error instead.
+mkdir "$tmp/multi"
+cat > "$tmp/multi/helper.lua" <<'LUA'
+return { pick = function(info)
+  for a = #info.statusMap, 1, -1 do
+    if info.statusMap[a] == "ALIVE" and a ~= info.agent then return a end
+  end
+end }
+LUA
+cat > "$tmp/multi/agent.lua" <<'LUA'
+local a = {}
+function a:update(info) self.info = info end
+function a:vote() return require("helper").pick(self.info) end
+function a:talk()
+  local ok = pcall(function() local f = io.open("/etc/passwd") end)
+  return "Over"
+end
+return a
+LUA
+"$bin" play --isolate --quiet --seed 4 --events "$tmp/ev.jsonl" --log "$tmp/multi.log" \
+  "$tmp/multi/agent.lua" agents/random.lua > /dev/null
+"$bin" check --quiet "$tmp/multi.log"
+# (test_childseat checks that the module loads where the kernel has Landlock)
+
+if "$bin" play --isolate --watch agents/random.lua > /dev/null 2>&1; then
+  echo "--watch with --isolate was accepted"; exit 1
+fi
+echo "isolate play: ok"

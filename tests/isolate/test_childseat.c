@@ -1,0 +1,525 @@
+/* test_childseat: agents in confined child processes.
+ *  - the confinement itself: in a forked child, after aw_childseat_confine,
+ *    harmless calls work, reading files fails with EPERM, and opening a file
+ *    for writing, creating a socket, forking, exec and signalling the parent
+ *    kill the process (SIGSYS); the address-space limit holds; with a read
+ *    folder (Landlock), files beneath it can be read and no others;
+ *  - whole games with C players in child seats: the log is byte-identical to
+ *    the same game with the players in process (the wire round trip loses
+ *    nothing a player uses), the host's descriptors and children are back to
+ *    where they started;
+ *  - hostile children, one per game (a test hook runs inside the confined
+ *    child): a crash, one that never answers, a megabyte reply line, garbage
+ *    instead of {"agentIdx":N}, a reply to a request that wants none, a
+ *    flood, an early exit, and attempts to open a file for writing / create
+ *    a socket / fork. Each time the host survives, the game finishes and is
+ *    legal (aw_logcheck), the fault is in the events log with the right kind,
+ *    the agent sits out the rest of the game, and no zombie or descriptor is
+ *    left behind.
+ * Under AddressSanitizer the filter is installed too, but there is no
+ * address-space limit and stderr stays open for the sanitizer's reports:
+ * those two checks are skipped, and a crash is an exit, not a signal. Uses childseat, cseat, game, gamelog,
+ * logcheck. */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "childseat.h"
+#include "cseat.h"
+#include "game.h"
+#include "gamelog.h"
+#include "logcheck.h"
+#include "luaseat.h"
+#include "utterance.h"
+#include "test.h"
+
+static int count_fds(void)
+{
+    DIR *d = opendir("/proc/self/fd");
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)))
+        if (e->d_name[0] != '.')
+            n++;
+    closedir(d);
+    return n - 1; /* the directory's own descriptor */
+}
+
+static bool no_children(void)
+{
+    int st;
+    return waitpid(-1, &st, WNOHANG) < 0 && errno == ECHILD;
+}
+
+/* ---- confinement --------------------------------------------------------- */
+
+enum { T_READ_OPEN, T_WRITE_OPEN, T_SOCKET, T_FORK, T_EXEC, T_KILL_PARENT, T_EXEC_MEM, T_WRITE_STDERR, T_OK,
+       T_BIG_ALLOC, T_ABORT, T_FENCED_READ, T_FENCED_OUTSIDE, T_FENCED_WRITE, T_NTESTS };
+
+static void confined_child(int what, int pipefd)
+{
+    aw_error err;
+    int keep[1] = {pipefd};
+    if (aw_childseat_confine(keep, 1, what == T_FENCED_READ || what == T_FENCED_OUTSIDE ? "tests/isolate" : NULL,
+                             16u << 20, &err) < 0)
+        _exit(90);
+    int rc = 1;
+    switch (what) {
+    case T_READ_OPEN:
+        rc = open("/etc/passwd", O_RDONLY) < 0 && errno == EPERM ? 0 : 1;
+        break;
+    case T_WRITE_OPEN:
+        open("/tmp/aiwolf-isolate-test", O_WRONLY | O_CREAT, 0600);
+        break;
+    case T_SOCKET:
+        socket(AF_INET, SOCK_STREAM, 0);
+        break;
+    case T_FORK:
+        if (fork() == 0)
+            _exit(0);
+        break;
+    case T_EXEC: {
+        char *argv[] = {"/bin/true", NULL};
+        execv("/bin/true", argv);
+        break;
+    }
+    case T_KILL_PARENT:
+        kill(getppid(), 0);
+        break;
+    case T_EXEC_MEM: {
+        void *p = mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        rc = p == MAP_FAILED && errno == EPERM ? 0 : 1;
+        break;
+    }
+    case T_WRITE_STDERR:
+        rc = write(2, "x", 1) < 0 && errno == EPERM ? 0 : 1;
+        break;
+    case T_OK: {
+        char *p = malloc(1 << 20);
+        memset(p, 1, 1 << 20);
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        rc = write(pipefd, "ok", 2) == 2 && p[100] == 1 ? 0 : 1;
+        free(p);
+        break;
+    }
+    case T_BIG_ALLOC: {
+        /* 16 MiB cap + 256 MiB slack: a gigabyte cannot be had. */
+        void *p = malloc((size_t)1 << 30);
+        rc = p == NULL ? 0 : 1;
+        break;
+    }
+    case T_ABORT:
+        abort();
+    case T_FENCED_READ: {
+        /* Landlock on tests/isolate: its files can be read */
+        int fd = open("tests/isolate/CMakeLists.txt", O_RDONLY);
+        char buf[16];
+        rc = fd >= 0 && read(fd, buf, sizeof buf) == (ssize_t)sizeof buf ? 0 : 1;
+        break;
+    }
+    case T_FENCED_OUTSIDE:
+        /* ...but nothing outside it */
+        rc = open("tests/wire/CMakeLists.txt", O_RDONLY) < 0 && errno == EACCES ? 0 : 1;
+        break;
+    case T_FENCED_WRITE:
+        /* and writing inside it still kills */
+        open("tests/isolate/x", O_WRONLY | O_CREAT, 0600);
+        break;
+    }
+    _exit(rc);
+}
+
+static void confinement(void)
+{
+    const char *names[] = {"read-open", "write-open", "socket", "fork", "exec", "kill-parent", "exec-mem",
+                           "write-stderr", "ok", "big-alloc", "abort", "fenced-read", "fenced-outside",
+                           "fenced-write"};
+    /* expected: exit 0 (the call failed with EPERM / worked), or the signal */
+    const int sig[] = {0, SIGSYS, SIGSYS, SIGSYS, SIGSYS, SIGSYS, 0, 0, 0, 0, SIGABRT, 0, 0, SIGSYS};
+    for (int t = 0; t < T_NTESTS; t++) {
+        if (t == T_BIG_ALLOC && aw_childseat_sanitized())
+            continue; /* no address-space limit under AddressSanitizer */
+        if (t == T_WRITE_STDERR && aw_childseat_sanitized())
+            continue; /* stderr stays writable for the sanitizer's reports */
+        if ((t == T_FENCED_READ || t == T_FENCED_OUTSIDE) && !aw_childseat_landlock()) {
+            printf("%s: skipped, this kernel has no Landlock\n", names[t]);
+            continue;
+        }
+        int p[2];
+        CHECK(pipe(p) == 0);
+        pid_t pid = fork();
+        if (pid == 0) {
+            close(p[0]);
+            confined_child(t, p[1]);
+        }
+        close(p[1]);
+        int st = 0;
+        waitpid(pid, &st, 0);
+        close(p[0]);
+        if (sig[t])
+            CHECK_MSG(WIFSIGNALED(st) && WTERMSIG(st) == sig[t], "%s: expected signal %d, status 0x%x", names[t],
+                      sig[t], st);
+        else
+            CHECK_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 0, "%s: status 0x%x", names[t], st);
+    }
+    CHECK(access("/tmp/aiwolf-isolate-test", F_OK) != 0);
+    CHECK(access("tests/isolate/x", F_OK) != 0);
+}
+
+/* ---- games ------------------------------------------------------------------ */
+
+typedef struct hook {
+    int mode;
+    int agent; /* seat that misbehaves */
+} hook;
+
+enum { H_NONE, H_CRASH, H_HANG, H_MEGABYTE, H_GARBAGE_VOTE, H_STRAY, H_FLOOD, H_EXIT, H_OPEN_WRITE, H_SOCKET,
+       H_FORK, H_NMODES };
+
+static int child_hook(void *ud, int request, int wire)
+{
+    hook *h = ud;
+    switch (h->mode) {
+    case H_CRASH:
+        if (request == AW_REQ_TALK)
+            raise(SIGSEGV);
+        return 0;
+    case H_HANG:
+        if (request == AW_REQ_VOTE)
+            for (;;) {
+                struct timespec ts = {1, 0};
+                nanosleep(&ts, NULL);
+            }
+        return 0;
+    case H_MEGABYTE:
+        if (request == AW_REQ_TALK) {
+            static char mb[1 << 20];
+            memset(mb, 'x', sizeof mb);
+            mb[sizeof mb - 1] = '\n';
+            ssize_t w = write(wire, mb, sizeof mb);
+            (void)w;
+            return 1;
+        }
+        return 0;
+    case H_GARBAGE_VOTE:
+        if (request == AW_REQ_VOTE) {
+            ssize_t w = write(wire, "{\"agentIdx\": 1}\n", 16);
+            (void)w;
+            return 1;
+        }
+        return 0;
+    case H_STRAY:
+        if (request == AW_REQ_DAILY_INITIALIZE) {
+            ssize_t w = write(wire, "Skip\n", 5);
+            (void)w;
+        }
+        return 0;
+    case H_FLOOD:
+        if (request == AW_REQ_DAILY_FINISH) {
+            static char junk[1 << 16];
+            memset(junk, 'j', sizeof junk);
+            for (int i = 0; i < 160; i++) /* 10 MiB */
+                if (write(wire, junk, sizeof junk) < 0)
+                    break;
+        }
+        return 0;
+    case H_EXIT:
+        if (request == AW_REQ_DAILY_FINISH)
+            _exit(0);
+        return 0;
+    case H_OPEN_WRITE:
+        if (request == AW_REQ_TALK)
+            open("/tmp/aiwolf-isolate-test", O_WRONLY | O_CREAT, 0600);
+        return 0;
+    case H_SOCKET:
+        if (request == AW_REQ_TALK)
+            socket(AF_INET, SOCK_STREAM, 0);
+        return 0;
+    case H_FORK:
+        if (request == AW_REQ_TALK && fork() == 0)
+            _exit(0);
+        return 0;
+    }
+    return 0;
+}
+
+static aw_seat *make_random(void *ud, FILE *out, aw_error *err)
+{
+    (void)out;
+    (void)err;
+    return aw_cseat_random(*(uint64_t *)ud);
+}
+
+typedef struct played {
+    char *csv, *events;
+    size_t csv_len, events_len;
+    aw_game_result res;
+    int rc;
+} played;
+
+static void play(const aw_settings *s, uint64_t seed, bool isolated, hook *h, int budget_ms, played *out)
+{
+    aw_seat *seats[AW_MAX_PLAYERS + 1] = {0};
+    uint64_t seat_seed[AW_MAX_PLAYERS + 1];
+    for (int a = 1; a <= s->players; a++) {
+        seat_seed[a] = seed * 100 + (uint64_t)a;
+        if (!isolated) {
+            seats[a] = aw_cseat_random(seat_seed[a]);
+            continue;
+        }
+        aw_childseat_opts co;
+        memset(&co, 0, sizeof co);
+        co.budget_ms = budget_ms;
+        co.base = s;
+        if (h && h->agent == a) {
+            co.child_hook = child_hook;
+            co.hook_ud = h;
+        }
+        aw_error err;
+        seats[a] = aw_childseat_new(make_random, &seat_seed[a], &co, &err);
+        CHECK_MSG(seats[a] != NULL, "%s", err.msg);
+    }
+    FILE *csv = open_memstream(&out->csv, &out->csv_len);
+    FILE *ev = open_memstream(&out->events, &out->events_len);
+    aw_gamelog log;
+    aw_gamelog_init(&log, csv, NULL, ev);
+    aw_game_opts go;
+    memset(&go, 0, sizeof go);
+    go.settings = s;
+    go.seed = seed;
+    go.log = &log;
+    aw_error err;
+    out->rc = aw_game_play(&go, seats, &out->res, &err);
+    CHECK_MSG(out->rc == 0, "%s", err.msg);
+    aw_gamelog_flush(&log);
+    aw_gamelog_free(&log);
+    fclose(csv);
+    fclose(ev);
+    for (int a = 1; a <= s->players; a++)
+        if (seats[a])
+            seats[a]->ops->free(seats[a]);
+}
+
+static void played_free(played *p)
+{
+    free(p->csv);
+    free(p->events);
+}
+
+static void legal(const played *p, const aw_settings *s, const char *what)
+{
+    aw_logcheck_report rep;
+    aw_error err;
+    int v = aw_logcheck(p->csv, p->csv_len, s, NULL, &rep, &err);
+    CHECK_MSG(v == AW_LOG_LEGAL, "%s: log not legal at line %ld (%s): %s", what, rep.line, rep.text, rep.reason);
+}
+
+static void determinism(void)
+{
+    const char *presets[] = {"aiwolf", "seed2015", "regulation"};
+    int fd0 = count_fds();
+    for (int i = 0; i < 3; i++)
+        for (int players = 5; players <= 15; players += 10) {
+            aw_settings s;
+            CHECK(aw_settings_preset(&s, presets[i], players, NULL) == 0);
+            uint64_t seed = 1000 + (uint64_t)(i * 31 + players);
+            played a, b;
+            play(&s, seed, false, NULL, 1000, &a);
+            play(&s, seed, true, NULL, 1000, &b);
+            CHECK_MSG(a.csv_len == b.csv_len && memcmp(a.csv, b.csv, a.csv_len) == 0,
+                      "%s %d players: the isolated game's log differs from the in-process one", presets[i], players);
+            CHECK_INT(b.res.faults, 0);
+            legal(&b, &s, presets[i]);
+            played_free(&a);
+            played_free(&b);
+        }
+    CHECK_INT(count_fds(), fd0);
+    CHECK(no_children());
+}
+
+static void hostile(void)
+{
+    const char *names[] = {"none", "crash", "hang", "megabyte", "garbage-vote", "stray", "flood", "exit",
+                           "open-write", "socket", "fork"};
+    /* the fault kind the events log must show, and a word of its message */
+    const char *want[][2] = {{NULL, NULL},
+                             {"lost", "signal 11"},
+                             {"timeout", "no answer within 500 ms"},
+                             {"reply", "longer than 64 KiB"},
+                             {"reply", "agentIdx"},
+                             {"reply", "unexpected bytes"},
+                             {"reply", "unexpected bytes"},
+                             {"lost", "exited with status 0"},
+                             {"lost", "forbidden system call"},
+                             {"lost", "forbidden system call"},
+                             {"lost", "forbidden system call"}};
+    aw_settings s;
+    CHECK(aw_settings_preset(&s, "aiwolf", 5, NULL) == 0);
+    for (int m = H_CRASH; m < H_NMODES; m++) {
+        int fd0 = count_fds();
+        /* the misbehaving seat: every agent talks and votes on day 1 */
+        hook h = {m, 2};
+        played p;
+        if (m == H_CRASH && aw_childseat_sanitized())
+            printf("(the AddressSanitizer SEGV report that follows is the crash under test)\n");
+        uint64_t t0 = aw_now_ns();
+        /* A budget of 250 ms: the hanging child is killed after 500 ms, and a
+         * loaded machine does not push the well-behaved ones past that. */
+        play(&s, 77 + (uint64_t)m, true, &h, 250, &p);
+        double secs = (aw_now_ns() - t0) / 1e9;
+        CHECK_MSG(p.rc == 0 && p.res.winner != AW_TEAM_NONE, "%s: the game did not finish", names[m]);
+        legal(&p, &s, names[m]);
+        char needle[64];
+        snprintf(needle, sizeof needle, "\"agent\":2,\"call\":");
+        char fault[64];
+        snprintf(fault, sizeof fault, "\"fault\":\"%s\"", want[m][0]);
+        /* the first fault of agent 2 has the expected kind and message */
+        const char *first = NULL;
+        for (const char *q = p.events; q && (q = strstr(q, needle)); q++) {
+            const char *eol = strchr(q, '\n');
+            const char *f = strstr(q, "\"fault\"");
+            if (f && (!eol || f < eol)) {
+                first = q;
+                break;
+            }
+        }
+        CHECK_MSG(first != NULL, "%s: no fault logged", names[m]);
+        if (first) {
+            const char *eol = strchr(first, '\n');
+            size_t n = eol ? (size_t)(eol - first) : strlen(first);
+            char line[800];
+            snprintf(line, sizeof line, "%.*s", (int)(n < 799 ? n : 799), first);
+            /* AddressSanitizer turns a SIGSEGV into its report and exit status 1. */
+            const char *word = m == H_CRASH && aw_childseat_sanitized() ? "exited with status 1" : want[m][1];
+            CHECK_MSG(strstr(line, fault) && strstr(line, word), "%s: first fault: %s", names[m], line);
+            printf("%-13s %.2f s  %s\n", names[m], secs, line);
+        }
+        /* after the loss: substitutes, not more waiting */
+        CHECK_MSG(strstr(p.events, "out of this game") != NULL, "%s: no later substitute", names[m]);
+        CHECK_MSG(secs < 5, "%s: took %.1f s", names[m], secs);
+        CHECK_MSG(count_fds() == fd0, "%s: %d descriptors before, %d after", names[m], fd0, count_fds());
+        CHECK_MSG(no_children(), "%s: a child was left behind", names[m]);
+        played_free(&p);
+    }
+    CHECK(access("/tmp/aiwolf-isolate-test", F_OK) != 0);
+}
+
+/* A child that dies between games: the next game gets a fresh one. */
+static void restart(void)
+{
+    aw_settings s;
+    CHECK(aw_settings_preset(&s, "aiwolf", 5, NULL) == 0);
+    uint64_t seed = 5;
+    aw_childseat_opts co;
+    memset(&co, 0, sizeof co);
+    co.budget_ms = 200;
+    co.base = &s;
+    aw_error err;
+    aw_seat *seat = aw_childseat_new(make_random, &seed, &co, &err);
+    aw_seat_fault f = {AW_SEAT_OK, ""};
+    CHECK(seat->ops->begin(seat, 1, 1, &f) != NULL);
+    pid_t first = aw_childseat_pid(seat);
+    CHECK(first > 0);
+    kill(first, SIGKILL);
+    aw_info info;
+    memset(&info, 0, sizeof info);
+    info.agent = 1;
+    info.n = 5;
+    aw_seat_reply r = {NULL, 0, 0};
+    CHECK(seat->ops->request(seat, AW_REQ_DAILY_INITIALIZE, &info, &s, &r, &f) < 0);
+    CHECK_INT(f.kind, AW_SEAT_LOST);
+    CHECK(strstr(f.msg, "signal 9") != NULL);
+    CHECK_INT(aw_childseat_pid(seat), 0);
+    CHECK(seat->ops->begin(seat, 1, 2, &f) != NULL);
+    CHECK(aw_childseat_pid(seat) > 0 && aw_childseat_pid(seat) != first);
+    seat->ops->free(seat);
+    CHECK(no_children());
+}
+
+/* A Lua agent in a child that requires a module from its own folder: the
+ * child may read that folder (Landlock) and no other. */
+static aw_seat *make_lua(void *ud, FILE *out, aw_error *err)
+{
+    aw_luaseat_opts lo;
+    memset(&lo, 0, sizeof lo);
+    aw_utterance_luaseat_opts(&lo);
+    lo.output = out;
+    return aw_luaseat_new(ud, &lo, err);
+}
+
+static void write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    CHECK(f != NULL);
+    if (f) {
+        fputs(text, f);
+        fclose(f);
+    }
+}
+
+static void lua_modules(void)
+{
+    if (!aw_childseat_landlock()) {
+        printf("lua modules: skipped, this kernel has no Landlock\n");
+        return;
+    }
+    char dir[] = "/tmp/aw-isolate-XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    char helper[64], agent[64];
+    snprintf(helper, sizeof helper, "%s/helper.lua", dir);
+    snprintf(agent, sizeof agent, "%s/agent.lua", dir);
+    write_file(helper, "return { name = 'from helper' }\n");
+    write_file(agent, "local a = {}\n"
+                      "function a:getName() return require('helper').name end\n"
+                      "return a\n");
+    aw_childseat_opts co;
+    memset(&co, 0, sizeof co);
+    co.budget_ms = 1000;
+    co.read_dir = dir;
+    aw_error err;
+    aw_seat *s = aw_childseat_new(make_lua, agent, &co, &err);
+    CHECK_MSG(s != NULL, "%s", err.msg);
+    if (s) {
+        aw_seat_fault f = {AW_SEAT_OK, ""};
+        const char *name = s->ops->begin(s, 1, 1, &f);
+        CHECK_MSG(name && strcmp(name, "from helper") == 0, "name %s, fault %s", name ? name : "(none)", f.msg);
+        s->ops->free(s);
+    }
+    /* The same agent with no read folder: the module cannot be read. */
+    co.read_dir = NULL;
+    s = aw_childseat_new(make_lua, agent, &co, &err);
+    if (s) {
+        aw_seat_fault f = {AW_SEAT_OK, ""};
+        const char *name = s->ops->begin(s, 1, 1, &f);
+        CHECK_MSG(f.kind != AW_SEAT_OK && (!name || strcmp(name, "from helper") != 0), "module read without a folder");
+        s->ops->free(s);
+    }
+    unlink(helper);
+    unlink(agent);
+    rmdir(dir);
+    CHECK(no_children());
+}
+
+int main(void)
+{
+    /* No SIGPIPE handling here on purpose: a dead child must not kill the host. */
+    int fd0 = count_fds();
+    confinement();
+    determinism();
+    hostile();
+    restart();
+    lua_modules();
+    CHECK_INT(count_fds(), fd0);
+    CHECK(no_children());
+    return test_done();
+}
