@@ -452,6 +452,7 @@ static aw_sandbox *open_agent(luaseat *s, uint64_t seed, int budget_ms, int *ref
     if (s->opts.memory_bytes)
         lim.memory_bytes = s->opts.memory_bytes;
     lim.module_dir = s->dir;
+    lim.work_budget = s->opts.work_budget;
     aw_error err;
     aw_sandbox *sb = aw_sandbox_new(&lim, &err);
     if (!sb) {
