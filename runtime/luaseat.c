@@ -29,6 +29,16 @@ typedef struct module_src {
     size_t len;
 } module_src;
 
+/* Parts of info that change seldom (statusMap, yesterday's votes, ...) are
+ * built once and handed out again while their content is the same: one
+ * registry reference per part, with a key that identifies the content. */
+enum { C_STATUS, C_ROLES, C_EXISTING, C_VOTES, C_LASTDEAD, C_ATTACKVOTES, C_DIVINE, C_MEDIUM, NCACHED };
+
+typedef struct table_cache {
+    int ref; /* LUA_NOREF when empty */
+    uint64_t key;
+} table_cache;
+
 typedef struct luaseat {
     aw_seat base;
     char *path;
@@ -50,6 +60,7 @@ typedef struct luaseat {
     uint64_t game_seed;
     char name[65];
     chan_cache talks, whispers;
+    table_cache cached[NCACHED];
     char *reply; /* REPLY_MAX + 1 bytes */
     size_t reply_len;
 } luaseat;
@@ -114,18 +125,6 @@ static void push_votes(lua_State *L, const aw_vote *v, int n)
     }
 }
 
-static void set_judge(lua_State *L, const char *k, const aw_judge *j)
-{
-    if (!j->agent)
-        return;
-    lua_createtable(L, 0, 4);
-    set_int(L, "agent", j->agent);
-    set_int(L, "day", j->day);
-    set_int(L, "target", j->target);
-    lua_pushstring(L, aw_species_name(j->result));
-    lua_setfield(L, -2, "result");
-    lua_setfield(L, -2, k);
-}
 
 /* Pushes the day's talk (or whisper) list. The same table is handed out all
  * day and only new entries are appended, so a long day costs each agent one
@@ -160,6 +159,71 @@ static void push_talks(lua_State *L, luaseat *s, chan_cache *c, const aw_talk *t
     c->pushed = n;
 }
 
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+    return (h ^ v) * 0x100000001b3ull;
+}
+
+/* Pushes the cached table of slot c if it was built for key; returns false
+ * (pushing nothing) otherwise. */
+static bool reuse(lua_State *L, table_cache *c, uint64_t key)
+{
+    if (c->ref == LUA_NOREF || c->key != key)
+        return false;
+    lua_rawgeti(L, LUA_REGISTRYINDEX, c->ref);
+    return true;
+}
+
+/* Keeps the table on top of the stack (left there) in slot c for key. */
+static void remember(lua_State *L, table_cache *c, uint64_t key)
+{
+    if (c->ref != LUA_NOREF)
+        luaL_unref(L, LUA_REGISTRYINDEX, c->ref);
+    c->ref = LUA_NOREF; /* luaL_ref below may run out of memory */
+    lua_pushvalue(L, -1);
+    c->ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    c->key = key;
+}
+
+static uint64_t votes_key(const aw_vote *v, int n, int day)
+{
+    uint64_t h = mix(0xcbf29ce484222325ull, (uint64_t)day << 32 | (uint64_t)n);
+    for (int i = 0; i < n; i++)
+        h = mix(h, (uint64_t)v[i].agent << 40 | (uint64_t)v[i].target << 20 | (uint64_t)v[i].day);
+    return h;
+}
+
+static void push_votes_cached(lua_State *L, table_cache *c, const aw_vote *v, int n, int day)
+{
+    uint64_t key = votes_key(v, n, day);
+    if (!reuse(L, c, key)) {
+        push_votes(L, v, n);
+        remember(L, c, key);
+    }
+}
+
+static uint64_t judge_key(const aw_judge *j)
+{
+    return mix(mix(mix(mix(1, (uint64_t)j->agent), (uint64_t)j->day), (uint64_t)j->target), (uint64_t)j->result);
+}
+
+static void set_judge_cached(lua_State *L, table_cache *c, const char *k, const aw_judge *j)
+{
+    if (!j->agent)
+        return;
+    uint64_t key = judge_key(j);
+    if (!reuse(L, c, key)) {
+        lua_createtable(L, 0, 4);
+        set_int(L, "agent", j->agent);
+        set_int(L, "day", j->day);
+        set_int(L, "target", j->target);
+        lua_pushstring(L, aw_species_name(j->result));
+        lua_setfield(L, -2, "result");
+        remember(L, c, key);
+    }
+    lua_setfield(L, -2, k);
+}
+
 static void push_info(lua_State *L, luaseat *s, const aw_info *in)
 {
     lua_createtable(L, 0, 24);
@@ -168,19 +232,30 @@ static void push_info(lua_State *L, luaseat *s, const aw_info *in)
     lua_pushstring(L, aw_role_name(in->my_role));
     lua_setfield(L, -2, "role");
 
-    lua_createtable(L, in->n, 0);
+    uint64_t key = 0xcbf29ce484222325ull, rkey = key;
     for (int a = 1; a <= in->n; a++) {
-        lua_pushstring(L, in->alive[a] ? "ALIVE" : "DEAD");
-        lua_rawseti(L, -2, a);
+        key = mix(key, (uint64_t)in->alive[a]);
+        rkey = mix(rkey, (uint64_t)(in->role[a] + 2));
+    }
+    if (!reuse(L, &s->cached[C_STATUS], key)) {
+        lua_createtable(L, in->n, 0);
+        for (int a = 1; a <= in->n; a++) {
+            lua_pushstring(L, in->alive[a] ? "ALIVE" : "DEAD");
+            lua_rawseti(L, -2, a);
+        }
+        remember(L, &s->cached[C_STATUS], key);
     }
     lua_setfield(L, -2, "statusMap");
 
-    lua_createtable(L, 0, 4);
-    for (int a = 1; a <= in->n; a++)
-        if (in->role[a] != AW_ROLE_NONE) {
-            lua_pushstring(L, aw_role_name(in->role[a]));
-            lua_rawseti(L, -2, a);
-        }
+    if (!reuse(L, &s->cached[C_ROLES], rkey)) {
+        lua_createtable(L, 0, 4);
+        for (int a = 1; a <= in->n; a++)
+            if (in->role[a] != AW_ROLE_NONE) {
+                lua_pushstring(L, aw_role_name(in->role[a]));
+                lua_rawseti(L, -2, a);
+            }
+        remember(L, &s->cached[C_ROLES], rkey);
+    }
     lua_setfield(L, -2, "roleMap");
 
     lua_createtable(L, 0, 0);
@@ -198,16 +273,20 @@ static void push_info(lua_State *L, luaseat *s, const aw_info *in)
         }
     lua_setfield(L, -2, "remainWhisperMap");
 
-    /* existingRoleList, sorted by name as the official server sends it */
-    lua_createtable(L, AW_NROLES, 0);
-    const aw_role by_name[] = {AW_BODYGUARD, AW_FOX,      AW_FREEMASON, AW_MEDIUM,
-                               AW_POSSESSED, AW_SEER,     AW_VILLAGER,  AW_WEREWOLF};
-    int k = 0;
-    for (size_t i = 0; i < sizeof by_name / sizeof by_name[0]; i++)
-        if (in->existing_role[by_name[i]]) {
-            lua_pushstring(L, aw_role_name(by_name[i]));
-            lua_rawseti(L, -2, ++k);
-        }
+    /* existingRoleList, sorted by name as the official server sends it; the
+     * same all game */
+    if (!reuse(L, &s->cached[C_EXISTING], 1)) {
+        lua_createtable(L, AW_NROLES, 0);
+        const aw_role by_name[] = {AW_BODYGUARD, AW_FOX,      AW_FREEMASON, AW_MEDIUM,
+                                   AW_POSSESSED, AW_SEER,     AW_VILLAGER,  AW_WEREWOLF};
+        int k = 0;
+        for (size_t i = 0; i < sizeof by_name / sizeof by_name[0]; i++)
+            if (in->existing_role[by_name[i]]) {
+                lua_pushstring(L, aw_role_name(by_name[i]));
+                lua_rawseti(L, -2, ++k);
+            }
+        remember(L, &s->cached[C_EXISTING], 1);
+    }
     lua_setfield(L, -2, "existingRoleList");
 
     push_talks(L, s, &s->talks, in->talks, in->ntalks, in->day);
@@ -219,23 +298,29 @@ static void push_info(lua_State *L, luaseat *s, const aw_info *in)
     }
     lua_setfield(L, -2, "whisperList");
 
-    push_votes(L, in->votes, in->nvotes);
+    push_votes_cached(L, &s->cached[C_VOTES], in->votes, in->nvotes, in->day);
     lua_setfield(L, -2, "voteList");
     push_votes(L, in->latest_votes, in->nlatest_votes);
     lua_setfield(L, -2, "latestVoteList");
     set_agent(L, "executedAgent", in->executed);
     set_agent(L, "latestExecutedAgent", in->latest_executed);
-    lua_createtable(L, in->nlast_dead, 0);
-    for (int i = 0; i < in->nlast_dead; i++) {
-        lua_pushinteger(L, in->last_dead[i]);
-        lua_rawseti(L, -2, i + 1);
+    key = mix((uint64_t)in->day, (uint64_t)in->nlast_dead);
+    for (int i = 0; i < in->nlast_dead; i++)
+        key = mix(key, (uint64_t)in->last_dead[i]);
+    if (!reuse(L, &s->cached[C_LASTDEAD], key)) {
+        lua_createtable(L, in->nlast_dead, 0);
+        for (int i = 0; i < in->nlast_dead; i++) {
+            lua_pushinteger(L, in->last_dead[i]);
+            lua_rawseti(L, -2, i + 1);
+        }
+        remember(L, &s->cached[C_LASTDEAD], key);
     }
     lua_setfield(L, -2, "lastDeadAgentList");
-    set_judge(L, "divineResult", &in->divine_result);
-    set_judge(L, "mediumResult", &in->medium_result);
+    set_judge_cached(L, &s->cached[C_DIVINE], "divineResult", &in->divine_result);
+    set_judge_cached(L, &s->cached[C_MEDIUM], "mediumResult", &in->medium_result);
     set_agent(L, "attackedAgent", in->attacked);
     set_agent(L, "guardedAgent", in->guarded);
-    push_votes(L, in->attack_votes, in->nattack_votes);
+    push_votes_cached(L, &s->cached[C_ATTACKVOTES], in->attack_votes, in->nattack_votes, in->day);
     lua_setfield(L, -2, "attackVoteList");
     push_votes(L, in->latest_attack_votes, in->nlatest_attack_votes);
     lua_setfield(L, -2, "latestAttackVoteList");
@@ -656,6 +741,8 @@ static void close_agent(luaseat *s)
         aw_sandbox_free(s->sb);
     s->sb = NULL;
     s->talks.ref = s->whispers.ref = LUA_NOREF;
+    for (int i = 0; i < NCACHED; i++)
+        s->cached[i].ref = LUA_NOREF;
 }
 
 /* FNV-1a, 64 bits: a content hash that names the version of an agent. */
@@ -817,6 +904,8 @@ static int seat_request(aw_seat *base, aw_req_kind kind, const aw_info *info, co
         seat_fault(f, map_fault(fault.kind), fault.msg);
         /* A call stopped half-way may leave the cached lists half-built. */
         s->talks.day = s->whispers.day = -1;
+        for (int i = 0; i < NCACHED; i++)
+            s->cached[i].ref = LUA_NOREF; /* what they held is left to the state's end */
         return -1;
     }
     if (c.reply_fault != AW_SEAT_OK) {
@@ -859,6 +948,8 @@ aw_seat *aw_luaseat_new(const char *path, const aw_luaseat_opts *opts, aw_error 
     s->source_len = len;
     s->reply = aw_xmalloc(REPLY_MAX + 1);
     s->talks.ref = s->whispers.ref = LUA_NOREF;
+    for (int i = 0; i < NCACHED; i++)
+        s->cached[i].ref = LUA_NOREF;
     if (opts)
         s->opts = *opts;
     const char *base = strrchr(path, '/');
