@@ -2379,6 +2379,9 @@ aw_sandbox *aw_sandbox_new(const aw_sandbox_limits *limits, aw_error *err)
         return NULL;
     }
     lua_atpanic(sb->L, sb_panic);
+    /* Lua leaves the main thread's extra space uninitialised, and every new
+     * thread copies it: the per-thread flags must start at zero. */
+    memset(lua_getextraspace(sb->L), 0, LUA_EXTRASPACE);
     /* The hook is in place before any code runs; calls only move the deadline. */
     lua_sethook(sb->L, sb_hook, LUA_MASKCOUNT, SB_HOOK_COUNT);
     lua_pushcfunction(sb->L, sb_setup);
