@@ -1923,9 +1923,10 @@ static int sb_lpeg_pass(lua_State *L)
  *    write past the tree (P(-2^31) crashes stock LPeg 1.0.2), so counts are
  *    capped and p^n is refused when its size estimate is too large;
  *  - LPeg's tree algorithms recurse on nested patterns (captures,
- *    predicates, repetitions): 30 000 nested -p crash stock LPeg on the C
- *    stack, so nesting is capped (sequences and choices, which LPeg keeps
- *    flat, do not count);
+ *    predicates, repetitions), and through rule references into rule
+ *    bodies: 30 000 nested -p crash stock LPeg on the C stack, so nesting
+ *    is capped at 400 (sequences and choices, which LPeg keeps flat, do not
+ *    count) and a grammar's rule count times its deepest rule at 10 000;
  *  - loops and rules get the match-time checkpoint (see above).
  * Shadow values hold only numbers and rule names (strings or numbers), never
  * patterns, so the weak table can never form chains the collector would
@@ -1937,7 +1938,7 @@ static const char sb_lpeg_instrument[] =
     "local mtype = math.type\n"
     "local mul, add, sub, div = mt.__mul, mt.__add, mt.__sub, mt.__div\n"
     "local pow, unm, len, mod = mt.__pow, mt.__unm, mt.__len, mt.__mod\n"
-    "local PATHS, MAXN, MAXSIZE, MAXDEPTH = 200000, 1 << 20, 1 << 26, 1000\n"
+    "local PATHS, MAXN, MAXSIZE, MAXDEPTH, MAXGDEPTH = 200000, 1 << 20, 1 << 26, 400, 10000\n"
     "local function big(what) error('LPeg ' .. what .. ' too large for the sandbox', 3) end\n"
     "local function count(n)\n"
     "  if mtype(n) == 'float' and n == n // 1 then n = n // 1 end\n"
@@ -2011,6 +2012,11 @@ static const char sb_lpeg_instrument[] =
     "    end\n"
     "  end\n"
     "  check(g)\n"
+    "  -- LPeg's analyses recurse through rule references into rule bodies:\n"
+    "  -- bound the chain of rules times their depth.\n"
+    "  local nrules = 0\n"
+    "  for _ in pairs(g) do nrules = nrules + 1 end\n"
+    "  if nrules * d > MAXGDEPTH then error('LPeg grammar nested too deeply for the sandbox', 2) end\n"
     "  local p = P(g)\n"
     "  shadow[p] = { s = total, d = d + 1 }\n"
     "  return p\n"

@@ -131,6 +131,9 @@ static void run_case(const char *file)
     const char *wb = getenv("AIWOLF_TEST_WORK_BUDGET");
     if (wb && *wb)
         lim.work_budget = strtoull(wb, NULL, 10);
+    const char *wl = strstr(src, "-- work-budget:"); /* a heavy but legal case's own figure */
+    if (wb && *wb && wl)
+        lim.work_budget = strtoull(wl + 15, NULL, 10);
     lim.memory_bytes = CAP;
     lim.output_bytes = 4096;
     aw_sandbox *sb = aw_sandbox_new(&lim, &err);
