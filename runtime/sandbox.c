@@ -860,7 +860,9 @@ static int sb_rep(lua_State *L)
 
 /* Stock library functions that scan their string arguments or push many
  * results without creating long strings (utf8.len, string.byte,
- * table.unpack, tonumber...) go through this closure, which charges their
+ * table.unpack, tonumber...) go through this closure (functions whose
+ * cost is their result, like upper or sub, are priced by the long strings
+ * they create), which charges their
  * input bytes before and their results after: it prices them in the work
  * budget and, for big inputs, reads the clock between calls. */
 static int sb_charged(lua_State *L)
@@ -2138,7 +2140,6 @@ static int sb_setup(lua_State *L)
         {"require", sb_require}, {NULL, NULL}};
     set_funcs(L, base);
     wrap_field(L, "tonumber", sb_charged);
-    wrap_field(L, "select", sb_charged);
     lua_pop(L, 1);
 
     open_lib(L, LUA_COLIBNAME, luaopen_coroutine);
@@ -2160,7 +2161,7 @@ static int sb_setup(lua_State *L)
                                    {NULL, NULL}};
     set_funcs(L, str);
     wrap_field(L, "pack", sb_pack);
-    static const char *const str_charged[] = {"byte", "unpack", "len", "lower", "upper", "reverse", "sub", NULL};
+    static const char *const str_charged[] = {"byte", "unpack", NULL};
     for (int i = 0; str_charged[i]; i++)
         wrap_field(L, str_charged[i], sb_charged);
     lua_pop(L, 1);
