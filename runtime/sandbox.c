@@ -225,6 +225,7 @@ static int wd_signo;   /* 0 when the watchdog is unavailable */
 static _Thread_local aw_sandbox *volatile wd_running; /* sandbox in a call on this thread */
 static _Thread_local int wd_state;                    /* 0 untried, 1 timer ready, -1 failed */
 static _Thread_local timer_t wd_timer;
+static _Thread_local pid_t wd_pid;                    /* the process that created wd_timer */
 
 static void wd_handler(int sig, siginfo_t *si, void *uctx)
 {
@@ -271,6 +272,10 @@ static int wd_arm(aw_sandbox *sb)
     /* A thread that blocks the signal would never see it: fall back. */
     if (pthread_sigmask(SIG_BLOCK, NULL, &blocked) != 0 || sigismember(&blocked, wd_signo))
         return 0;
+    /* After a fork the child has no timers (and another thread id): a
+     * contest runner that forks workers gets a fresh timer in each. */
+    if (wd_state > 0 && wd_pid != getpid())
+        wd_state = 0;
     if (wd_state == 0) {
         struct sigevent ev;
         memset(&ev, 0, sizeof ev);
@@ -278,6 +283,7 @@ static int wd_arm(aw_sandbox *sb)
         ev.sigev_signo = wd_signo;
         ev._sigev_un._tid = gettid(); /* glibc < 2.41 has no sigev_notify_thread_id */
         wd_state = timer_create(CLOCK_MONOTONIC, &ev, &wd_timer) == 0 ? 1 : -1;
+        wd_pid = getpid();
         if (wd_state < 0)
             return 0;
     }
@@ -297,7 +303,7 @@ static void wd_disarm(void)
 {
     struct itimerspec it;
     memset(&it, 0, sizeof it);
-    if (wd_state > 0)
+    if (wd_state > 0 && wd_pid == getpid())
         timer_settime(wd_timer, 0, &it, NULL);
 }
 

@@ -9,6 +9,8 @@
  * agent code; each call gets a fresh budget. */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <lauxlib.h>
 #include <lua-lpeg.h>
@@ -320,6 +322,25 @@ static void test_load_and_budget(void)
     aw_sandbox_free(sb);
 }
 
+/* A forked child (a contest worker) still stops loops promptly: the
+ * watchdog timer is per process and is recreated there. */
+static void test_fork(void)
+{
+    aw_sandbox *sb = new_sb(50, 0, 0, NULL);
+    aw_fault f;
+    free(eval(sb, "while true do end", &f)); /* creates this thread's timer in the parent */
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        char *r = eval(sb, "local s = string.rep('x', 12e6) .. 'a' local t = s .. 'b' while true do local c = s < t end", &f);
+        _exit(r == NULL && f.kind == AW_FAULT_TIMEOUT && f.elapsed_ns < 150000000u ? 0 : 1);
+    }
+    int st = 0;
+    CHECK(pid > 0 && waitpid(pid, &st, 0) == pid);
+    CHECK_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 0, "child status %d", st);
+    aw_sandbox_free(sb);
+}
+
 int main(void)
 {
     test_differential("tests/sandbox/differential.lua", 1000);
@@ -332,5 +353,6 @@ int main(void)
     test_memory();
     test_replies();
     test_load_and_budget();
+    test_fork();
     return test_done();
 }
