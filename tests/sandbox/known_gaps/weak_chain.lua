@@ -1,9 +1,10 @@
 -- expect: ok
 -- budget: 2000
--- Weak-key tables made by adding __mode after setmetatable (which refuses it), holding a
--- 100 000-link chain of keys alternating between tables, then plenty of collection. Ephemeron
--- tables can in theory make a collection quadratic (no hook runs inside the collector); this
--- case documents that such chains stay cheap in Lua 5.4.4 (the call must end well in budget).
+-- KNOWN GAP (not run by the tests): weak-key tables made by adding __mode after setmetatable
+-- (which refuses it), holding a 100 000-link chain of keys alternating between two tables,
+-- inserted in reverse order, then plenty of allocation. Lua's ephemeron convergence makes one
+-- collection quadratic: this call hangs for about 70 s inside the collector, where no hook
+-- runs and the watchdog cannot stop it.
 local N = 100000
 local A, B = setmetatable({}, {}), setmetatable({}, {})
 return { run = function()
