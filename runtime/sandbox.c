@@ -22,6 +22,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
+#include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -62,6 +63,12 @@
 #define SB_MAXCAPTURES 32
 #define SB_MAXMATCHDEPTH 200
 
+/* Header in front of every block of agent memory: 16 bytes, so payloads
+ * keep malloc's 16-byte alignment. */
+typedef struct sb_block {
+    struct sb_block *prev, *next;
+} sb_block;
+
 struct aw_sandbox {
     lua_State *L;
     aw_sandbox_limits lim;
@@ -74,7 +81,17 @@ struct aw_sandbox {
     uint64_t units_start;       /* units when the current call started */
     uint64_t units_last;        /* units the last call used */
     int work_expired;           /* the expiry came from the work budget */
-    int want_gc;                /* near the cap: collect fully at the next instruction */
+    int want_gc;                /* near the cap: collect fully at the next safe point */
+    /* The last resort (see wd_handler): every block the state owns is on a
+     * list, so that a state that cannot be stopped can be abandoned and its
+     * memory freed without Lua's help. */
+    struct sb_block *blocks;    /* circular list: &head */
+    struct sb_block head;
+    volatile sig_atomic_t in_alloc; /* in malloc/free or other host code: no kill now */
+    volatile sig_atomic_t kill_armed;
+    uint64_t kill_at;           /* when the watchdog abandons the call */
+    sigjmp_buf kill_jmp;
+    int dead;                   /* the state was abandoned: every call fails */
     size_t since_gc;            /* growth since the last such collection */
     uint64_t next_check;        /* units value at which the clock is read next */
     int hook_count;             /* steady hook count this call, 0 when the watchdog covers it */
@@ -234,11 +251,23 @@ static void wd_handler(int sig, siginfo_t *si, void *uctx)
     (void)uctx;
     int saved = errno;
     aw_sandbox *sb = wd_running;
-    if (sb && sb->in_call && aw_now_ns() >= sb->deadline) { /* clock_gettime is async-signal-safe */
+    uint64_t now;
+    if (sb && sb->in_call && (now = aw_now_ns()) >= sb->deadline) { /* clock_gettime is async-signal-safe */
         sb->expired = 1;
         lua_State *cur = sb->cur;
         if (cur)
             lua_sethook(cur, sb_hook, LUA_MASKCOUNT, 1);
+        /* The last resort: the call is still running a budget past its
+         * deadline, so it is stuck where no hook runs (inside the garbage
+         * collector, or a C function we failed to bound). Jump out of it and
+         * abandon the state, never touching it again; sb_protected frees its
+         * memory from the block list. Not while in malloc/free or other host
+         * code (their locks would stay taken): the timer fires again 5 ms
+         * later. */
+        if (sb->kill_armed && !sb->in_alloc && now >= sb->kill_at) {
+            sb->kill_armed = 0;
+            siglongjmp(sb->kill_jmp, 1);
+        }
     }
     errno = saved;
 }
@@ -316,7 +345,12 @@ static void *sb_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
     if (ptr == NULL && nsize == 0)
         return NULL;
     if (nsize == 0) {
-        free(ptr);
+        sb_block *h = (sb_block *)ptr - 1;
+        sb->in_alloc = 1;
+        h->prev->next = h->next;
+        h->next->prev = h->prev;
+        free(h);
+        sb->in_alloc = 0;
         sb->used -= osize;
         return NULL;
     }
@@ -353,9 +387,28 @@ static void *sb_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
             sb_past_deadline(sb);
         }
     }
-    void *p = realloc(ptr, nsize);
-    if (p == NULL)
-        return nsize <= osize ? ptr : NULL; /* Lua assumes shrinking never fails */
+    if (nsize > SIZE_MAX - sizeof(sb_block))
+        return NULL;
+    sb->in_alloc = 1;
+    sb_block *h = ptr ? (sb_block *)ptr - 1 : NULL;
+    if (h) { /* unlink while realloc may move it */
+        h->prev->next = h->next;
+        h->next->prev = h->prev;
+    }
+    sb_block *n = realloc(h, nsize + sizeof(sb_block));
+    int failed = n == NULL;
+    if (failed)
+        n = h; /* the old block is still valid (or there was none) */
+    if (n) {
+        n->next = sb->blocks->next;
+        n->prev = sb->blocks;
+        sb->blocks->next->prev = n;
+        sb->blocks->next = n;
+    }
+    sb->in_alloc = 0;
+    if (failed)
+        return (h && nsize <= osize) ? ptr : NULL; /* Lua assumes shrinking never fails */
+    void *p = n + 1;
     sb->used = sb->used - osize + nsize;
     if (sb->used > sb->peak)
         sb->peak = sb->used;
@@ -463,7 +516,9 @@ static void out_add(aw_sandbox *sb, const char *s, size_t len)
 {
     size_t room = sb->lim.output_bytes > sb->out.len ? sb->lim.output_bytes - sb->out.len : 0;
     size_t take = len < room ? len : room;
+    sb->in_alloc = 1; /* host malloc: the last resort must not jump out of it */
     aw_buf_add(&sb->out, s, take);
+    sb->in_alloc = 0;
     sb->out_dropped += len - take;
 }
 
@@ -1776,11 +1831,15 @@ static int sb_module_file(lua_State *L, aw_sandbox *sb, const char *name)
      * FILE is open. */
     size_t size = (size_t)st.st_size;
     char *buf = lua_newuserdatauv(L, size ? size : 1, 0);
+    sb->in_alloc = 1; /* stdio takes locks: the last resort must not jump out of it */
     FILE *f = fopen(path, "rb");
+    if (f) {
+        size = fread(buf, 1, size, f);
+        fclose(f);
+    }
+    sb->in_alloc = 0;
     if (!f)
         return luaL_error(L, "cannot open module '%s'", name);
-    size = fread(buf, 1, size, f);
-    fclose(f);
     lua_pushfstring(L, "@%s", path + k);
     if (luaL_loadbufferx(L, buf, size, lua_tostring(L, -1), "t") != LUA_OK)
         return lua_error(L);
@@ -2265,6 +2324,47 @@ static int sb_panic(lua_State *L)
     abort();
 }
 
+/* Frees every block of an abandoned state (see wd_handler) without Lua,
+ * and gives the sandbox an empty state so that aw_sandbox_state never
+ * returns a dangling pointer. The agent is gone: every later call fails. */
+static void sb_abandon(aw_sandbox *sb)
+{
+    sb_block *h = sb->blocks->next;
+    while (h != sb->blocks) {
+        sb_block *next = h->next;
+        free(h);
+        h = next;
+    }
+    sb->blocks->next = sb->blocks->prev = sb->blocks;
+    sb->used = 0;
+    sb->dead = 1;
+    sb->in_call = 0;
+    sb->expired = 0;
+    sb->cur = NULL;
+    sb->deadline = UINT64_MAX;
+    sb->L = lua_newstate(sb_alloc, sb);
+    if (sb->L) {
+        lua_atpanic(sb->L, sb_panic);
+        memset(lua_getextraspace(sb->L), 0, LUA_EXTRASPACE);
+    }
+}
+
+/* lua_pcall of what is on the stack, or SB_KILLED when the last resort
+ * (wd_handler) jumped back here: the call was stuck a whole budget past its
+ * deadline where nothing else can stop it. Kept small so that nothing of
+ * the caller lives across sigsetjmp. */
+#define SB_KILLED (-1)
+static int sb_pcall_killable(aw_sandbox *volatile sb, int nres, int armed)
+{
+    if (sigsetjmp(sb->kill_jmp, 1) != 0)
+        return SB_KILLED;
+    sb->kill_at = sb->deadline + sb->budget_ns + 100000000u;
+    sb->kill_armed = armed;
+    int status = lua_pcall(sb->L, 1, nres, 0);
+    sb->kill_armed = 0;
+    return status;
+}
+
 /* Runs fn(ud) as the protected, budgeted call behind load and run. */
 static int sb_protected(aw_sandbox *sb, lua_CFunction fn, void *ud, int nres, aw_fault *fault)
 {
@@ -2273,6 +2373,11 @@ static int sb_protected(aw_sandbox *sb, lua_CFunction fn, void *ud, int nres, aw
     if (!fault)
         fault = &local;
     memset(fault, 0, sizeof *fault);
+    if (sb->dead || !L) {
+        fault->kind = AW_FAULT_TIMEOUT;
+        snprintf(fault->msg, sizeof fault->msg, "the agent was killed by an earlier call that could not be stopped");
+        return -AW_ESTATE;
+    }
     if (sb->in_call) {
         fault->kind = AW_FAULT_ERROR;
         snprintf(fault->msg, sizeof fault->msg, "nested call into the same sandbox");
@@ -2312,7 +2417,21 @@ static int sb_protected(aw_sandbox *sb, lua_CFunction fn, void *ud, int nres, aw
     }
     lua_pushcfunction(L, fn); /* light C functions and light userdata allocate nothing */
     lua_pushlightuserdata(L, ud);
-    int status = lua_pcall(L, 1, nres, 0);
+    int status = sb_pcall_killable(sb, nres, armed);
+    if (status == SB_KILLED) {
+        wd_disarm();
+        wd_running = outer;
+        if (outer && outer->in_call)
+            wd_arm(outer);
+        sb_abandon(sb);
+        fault->kind = AW_FAULT_TIMEOUT;
+        fault->elapsed_ns = aw_now_ns() - start;
+        snprintf(fault->msg, sizeof fault->msg,
+                 "time budget of %d ms exceeded and the call could not be stopped (stuck in the collector or a C "
+                 "function) after %.1f ms: the agent was killed",
+                 sb->lim.budget_ms, (double)fault->elapsed_ns / 1e6);
+        return -AW_EINVAL;
+    }
     if (armed)
         wd_disarm();
     wd_running = outer;
@@ -2385,6 +2504,8 @@ aw_sandbox *aw_sandbox_new(const aw_sandbox_limits *limits, aw_error *err)
     sb->next_check = SB_CHECK_UNITS;
     sb->hook_count = SB_HOOK_COUNT;
     aw_buf_init(&sb->out);
+    sb->blocks = &sb->head;
+    sb->head.prev = sb->head.next = &sb->head;
     sb->L = lua_newstate(sb_alloc, sb);
     if (!sb->L) {
         aw_fail(err, AW_ENOMEM, "sandbox: cannot create a Lua state within %zu bytes", sb->lim.memory_bytes);
@@ -2415,6 +2536,12 @@ void aw_sandbox_free(aw_sandbox *sb)
         return;
     if (sb->L)
         lua_close(sb->L);
+    if (sb->blocks) { /* nothing should remain; free it if something does */
+        for (sb_block *h = sb->blocks->next, *next; h != sb->blocks; h = next) {
+            next = h->next;
+            free(h);
+        }
+    }
     aw_buf_free(&sb->out);
     free(sb->module_dir);
     free(sb);
