@@ -943,6 +943,19 @@ static int sb_charged(lua_State *L)
     return n;
 }
 
+/* os.date: a format of at most 1 KiB (each conversion is a strftime call). */
+static int sb_osdate(lua_State *L)
+{
+    size_t len = 0;
+    if (lua_type(L, 1) == LUA_TSTRING)
+        lua_tolstring(L, 1, &len);
+    luaL_argcheck(L, len <= 1024, 1, "format longer than 1 KiB");
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
+    return lua_gettop(L);
+}
+
 /* string.pack: numbers in the format (sizes, 'c' lengths) are capped so that
  * padding loops stay short. */
 static int sb_pack(lua_State *L)
@@ -2260,6 +2273,7 @@ static int sb_setup(lua_State *L)
         lua_setfield(L, -2, os_keep[i]);
     }
     lua_remove(L, -2);
+    wrap_field(L, "date", sb_osdate);
     luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
     lua_pushvalue(L, -2);
     lua_setfield(L, -2, "os");
