@@ -333,7 +333,7 @@ static void test_fork(void)
     pid_t pid = fork();
     if (pid == 0) {
         char *r = eval(sb, "local s = string.rep('x', 12e6) .. 'a' local t = s .. 'b' while true do local c = s < t end", &f);
-        _exit(r == NULL && f.kind == AW_FAULT_TIMEOUT && f.elapsed_ns < 150000000u ? 0 : 1);
+        _exit(r == NULL && f.kind == AW_FAULT_TIMEOUT && f.elapsed_ns < 180000000u ? 0 : 1);
     }
     int st = 0;
     CHECK(pid > 0 && waitpid(pid, &st, 0) == pid);
