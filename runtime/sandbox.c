@@ -22,6 +22,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
+#include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -62,6 +63,12 @@
 #define SB_MAXCAPTURES 32
 #define SB_MAXMATCHDEPTH 200
 
+/* Header in front of every block of agent memory: 16 bytes, so payloads
+ * keep malloc's 16-byte alignment. */
+typedef struct sb_block {
+    struct sb_block *prev, *next;
+} sb_block;
+
 struct aw_sandbox {
     lua_State *L;
     aw_sandbox_limits lim;
@@ -74,7 +81,17 @@ struct aw_sandbox {
     uint64_t units_start;       /* units when the current call started */
     uint64_t units_last;        /* units the last call used */
     int work_expired;           /* the expiry came from the work budget */
-    int want_gc;                /* near the cap: collect fully at the next instruction */
+    int want_gc;                /* near the cap: collect fully at the next safe point */
+    /* The last resort (see wd_handler): every block the state owns is on a
+     * list, so that a state that cannot be stopped can be abandoned and its
+     * memory freed without Lua's help. */
+    struct sb_block *blocks;    /* circular list: &head */
+    struct sb_block head;
+    volatile sig_atomic_t in_alloc; /* in malloc/free or other host code: no kill now */
+    volatile sig_atomic_t kill_armed;
+    uint64_t kill_at;           /* when the watchdog abandons the call */
+    sigjmp_buf kill_jmp;
+    int dead;                   /* the state was abandoned: every call fails */
     size_t since_gc;            /* growth since the last such collection */
     uint64_t next_check;        /* units value at which the clock is read next */
     int hook_count;             /* steady hook count this call, 0 when the watchdog covers it */
@@ -225,6 +242,7 @@ static int wd_signo;   /* 0 when the watchdog is unavailable */
 static _Thread_local aw_sandbox *volatile wd_running; /* sandbox in a call on this thread */
 static _Thread_local int wd_state;                    /* 0 untried, 1 timer ready, -1 failed */
 static _Thread_local timer_t wd_timer;
+static _Thread_local pid_t wd_pid;                    /* the process that created wd_timer */
 
 static void wd_handler(int sig, siginfo_t *si, void *uctx)
 {
@@ -233,11 +251,23 @@ static void wd_handler(int sig, siginfo_t *si, void *uctx)
     (void)uctx;
     int saved = errno;
     aw_sandbox *sb = wd_running;
-    if (sb && sb->in_call && aw_now_ns() >= sb->deadline) { /* clock_gettime is async-signal-safe */
+    uint64_t now;
+    if (sb && sb->in_call && (now = aw_now_ns()) >= sb->deadline) { /* clock_gettime is async-signal-safe */
         sb->expired = 1;
         lua_State *cur = sb->cur;
         if (cur)
             lua_sethook(cur, sb_hook, LUA_MASKCOUNT, 1);
+        /* The last resort: the call is still running a budget past its
+         * deadline, so it is stuck where no hook runs (inside the garbage
+         * collector, or a C function we failed to bound). Jump out of it and
+         * abandon the state, never touching it again; sb_protected frees its
+         * memory from the block list. Not while in malloc/free or other host
+         * code (their locks would stay taken): the timer fires again 5 ms
+         * later. */
+        if (sb->kill_armed && !sb->in_alloc && now >= sb->kill_at) {
+            sb->kill_armed = 0;
+            siglongjmp(sb->kill_jmp, 1);
+        }
     }
     errno = saved;
 }
@@ -271,6 +301,10 @@ static int wd_arm(aw_sandbox *sb)
     /* A thread that blocks the signal would never see it: fall back. */
     if (pthread_sigmask(SIG_BLOCK, NULL, &blocked) != 0 || sigismember(&blocked, wd_signo))
         return 0;
+    /* After a fork the child has no timers (and another thread id): a
+     * contest runner that forks workers gets a fresh timer in each. */
+    if (wd_state > 0 && wd_pid != getpid())
+        wd_state = 0;
     if (wd_state == 0) {
         struct sigevent ev;
         memset(&ev, 0, sizeof ev);
@@ -278,6 +312,7 @@ static int wd_arm(aw_sandbox *sb)
         ev.sigev_signo = wd_signo;
         ev._sigev_un._tid = gettid(); /* glibc < 2.41 has no sigev_notify_thread_id */
         wd_state = timer_create(CLOCK_MONOTONIC, &ev, &wd_timer) == 0 ? 1 : -1;
+        wd_pid = getpid();
         if (wd_state < 0)
             return 0;
     }
@@ -297,7 +332,7 @@ static void wd_disarm(void)
 {
     struct itimerspec it;
     memset(&it, 0, sizeof it);
-    if (wd_state > 0)
+    if (wd_state > 0 && wd_pid == getpid())
         timer_settime(wd_timer, 0, &it, NULL);
 }
 
@@ -310,7 +345,12 @@ static void *sb_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
     if (ptr == NULL && nsize == 0)
         return NULL;
     if (nsize == 0) {
-        free(ptr);
+        sb_block *h = (sb_block *)ptr - 1;
+        sb->in_alloc = 1;
+        h->prev->next = h->next;
+        h->next->prev = h->prev;
+        free(h);
+        sb->in_alloc = 0;
         sb->used -= osize;
         return NULL;
     }
@@ -347,9 +387,28 @@ static void *sb_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
             sb_past_deadline(sb);
         }
     }
-    void *p = realloc(ptr, nsize);
-    if (p == NULL)
-        return nsize <= osize ? ptr : NULL; /* Lua assumes shrinking never fails */
+    if (nsize > SIZE_MAX - sizeof(sb_block))
+        return NULL;
+    sb->in_alloc = 1;
+    sb_block *h = ptr ? (sb_block *)ptr - 1 : NULL;
+    if (h) { /* unlink while realloc may move it */
+        h->prev->next = h->next;
+        h->next->prev = h->prev;
+    }
+    sb_block *n = realloc(h, nsize + sizeof(sb_block));
+    int failed = n == NULL;
+    if (failed)
+        n = h; /* the old block is still valid (or there was none) */
+    if (n) {
+        n->next = sb->blocks->next;
+        n->prev = sb->blocks;
+        sb->blocks->next->prev = n;
+        sb->blocks->next = n;
+    }
+    sb->in_alloc = 0;
+    if (failed)
+        return (h && nsize <= osize) ? ptr : NULL; /* Lua assumes shrinking never fails */
+    void *p = n + 1;
     sb->used = sb->used - osize + nsize;
     if (sb->used > sb->peak)
         sb->peak = sb->used;
@@ -457,7 +516,9 @@ static void out_add(aw_sandbox *sb, const char *s, size_t len)
 {
     size_t room = sb->lim.output_bytes > sb->out.len ? sb->lim.output_bytes - sb->out.len : 0;
     size_t take = len < room ? len : room;
+    sb->in_alloc = 1; /* host malloc: the last resort must not jump out of it */
     aw_buf_add(&sb->out, s, take);
+    sb->in_alloc = 0;
     sb->out_dropped += len - take;
 }
 
@@ -860,7 +921,9 @@ static int sb_rep(lua_State *L)
 
 /* Stock library functions that scan their string arguments or push many
  * results without creating long strings (utf8.len, string.byte,
- * table.unpack, tonumber...) go through this closure, which charges their
+ * table.unpack, tonumber...) go through this closure (functions whose
+ * cost is their result, like upper or sub, are priced by the long strings
+ * they create), which charges their
  * input bytes before and their results after: it prices them in the work
  * budget and, for big inputs, reads the clock between calls. */
 static int sb_charged(lua_State *L)
@@ -878,6 +941,19 @@ static int sb_charged(lua_State *L)
     n = lua_gettop(L);
     sb_charge(L, sb, (uint64_t)n);
     return n;
+}
+
+/* os.date: a format of at most 1 KiB (each conversion is a strftime call). */
+static int sb_osdate(lua_State *L)
+{
+    size_t len = 0;
+    if (lua_type(L, 1) == LUA_TSTRING)
+        lua_tolstring(L, 1, &len);
+    luaL_argcheck(L, len <= 1024, 1, "format longer than 1 KiB");
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
+    return lua_gettop(L);
 }
 
 /* string.pack: numbers in the format (sizes, 'c' lengths) are capped so that
@@ -1768,11 +1844,15 @@ static int sb_module_file(lua_State *L, aw_sandbox *sb, const char *name)
      * FILE is open. */
     size_t size = (size_t)st.st_size;
     char *buf = lua_newuserdatauv(L, size ? size : 1, 0);
+    sb->in_alloc = 1; /* stdio takes locks: the last resort must not jump out of it */
     FILE *f = fopen(path, "rb");
+    if (f) {
+        size = fread(buf, 1, size, f);
+        fclose(f);
+    }
+    sb->in_alloc = 0;
     if (!f)
         return luaL_error(L, "cannot open module '%s'", name);
-    size = fread(buf, 1, size, f);
-    fclose(f);
     lua_pushfstring(L, "@%s", path + k);
     if (luaL_loadbufferx(L, buf, size, lua_tostring(L, -1), "t") != LUA_OK)
         return lua_error(L);
@@ -1929,9 +2009,10 @@ static int sb_lpeg_pass(lua_State *L)
  *    write past the tree (P(-2^31) crashes stock LPeg 1.0.2), so counts are
  *    capped and p^n is refused when its size estimate is too large;
  *  - LPeg's tree algorithms recurse on nested patterns (captures,
- *    predicates, repetitions): 30 000 nested -p crash stock LPeg on the C
- *    stack, so nesting is capped (sequences and choices, which LPeg keeps
- *    flat, do not count);
+ *    predicates, repetitions), and through rule references into rule
+ *    bodies: 30 000 nested -p crash stock LPeg on the C stack, so nesting
+ *    is capped at 400 (sequences and choices, which LPeg keeps flat, do not
+ *    count) and a grammar's rule count times its deepest rule at 10 000;
  *  - loops and rules get the match-time checkpoint (see above).
  * Shadow values hold only numbers and rule names (strings or numbers), never
  * patterns, so the weak table can never form chains the collector would
@@ -1943,7 +2024,7 @@ static const char sb_lpeg_instrument[] =
     "local mtype = math.type\n"
     "local mul, add, sub, div = mt.__mul, mt.__add, mt.__sub, mt.__div\n"
     "local pow, unm, len, mod = mt.__pow, mt.__unm, mt.__len, mt.__mod\n"
-    "local PATHS, MAXN, MAXSIZE, MAXDEPTH = 200000, 1 << 20, 1 << 26, 1000\n"
+    "local PATHS, MAXN, MAXSIZE, MAXDEPTH, MAXGDEPTH = 200000, 1 << 20, 1 << 26, 400, 10000\n"
     "local function big(what) error('LPeg ' .. what .. ' too large for the sandbox', 3) end\n"
     "local function count(n)\n"
     "  if mtype(n) == 'float' and n == n // 1 then n = n // 1 end\n"
@@ -2017,6 +2098,11 @@ static const char sb_lpeg_instrument[] =
     "    end\n"
     "  end\n"
     "  check(g)\n"
+    "  -- LPeg's analyses recurse through rule references into rule bodies:\n"
+    "  -- bound the chain of rules times their depth.\n"
+    "  local nrules = 0\n"
+    "  for _ in pairs(g) do nrules = nrules + 1 end\n"
+    "  if nrules * d > MAXGDEPTH then error('LPeg grammar nested too deeply for the sandbox', 2) end\n"
     "  local p = P(g)\n"
     "  shadow[p] = { s = total, d = d + 1 }\n"
     "  return p\n"
@@ -2138,7 +2224,6 @@ static int sb_setup(lua_State *L)
         {"require", sb_require}, {NULL, NULL}};
     set_funcs(L, base);
     wrap_field(L, "tonumber", sb_charged);
-    wrap_field(L, "select", sb_charged);
     lua_pop(L, 1);
 
     open_lib(L, LUA_COLIBNAME, luaopen_coroutine);
@@ -2160,7 +2245,7 @@ static int sb_setup(lua_State *L)
                                    {NULL, NULL}};
     set_funcs(L, str);
     wrap_field(L, "pack", sb_pack);
-    static const char *const str_charged[] = {"byte", "unpack", "len", "lower", "upper", "reverse", "sub", NULL};
+    static const char *const str_charged[] = {"byte", "unpack", NULL};
     for (int i = 0; str_charged[i]; i++)
         wrap_field(L, str_charged[i], sb_charged);
     lua_pop(L, 1);
@@ -2194,6 +2279,7 @@ static int sb_setup(lua_State *L)
         lua_setfield(L, -2, os_keep[i]);
     }
     lua_remove(L, -2);
+    wrap_field(L, "date", sb_osdate);
     luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
     lua_pushvalue(L, -2);
     lua_setfield(L, -2, "os");
@@ -2258,6 +2344,47 @@ static int sb_panic(lua_State *L)
     abort();
 }
 
+/* Frees every block of an abandoned state (see wd_handler) without Lua,
+ * and gives the sandbox an empty state so that aw_sandbox_state never
+ * returns a dangling pointer. The agent is gone: every later call fails. */
+static void sb_abandon(aw_sandbox *sb)
+{
+    sb_block *h = sb->blocks->next;
+    while (h != sb->blocks) {
+        sb_block *next = h->next;
+        free(h);
+        h = next;
+    }
+    sb->blocks->next = sb->blocks->prev = sb->blocks;
+    sb->used = 0;
+    sb->dead = 1;
+    sb->in_call = 0;
+    sb->expired = 0;
+    sb->cur = NULL;
+    sb->deadline = UINT64_MAX;
+    sb->L = lua_newstate(sb_alloc, sb);
+    if (sb->L) {
+        lua_atpanic(sb->L, sb_panic);
+        memset(lua_getextraspace(sb->L), 0, LUA_EXTRASPACE);
+    }
+}
+
+/* lua_pcall of what is on the stack, or SB_KILLED when the last resort
+ * (wd_handler) jumped back here: the call was stuck a whole budget past its
+ * deadline where nothing else can stop it. Kept small so that nothing of
+ * the caller lives across sigsetjmp. */
+#define SB_KILLED (-1)
+static int sb_pcall_killable(aw_sandbox *volatile sb, int nres, int armed)
+{
+    if (sigsetjmp(sb->kill_jmp, 1) != 0)
+        return SB_KILLED;
+    sb->kill_at = sb->deadline + sb->budget_ns + 100000000u;
+    sb->kill_armed = armed;
+    int status = lua_pcall(sb->L, 1, nres, 0);
+    sb->kill_armed = 0;
+    return status;
+}
+
 /* Runs fn(ud) as the protected, budgeted call behind load and run. */
 static int sb_protected(aw_sandbox *sb, lua_CFunction fn, void *ud, int nres, aw_fault *fault)
 {
@@ -2266,6 +2393,11 @@ static int sb_protected(aw_sandbox *sb, lua_CFunction fn, void *ud, int nres, aw
     if (!fault)
         fault = &local;
     memset(fault, 0, sizeof *fault);
+    if (sb->dead || !L) {
+        fault->kind = AW_FAULT_TIMEOUT;
+        snprintf(fault->msg, sizeof fault->msg, "the agent was killed by an earlier call that could not be stopped");
+        return -AW_ESTATE;
+    }
     if (sb->in_call) {
         fault->kind = AW_FAULT_ERROR;
         snprintf(fault->msg, sizeof fault->msg, "nested call into the same sandbox");
@@ -2305,7 +2437,21 @@ static int sb_protected(aw_sandbox *sb, lua_CFunction fn, void *ud, int nres, aw
     }
     lua_pushcfunction(L, fn); /* light C functions and light userdata allocate nothing */
     lua_pushlightuserdata(L, ud);
-    int status = lua_pcall(L, 1, nres, 0);
+    int status = sb_pcall_killable(sb, nres, armed);
+    if (status == SB_KILLED) {
+        wd_disarm();
+        wd_running = outer;
+        if (outer && outer->in_call)
+            wd_arm(outer);
+        sb_abandon(sb);
+        fault->kind = AW_FAULT_TIMEOUT;
+        fault->elapsed_ns = aw_now_ns() - start;
+        snprintf(fault->msg, sizeof fault->msg,
+                 "time budget of %d ms exceeded and the call could not be stopped (stuck in the collector or a C "
+                 "function) after %.1f ms: the agent was killed",
+                 sb->lim.budget_ms, (double)fault->elapsed_ns / 1e6);
+        return -AW_EINVAL;
+    }
     if (armed)
         wd_disarm();
     wd_running = outer;
@@ -2378,6 +2524,8 @@ aw_sandbox *aw_sandbox_new(const aw_sandbox_limits *limits, aw_error *err)
     sb->next_check = SB_CHECK_UNITS;
     sb->hook_count = SB_HOOK_COUNT;
     aw_buf_init(&sb->out);
+    sb->blocks = &sb->head;
+    sb->head.prev = sb->head.next = &sb->head;
     sb->L = lua_newstate(sb_alloc, sb);
     if (!sb->L) {
         aw_fail(err, AW_ENOMEM, "sandbox: cannot create a Lua state within %zu bytes", sb->lim.memory_bytes);
@@ -2385,6 +2533,9 @@ aw_sandbox *aw_sandbox_new(const aw_sandbox_limits *limits, aw_error *err)
         return NULL;
     }
     lua_atpanic(sb->L, sb_panic);
+    /* Lua leaves the main thread's extra space uninitialised, and every new
+     * thread copies it: the per-thread flags must start at zero. */
+    memset(lua_getextraspace(sb->L), 0, LUA_EXTRASPACE);
     /* The hook is in place before any code runs; calls only move the deadline. */
     lua_sethook(sb->L, sb_hook, LUA_MASKCOUNT, SB_HOOK_COUNT);
     lua_pushcfunction(sb->L, sb_setup);
@@ -2405,6 +2556,12 @@ void aw_sandbox_free(aw_sandbox *sb)
         return;
     if (sb->L)
         lua_close(sb->L);
+    if (sb->blocks) { /* nothing should remain; free it if something does */
+        for (sb_block *h = sb->blocks->next, *next; h != sb->blocks; h = next) {
+            next = h->next;
+            free(h);
+        }
+    }
     aw_buf_free(&sb->out);
     free(sb->module_dir);
     free(sb);

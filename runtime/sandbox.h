@@ -73,6 +73,17 @@ int aw_sandbox_load(aw_sandbox *sb, const char *src, size_t len, const char *chu
  * was. Returns 0, or a negative value with *fault filled. */
 int aw_sandbox_run(aw_sandbox *sb, lua_CFunction fn, void *ud, aw_fault *fault);
 
+/* The last resort: a call still running a whole budget past its deadline is
+ * stuck where nothing can stop it (inside Lua's garbage collector, or a C
+ * function the sandbox failed to bound). The watchdog then abandons it —
+ * jumps out and frees the state's memory without Lua — and the call fails
+ * with AW_FAULT_TIMEOUT and a message ending in "the agent was killed". The
+ * agent is gone: every later load/run fails at once, and aw_sandbox_state
+ * returns a new, empty state (the old lua_State pointer is dangling). Host
+ * code running inside aw_sandbox_run at that moment is abandoned too, so it
+ * must not hold resources across calls into the agent (it must not anyway:
+ * errors unwind it with longjmp). */
+
 /* Registers a C module the agent may `require` (for example the protocol
  * library's C core). Must be called before any agent code runs. */
 int aw_sandbox_preload(aw_sandbox *sb, const char *name, lua_CFunction open, aw_error *err);

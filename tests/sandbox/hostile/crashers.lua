@@ -80,7 +80,7 @@ return { run = function()
   pcall(lpeg.setmaxstack, math.maxinteger)
   pcall(lpeg.match, lpeg.P(1), "abc", math.mininteger)
   local deep = lpeg.P"a"
-  for _ = 1, 900 do deep = lpeg.C(deep) end
+  for _ = 1, 390 do deep = lpeg.C(deep) end
   pcall(lpeg.match, deep, "a")
   local nested = lpeg.P"x"
   for _ = 1, 12 do nested = #nested * -(-nested) end

@@ -1,5 +1,6 @@
 -- expect: ok
 -- budget: 3000
+-- work-budget: 100000000
 -- LPeg's tree algorithms recurse on nested patterns: 30 000 nested predicates or captures
 -- overflow the C stack in stock LPeg (a segfault). The sandbox refuses deep nesting; long
 -- sequences and choices (a keyword list built in a loop) stay fine.
@@ -22,6 +23,15 @@ return { run = function()
   local seq = lpeg.P""
   for i = 1, 1500 do seq = seq * lpeg.S"ab" end
   assert(lpeg.match(seq, string.rep("ab", 750)) == 1501)
+  -- A long chain of rules, each nested deep: refused before LPeg recurses through it.
+  local g = { "r1" }
+  for i = 1, 500 do
+    local body = lpeg.V("r" .. (i + 1))
+    for k = 1, 100 do body = #body end
+    g["r" .. i] = body
+  end
+  g.r501 = lpeg.P"a"
+  assert(not pcall(lpeg.P, g))
   local nest = lpeg.P"a"
   for i = 1, 100 do nest = lpeg.C(nest) end
   assert(select("#", lpeg.match(nest, "a")) == 100)
