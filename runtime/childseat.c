@@ -518,7 +518,7 @@ static void child_main(childseat *c, int wire, int rep, int outfd)
         aw_seat_fault f = {AW_SEAT_OK, ""};
         aw_buf_clear(&out);
         bool reply = aw_wire_request_has_reply(request);
-        bool hooked = c->opts.child_hook && c->opts.child_hook(c->opts.hook_ud, request, wire);
+        bool hooked = c->opts.child_hook && c->opts.child_hook(c->opts.hook_ud, request, wire, rep);
         if (hooked) {
             reply = false;
         } else if (request == AW_WIRE_REQ_NAME) {
