@@ -440,6 +440,9 @@ static void restart(void)
     pid_t first = aw_childseat_pid(seat);
     CHECK(first > 0);
     kill(first, SIGKILL);
+    /* Wait until it is surely dead, so the request finds a closed stream. */
+    struct timespec ts = {0, 50000000};
+    nanosleep(&ts, NULL);
     aw_info info;
     memset(&info, 0, sizeof info);
     info.agent = 1;
@@ -447,7 +450,7 @@ static void restart(void)
     aw_seat_reply r = {NULL, 0, 0};
     CHECK(seat->ops->request(seat, AW_REQ_DAILY_INITIALIZE, &info, &s, &r, &f) < 0);
     CHECK_INT(f.kind, AW_SEAT_LOST);
-    CHECK(strstr(f.msg, "signal 9") != NULL);
+    CHECK_MSG(strstr(f.msg, "signal 9") != NULL, "%s", f.msg);
     CHECK_INT(aw_childseat_pid(seat), 0);
     CHECK(seat->ops->begin(seat, 1, 2, &f) != NULL);
     CHECK(aw_childseat_pid(seat) > 0 && aw_childseat_pid(seat) != first);
