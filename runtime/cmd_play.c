@@ -40,7 +40,12 @@ static void usage(FILE *out)
             "  --events FILE       write every event, fault and call time as JSON lines\n"
             "  --budget MS         time per agent call (default: the preset's)\n"
             "  --memory MB         memory cap per agent (default 64)\n"
+            "  --work UNITS        also a deterministic budget per call, in work units (VM\n"
+            "                      instructions plus library work; docs/sandbox.md): the same\n"
+            "                      agent stops at the same point on any machine and load\n"
             "  --quiet             print no record (single game) or no progress (--games)\n"
+            "  --describe en|ja    the record says what each talk means, in English or\n"
+            "                      Japanese, instead of the protocol text\n"
             "  --isolate           run each agent in its own confined child process that\n"
             "                      speaks the official wire format (docs/isolation.md)\n"
             "  --agent-output      show what agents print (default: on for one game)\n"
@@ -154,9 +159,9 @@ typedef struct tally {
 
 int cmd_play(int argc, char **argv)
 {
-    const char *preset = "aiwolf", *roles = NULL, *deal_spec = NULL, *log_path = NULL, *events_path = NULL;
+    const char *preset = "aiwolf", *roles = NULL, *describe = NULL, *deal_spec = NULL, *log_path = NULL, *events_path = NULL;
     long players = 0, games = 1, budget = 0, memory = 0;
-    uint64_t seed = 0;
+    uint64_t seed = 0, work = 0;
     bool have_seed = false, quiet = false, list = false, watch = false, watch_live = false, isolate = false;
     int agent_output = -1;
     const char *sets[64];
@@ -170,7 +175,8 @@ int cmd_play(int argc, char **argv)
         bool takes = strcmp(o, "--preset") == 0 || strcmp(o, "--players") == 0 || strcmp(o, "--roles") == 0 ||
                      strcmp(o, "--set") == 0 || strcmp(o, "--seed") == 0 || strcmp(o, "--deal") == 0 ||
                      strcmp(o, "--games") == 0 || strcmp(o, "--log") == 0 || strcmp(o, "--events") == 0 ||
-                     strcmp(o, "--budget") == 0 || strcmp(o, "--memory") == 0;
+                     strcmp(o, "--budget") == 0 || strcmp(o, "--memory") == 0 || strcmp(o, "--work") == 0 ||
+                     strcmp(o, "--describe") == 0;
         if (takes && !v)
             return bad("%s needs a value (aiwolf play --help)", o);
         if (strcmp(o, "--help") == 0 || strcmp(o, "-h") == 0) {
@@ -206,6 +212,13 @@ int cmd_play(int argc, char **argv)
         } else if (strcmp(o, "--memory") == 0) {
             if (aw_parse_long(v, 1, 65536, &memory) != 0)
                 return bad("--memory: '%s' is not a number of megabytes (1 to 65536)", v);
+        } else if (strcmp(o, "--describe") == 0) {
+            if (strcmp(v, "en") != 0 && strcmp(v, "ja") != 0)
+                return bad("--describe: '%s' is not en or ja", v);
+            describe = v;
+        } else if (strcmp(o, "--work") == 0) {
+            if (aw_parse_u64(v, &work) != 0 || work == 0)
+                return bad("--work: '%s' is not a positive number of work units", v);
         } else if (strcmp(o, "--quiet") == 0) {
             quiet = true;
         } else if (strcmp(o, "--isolate") == 0) {
@@ -288,6 +301,7 @@ int cmd_play(int argc, char **argv)
     memset(&lo, 0, sizeof lo);
     lo.budget_ms = set.time_limit_ms;
     lo.memory_bytes = (size_t)memory << 20;
+    lo.work_budget = work;
     lo.output = agent_output ? stderr : NULL;
     lo.watch = watch;
     lo.watch_live = watch_live;
@@ -338,6 +352,8 @@ int cmd_play(int argc, char **argv)
         }
         aw_gamelog log;
         aw_gamelog_init(&log, csv, games == 1 && !quiet ? stdout : NULL, events);
+        if (describe)
+            aw_utterance_describe(&log, describe);
         aw_game_opts go;
         memset(&go, 0, sizeof go);
         go.settings = &set;

@@ -179,7 +179,10 @@ static void record_event(aw_gamelog *l, const aw_event *ev)
     case AW_EV_WHISPER:
         aw_buf_printf(b, "  %s %s (%s): ", ev->kind == AW_EV_TALK ? "talk   " : "whisper",
                       agent_label(st, ev->talk->agent, x, sizeof x), aw_role_name(st->role[ev->talk->agent]));
-        plain_str(b, ev->talk->text, ev->talk->len, 300);
+        if (l->describe && ev->talk->parsed)
+            l->describe(l->describe_ud, ev->talk, b);
+        else
+            plain_str(b, ev->talk->text, ev->talk->len, 300);
         aw_buf_addc(b, '\n');
         break;
     case AW_EV_VOTE:

@@ -24,6 +24,10 @@ typedef struct aw_gamelog {
     int game_no;           /* echoed in JSON events */
     aw_buf line;
     int write_errors;      /* count of failed writes (disk full, closed pipe) */
+    /* Optional: the record shows what each talk means instead of its text
+     * (appends a description of t to out; see utterance.h). */
+    void (*describe)(void *ud, const aw_talk *t, aw_buf *out);
+    void *describe_ud;
 } aw_gamelog;
 
 void aw_gamelog_init(aw_gamelog *l, FILE *csv, FILE *record, FILE *events);

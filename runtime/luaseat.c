@@ -5,6 +5,7 @@
 #include <lauxlib.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/stat.h>
 
 #include "rng.h"
@@ -20,14 +21,35 @@ typedef struct chan_cache {
     int pushed; /* entries already in it */
 } chan_cache;
 
+/* A plain Lua module from the agent's folder, kept in memory. */
+typedef struct module_src {
+    char *name; /* "strategy.wolf" */
+    char *path; /* "strategy/wolf.lua", relative to the folder */
+    char *text;
+    size_t len;
+} module_src;
+
+/* Parts of info that change seldom (statusMap, yesterday's votes, ...) are
+ * built once and handed out again while their content is the same: one
+ * registry reference per part, with a key that identifies the content. */
+enum { C_STATUS, C_ROLES, C_EXISTING, C_VOTES, C_LASTDEAD, C_ATTACKVOTES, C_DIVINE, C_MEDIUM, NCACHED };
+
+typedef struct table_cache {
+    int ref; /* LUA_NOREF when empty */
+    uint64_t key;
+} table_cache;
+
 typedef struct luaseat {
     aw_seat base;
     char *path;
-    char *source;
+    char *source;              /* the agent file's text as last accepted */
     size_t source_len;
-    char version[17];          /* content hash of source, hex */
-    struct timespec mtime;     /* of the file when source was read */
-    off_t size;
+    module_src *mods;          /* with watching: the folder's modules as last accepted */
+    int nmods;
+    uint64_t signature;        /* of the files' names, sizes and times when read */
+    uint64_t checked_ns;       /* when the folder was last walked (mid-game checks) */
+    uint64_t file_signature;   /* of the agent file alone */
+    char version[17];          /* content hash of the source and modules, hex */
     char *default_name;
     aw_luaseat_opts opts;
     aw_sandbox *sb;
@@ -38,6 +60,7 @@ typedef struct luaseat {
     uint64_t game_seed;
     char name[65];
     chan_cache talks, whispers;
+    table_cache cached[NCACHED];
     char *reply; /* REPLY_MAX + 1 bytes */
     size_t reply_len;
 } luaseat;
@@ -102,18 +125,6 @@ static void push_votes(lua_State *L, const aw_vote *v, int n)
     }
 }
 
-static void set_judge(lua_State *L, const char *k, const aw_judge *j)
-{
-    if (!j->agent)
-        return;
-    lua_createtable(L, 0, 4);
-    set_int(L, "agent", j->agent);
-    set_int(L, "day", j->day);
-    set_int(L, "target", j->target);
-    lua_pushstring(L, aw_species_name(j->result));
-    lua_setfield(L, -2, "result");
-    lua_setfield(L, -2, k);
-}
 
 /* Pushes the day's talk (or whisper) list. The same table is handed out all
  * day and only new entries are appended, so a long day costs each agent one
@@ -148,6 +159,71 @@ static void push_talks(lua_State *L, luaseat *s, chan_cache *c, const aw_talk *t
     c->pushed = n;
 }
 
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+    return (h ^ v) * 0x100000001b3ull;
+}
+
+/* Pushes the cached table of slot c if it was built for key; returns false
+ * (pushing nothing) otherwise. */
+static bool reuse(lua_State *L, table_cache *c, uint64_t key)
+{
+    if (c->ref == LUA_NOREF || c->key != key)
+        return false;
+    lua_rawgeti(L, LUA_REGISTRYINDEX, c->ref);
+    return true;
+}
+
+/* Keeps the table on top of the stack (left there) in slot c for key. */
+static void remember(lua_State *L, table_cache *c, uint64_t key)
+{
+    if (c->ref != LUA_NOREF)
+        luaL_unref(L, LUA_REGISTRYINDEX, c->ref);
+    c->ref = LUA_NOREF; /* luaL_ref below may run out of memory */
+    lua_pushvalue(L, -1);
+    c->ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    c->key = key;
+}
+
+static uint64_t votes_key(const aw_vote *v, int n, int day)
+{
+    uint64_t h = mix(0xcbf29ce484222325ull, (uint64_t)day << 32 | (uint64_t)n);
+    for (int i = 0; i < n; i++)
+        h = mix(h, (uint64_t)v[i].agent << 40 | (uint64_t)v[i].target << 20 | (uint64_t)v[i].day);
+    return h;
+}
+
+static void push_votes_cached(lua_State *L, table_cache *c, const aw_vote *v, int n, int day)
+{
+    uint64_t key = votes_key(v, n, day);
+    if (!reuse(L, c, key)) {
+        push_votes(L, v, n);
+        remember(L, c, key);
+    }
+}
+
+static uint64_t judge_key(const aw_judge *j)
+{
+    return mix(mix(mix(mix(1, (uint64_t)j->agent), (uint64_t)j->day), (uint64_t)j->target), (uint64_t)j->result);
+}
+
+static void set_judge_cached(lua_State *L, table_cache *c, const char *k, const aw_judge *j)
+{
+    if (!j->agent)
+        return;
+    uint64_t key = judge_key(j);
+    if (!reuse(L, c, key)) {
+        lua_createtable(L, 0, 4);
+        set_int(L, "agent", j->agent);
+        set_int(L, "day", j->day);
+        set_int(L, "target", j->target);
+        lua_pushstring(L, aw_species_name(j->result));
+        lua_setfield(L, -2, "result");
+        remember(L, c, key);
+    }
+    lua_setfield(L, -2, k);
+}
+
 static void push_info(lua_State *L, luaseat *s, const aw_info *in)
 {
     lua_createtable(L, 0, 24);
@@ -156,19 +232,30 @@ static void push_info(lua_State *L, luaseat *s, const aw_info *in)
     lua_pushstring(L, aw_role_name(in->my_role));
     lua_setfield(L, -2, "role");
 
-    lua_createtable(L, in->n, 0);
+    uint64_t key = 0xcbf29ce484222325ull, rkey = key;
     for (int a = 1; a <= in->n; a++) {
-        lua_pushstring(L, in->alive[a] ? "ALIVE" : "DEAD");
-        lua_rawseti(L, -2, a);
+        key = mix(key, (uint64_t)in->alive[a]);
+        rkey = mix(rkey, (uint64_t)(in->role[a] + 2));
+    }
+    if (!reuse(L, &s->cached[C_STATUS], key)) {
+        lua_createtable(L, in->n, 0);
+        for (int a = 1; a <= in->n; a++) {
+            lua_pushstring(L, in->alive[a] ? "ALIVE" : "DEAD");
+            lua_rawseti(L, -2, a);
+        }
+        remember(L, &s->cached[C_STATUS], key);
     }
     lua_setfield(L, -2, "statusMap");
 
-    lua_createtable(L, 0, 4);
-    for (int a = 1; a <= in->n; a++)
-        if (in->role[a] != AW_ROLE_NONE) {
-            lua_pushstring(L, aw_role_name(in->role[a]));
-            lua_rawseti(L, -2, a);
-        }
+    if (!reuse(L, &s->cached[C_ROLES], rkey)) {
+        lua_createtable(L, 0, 4);
+        for (int a = 1; a <= in->n; a++)
+            if (in->role[a] != AW_ROLE_NONE) {
+                lua_pushstring(L, aw_role_name(in->role[a]));
+                lua_rawseti(L, -2, a);
+            }
+        remember(L, &s->cached[C_ROLES], rkey);
+    }
     lua_setfield(L, -2, "roleMap");
 
     lua_createtable(L, 0, 0);
@@ -186,16 +273,20 @@ static void push_info(lua_State *L, luaseat *s, const aw_info *in)
         }
     lua_setfield(L, -2, "remainWhisperMap");
 
-    /* existingRoleList, sorted by name as the official server sends it */
-    lua_createtable(L, AW_NROLES, 0);
-    const aw_role by_name[] = {AW_BODYGUARD, AW_FOX,      AW_FREEMASON, AW_MEDIUM,
-                               AW_POSSESSED, AW_SEER,     AW_VILLAGER,  AW_WEREWOLF};
-    int k = 0;
-    for (size_t i = 0; i < sizeof by_name / sizeof by_name[0]; i++)
-        if (in->existing_role[by_name[i]]) {
-            lua_pushstring(L, aw_role_name(by_name[i]));
-            lua_rawseti(L, -2, ++k);
-        }
+    /* existingRoleList, sorted by name as the official server sends it; the
+     * same all game */
+    if (!reuse(L, &s->cached[C_EXISTING], 1)) {
+        lua_createtable(L, AW_NROLES, 0);
+        const aw_role by_name[] = {AW_BODYGUARD, AW_FOX,      AW_FREEMASON, AW_MEDIUM,
+                                   AW_POSSESSED, AW_SEER,     AW_VILLAGER,  AW_WEREWOLF};
+        int k = 0;
+        for (size_t i = 0; i < sizeof by_name / sizeof by_name[0]; i++)
+            if (in->existing_role[by_name[i]]) {
+                lua_pushstring(L, aw_role_name(by_name[i]));
+                lua_rawseti(L, -2, ++k);
+            }
+        remember(L, &s->cached[C_EXISTING], 1);
+    }
     lua_setfield(L, -2, "existingRoleList");
 
     push_talks(L, s, &s->talks, in->talks, in->ntalks, in->day);
@@ -207,23 +298,29 @@ static void push_info(lua_State *L, luaseat *s, const aw_info *in)
     }
     lua_setfield(L, -2, "whisperList");
 
-    push_votes(L, in->votes, in->nvotes);
+    push_votes_cached(L, &s->cached[C_VOTES], in->votes, in->nvotes, in->day);
     lua_setfield(L, -2, "voteList");
     push_votes(L, in->latest_votes, in->nlatest_votes);
     lua_setfield(L, -2, "latestVoteList");
     set_agent(L, "executedAgent", in->executed);
     set_agent(L, "latestExecutedAgent", in->latest_executed);
-    lua_createtable(L, in->nlast_dead, 0);
-    for (int i = 0; i < in->nlast_dead; i++) {
-        lua_pushinteger(L, in->last_dead[i]);
-        lua_rawseti(L, -2, i + 1);
+    key = mix((uint64_t)in->day, (uint64_t)in->nlast_dead);
+    for (int i = 0; i < in->nlast_dead; i++)
+        key = mix(key, (uint64_t)in->last_dead[i]);
+    if (!reuse(L, &s->cached[C_LASTDEAD], key)) {
+        lua_createtable(L, in->nlast_dead, 0);
+        for (int i = 0; i < in->nlast_dead; i++) {
+            lua_pushinteger(L, in->last_dead[i]);
+            lua_rawseti(L, -2, i + 1);
+        }
+        remember(L, &s->cached[C_LASTDEAD], key);
     }
     lua_setfield(L, -2, "lastDeadAgentList");
-    set_judge(L, "divineResult", &in->divine_result);
-    set_judge(L, "mediumResult", &in->medium_result);
+    set_judge_cached(L, &s->cached[C_DIVINE], "divineResult", &in->divine_result);
+    set_judge_cached(L, &s->cached[C_MEDIUM], "mediumResult", &in->medium_result);
     set_agent(L, "attackedAgent", in->attacked);
     set_agent(L, "guardedAgent", in->guarded);
-    push_votes(L, in->attack_votes, in->nattack_votes);
+    push_votes_cached(L, &s->cached[C_ATTACKVOTES], in->attack_votes, in->nattack_votes, in->day);
     lua_setfield(L, -2, "attackVoteList");
     push_votes(L, in->latest_attack_votes, in->nlatest_attack_votes);
     lua_setfield(L, -2, "latestAttackVoteList");
@@ -440,6 +537,165 @@ static int load_agent_table(luaseat *s, aw_sandbox *sb, int *ref, aw_fault *faul
     return 0;
 }
 
+static bool watching(const luaseat *s)
+{
+    return s->opts.watch || s->opts.watch_live;
+}
+
+/* ---- the folder's modules, kept in memory while watching ---------------- */
+
+static char snapshot_key; /* registry key of the seat, for the loader */
+
+static int snapshot_loader(lua_State *L)
+{
+    const char *name = luaL_checkstring(L, 1);
+    lua_rawgetp(L, LUA_REGISTRYINDEX, &snapshot_key);
+    const luaseat *s = lua_touserdata(L, -1);
+    for (int i = 0; s && i < s->nmods; i++) {
+        const module_src *m = &s->mods[i];
+        if (strcmp(m->name, name) != 0)
+            continue;
+        lua_pushfstring(L, "@%s", m->path);
+        if (luaL_loadbufferx(L, m->text, m->len, lua_tostring(L, -1), "t") != LUA_OK)
+            return lua_error(L);
+        lua_pushstring(L, m->name);
+        lua_pushstring(L, m->path);
+        lua_call(L, 2, 1);
+        return 1;
+    }
+    return luaL_error(L, "module '%s' not found", name);
+}
+
+static int set_seat_key(lua_State *L)
+{
+    lua_pushvalue(L, 1);
+    lua_rawsetp(L, LUA_REGISTRYINDEX, &snapshot_key);
+    return 0;
+}
+
+/* Makes the snapshot's modules requirable in sb. */
+static int serve_snapshot(luaseat *s, aw_sandbox *sb, aw_fault *fault)
+{
+    if (aw_sandbox_run(sb, set_seat_key, s, fault) < 0)
+        return -1;
+    for (int i = 0; i < s->nmods; i++) {
+        aw_error err;
+        if (aw_sandbox_preload(sb, s->mods[i].name, snapshot_loader, &err) < 0) {
+            fault->kind = AW_FAULT_MEMORY;
+            snprintf(fault->msg, sizeof fault->msg, "%.500s", err.msg);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static void free_modules(module_src *mods, int n)
+{
+    for (int i = 0; i < n; i++) {
+        free(mods[i].name);
+        free(mods[i].path);
+        free(mods[i].text);
+    }
+    free(mods);
+}
+
+static uint64_t fnv(uint64_t h, const void *p, size_t n)
+{
+    const unsigned char *c = p;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ c[i]) * 0x100000001b3ull;
+    return h;
+}
+
+#define MAX_MODULES 256
+#define MAX_MODULE_BYTES (1u << 20)
+
+static bool module_word(const char *w, size_t n)
+{
+    if (n == 0)
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if (!((w[i] >= 'a' && w[i] <= 'z') || (w[i] >= 'A' && w[i] <= 'Z') || (w[i] >= '0' && w[i] <= '9') ||
+              w[i] == '_'))
+            return false;
+    return true;
+}
+
+/* Walks the agent's folder (four levels at most) for files a module name can
+ * reach (a/b.lua for "a.b"): it adds each file's name, size and time to the
+ * signature, and, when mods is not NULL, reads it. */
+static void walk(const char *dir, const char *rel, int depth, uint64_t *sig, module_src **mods, int *n)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d)) && *n < MAX_MODULES) {
+        size_t len = strlen(e->d_name);
+        char full[4096], relpath[1024];
+        if (snprintf(full, sizeof full, "%s/%s", dir, e->d_name) >= (int)sizeof full ||
+            snprintf(relpath, sizeof relpath, "%s%s%s", rel, *rel ? "/" : "", e->d_name) >= (int)sizeof relpath)
+            continue;
+        struct stat st;
+        if (stat(full, &st) != 0)
+            continue;
+        if (S_ISDIR(st.st_mode)) {
+            if (depth < 4 && module_word(e->d_name, len))
+                walk(full, relpath, depth + 1, sig, mods, n);
+            continue;
+        }
+        if (!S_ISREG(st.st_mode) || len < 5 || strcmp(e->d_name + len - 4, ".lua") != 0 ||
+            !module_word(e->d_name, len - 4) || st.st_size > MAX_MODULE_BYTES)
+            continue;
+        *sig = fnv(*sig, relpath, strlen(relpath) + 1);
+        *sig = fnv(*sig, &st.st_size, sizeof st.st_size);
+        *sig = fnv(*sig, &st.st_mtim, sizeof st.st_mtim);
+        (*n)++;
+        if (!mods)
+            continue;
+        size_t tlen;
+        char *text = aw_read_file(full, &tlen, NULL);
+        if (!text) {
+            (*n)--;
+            continue;
+        }
+        *mods = aw_xrealloc(*mods, sizeof **mods * (size_t)*n);
+        module_src *m = &(*mods)[*n - 1];
+        m->path = aw_xstrdup(relpath);
+        m->name = aw_xstrndup(relpath, strlen(relpath) - 4);
+        for (char *c = m->name; *c; c++)
+            if (*c == '/')
+                *c = '.';
+        m->text = text;
+        m->len = tlen;
+    }
+    closedir(d);
+}
+
+static uint64_t file_signature(const luaseat *s)
+{
+    uint64_t sig = 0xcbf29ce484222325ull;
+    struct stat st;
+    if (stat(s->path, &st) == 0) {
+        sig = fnv(sig, &st.st_size, sizeof st.st_size);
+        sig = fnv(sig, &st.st_mtim, sizeof st.st_mtim);
+    }
+    return sig;
+}
+
+/* The signature of the agent file and, when watching, its folder's modules
+ * (their names, sizes and times): a change means a new version to try. */
+static uint64_t signature(const luaseat *s, module_src **mods, int *nmods)
+{
+    uint64_t sig = file_signature(s);
+    int n = 0;
+    if (watching(s))
+        walk(s->dir, "", 0, &sig, mods, &n);
+    if (nmods)
+        *nmods = n;
+    return sig;
+}
+
 /* A new sandbox with the agent file run in it and its table kept in the
  * registry. */
 static aw_sandbox *open_agent(luaseat *s, uint64_t seed, int budget_ms, int *ref, aw_fault *fault)
@@ -451,7 +707,10 @@ static aw_sandbox *open_agent(luaseat *s, uint64_t seed, int budget_ms, int *ref
         lim.budget_ms = budget_ms;
     if (s->opts.memory_bytes)
         lim.memory_bytes = s->opts.memory_bytes;
-    lim.module_dir = s->dir;
+    /* Watching an agent means keeping the version that last loaded, modules
+     * included: then modules come from the in-memory snapshot, not the disk. */
+    lim.module_dir = watching(s) ? NULL : s->dir;
+    lim.work_budget = s->opts.work_budget;
     aw_error err;
     aw_sandbox *sb = aw_sandbox_new(&lim, &err);
     if (!sb) {
@@ -462,6 +721,10 @@ static aw_sandbox *open_agent(luaseat *s, uint64_t seed, int budget_ms, int *ref
     if (s->opts.prepare && s->opts.prepare(sb, &err) < 0) {
         fault->kind = AW_FAULT_ERROR;
         snprintf(fault->msg, sizeof fault->msg, "%.500s", err.msg);
+        aw_sandbox_free(sb);
+        return NULL;
+    }
+    if (watching(s) && serve_snapshot(s, sb, fault) < 0) {
         aw_sandbox_free(sb);
         return NULL;
     }
@@ -478,54 +741,65 @@ static void close_agent(luaseat *s)
         aw_sandbox_free(s->sb);
     s->sb = NULL;
     s->talks.ref = s->whispers.ref = LUA_NOREF;
+    for (int i = 0; i < NCACHED; i++)
+        s->cached[i].ref = LUA_NOREF;
 }
 
 /* FNV-1a, 64 bits: a content hash that names the version of an agent. */
 static void hash_version(luaseat *s)
 {
-    uint64_t h = 0xcbf29ce484222325ull;
-    for (size_t i = 0; i < s->source_len; i++)
-        h = (h ^ (unsigned char)s->source[i]) * 0x100000001b3ull;
+    uint64_t h = fnv(0xcbf29ce484222325ull, s->source, s->source_len);
+    for (int i = 0; i < s->nmods; i++) {
+        h = fnv(h, s->mods[i].path, strlen(s->mods[i].path) + 1);
+        h = fnv(h, s->mods[i].text, s->mods[i].len);
+    }
     snprintf(s->version, sizeof s->version, "%016llx", (unsigned long long)h);
 }
 
-static bool same_stat(const luaseat *s, const struct stat *st)
-{
-    return st->st_mtim.tv_sec == s->mtime.tv_sec && st->st_mtim.tv_nsec == s->mtime.tv_nsec && st->st_size == s->size;
-}
-
-/* Hot reload: if the file changed since it was read, read it again and keep
- * the new text only if it loads and returns a table in a throw-away sandbox.
- * The outcome goes to stderr. */
+/* Hot reload: if the agent file or a module in its folder changed since they
+ * were read, read them again and keep the new versions only if the agent
+ * loads and returns a table in a throw-away sandbox; otherwise the old
+ * version (kept in memory) plays on. The outcome goes to stderr. */
 static bool maybe_reload(luaseat *s)
 {
-    struct stat st;
-    if (stat(s->path, &st) != 0 || same_stat(s, &st))
+    if (signature(s, NULL, NULL) == s->signature)
         return false;
+    module_src *mods = NULL;
+    int nmods = 0;
+    uint64_t sig = signature(s, &mods, &nmods);
     size_t len;
-    aw_error err;
-    char *src = aw_read_file(s->path, &len, &err);
-    if (!src)
+    char *src = aw_read_file(s->path, &len, NULL);
+    s->signature = sig; /* a version that fails is not tried again until it changes */
+    s->file_signature = file_signature(s);
+    if (!src) {
+        free_modules(mods, nmods);
         return false;
+    }
     char *old = s->source;
     size_t old_len = s->source_len;
+    module_src *old_mods = s->mods;
+    int old_n = s->nmods;
     s->source = src;
     s->source_len = len;
+    s->mods = mods;
+    s->nmods = nmods;
     aw_fault fault = {AW_FAULT_NONE, "", 0};
     int ref;
     aw_sandbox *sb = open_agent(s, 0, s->opts.budget_ms > 0 ? s->opts.budget_ms : 1000, &ref, &fault);
-    s->mtime = st.st_mtim;
-    s->size = st.st_size;
     if (!sb) {
         s->source = old;
         s->source_len = old_len;
+        s->mods = old_mods;
+        s->nmods = old_n;
         free(src);
+        free_modules(mods, nmods);
         fprintf(stderr, "aiwolf: %s changed but does not load, the previous version (%s) plays on: %s\n",
                 s->path, s->version, fault.msg);
         return false;
     }
     aw_sandbox_free(sb);
     free(old);
+    free_modules(old_mods, old_n);
     char was[sizeof s->version];
     memcpy(was, s->version, sizeof was);
     hash_version(s);
@@ -611,8 +885,17 @@ static int seat_request(aw_seat *base, aw_req_kind kind, const aw_info *info, co
         seat_fault(f, AW_SEAT_LOST, "the agent failed to load at the start of the game");
         return -1;
     }
-    if (s->opts.watch_live && maybe_reload(s))
-        swap_live(s);
+    /* Mid-game, the agent file is looked at before every call, the folder's
+     * modules at most every 200 ms: a folder walk per call would cost more
+     * than most calls. */
+    if (s->opts.watch_live) {
+        uint64_t now = aw_now_ns();
+        if (file_signature(s) != s->file_signature || now - s->checked_ns > 200000000ull) {
+            s->checked_ns = now;
+            if (maybe_reload(s))
+                swap_live(s);
+        }
+    }
     call_ctx c = {.s = s, .kind = kind, .info = info, .set = set, .reply_fault = AW_SEAT_OK};
     aw_fault fault = {AW_FAULT_NONE, "", 0};
     int rc = aw_sandbox_run(s->sb, do_call, &c, &fault);
@@ -621,6 +904,8 @@ static int seat_request(aw_seat *base, aw_req_kind kind, const aw_info *info, co
         seat_fault(f, map_fault(fault.kind), fault.msg);
         /* A call stopped half-way may leave the cached lists half-built. */
         s->talks.day = s->whispers.day = -1;
+        for (int i = 0; i < NCACHED; i++)
+            s->cached[i].ref = LUA_NOREF; /* what they held is left to the state's end */
         return -1;
     }
     if (c.reply_fault != AW_SEAT_OK) {
@@ -641,6 +926,7 @@ static void seat_free(aw_seat *base)
     close_agent(s);
     free(s->path);
     free(s->source);
+    free_modules(s->mods, s->nmods);
     free(s->default_name);
     free(s->dir);
     free(s->reply);
@@ -652,23 +938,18 @@ static const aw_seat_ops lua_ops = {seat_begin, seat_request, seat_version, seat
 aw_seat *aw_luaseat_new(const char *path, const aw_luaseat_opts *opts, aw_error *err)
 {
     size_t len;
-    struct stat st;
-    if (stat(path, &st) != 0) {
-        aw_fail(err, AW_EIO, "%s: %s", path, strerror(errno));
-        return NULL;
-    }
     char *src = aw_read_file(path, &len, err);
     if (!src)
         return NULL;
     luaseat *s = aw_xcalloc(1, sizeof *s);
-    s->mtime = st.st_mtim;
-    s->size = st.st_size;
     s->base.ops = &lua_ops;
     s->path = aw_xstrdup(path);
     s->source = src;
     s->source_len = len;
     s->reply = aw_xmalloc(REPLY_MAX + 1);
     s->talks.ref = s->whispers.ref = LUA_NOREF;
+    for (int i = 0; i < NCACHED; i++)
+        s->cached[i].ref = LUA_NOREF;
     if (opts)
         s->opts = *opts;
     const char *base = strrchr(path, '/');
@@ -678,6 +959,8 @@ aw_seat *aw_luaseat_new(const char *path, const aw_luaseat_opts *opts, aw_error 
     if (blen > 4 && strcmp(base + blen - 4, ".lua") == 0)
         blen -= 4;
     s->default_name = aw_xstrndup(base, blen > 64 ? 64 : blen);
+    s->signature = signature(s, watching(s) ? &s->mods : NULL, &s->nmods);
+    s->file_signature = file_signature(s);
     hash_version(s);
 
     /* Load it once now, so that a broken file is reported before any game. */

@@ -15,6 +15,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include <lua.h>
@@ -24,6 +25,7 @@
 typedef struct aw_luaseat_opts {
     int budget_ms;        /* per call; 0 = the game's time_limit_ms */
     size_t memory_bytes;  /* 0 = the sandbox default (64 MiB) */
+    uint64_t work_budget; /* 0 = time only; else work units per call (docs/sandbox.md) */
     FILE *output;         /* where the agent's print() goes (prefixed with its agent), or NULL to drop it */
     /* Pushes the parsed form of a talk (aw_talk.parsed) as a Lua value; when
      * NULL, talks carry no `parsed` field. */

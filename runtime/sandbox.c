@@ -43,6 +43,9 @@
  * instruction through luaG_traceexec, which doubles the cost of call-heavy
  * code. Either way, after the deadline the hook is armed with count 1. */
 #define SB_HOOK_COUNT 1000
+/* With a work budget (deterministic mode) the hook fires every SB_WORK_COUNT
+ * instructions of a thread and charges that many units. */
+#define SB_WORK_COUNT 100
 /* Our own C functions charge "work units" (about one cheap inner-loop step
  * each) and read the clock whenever SB_CHECK_UNITS have accumulated. */
 #define SB_CHECK_UNITS 16384
@@ -67,7 +70,12 @@ struct aw_sandbox {
     size_t grown;               /* growth since the allocator last read the clock */
     uint64_t budget_ns;
     uint64_t deadline;          /* UINT64_MAX outside calls */
-    uint64_t units;             /* work units charged by our C functions */
+    uint64_t units;             /* work units charged so far (all calls) */
+    uint64_t units_start;       /* units when the current call started */
+    uint64_t units_last;        /* units the last call used */
+    int work_expired;           /* the expiry came from the work budget */
+    int want_gc;                /* near the cap: collect fully at the next instruction */
+    size_t since_gc;            /* growth since the last such collection */
     uint64_t next_check;        /* units value at which the clock is read next */
     int hook_count;             /* steady hook count this call, 0 when the watchdog covers it */
     volatile sig_atomic_t in_call;
@@ -91,6 +99,7 @@ static const char key_preload = 0;     /* host-registered loaders, agent-invisib
 #define SB_THREAD_POISONED ((uintptr_t)1)
 
 static void sb_hook(lua_State *L, lua_Debug *ar);
+static int sb_over_work(aw_sandbox *sb);
 
 static aw_sandbox *sb_of(lua_State *L)
 {
@@ -150,6 +159,11 @@ static void sb_hook(lua_State *L, lua_Debug *ar)
     aw_sandbox *sb = sb_of(L);
     (void)ar;
     sb->cur = L;
+    if (sb->lim.work_budget && sb->in_call && !sb->expired) {
+        /* The count of instructions since this thread's last firing. */
+        sb->units += (uint64_t)lua_gethookcount(L);
+        sb_over_work(sb);
+    }
     if (!sb->expired && !(sb->in_call && aw_now_ns() >= sb->deadline)) {
         /* A thread left at count 1 by an earlier, expired call goes back to
          * the steady state of this call. */
@@ -169,10 +183,24 @@ static void sb_check(lua_State *L, aw_sandbox *sb)
         sb_raise_timeout(L, sb);
 }
 
-/* Charges n work units; reads the clock every SB_CHECK_UNITS units. */
+/* Whether the current call has spent its work budget (deterministic mode). */
+static int sb_over_work(aw_sandbox *sb)
+{
+    if (!sb->lim.work_budget || !sb->in_call || sb->units - sb->units_start <= sb->lim.work_budget)
+        return 0;
+    if (!sb->expired)
+        sb->work_expired = 1;
+    sb->expired = 1;
+    return 1;
+}
+
+/* Charges n work units; stops the call past its work budget; reads the
+ * clock every SB_CHECK_UNITS units. */
 static void sb_charge(lua_State *L, aw_sandbox *sb, uint64_t n)
 {
     sb->units += n;
+    if (sb_over_work(sb))
+        sb_raise_timeout(L, sb);
     if (sb->units >= sb->next_check) {
         sb->next_check = sb->units + SB_CHECK_UNITS;
         sb_check(L, sb);
@@ -279,13 +307,22 @@ static void wd_disarm(void)
 static void *sb_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
 {
     aw_sandbox *sb = ud;
-    if (ptr == NULL)
-        osize = 0; /* osize then encodes the object's type, not a size */
+    if (ptr == NULL && nsize == 0)
+        return NULL;
     if (nsize == 0) {
         free(ptr);
         sb->used -= osize;
         return NULL;
     }
+    /* A new object of more than 128 bytes that Lua says (through osize, see
+     * lua_Alloc) is a string is a long string (short ones, at most 40
+     * bytes, are interned and may or may not be allocated depending on the
+     * collector): it is created anew every time, so charging its bytes is
+     * deterministic. This prices concatenation, string.format, gsub results,
+     * table.concat... */
+    int long_string = ptr == NULL && osize == LUA_TSTRING && nsize > 128;
+    if (ptr == NULL)
+        osize = 0;
     if (nsize > osize) {
         size_t grow = nsize - osize;
         if (grow > sb->lim.memory_bytes || sb->used > sb->lim.memory_bytes - grow) {
@@ -295,6 +332,16 @@ static void *sb_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
             return NULL;
         }
         sb->grown += grow;
+        sb->since_gc += grow;
+        /* Near the cap, ask for a full collection at the next safe point
+         * (an LPeg constructor, see sb_lpeg_gc): allocation failures only
+         * trigger emergency collections, which never run finalizers, so
+         * garbage with a C __gc (LPeg patterns built in a loop) would
+         * otherwise pin the memory until the call fails. Throttled to once
+         * per eighth of the cap. */
+        if (sb->in_call && !sb->want_gc && sb->used > sb->lim.memory_bytes / 8 * 6 &&
+            sb->since_gc > sb->lim.memory_bytes / 8)
+            sb->want_gc = 1;
         if (sb->grown >= SB_ALLOC_CHECK) {
             sb->grown = 0;
             sb_past_deadline(sb);
@@ -306,6 +353,11 @@ static void *sb_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
     sb->used = sb->used - osize + nsize;
     if (sb->used > sb->peak)
         sb->peak = sb->used;
+    if (long_string && sb->in_call) {
+        sb->units += nsize / 16;
+        if (sb_over_work(sb))
+            sb_rearm(sb); /* cannot raise here: the next instruction will */
+    }
     return p;
 }
 
@@ -522,7 +574,8 @@ static int sb_xpcall(lua_State *L)
  * counting reader. The chunk gets the agent's globals (or env) as _ENV. */
 typedef struct sb_reader {
     lua_State *L;
-    int fn;
+    int fn;     /* the reader function's stack slot */
+    int slot;   /* a free slot that keeps the last piece alive while it is parsed */
     size_t total;
     int too_big;
 } sb_reader;
@@ -541,8 +594,8 @@ static const char *sb_generic_reader(lua_State *L, void *ud, size_t *size)
     }
     if (!lua_isstring(r->L, -1))
         luaL_error(r->L, "reader function must return a string");
-    lua_replace(r->L, r->fn + 1); /* keep the piece alive in a reserved slot */
-    const char *s = lua_tolstring(r->L, r->fn + 1, size);
+    lua_replace(r->L, r->slot); /* not the chunk name's slot: the parser still uses that string */
+    const char *s = lua_tolstring(r->L, r->slot, size);
     r->total += *size;
     if (r->total > SB_MAX_LOAD) {
         r->too_big = 1;
@@ -576,7 +629,7 @@ static int sb_load(lua_State *L)
         status = luaL_loadbufferx(L, s, len, name, "t");
     } else {
         const char *name = luaL_optstring(L, 2, "=(load)");
-        sb_reader r = {L, 1, 0, 0};
+        sb_reader r = {L, 1, 5, 0, 0};
         luaL_checktype(L, 1, LUA_TFUNCTION);
         lua_settop(L, 5); /* slot 5 holds the reader's last piece */
         status = lua_load(L, sb_generic_reader, &r, name, "t");
@@ -655,6 +708,8 @@ static int co_resume(lua_State *L, lua_State *co, int narg)
     } else if (lua_gethook(co) != sb_hook || lua_gethookmask(co) != LUA_MASKCOUNT) {
         lua_sethook(co, sb_hook, LUA_MASKCOUNT, sb->hook_count);
     }
+    if (sb->lim.work_budget) /* co's last instructions may never reach its hook */
+        sb_charge(L, sb, SB_WORK_COUNT);
     lua_State *prev = sb->cur;
     sb->cur = co;
     status = lua_resume(co, L, narg, &nres);
@@ -785,9 +840,9 @@ static int sb_rep(lua_State *L)
         return luaL_error(L, "resulting string too large");
     /* A result beyond the cap fails in the allocator: a memory error. */
     size_t total = (size_t)n * unit - lsep;
-    sb_charge(L, sb, total / 64 + 1);
     luaL_Buffer b;
-    char *p = luaL_buffinitsize(L, &b, total);
+    char *p = luaL_buffinitsize(L, &b, total); /* past the cap: a memory error */
+    sb_charge(L, sb, total / 64 + 1);
     size_t done = l < total ? l : total;
     memcpy(p, s, done);
     if (done < total) {
@@ -801,6 +856,28 @@ static int sb_rep(lua_State *L)
     }
     luaL_pushresultsize(&b, total);
     return 1;
+}
+
+/* Stock library functions that scan their string arguments or push many
+ * results without creating long strings (utf8.len, string.byte,
+ * table.unpack, tonumber...) go through this closure, which charges their
+ * input bytes before and their results after: it prices them in the work
+ * budget and, for big inputs, reads the clock between calls. */
+static int sb_charged(lua_State *L)
+{
+    aw_sandbox *sb = sb_of(L);
+    int n = lua_gettop(L);
+    uint64_t cost = 1;
+    for (int i = 1; i <= n; i++)
+        if (lua_type(L, i) == LUA_TSTRING)
+            cost += lua_rawlen(L, i) / 16;
+    sb_charge(L, sb, cost);
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    lua_call(L, n, LUA_MULTRET);
+    n = lua_gettop(L);
+    sb_charge(L, sb, (uint64_t)n);
+    return n;
 }
 
 /* string.pack: numbers in the format (sizes, 'c' lengths) are capped so that
@@ -1792,45 +1869,187 @@ static int sb_lpeg_check(lua_State *L)
     return 1;
 }
 
+/* Called by every LPeg constructor wrapper: the full collection the
+ * allocator asked for, from an ordinary C function (not from a hook or the
+ * allocator, where collecting is not safe). It runs finalizers, which for
+ * agents can only be LPeg's own C ones. */
+static int sb_lpeg_gc(lua_State *L)
+{
+    aw_sandbox *sb = sb_of(L);
+    if (sb->want_gc) {
+        sb->want_gc = 0;
+        sb->since_gc = 0;
+        lua_gc(L, LUA_GCCOLLECT);
+    }
+    return 0;
+}
+
+/* lpeg.match goes through here. LPeg 1.0.2 pushes the values of nested
+ * captures without always checking the Lua stack (100 nested C() write past
+ * the stack in stock LPeg: valgrind shows it), so the stack is grown first
+ * far beyond what LPeg's own nesting limit (200 levels) can push, keeping
+ * those writes inside allocated, unused stack slots. */
+#define SB_LPEG_STACK 2000
+static int sb_lpeg_match(lua_State *L)
+{
+    int n = lua_gettop(L);
+    luaL_checkstack(L, SB_LPEG_STACK, "lpeg.match");
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    lua_call(L, n, LUA_MULTRET);
+    return lua_gettop(L);
+}
+
+static int sb_lpeg_guard(lua_State *L)
+{
+    lua_settop(L, 1);
+    lua_pushcclosure(L, sb_lpeg_match, 1);
+    return 1;
+}
+
 static int sb_lpeg_pass(lua_State *L)
 {
     sb_charge(L, sb_of(L), 32);
     return lua_gettop(L);
 }
 
+/* The instrumentation, in Lua: it runs once per sandbox when LPeg is first
+ * required, with the raw module, the pattern metatable, the two checkpoint
+ * functions and a weak-keyed table (made in C: the agent's setmetatable
+ * refuses weak keys). Every pattern built through the wrappers gets a
+ * "shadow" there: an upper estimate of its tree size and how many references
+ * to each rule name it contains. They guard three things LPeg itself does
+ * not:
+ *  - LPeg's grammar analyses (left-recursion and loop checks, first sets)
+ *    follow every rule reference separately, so a grammar whose rules each
+ *    reference the next one twice takes 2^n steps inside one C call, before
+ *    any match: a grammar is refused when the reference paths from a rule
+ *    pass a bound;
+ *  - LPeg computes tree sizes in int: p^n and P(n) for large n overflow and
+ *    write past the tree (P(-2^31) crashes stock LPeg 1.0.2), so counts are
+ *    capped and p^n is refused when its size estimate is too large;
+ *  - LPeg's tree algorithms recurse on nested patterns (captures,
+ *    predicates, repetitions): 30 000 nested -p crash stock LPeg on the C
+ *    stack, so nesting is capped (sequences and choices, which LPeg keeps
+ *    flat, do not count);
+ *  - loops and rules get the match-time checkpoint (see above).
+ * Shadow values hold only numbers and rule names (strings or numbers), never
+ * patterns, so the weak table can never form chains the collector would
+ * traverse quadratically. */
 static const char sb_lpeg_instrument[] =
-    "local lpeg, mt, chk, pass = ...\n"
-    "local P, Cmt, Cb = lpeg.P, lpeg.Cmt, lpeg.Cb\n"
-    "local type, pairs, ipairs = type, pairs, ipairs\n"
+    "local lpeg, mt, chk, pass, shadow, gc, guard = ...\n"
+    "local P, V, Cmt, Cb = lpeg.P, lpeg.V, lpeg.Cmt, lpeg.Cb\n"
+    "local type, pairs, ipairs, error = type, pairs, ipairs, error\n"
+    "local mtype = math.type\n"
     "local mul, add, sub, div = mt.__mul, mt.__add, mt.__sub, mt.__div\n"
     "local pow, unm, len, mod = mt.__pow, mt.__unm, mt.__len, mt.__mod\n"
+    "local PATHS, MAXN, MAXSIZE, MAXDEPTH = 200000, 1 << 20, 1 << 26, 1000\n"
+    "local function big(what) error('LPeg ' .. what .. ' too large for the sandbox', 3) end\n"
+    "local function count(n)\n"
+    "  if mtype(n) == 'float' and n == n // 1 then n = n // 1 end\n"
+    "  if mtype(n) ~= 'integer' or n > MAXN or n < -MAXN then big('count') end\n"
+    "  return n < 0 and -n or n\n"
+    "end\n"
+    "local function size(v)\n"
+    "  local t = type(v)\n"
+    "  if t == 'userdata' then local sh = shadow[v] return sh and sh.s or 16 end\n"
+    "  if t == 'string' then return 2 * #v + 2 end\n"
+    "  if t == 'number' then return 2 * count(v) + 2 end\n"
+    "  return 4\n"
+    "end\n"
+    "local function depth(v)\n"
+    "  local sh = type(v) == 'userdata' and shadow[v]\n"
+    "  return sh and sh.d or 1\n"
+    "end\n"
+    "-- mult: how many copies of the operands the result holds; inc: how much\n"
+    "-- deeper than its operands the result's tree is.\n"
+    "local function tag(p, mult, inc, a, b)\n"
+    "  gc()\n"
+    "  local da, db = depth(a), b == nil and 0 or depth(b)\n"
+    "  local sh = { s = mult * (size(a) + (b == nil and 0 or size(b)) + 8), d = (da > db and da or db) + inc }\n"
+    "  if sh.d > MAXDEPTH then error('LPeg pattern nested too deeply for the sandbox', 3) end\n"
+    "  for _, x in ipairs{ a, b } do\n"
+    "    local r = type(x) == 'userdata' and shadow[x] and shadow[x].r\n"
+    "    if r then\n"
+    "      sh.r = sh.r or {}\n"
+    "      for k, c in pairs(r) do local v = (sh.r[k] or 0) + c * mult sh.r[k] = v > 1e15 and 1e15 or v end\n"
+    "    end\n"
+    "  end\n"
+    "  shadow[p] = sh\n"
+    "  return p\n"
+    "end\n"
+    "local function rulename(k)\n"
+    "  local t = type(k)\n"
+    "  if t ~= 'string' and t ~= 'number' then error('LPeg rule names must be strings or numbers in the sandbox', 3) end\n"
+    "  return k\n"
+    "end\n"
+    "local function check(g)\n"
+    "  local memo, onpath = {}, {}\n"
+    "  local function paths(k)\n"
+    "    if memo[k] then return memo[k] end\n"
+    "    if onpath[k] then return 1 end\n"
+    "    onpath[k] = true\n"
+    "    local n = 1\n"
+    "    local sh = shadow[g[k]]\n"
+    "    if sh and sh.r then for name, c in pairs(sh.r) do\n"
+    "      if g[name] ~= nil then\n"
+    "        n = n + c * paths(name)\n"
+    "        if n > PATHS then error('LPeg grammar too complex for the sandbox (rule references branch too much)', 0) end\n"
+    "      end\n"
+    "    end end\n"
+    "    onpath[k] = nil\n"
+    "    memo[k] = n\n"
+    "    return n\n"
+    "  end\n"
+    "  for k in pairs(g) do if type(g[k]) == 'userdata' then paths(k) end end\n"
+    "end\n"
     "local stop = Cmt(P(true), chk)\n"
     "local conv\n"
     "local function grammar(t)\n"
-    "  local g = {}\n"
+    "  local g, total, d = {}, 8, 1\n"
     "  for k, v in pairs(t) do\n"
     "    if k == 1 and type(v) == 'string' then g[1] = v\n"
-    "    else g[k] = mul(stop, conv(v)) end\n"
+    "    else\n"
+    "      local c = conv(v)\n"
+    "      g[rulename(k)] = tag(mul(stop, c), 1, 1, c)\n"
+    "      total = total + size(g[k]) + 8\n"
+    "      if depth(g[k]) > d then d = depth(g[k]) end\n"
+    "    end\n"
     "  end\n"
-    "  return P(g)\n"
+    "  check(g)\n"
+    "  local p = P(g)\n"
+    "  shadow[p] = { s = total, d = d + 1 }\n"
+    "  return p\n"
     "end\n"
     "conv = function(v)\n"
-    "  if type(v) == 'table' then return grammar(v) end\n"
+    "  local t = type(v)\n"
+    "  if t == 'table' then return grammar(v) end\n"
+    "  if t == 'number' then count(v) end\n"
     "  return v\n"
     "end\n"
-    "for _, name in ipairs{'P', 'B', 'C', 'Cf', 'Cg', 'Cmt', 'Cs', 'Ct', 'match'} do\n"
+    "for _, name in ipairs{ 'P', 'B', 'C', 'Cf', 'Cg', 'Cmt', 'Cs', 'Ct' } do\n"
     "  local f = lpeg[name]\n"
-    "  lpeg[name] = function(p, ...) return f(conv(p), ...) end\n"
+    "  local inc = name == 'P' and 0 or 1\n"
+    "  lpeg[name] = function(p, ...) local c = conv(p) return tag(f(c, ...), 1, inc, c) end\n"
     "end\n"
+    "local match = guard(lpeg.match)\n"
+    "lpeg.match = function(p, ...) return match(conv(p), ...) end\n"
+    "lpeg.V = function(name) local p = V(rulename(name)) shadow[p] = { s = 4, d = 1, r = { [name] = 1 } } return p end\n"
     "lpeg.Cb = function(name) return div(Cb(name), pass) end\n"
-    "mt.__mul = function(a, b) return mul(conv(a), conv(b)) end\n"
-    "mt.__add = function(a, b) return add(conv(a), conv(b)) end\n"
-    "mt.__sub = function(a, b) return sub(conv(a), conv(b)) end\n"
-    "mt.__div = function(a, b) return div(conv(a), b) end\n"
-    "mt.__pow = function(a, n) return pow(mul(stop, conv(a)), n) end\n"
-    "if unm then mt.__unm = function(a) return unm(conv(a)) end end\n"
-    "if len then mt.__len = function(a) return len(conv(a)) end end\n"
-    "if mod then mt.__mod = function(a, b) return mod(conv(a), b) end end\n"
+    "-- LPeg keeps sequences and choices flat, so they do not deepen the tree.\n"
+    "mt.__mul = function(a, b) a, b = conv(a), conv(b) return tag(mul(a, b), 1, 0, a, b) end\n"
+    "mt.__add = function(a, b) a, b = conv(a), conv(b) return tag(add(a, b), 1, 0, a, b) end\n"
+    "mt.__sub = function(a, b) a, b = conv(a), conv(b) return tag(sub(a, b), 1, 1, a, b) end\n"
+    "mt.__div = function(a, b) a = conv(a) return tag(div(a, b), 1, 1, a) end\n"
+    "mt.__pow = function(a, n)\n"
+    "  a = conv(a)\n"
+    "  local k = count(n)\n"
+    "  if (k + 2) * (size(a) + 16) > MAXSIZE then big('repetition') end\n"
+    "  return tag(pow(mul(stop, a), n), k + 2, 1, a)\n"
+    "end\n"
+    "if unm then mt.__unm = function(a) a = conv(a) return tag(unm(a), 1, 1, a) end end\n"
+    "if len then mt.__len = function(a) a = conv(a) return tag(len(a), 1, 1, a) end end\n"
+    "if mod then mt.__mod = function(a, b) a = conv(a) return tag(mod(a, b), 1, 1, a) end end\n"
     "lpeg.ptree, lpeg.pcode = nil, nil\n"
     "mt.__metatable = false\n";
 
@@ -1850,7 +2069,14 @@ static int sb_open_lpeg(lua_State *L)
     lua_pushvalue(L, 3);
     lua_pushcfunction(L, sb_lpeg_check);
     lua_pushcfunction(L, sb_lpeg_pass);
-    lua_call(L, 4, 0);
+    lua_newtable(L); /* the shadows: weak keys, values never refer back to patterns */
+    lua_createtable(L, 0, 1);
+    lua_pushliteral(L, "k");
+    lua_setfield(L, -2, "__mode");
+    lua_setmetatable(L, -2);
+    lua_pushcfunction(L, sb_lpeg_gc);
+    lua_pushcfunction(L, sb_lpeg_guard);
+    lua_call(L, 7, 0);
     lua_settop(L, 1);
     return 1;
 }
@@ -1911,6 +2137,8 @@ static int sb_setup(lua_State *L)
         {"setmetatable", sb_setmetatable},               {"collectgarbage", sb_collectgarbage},
         {"require", sb_require}, {NULL, NULL}};
     set_funcs(L, base);
+    wrap_field(L, "tonumber", sb_charged);
+    wrap_field(L, "select", sb_charged);
     lua_pop(L, 1);
 
     open_lib(L, LUA_COLIBNAME, luaopen_coroutine);
@@ -1923,6 +2151,7 @@ static int sb_setup(lua_State *L)
     static const luaL_Reg tab[] = {{"insert", sb_tinsert}, {"remove", sb_tremove}, {"move", sb_tmove},
                                    {"concat", sb_tconcat}, {"sort", sb_tsort},     {NULL, NULL}};
     set_funcs(L, tab);
+    wrap_field(L, "unpack", sb_charged);
     lua_pop(L, 1);
 
     open_lib(L, LUA_STRLIBNAME, luaopen_string);
@@ -1931,6 +2160,9 @@ static int sb_setup(lua_State *L)
                                    {NULL, NULL}};
     set_funcs(L, str);
     wrap_field(L, "pack", sb_pack);
+    static const char *const str_charged[] = {"byte", "unpack", "len", "lower", "upper", "reverse", "sub", NULL};
+    for (int i = 0; str_charged[i]; i++)
+        wrap_field(L, str_charged[i], sb_charged);
     lua_pop(L, 1);
     /* Strings share one metatable; getmetatable("") must not hand it out. */
     lua_pushliteral(L, "");
@@ -1947,6 +2179,9 @@ static int sb_setup(lua_State *L)
     lua_pop(L, 1);
 
     open_lib(L, LUA_UTF8LIBNAME, luaopen_utf8);
+    static const char *const utf8_charged[] = {"char", "codepoint", "len", "offset", NULL};
+    for (int i = 0; utf8_charged[i]; i++)
+        wrap_field(L, utf8_charged[i], sb_charged);
     lua_pop(L, 1);
 
     /* os: only the clock and calendar functions. */
@@ -2049,14 +2284,25 @@ static int sb_protected(aw_sandbox *sb, lua_CFunction fn, void *ud, int nres, aw
     sb->cur = L;
     sb->deadline = start + sb->budget_ns;
     sb->next_check = sb->units + SB_CHECK_UNITS;
+    sb->units_start = sb->units;
+    sb->work_expired = 0;
     aw_sandbox *outer = wd_running; /* a host fn may (oddly) call into another sandbox */
     wd_running = sb;
     int armed = wd_arm(sb);
-    sb->hook_count = armed ? 0 : SB_HOOK_COUNT;
-    if (armed)
-        lua_sethook(L, NULL, 0, 0);
+    sb->hook_count = sb->lim.work_budget ? SB_WORK_COUNT : armed ? 0 : SB_HOOK_COUNT;
+    if (sb->hook_count)
+        lua_sethook(L, sb_hook, LUA_MASKCOUNT, sb->hook_count);
     else
-        lua_sethook(L, sb_hook, LUA_MASKCOUNT, SB_HOOK_COUNT);
+        lua_sethook(L, NULL, 0, 0);
+    /* Near the cap, collect fully first: emergency collections (the ones an
+     * allocation failure triggers) do not run finalizers, so garbage LPeg
+     * patterns (which have a C __gc) would otherwise pin the memory. The
+     * time counts against this call's budget. */
+    sb->want_gc = 0;
+    if (sb->used > sb->lim.memory_bytes / 8 * 7) {
+        lua_gc(L, LUA_GCCOLLECT);
+        sb->since_gc = 0;
+    }
     lua_pushcfunction(L, fn); /* light C functions and light userdata allocate nothing */
     lua_pushlightuserdata(L, ud);
     int status = lua_pcall(L, 1, nres, 0);
@@ -2066,7 +2312,8 @@ static int sb_protected(aw_sandbox *sb, lua_CFunction fn, void *ud, int nres, aw
     if (outer && outer->in_call)
         wd_arm(outer); /* the outer call's deadline is still running */
     uint64_t end = aw_now_ns();
-    int expired = sb->expired;
+    int expired = sb->expired, by_work = sb->work_expired;
+    sb->units_last = sb->units - sb->units_start;
     sb->in_call = 0;
     sb->expired = 0;
     sb->cur = NULL;
@@ -2074,7 +2321,11 @@ static int sb_protected(aw_sandbox *sb, lua_CFunction fn, void *ud, int nres, aw
     fault->elapsed_ns = end - start;
     if (status == LUA_OK && !expired)
         return 0;
-    if (expired) {
+    if (expired && by_work) {
+        fault->kind = AW_FAULT_TIMEOUT;
+        snprintf(fault->msg, sizeof fault->msg, "work budget of %llu units exceeded (after %.1f ms)",
+                 (unsigned long long)sb->lim.work_budget, (double)(end - start) / 1e6);
+    } else if (expired) {
         fault->kind = AW_FAULT_TIMEOUT;
         snprintf(fault->msg, sizeof fault->msg, "time budget of %d ms exceeded (stopped after %.1f ms)",
                  sb->lim.budget_ms, (double)(end - start) / 1e6);
@@ -2272,6 +2523,11 @@ void aw_sandbox_clear_output(aw_sandbox *sb)
 size_t aw_sandbox_output_dropped(const aw_sandbox *sb)
 {
     return sb->out_dropped;
+}
+
+uint64_t aw_sandbox_work(const aw_sandbox *sb)
+{
+    return sb->units_last;
 }
 
 size_t aw_sandbox_memory(const aw_sandbox *sb)

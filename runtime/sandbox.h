@@ -28,6 +28,10 @@ typedef struct aw_sandbox_limits {
     uint64_t seed;          /* seeds the agent's math.random */
     size_t output_bytes;    /* cap on the agent's print() log; default 64 KiB */
     const char *module_dir; /* folder an agent may require plain .lua modules from, or NULL */
+    uint64_t work_budget;   /* 0 (default): time only. Otherwise each call may also spend at most
+                               this many work units (VM instructions plus a cost for library work,
+                               see docs/sandbox.md), a count that does not depend on the machine's
+                               speed; budget_ms still applies as a safety net. */
 } aw_sandbox_limits;
 
 /* Fills l with the defaults above (seed 0, no module folder). */
@@ -86,6 +90,9 @@ void aw_sandbox_clear_output(aw_sandbox *sb);
  * aw_sandbox_unref releases it. */
 int aw_sandbox_ref(aw_sandbox *sb, aw_fault *fault);
 void aw_sandbox_unref(aw_sandbox *sb, int ref);
+
+/* Work units the last call used (counted in both modes; see docs/sandbox.md). */
+uint64_t aw_sandbox_work(const aw_sandbox *sb);
 
 /* Bytes of output dropped (past output_bytes) since the last clear. */
 size_t aw_sandbox_output_dropped(const aw_sandbox *sb);

@@ -28,6 +28,17 @@ void aw_utterance_game_opts(aw_game_opts *go)
     go->validate_ud = NULL;
 }
 
+static void describe(void *ud, const aw_talk *t, aw_buf *out)
+{
+    aw_protocol_describe(t->parsed, t->agent, ud, out);
+}
+
+void aw_utterance_describe(aw_gamelog *log, const char *lang)
+{
+    log->describe = describe;
+    log->describe_ud = (void *)lang;
+}
+
 static void push_parsed(lua_State *L, const void *parsed)
 {
     aw_protocol_push(L, parsed);

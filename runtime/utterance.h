@@ -12,6 +12,10 @@
 
 /* Sets validate/free_parsed of a game's options. */
 void aw_utterance_game_opts(aw_game_opts *go);
+/* Makes a game's readable record describe each talk in lang ("en" or "ja")
+ * instead of printing its text. lang must outlive the log. */
+void aw_utterance_describe(aw_gamelog *log, const char *lang);
+
 /* Sets push_parsed/prepare of a Lua seat's options. */
 void aw_utterance_luaseat_opts(aw_luaseat_opts *lo);
 

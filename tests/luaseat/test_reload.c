@@ -16,18 +16,23 @@
 #include "luaseat.h"
 #include "test.h"
 
-static char path[256];
+static char dir[256], path[300], modpath[300];
 static int generation;
 
 /* Writes the agent file with a distinct modification time each time, so a
  * change is seen even within one clock tick. */
-static void write_agent(const char *text)
+static void write_file(const char *file, const char *text)
 {
-    FILE *f = fopen(path, "w");
+    FILE *f = fopen(file, "w");
     fputs(text, f);
     fclose(f);
     struct timespec ts[2] = {{1000000 + ++generation, 0}, {1000000 + generation, 0}};
-    utimensat(AT_FDCWD, path, ts, 0);
+    utimensat(AT_FDCWD, file, ts, 0);
+}
+
+static void write_agent(const char *text)
+{
+    write_file(path, text);
 }
 
 static char *play(aw_seat *lua, uint64_t seed, aw_seat *wrapper)
@@ -86,7 +91,11 @@ static const aw_seat_ops rw_ops = {rw_begin, rw_request, NULL, NULL};
 
 int main(void)
 {
-    snprintf(path, sizeof path, "/tmp/aiwolf_reload_%d.lua", (int)getpid());
+    /* The agent lives in a folder of its own: watching walks the folder. */
+    snprintf(dir, sizeof dir, "/tmp/aiwolf_reload_XXXXXX");
+    CHECK(mkdtemp(dir) != NULL);
+    snprintf(path, sizeof path, "%s/agent.lua", dir);
+    snprintf(modpath, sizeof modpath, "%s/helper.lua", dir);
     write_agent("return { getName = function() return 'v1' end }\n");
     aw_luaseat_opts lo;
     memset(&lo, 0, sizeof lo);
@@ -110,7 +119,23 @@ int main(void)
     log = play(lua, 3, NULL);
     CHECK_MSG(strstr(log, ",v3\n") != NULL, "the new version did not play");
     free(log);
+    /* A module in the agent's folder: a broken change keeps the version in
+     * memory (module included) playing; a good one is picked up. */
+    write_file(modpath, "return { name = 'm1' }\n");
+    write_agent("local h = require 'helper'\nreturn { getName = function() return h.name end }\n");
+    log = play(lua, 5, NULL);
+    CHECK_MSG(strstr(log, ",m1\n") != NULL, "the module's version did not play");
+    free(log);
+    write_file(modpath, "return { name = 'm2' \n");
+    log = play(lua, 6, NULL);
+    CHECK_MSG(strstr(log, ",m1\n") != NULL, "a broken module replaced the version in memory");
+    free(log);
+    write_file(modpath, "return { name = 'm3' }\n");
+    log = play(lua, 7, NULL);
+    CHECK_MSG(strstr(log, ",m3\n") != NULL, "the module's new version did not play");
+    free(log);
     lua->ops->free(lua);
+    unlink(modpath);
 
     /* Mid-game: the new talk() is used at once, and the state counted in
      * self by update() survives the swap (finish() raises otherwise, which
@@ -137,5 +162,6 @@ int main(void)
     free(log);
     lua->ops->free(lua);
     unlink(path);
+    rmdir(dir);
     return test_done();
 }

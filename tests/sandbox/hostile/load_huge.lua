@@ -1,4 +1,5 @@
 -- expect: error
+-- budget: 1000
 -- load of a huge source, by string or by reader pieces, is refused.
 return { run = function()
   local big = string.rep("x=1 ", 1e6)

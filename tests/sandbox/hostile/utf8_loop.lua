@@ -1,4 +1,5 @@
 -- expect: timeout
+-- needs: watchdog
 -- utf8 functions over megabytes, in a loop.
 return { run = function()
   local s = string.rep("\u{7FF}", 1e6)
