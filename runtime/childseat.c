@@ -518,7 +518,7 @@ static void child_main(childseat *c, int wire, int rep, int outfd)
         aw_seat_fault f = {AW_SEAT_OK, ""};
         aw_buf_clear(&out);
         bool reply = aw_wire_request_has_reply(request);
-        bool hooked = c->opts.child_hook && c->opts.child_hook(c->opts.hook_ud, request, wire);
+        bool hooked = c->opts.child_hook && c->opts.child_hook(c->opts.hook_ud, request, wire, rep);
         if (hooked) {
             reply = false;
         } else if (request == AW_WIRE_REQ_NAME) {
@@ -775,10 +775,22 @@ static int exchange(childseat *c, int request, const aw_info *info, const aw_set
 {
     c->budget_ms = budget_ms;
     uint64_t deadline = aw_now_ns() + (uint64_t)budget_ms * 2 * 1000000u;
-    /* Bytes the child sent since the last exchange are out of protocol. */
+    /* Bytes the child sent since the last exchange are out of protocol; a
+     * child that died in between shows as the end of the stream. */
     struct pollfd p = {c->wire, POLLIN, 0};
-    if (aw_wire_reader_pending(&c->in) || (poll(&p, 1, 0) > 0 && (p.revents & POLLIN)))
+    if (aw_wire_reader_pending(&c->in))
         return lose(c, f, AW_SEAT_REPLY, "unexpected bytes on the wire (a reply nobody asked for)");
+    if (poll(&p, 1, 0) > 0 && (p.revents & (POLLIN | POLLHUP | POLLERR))) {
+        char one;
+        ssize_t n = recv(c->wire, &one, 1, MSG_PEEK | MSG_DONTWAIT);
+        if (n > 0)
+            return lose(c, f, AW_SEAT_REPLY, "unexpected bytes on the wire (a reply nobody asked for)");
+        if (n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) {
+            char m[64];
+            snprintf(m, sizeof m, "%s: connection closed", aw_wire_request_name(request));
+            return lose(c, f, AW_SEAT_LOST, m);
+        }
+    }
     aw_buf_clear(&c->pkt);
     aw_error err;
     if (aw_wire_encode_request(&c->cur, request, info, set, c->game_seed, &c->pkt, &err) < 0) {

@@ -57,9 +57,10 @@ typedef struct aw_childseat_opts {
     int (*validate)(void *ud, const char *text, size_t len, aw_validation mode, void **parsed, aw_error *err);
     void (*free_parsed)(void *ud, void *parsed);
     /* Tests only. Runs in the child, confined, before each request reaches
-     * the inner seat; it may write to wire_fd itself and return 1 to skip
-     * the inner seat (the child then writes no reply of its own). */
-    int (*child_hook)(void *ud, int request, int wire_fd);
+     * the inner seat; it may write to wire_fd (or report_fd) itself and
+     * return 1 to skip the inner seat (the child then writes no reply of its
+     * own). */
+    int (*child_hook)(void *ud, int request, int wire_fd, int report_fd);
     void *hook_ud;
 } aw_childseat_opts;
 

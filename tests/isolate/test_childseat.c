@@ -11,8 +11,8 @@
  *  - hostile children, one per game (a test hook runs inside the confined
  *    child): a crash, one that never answers, a megabyte reply line, garbage
  *    instead of {"agentIdx":N}, a reply to a request that wants none, a
- *    flood, an early exit, and attempts to open a file for writing / create
- *    a socket / fork. Each time the host survives, the game finishes and is
+ *    flood, an early exit, a forged report, and attempts to open a file for
+ *    writing / create a socket / fork. Each time the host survives, the game finishes and is
  *    legal (aw_logcheck), the fault is in the events log with the right kind,
  *    the agent sits out the rest of the game, and no zombie or descriptor is
  *    left behind.
@@ -184,9 +184,9 @@ typedef struct hook {
 } hook;
 
 enum { H_NONE, H_CRASH, H_HANG, H_MEGABYTE, H_GARBAGE_VOTE, H_STRAY, H_FLOOD, H_EXIT, H_OPEN_WRITE, H_SOCKET,
-       H_FORK, H_NMODES };
+       H_FORK, H_BAD_REPORT, H_NMODES };
 
-static int child_hook(void *ud, int request, int wire)
+static int child_hook(void *ud, int request, int wire, int report)
 {
     hook *h = ud;
     switch (h->mode) {
@@ -248,6 +248,14 @@ static int child_hook(void *ud, int request, int wire)
     case H_FORK:
         if (request == AW_REQ_TALK && fork() == 0)
             _exit(0);
+        return 0;
+    case H_BAD_REPORT:
+        if (request == AW_REQ_DAILY_FINISH) {
+            /* a report frame from some other world, before the real one */
+            static const char junk[64] = "this is not a report frame, not even close.......";
+            ssize_t w = write(report, junk, sizeof junk);
+            (void)w;
+        }
         return 0;
     }
     return 0;
@@ -350,7 +358,7 @@ static void determinism(void)
 static void hostile(void)
 {
     const char *names[] = {"none", "crash", "hang", "megabyte", "garbage-vote", "stray", "flood", "exit",
-                           "open-write", "socket", "fork"};
+                           "open-write", "socket", "fork", "bad-report"};
     /* the fault kind the events log must show, and a word of its message */
     const char *want[][2] = {{NULL, NULL},
                              {"lost", "signal 11"},
@@ -362,7 +370,8 @@ static void hostile(void)
                              {"lost", "exited with status 0"},
                              {"lost", "forbidden system call"},
                              {"lost", "forbidden system call"},
-                             {"lost", "forbidden system call"}};
+                             {"lost", "forbidden system call"},
+                             {"reply", "garbage on the report channel"}};
     aw_settings s;
     CHECK(aw_settings_preset(&s, "aiwolf", 5, NULL) == 0);
     for (int m = H_CRASH; m < H_NMODES; m++) {
@@ -434,6 +443,9 @@ static void restart(void)
     pid_t first = aw_childseat_pid(seat);
     CHECK(first > 0);
     kill(first, SIGKILL);
+    /* Wait until it is surely dead, so the request finds a closed stream. */
+    struct timespec ts = {0, 50000000};
+    nanosleep(&ts, NULL);
     aw_info info;
     memset(&info, 0, sizeof info);
     info.agent = 1;
@@ -441,7 +453,7 @@ static void restart(void)
     aw_seat_reply r = {NULL, 0, 0};
     CHECK(seat->ops->request(seat, AW_REQ_DAILY_INITIALIZE, &info, &s, &r, &f) < 0);
     CHECK_INT(f.kind, AW_SEAT_LOST);
-    CHECK(strstr(f.msg, "signal 9") != NULL);
+    CHECK_MSG(strstr(f.msg, "signal 9") != NULL, "%s", f.msg);
     CHECK_INT(aw_childseat_pid(seat), 0);
     CHECK(seat->ops->begin(seat, 1, 2, &f) != NULL);
     CHECK(aw_childseat_pid(seat) > 0 && aw_childseat_pid(seat) != first);
