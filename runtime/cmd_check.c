@@ -46,34 +46,6 @@ static void usage(FILE *out)
                  "             2 bad usage or a file that cannot be read\n");
 }
 
-static char *read_stdin(size_t *len)
-{
-    aw_buf b;
-    aw_buf_init(&b);
-    char chunk[65536];
-    size_t n;
-    while ((n = fread(chunk, 1, sizeof chunk, stdin)) > 0)
-        aw_buf_add(&b, chunk, n);
-    if (!b.data)
-        aw_buf_add(&b, "", 0);
-    *len = b.len;
-    return b.data;
-}
-
-static const char *team_word(aw_team t)
-{
-    switch (t) {
-    case AW_TEAM_VILLAGER:
-        return "VILLAGER";
-    case AW_TEAM_WEREWOLF:
-        return "WEREWOLF";
-    case AW_TEAM_OTHERS:
-        return "OTHERS";
-    default:
-        return "none";
-    }
-}
-
 static int validate_text(void *ud, const char *text, size_t len, aw_validation mode, aw_error *err)
 {
     (void)ud;
@@ -193,13 +165,9 @@ int cmd_check(int argc, char **argv)
     for (int i = 0; i < nfiles; i++) {
         const char *path = files[i];
         size_t len = 0;
-        char *text;
-        if (strcmp(path, "-") == 0) {
-            text = read_stdin(&len);
+        char *text = aw_read_input(path, &len, &err);
+        if (strcmp(path, "-") == 0)
             path = "<stdin>";
-        } else {
-            text = aw_read_file(path, &len, &err);
-        }
         if (!text) {
             fprintf(stderr, "aiwolf check: cannot read %s\n", err.msg);
             status = 2;
@@ -215,7 +183,7 @@ int cmd_check(int argc, char **argv)
         }
         if (v == AW_LOG_LEGAL) {
             if (!quiet)
-                printf("%s: legal (%d players, winner %s, %d days)\n", path, rep.players, team_word(rep.winner),
+                printf("%s: legal (%d players, winner %s, %d days)\n", path, rep.players, aw_team_name(rep.winner),
                        rep.days);
         } else {
             printf("%s:%ld: illegal: %s\n", path, rep.line, rep.reason);

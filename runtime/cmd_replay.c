@@ -45,20 +45,6 @@ static void usage(FILE *out)
                  "             replayed, 2 bad usage or a file that cannot be read\n");
 }
 
-static char *read_stdin(size_t *len)
-{
-    aw_buf b;
-    aw_buf_init(&b);
-    char chunk[65536];
-    size_t n;
-    while ((n = fread(chunk, 1, sizeof chunk, stdin)) > 0)
-        aw_buf_add(&b, chunk, n);
-    if (!b.data)
-        aw_buf_add(&b, "", 0);
-    *len = b.len;
-    return b.data;
-}
-
 int cmd_replay(int argc, char **argv)
 {
     const char *preset = "aiwolf";
@@ -132,13 +118,9 @@ int cmd_replay(int argc, char **argv)
     for (int i = 0; i < nfiles; i++) {
         const char *path = files[i];
         size_t len = 0;
-        char *text;
-        if (strcmp(path, "-") == 0) {
-            text = read_stdin(&len);
+        char *text = aw_read_input(path, &len, &err);
+        if (strcmp(path, "-") == 0)
             path = "<stdin>";
-        } else {
-            text = aw_read_file(path, &len, &err);
-        }
         if (!text) {
             fprintf(stderr, "aiwolf replay: cannot read %s\n", err.msg);
             status = 2;

@@ -135,24 +135,17 @@ void aw_buf_printf(aw_buf *b, const char *fmt, ...)
     va_end(ap);
 }
 
-char *aw_read_file(const char *path, size_t *len, aw_error *err)
+/* Reads all of f into a new NUL-terminated buffer; NULL on a read error. */
+static char *read_stream(FILE *f, size_t *len)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        aw_fail(err, AW_EIO, "%s: %s", path, strerror(errno));
-        return NULL;
-    }
     aw_buf b;
     aw_buf_init(&b);
     char chunk[65536];
     size_t n;
     while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
         aw_buf_add(&b, chunk, n);
-    int failed = ferror(f);
-    fclose(f);
-    if (failed) {
+    if (ferror(f)) {
         aw_buf_free(&b);
-        aw_fail(err, AW_EIO, "%s: read error", path);
         return NULL;
     }
     if (!b.data)
@@ -160,6 +153,30 @@ char *aw_read_file(const char *path, size_t *len, aw_error *err)
     if (len)
         *len = b.len;
     return b.data;
+}
+
+char *aw_read_file(const char *path, size_t *len, aw_error *err)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        aw_fail(err, AW_EIO, "%s: %s", path, strerror(errno));
+        return NULL;
+    }
+    char *text = read_stream(f, len);
+    fclose(f);
+    if (!text)
+        aw_fail(err, AW_EIO, "%s: read error", path);
+    return text;
+}
+
+char *aw_read_input(const char *path, size_t *len, aw_error *err)
+{
+    if (strcmp(path, "-") != 0)
+        return aw_read_file(path, len, err);
+    char *text = read_stream(stdin, len);
+    if (!text)
+        aw_fail(err, AW_EIO, "standard input: read error");
+    return text;
 }
 
 int aw_parse_long(const char *s, long lo, long hi, long *out)

@@ -57,6 +57,8 @@ void aw_buf_vprintf(aw_buf *b, const char *fmt, va_list ap);
 /* Reads a whole file into a new NUL-terminated buffer (owned by the caller,
  * free with free()). Returns NULL and fills err on failure. */
 char *aw_read_file(const char *path, size_t *len, aw_error *err);
+/* aw_read_file, where the path "-" means standard input. */
+char *aw_read_input(const char *path, size_t *len, aw_error *err);
 
 /* Parses a decimal integer in [lo, hi] from the whole of s; 0 on success. */
 int aw_parse_long(const char *s, long lo, long hi, long *out);
