@@ -113,17 +113,11 @@ int cmd_check(int argc, char **argv)
     aw_error err;
     memset(&err, 0, sizeof err);
     /* The player count is the log's; any valid count gives the preset's rules. */
-    if (aw_settings_preset(&rules, preset, 5, &err) != 0) {
+    if (aw_settings_from(&rules, preset, 5, (const char *const *)sets, nsets, &err) != 0) {
         fprintf(stderr, "aiwolf check: %s\n", err.msg);
         status = 2;
         goto done;
     }
-    for (int i = 0; i < nsets; i++)
-        if (aw_settings_set(&rules, sets[i], &err) != 0) {
-            fprintf(stderr, "aiwolf check: %s\n", err.msg);
-            status = 2;
-            goto done;
-        }
     int roles[AW_NROLES];
     aw_logcheck_options opt;
     memset(&opt, 0, sizeof opt);

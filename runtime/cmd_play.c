@@ -259,15 +259,12 @@ int cmd_play(int argc, char **argv)
         nplayers = nagents > 5 ? nagents : 5;
     aw_settings set;
     int base_players = nplayers < AW_MIN_PLAYERS ? AW_MIN_PLAYERS : nplayers > AW_MAX_PLAYERS ? AW_MAX_PLAYERS : nplayers;
-    if (aw_settings_preset(&set, preset, base_players, &err) < 0)
+    if (aw_settings_from(&set, preset, base_players, sets, nsets, &err) < 0)
         return bad("%s", err.msg);
     if (roles) {
         memcpy(set.role_count, counts, sizeof counts);
         set.players = nplayers;
     }
-    for (int i = 0; i < nsets; i++)
-        if (aw_settings_set(&set, sets[i], &err) < 0)
-            return bad("--set: %s", err.msg);
     if (budget)
         set.time_limit_ms = (int)budget;
     if (aw_settings_check_playable(&set, &err) < 0)

@@ -98,17 +98,11 @@ int cmd_replay(int argc, char **argv)
     aw_error err;
     memset(&err, 0, sizeof err);
     /* The player count and roles are the log's; any valid count gives the rules. */
-    if (aw_settings_preset(&rules, preset, 5, &err) != 0) {
+    if (aw_settings_from(&rules, preset, 5, (const char *const *)sets, nsets, &err) != 0) {
         fprintf(stderr, "aiwolf replay: %s\n", err.msg);
         status = 2;
         goto done;
     }
-    for (int i = 0; i < nsets; i++)
-        if (aw_settings_set(&rules, sets[i], &err) != 0) {
-            fprintf(stderr, "aiwolf replay: %s\n", err.msg);
-            status = 2;
-            goto done;
-        }
     if (nfiles == 0) {
         fprintf(stderr, "aiwolf replay: no log files given (aiwolf replay --help)\n");
         status = 2;

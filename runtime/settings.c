@@ -308,6 +308,15 @@ int aw_settings_set(aw_settings *s, const char *assignment, aw_error *err)
                    assignment);
 }
 
+int aw_settings_from(aw_settings *s, const char *preset, int players, const char *const *sets, int nsets,
+                     aw_error *err)
+{
+    int rc = aw_settings_preset(s, preset, players, err);
+    for (int i = 0; rc == 0 && i < nsets; i++)
+        rc = aw_settings_set(s, sets[i], err);
+    return rc;
+}
+
 void aw_settings_describe(const aw_settings *s, aw_buf *buf)
 {
     aw_buf_printf(buf, "preset=%s\nplayers=%d\nroles=", s->preset, s->players);

@@ -102,6 +102,11 @@ int aw_parse_roles(const char *spec, int counts[AW_NROLES], int *players, aw_err
 /* Applies one "name=value" override (the names are the field names above). */
 int aw_settings_set(aw_settings *s, const char *assignment, aw_error *err);
 
+/* A preset for n players with the overrides sets[0..nsets) applied in order:
+ * what --preset and --set give on every command line. */
+int aw_settings_from(aw_settings *s, const char *preset, int players, const char *const *sets, int nsets,
+                     aw_error *err);
+
 /* Checks that the settings describe a game the engine can run (player
  * count, role counts, at least one werewolf, supported roles). A game decided
  * before it starts (as many werewolves as humans) passes: the engine then
