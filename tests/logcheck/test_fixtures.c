@@ -4,12 +4,12 @@
  * proper prefix of a legal log is incomplete, every cut inside a line is not
  * legal, and random byte damage never crashes it. Runs from the project
  * root. */
-#include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "logcheck.h"
 #include "test.h"
+#include "test_files.h"
 
 #define FIX "tests/fixtures/official/"
 
@@ -32,43 +32,6 @@ static int check_file(const char *path, aw_logcheck_report *rep)
     int v = check_text(text, len, rep);
     free(text);
     return v;
-}
-
-static int cmp_names(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* Lists dir's entries whose names end in suffix (sorted, owned by caller). */
-static int list_dir(const char *dir, const char *suffix, char ***out)
-{
-    DIR *d = opendir(dir);
-    *out = NULL;
-    CHECK_MSG(d != NULL, "cannot open %s", dir);
-    if (!d)
-        return 0;
-    int n = 0, cap = 16;
-    char **names = malloc((size_t)cap * sizeof *names);
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        size_t l = strlen(e->d_name), sl = strlen(suffix);
-        if (e->d_name[0] == '.' || l < sl || strcmp(e->d_name + l - sl, suffix) != 0)
-            continue;
-        if (n == cap)
-            names = realloc(names, (size_t)(cap *= 2) * sizeof *names);
-        names[n++] = aw_xstrdup(e->d_name);
-    }
-    closedir(d);
-    qsort(names, (size_t)n, sizeof *names, cmp_names);
-    *out = names;
-    return n;
-}
-
-static void free_names(char **names, int n)
-{
-    for (int i = 0; i < n; i++)
-        free(names[i]);
-    free(names);
 }
 
 /* Checks every log in dir (pattern: dir/NAME or dir/NAME/game.log) is legal. */

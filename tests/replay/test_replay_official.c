@@ -6,13 +6,13 @@
  * nights whose attack-vote rounds the log leaves open. Runs from the project
  * root. */
 #define _GNU_SOURCE
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "logreplay.h"
 #include "test.h"
+#include "test_files.h"
 
 #define FIX "tests/fixtures/official/"
 
@@ -38,36 +38,6 @@ static int replay_file(const char *path, const aw_replay_options *opt, aw_replay
     int v = aw_replay(text, len, &rules, opt, rep, &err);
     free(text);
     return v;
-}
-
-static int cmp_names(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* The entries of dir (sorted; owned by the caller) ending in suffix. */
-static int list_dir(const char *dir, const char *suffix, char ***out)
-{
-    DIR *d = opendir(dir);
-    *out = NULL;
-    CHECK_MSG(d != NULL, "cannot open %s", dir);
-    if (!d)
-        return 0;
-    int n = 0, cap = 16;
-    char **names = malloc((size_t)cap * sizeof *names);
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        size_t l = strlen(e->d_name), sl = strlen(suffix);
-        if (e->d_name[0] == '.' || l < sl || strcmp(e->d_name + l - sl, suffix) != 0)
-            continue;
-        if (n == cap)
-            names = realloc(names, (size_t)(cap *= 2) * sizeof *names);
-        names[n++] = aw_xstrdup(e->d_name);
-    }
-    closedir(d);
-    qsort(names, (size_t)n, sizeof *names, cmp_names);
-    *out = names;
-    return n;
 }
 
 static int total, reproduced, ambiguous;
