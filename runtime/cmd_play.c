@@ -331,7 +331,7 @@ int cmd_play(int argc, char **argv)
     int team_wins[3] = {0};
     int *agent_games = aw_xcalloc((size_t)nagents, sizeof(int));
     int *agent_wins = aw_xcalloc((size_t)nagents, sizeof(int));
-    long faults = 0, played = 0;
+    long faults = 0, played = 0, draws = 0;
     uint64_t t0 = aw_now_ns(), last_progress = t0;
     for (long gno = 0; gno < games; gno++) {
         uint64_t gseed = seed + (uint64_t)gno;
@@ -379,6 +379,8 @@ int cmd_play(int argc, char **argv)
         faults += res.faults;
         if (res.winner >= 0 && res.winner < 3)
             team_wins[res.winner]++;
+        else
+            draws++;
         for (int a = 1; a <= set.players; a++) {
             bool won = aw_role_team(res.role[a]) == res.winner;
             by_role.games[res.role[a]]++;
@@ -403,6 +405,9 @@ int cmd_play(int argc, char **argv)
         for (int t = 0; t < 2; t++)
             printf("%-10s %8d %6.1f%%\n", aw_team_name((aw_team)t), team_wins[t],
                    played ? 100.0 * team_wins[t] / played : 0.0);
+        if (draws)
+            printf("%-10s %8ld %6.1f%%  (the day limit, max_days, ended them)\n", "no winner", draws,
+                   100.0 * draws / played);
         printf("\n%-10s %8s %8s %7s\n", "role", "played", "won", "rate");
         for (int r = 0; r < AW_NROLES; r++)
             if (by_role.games[r])

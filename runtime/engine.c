@@ -698,6 +698,19 @@ static void note_day_counts(aw_engine *g)
     g->st.talks_per_day_count = d + 1;
 }
 
+/* The talks and whispers each living agent (werewolf) has left, as the
+ * official gameInfo shows them from the start of a day: the full allowance
+ * until a phase starts using it up. */
+static void reset_remain(aw_engine *g)
+{
+    aw_state *st = &g->st;
+    for (int a = 1; a <= st->n; a++) {
+        bool alive = st->alive[a];
+        st->remain_talk[a] = alive && g->set.max_talk > 0 ? g->set.max_talk : -1;
+        st->remain_whisper[a] = alive && is_wolf(g, a) && g->set.max_whisper > 0 ? g->set.max_whisper : -1;
+    }
+}
+
 static enum state night_end(aw_engine *g)
 {
     aw_state *st = &g->st;
@@ -739,10 +752,11 @@ static enum state night_end(aw_engine *g)
     chan_clear(g, &g->talk);
     chan_clear(g, &g->whisper);
     sync_lists(g);
-    for (int a = 1; a <= st->n; a++)
-        st->remain_talk[a] = st->remain_whisper[a] = -1;
+    reset_remain(g);
 
     st->winner = winner_now(g);
+    if (st->winner == AW_TEAM_NONE && g->set.max_days > 0 && st->day > g->set.max_days)
+        return ST_FINISH; /* the day limit: the game ends with no winner */
     return st->winner != AW_TEAM_NONE ? ST_FINISH : ST_DAY_BEGIN;
 }
 
@@ -961,6 +975,7 @@ aw_engine *aw_engine_new(const aw_settings *s, uint64_t seed, const char *const 
         aw_engine_free(g);
         return NULL;
     }
+    reset_remain(g);
     g->state = ST_START;
     return g;
 }

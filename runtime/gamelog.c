@@ -66,20 +66,28 @@ void aw_gamelog_csv_line(const aw_event *ev, const aw_state *st, aw_buf *o)
     }
 }
 
-/* JSON string with every byte that is not printable ASCII escaped, so the
- * event file stays valid whatever an agent said. */
+/* JSON string with control bytes escaped and bytes that are not valid UTF-8
+ * replaced by U+FFFD, so the event file stays valid whatever an agent said. */
 static void json_str(aw_buf *b, const char *s, size_t len)
 {
     aw_buf_addc(b, '"');
-    for (size_t i = 0; i < len; i++) {
+    size_t i = 0;
+    while (i < len) {
         unsigned char c = (unsigned char)s[i];
-        if (c == '"' || c == '\\') {
+        size_t n = aw_utf8_char_len(s + i, len - i);
+        if (n == 0) {
+            aw_buf_adds(b, "\\ufffd");
+            i++;
+        } else if (c == '"' || c == '\\') {
             aw_buf_addc(b, '\\');
             aw_buf_addc(b, (char)c);
+            i++;
         } else if (c < 0x20 || c == 0x7f) {
             aw_buf_printf(b, "\\u%04x", c);
+            i++;
         } else {
-            aw_buf_addc(b, (char)c); /* UTF-8 bytes pass through; the engine only keeps valid UTF-8 */
+            aw_buf_add(b, s + i, n);
+            i += n;
         }
     }
     aw_buf_addc(b, '"');
@@ -215,8 +223,12 @@ static void record_event(aw_gamelog *l, const aw_event *ev)
             aw_buf_printf(b, "  >> %s is attacked, but guarded\n", agent_label(st, ev->target, x, sizeof x));
         break;
     case AW_EV_RESULT: {
-        aw_buf_printf(b, "Result: %s wins after day %d (%d humans and %d werewolves alive)\n", aw_team_name(ev->team),
-                      ev->day - 1, ev->humans, ev->wolves);
+        if (ev->team == AW_TEAM_NONE)
+            aw_buf_printf(b, "Result: no winner: the day limit ended the game after day %d (%d humans and %d "
+                          "werewolves alive)\n", ev->day - 1, ev->humans, ev->wolves);
+        else
+            aw_buf_printf(b, "Result: %s wins after day %d (%d humans and %d werewolves alive)\n",
+                          aw_team_name(ev->team), ev->day - 1, ev->humans, ev->wolves);
         for (int a = 1; a <= st->n; a++) {
             aw_team t = aw_role_team(st->role[a]);
             aw_buf_printf(b, "  %s %-24.24s %-9s %-5s %s\n", agent_label(st, a, x, sizeof x), st->name[a],

@@ -315,9 +315,11 @@ static int parse_line(const char *p, size_t n, rec *r, char *why, size_t whycap)
             r->team = AW_TEAM_WEREWOLF;
         else if (field_is(f[4], "OTHERS"))
             r->team = AW_TEAM_OTHERS;
+        else if (field_is(f[4], "NONE"))
+            r->team = AW_TEAM_NONE; /* no winner: the day limit (max_days) ended the game */
         else {
             show_field(shown, sizeof shown, f[4]);
-            return BAD("the winner '%s' is not VILLAGER, WEREWOLF or OTHERS", shown);
+            return BAD("the winner '%s' is not VILLAGER, WEREWOLF, OTHERS or NONE", shown);
         }
         return 0;
     case R_END:
@@ -1419,10 +1421,12 @@ static int result_line(ctx *c, aw_team win)
             return fail(c, r, "the result line must carry the day of the last status block (%ld), not %ld", c->day,
                         r->day);
         return fail(c, r,
-                    "the game is over at the start of day %ld (%d human%s, %d werewol%s alive: %s win), so the "
+                    "the game is over at the start of day %ld (%d human%s, %d werewol%s alive: %s), so the "
                     "status block must be followed by the result line",
                     c->day, humans, humans == 1 ? "" : "s", wolves, wolves == 1 ? "f" : "ves",
-                    win == AW_TEAM_VILLAGER ? "the villagers" : "the werewolves");
+                    win == AW_TEAM_VILLAGER    ? "the villagers win"
+                    : win == AW_TEAM_WEREWOLF ? "the werewolves win"
+                                               : "the day limit, max_days, is reached");
     }
     if (r->a != humans)
         return fail(c, r, "the result line counts %d living humans, but %d are alive (the possessed counts as a human)",
@@ -1431,7 +1435,9 @@ static int result_line(ctx *c, aw_team win)
         return fail(c, r, "the result line counts %d living werewolves, but %d are alive", r->b, wolves);
     if (r->team != win)
         return fail(c, r, "the winner is %s, not %s (%s)", aw_team_name(win), aw_team_name(r->team),
-                    win == AW_TEAM_VILLAGER ? "no werewolf is alive" : "living humans are no more than werewolves");
+                    win == AW_TEAM_VILLAGER    ? "no werewolf is alive"
+                    : win == AW_TEAM_WEREWOLF ? "living humans are no more than werewolves"
+                                               : "the day limit ended the game with no winner");
     advance(c);
     if (cur(c)->type != R_END || c->end_is_syntax) {
         c->end_cut = false; /* even a cut-off line is one line too many here */
@@ -1451,6 +1457,8 @@ static int check_game(ctx *c)
         aw_team win = winner_now(c);
         if (win != AW_TEAM_NONE)
             return result_line(c, win);
+        if (s->max_days > 0 && c->day > s->max_days)
+            return result_line(c, AW_TEAM_NONE); /* the day limit: no winner */
         if (at(c, R_RESULT))
             return fail(c, cur(c), "a result line, but the game is not over (%d humans and %d werewolves alive)",
                         count_alive(c, 0), count_alive(c, 1));

@@ -490,6 +490,7 @@ static int do_name(lua_State *L)
             len = sizeof c->s->name - 1;
         memcpy(c->s->name, nm, len);
         c->s->name[len] = '\0';
+        aw_sanitize_text(c->s->name, len, 0); /* it is shown on terminals and written in logs */
     }
     return 0;
 }
@@ -505,7 +506,13 @@ static void flush_output(luaseat *s)
         while (p < end) {
             const char *nl = memchr(p, '\n', (size_t)(end - p));
             size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
-            fprintf(s->opts.output, "[Agent[%02d] %s] %.*s\n", s->agent, s->name, (int)n, p);
+            /* Terminal escapes and carriage returns could forge other lines. */
+            char line[1024];
+            size_t k = n < sizeof line ? n : sizeof line;
+            memcpy(line, p, k);
+            aw_sanitize_text(line, k, 0);
+            fprintf(s->opts.output, "[Agent[%02d] %s] %.*s%s\n", s->agent, s->name, (int)k, line,
+                    k < n ? "..." : "");
             p += n + 1;
         }
     }

@@ -71,6 +71,7 @@ typedef struct sb_block {
 
 struct aw_sandbox {
     lua_State *L;
+    int close_depth;            /* nesting of coroutine.close (co_close) */
     aw_sandbox_limits lim;
     size_t used;                /* bytes the state holds now */
     size_t peak;                /* most it ever held */
@@ -548,7 +549,10 @@ static int sb_setmetatable(lua_State *L)
     luaL_checktype(L, 1, LUA_TTABLE);
     luaL_argexpected(L, t == LUA_TNIL || t == LUA_TTABLE, 2, "nil or table");
     if (t == LUA_TTABLE) {
-        if (lua_getfield(L, 2, "__gc") != LUA_TNIL) /* raw: a metatable's own metatable is ignored by Lua */
+        /* Raw, as Lua itself looks: with lua_getfield a metatable's own
+         * __index would run here and could add __gc behind the check. */
+        lua_pushliteral(L, "__gc");
+        if (lua_rawget(L, 2) != LUA_TNIL)
             return luaL_argerror(L, 2, "'__gc' is not allowed in the sandbox");
         lua_pop(L, 1);
         lua_pushliteral(L, "__mode");
@@ -811,6 +815,11 @@ static int sb_co_resume(lua_State *L)
  * its handlers could not be stopped. Returns the status; on failure the
  * error value is pushed on L. (co's stack is never cut with lua_settop: that
  * would run the very handlers we must not run.) */
+/* How deeply coroutine.close may nest (a __close handler closing another
+ * coroutine): Lua 5.4.4's lua_resetthread does not count C calls, so a long
+ * chain overflows the C stack and crashes the host. */
+#define SB_MAX_CLOSE_DEPTH 100
+
 static int co_close(lua_State *L, lua_State *co)
 {
     aw_sandbox *sb = sb_of(L);
@@ -818,13 +827,19 @@ static int co_close(lua_State *L, lua_State *co)
         lua_rawgetp(L, LUA_REGISTRYINDEX, &key_timeout_msg);
         return LUA_ERRRUN;
     }
+    if (sb->close_depth >= SB_MAX_CLOSE_DEPTH) {
+        lua_pushliteral(L, "coroutine.close nested too deeply");
+        return LUA_ERRRUN;
+    }
     lua_State *prev = sb->cur;
     sb->cur = co;
+    sb->close_depth++;
 #if LUA_VERSION_RELEASE_NUM >= 50406
     int status = lua_closethread(co, L);
 #else
     int status = lua_resetthread(co);
 #endif
+    sb->close_depth--;
     sb->cur = prev;
     if (sb->expired)
         sb_raise_timeout(L, sb);
@@ -1837,6 +1852,21 @@ static int sb_module_file(lua_State *L, aw_sandbox *sb, const char *name)
     struct stat st;
     if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
         return 0;
+    /* The file must really be inside the folder: a symbolic link to
+     * elsewhere (/etc/passwd as passwd.lua), or through a linked
+     * subfolder, is not a module. Each part of the path below the folder is
+     * looked at with lstat (realpath would need readlink, which the isolated
+     * mode's filter forbids). */
+    for (size_t i = (size_t)k; path[i]; i++) {
+        if (path[i] != '/' && path[i + 1] != '\0')
+            continue;
+        char part[4096];
+        memcpy(part, path, i + (path[i] != '/'));
+        part[i + (path[i] != '/')] = '\0';
+        struct stat ls;
+        if (lstat(part, &ls) != 0 || S_ISLNK(ls.st_mode))
+            return luaL_error(L, "module '%s' is not a file inside the agent's folder", name);
+    }
     if ((size_t)st.st_size > SB_MAX_MODULE_FILE)
         return luaL_error(L, "module '%s' is larger than %d bytes", name, (int)SB_MAX_MODULE_FILE);
     /* The file goes into a userdata (the agent's memory, freed by the GC) so
@@ -2139,9 +2169,18 @@ static const char sb_lpeg_instrument[] =
     "lpeg.ptree, lpeg.pcode = nil, nil\n"
     "mt.__metatable = false\n";
 
+static char key_lpeg_module;
+
 static int sb_open_lpeg(lua_State *L)
 {
     lua_settop(L, 0);
+    /* Opened once per sandbox: running luaopen_lpeg again (after an agent
+     * clears package.loaded.lpeg) would put LPeg's raw metamethods back into
+     * the shared pattern metatable and start new, empty shadows, switching
+     * the guards off for every pattern made before. */
+    if (lua_rawgetp(L, LUA_REGISTRYINDEX, &key_lpeg_module) == LUA_TTABLE)
+        return 1;
+    lua_pop(L, 1);
     lua_pushcfunction(L, luaopen_lpeg);
     lua_call(L, 0, 1); /* 1: the module */
     lua_getfield(L, 1, "P");
@@ -2164,6 +2203,8 @@ static int sb_open_lpeg(lua_State *L)
     lua_pushcfunction(L, sb_lpeg_guard);
     lua_call(L, 7, 0);
     lua_settop(L, 1);
+    lua_pushvalue(L, 1);
+    lua_rawsetp(L, LUA_REGISTRYINDEX, &key_lpeg_module);
     return 1;
 }
 

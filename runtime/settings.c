@@ -168,6 +168,10 @@ int aw_settings_preset(aw_settings *s, const char *preset, int players, aw_error
     s->guard_dead_target = true;
     s->validation = AW_VALIDATE_STRICT;
     s->time_limit_ms = 1000;
+    /* No game with an execution every day lasts this long; only settings
+     * that allow days without a death (no execution after a tie, no attack)
+     * can reach it, and then it stops a game that could go on forever. */
+    s->max_days = 100;
 
     if (strcmp(preset, "aiwolf") == 0) {
         /* as above */
@@ -196,6 +200,9 @@ int aw_settings_preset(aw_settings *s, const char *preset, int players, aw_error
         s->invalid_divine = AW_INVALID_RANDOM;
         s->invalid_guard = AW_INVALID_RANDOM;
         s->guard_dead_target = false;
+        /* "The seer gets the result even if the target was exiled": the seer
+         * chooses after the exile, so a dead target is accepted. */
+        s->divine_dead_target = true;
         s->validation = AW_VALIDATE_LENIENT;
         s->time_limit_ms = 100;
     } else {
@@ -242,6 +249,7 @@ static const field fields[] = {
     F(guard_dead_target, T_BOOL, 0, 1),
     F(validation, T_VALIDATION, 0, 0),
     F(time_limit_ms, T_INT, 1, 3600000),
+    F(max_days, T_INT, 0, 1000000),
 };
 #undef F
 #define NFIELDS (sizeof fields / sizeof fields[0])

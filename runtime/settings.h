@@ -85,6 +85,7 @@ typedef struct aw_settings {
     bool guard_dead_target;      /* guarding a dead agent is valid (and logged) */
     aw_validation validation;
     int time_limit_ms;           /* budget per agent call */
+    int max_days;                /* the game ends with no winner after this day; 0 = no limit */
 } aw_settings;
 
 /* Fills s with a preset for n players with its default role table.

@@ -205,6 +205,41 @@ int aw_parse_u64(const char *s, uint64_t *out)
     return 0;
 }
 
+size_t aw_utf8_char_len(const char *s, size_t left)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    if (left == 0)
+        return 0;
+    unsigned c = p[0];
+    if (c < 0x80)
+        return 1;
+    size_t n = c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+    if (n == 0 || n > left)
+        return 0;
+    for (size_t i = 1; i < n; i++)
+        if ((p[i] & 0xc0) != 0x80)
+            return 0;
+    /* overlong forms, surrogates, and code points past U+10FFFF */
+    if ((c == 0xe0 && p[1] < 0xa0) || (c == 0xed && p[1] >= 0xa0) || (c == 0xf0 && p[1] < 0x90) ||
+        (c == 0xf4 && p[1] >= 0x90))
+        return 0;
+    return n;
+}
+
+void aw_sanitize_text(char *s, size_t len, int keep_newlines)
+{
+    size_t i = 0;
+    while (i < len) {
+        unsigned char c = (unsigned char)s[i];
+        size_t n = aw_utf8_char_len(s + i, len - i);
+        if (n == 0 || (n == 1 && (c < 0x20 || c == 0x7f) && !(keep_newlines && c == '\n'))) {
+            s[i++] = '?';
+            continue;
+        }
+        i += n;
+    }
+}
+
 uint64_t aw_now_ns(void)
 {
     struct timespec ts;

@@ -65,6 +65,15 @@ int aw_parse_long(const char *s, long lo, long hi, long *out);
 /* Parses an unsigned 64-bit decimal (or 0x hex) integer from the whole of s. */
 int aw_parse_u64(const char *s, uint64_t *out);
 
+/* The length of the valid UTF-8 character at s (left bytes available), or
+ * 0 when the bytes there are not valid UTF-8. */
+size_t aw_utf8_char_len(const char *s, size_t left);
+
+/* Makes agent text safe to show on a terminal or in a log, in place: control
+ * bytes (but newlines when keep_newlines) and bytes that are not valid UTF-8
+ * become '?'. */
+void aw_sanitize_text(char *s, size_t len, int keep_newlines);
+
 /* Monotonic clock in nanoseconds. */
 uint64_t aw_now_ns(void);
 

@@ -54,8 +54,11 @@ void aw_view_build(const aw_engine *g, int agent, aw_req_kind kind, aw_info *out
 
     if (me == AW_SEER && st->divine_result.agent == agent)
         out->divine_result = st->divine_result;
-    if (me == AW_MEDIUM)
+    if (me == AW_MEDIUM && st->medium_result.agent) {
+        /* every medium learns it, each as its own judge */
         out->medium_result = st->medium_result;
+        out->medium_result.agent = agent;
+    }
     if (wolf) {
         out->attacked = st->attacked;
         out->attack_votes = st->attack_votes;

@@ -30,7 +30,7 @@ done
 "$bin" play --quiet --log "$tmp/game.log" --events "$tmp/events.jsonl" $args "$tmp/scripted.lua" \
   > "$tmp/out.txt" 2>&1 || { cat "$tmp/out.txt"; fail "aiwolf play failed"; }
 check_args=""
-for s in $(sed -n 's/.*--set \([^ ]*\).*/\1/p' "$case/args"); do check_args="$check_args --set $s"; done
+for s in $(grep -o -- '--set [^ ]*' "$case/args" | cut -d' ' -f2); do check_args="$check_args --set $s"; done
 # shellcheck disable=SC2086
 "$bin" check --preset "$preset" $check_args "$tmp/game.log" > "$tmp/check.txt" 2>&1 \
   || { cat "$tmp/check.txt"; fail "the log is not legal under $preset"; }
