@@ -232,7 +232,7 @@ void aw_sanitize_text(char *s, size_t len, int keep_newlines)
     while (i < len) {
         unsigned char c = (unsigned char)s[i];
         size_t n = aw_utf8_char_len(s + i, len - i);
-        if (n == 0 || (n == 1 && (c < 0x20 || c == 0x7f) && !(keep_newlines && c == '\n'))) {
+        if (n == 0 || (n == 1 && (c < 0x20 || c == 0x7f) && c != '\t' && !(keep_newlines && c == '\n'))) {
             s[i++] = '?';
             continue;
         }

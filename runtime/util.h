@@ -70,8 +70,8 @@ int aw_parse_u64(const char *s, uint64_t *out);
 size_t aw_utf8_char_len(const char *s, size_t left);
 
 /* Makes agent text safe to show on a terminal or in a log, in place: control
- * bytes (but newlines when keep_newlines) and bytes that are not valid UTF-8
- * become '?'. */
+ * bytes (but tabs, and newlines when keep_newlines) and bytes that are not
+ * valid UTF-8 become '?'. */
 void aw_sanitize_text(char *s, size_t len, int keep_newlines);
 
 /* Monotonic clock in nanoseconds. */

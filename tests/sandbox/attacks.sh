@@ -27,5 +27,10 @@ ln -s /etc/passwd "$tmp/agent/passwd.lua"
 printf 'local ok, e = pcall(require, "passwd")\nprint(e)\nreturn {}\n' > "$tmp/agent/a.lua"
 "$bin" play --seed 1 "$tmp/agent/a.lua" > "$tmp/sym.out" 2>&1
 grep -q "not a file inside the agent's folder" "$tmp/sym.out" || { echo "FAIL: a symbolic link out of the folder was loaded"; fails=$((fails + 1)); }
+# and a benign agent still may use whole-number floats as LPeg counts
+printf 'local lpeg = require "lpeg"\nprint(lpeg.match(lpeg.P"a"^2.0, "aaa"), lpeg.match(lpeg.P(3.0), "abcd"))\nreturn {}\n' \
+  > "$tmp/agent/floats.lua"
+"$bin" play --seed 1 "$tmp/agent/floats.lua" > "$tmp/floats.out" 2>&1
+grep -q "floats\] 4	4" "$tmp/floats.out" || { echo "FAIL: LPeg refused a whole-number float count"; cat "$tmp/floats.out" | head -3; fails=$((fails + 1)); }
 [ $fails -eq 0 ] && echo "attacks: ok"
 exit $fails
