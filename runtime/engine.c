@@ -305,28 +305,15 @@ static enum state chan_start(aw_engine *g, chan *ch, enum state ret)
     return ST_CH_TURN;
 }
 
+/* One line of valid UTF-8: no control bytes, no broken sequences. */
 static bool valid_utf8_line(const char *s, size_t len)
 {
-    const unsigned char *p = (const unsigned char *)s, *end = p + len;
-    while (p < end) {
-        unsigned c = *p;
-        if (c < 0x20 || c == 0x7f)
+    for (size_t i = 0; i < len;) {
+        unsigned char c = (unsigned char)s[i];
+        size_t n = aw_utf8_char_len(s + i, len - i);
+        if (n == 0 || c < 0x20 || c == 0x7f)
             return false;
-        if (c < 0x80) {
-            p++;
-            continue;
-        }
-        int n = c >= 0xf0 && c <= 0xf4 ? 3 : c >= 0xe0 ? 2 : c >= 0xc2 && c < 0xe0 ? 1 : -1;
-        if (n < 0 || c > 0xf4 || end - p <= n)
-            return false;
-        for (int i = 1; i <= n; i++)
-            if ((p[i] & 0xc0) != 0x80)
-                return false;
-        /* overlong three/four-byte forms, surrogates, and code points past U+10FFFF */
-        if ((c == 0xe0 && p[1] < 0xa0) || (c == 0xed && p[1] >= 0xa0) || (c == 0xf0 && p[1] < 0x90) ||
-            (c == 0xf4 && p[1] >= 0x90))
-            return false;
-        p += n + 1;
+        i += n;
     }
     return true;
 }
@@ -341,6 +328,7 @@ static bool text_is(const char *t, size_t len, const char *word)
  * when the agent had no talks left and says Over without being asked. */
 static void chan_record(aw_engine *g, chan *ch, int a, const char *raw, size_t len, bool asked)
 {
+    size_t raw_len = len; /* what the agent said, before the rules replace it */
     aw_req_kind req = ch->whisper ? AW_REQ_WHISPER : AW_REQ_TALK;
     bool lenient = g->set.validation == AW_VALIDATE_LENIENT;
     const char *text = raw;
@@ -419,9 +407,7 @@ static void chan_record(aw_engine *g, chan *ch, int a, const char *raw, size_t l
         ev.agent = a;
         ev.req = req;
         ev.text = raw;
-        ev.text_len = raw ? (len > AW_MAX_TALK_LEN ? AW_MAX_TALK_LEN : strnlen(raw, AW_MAX_TALK_LEN)) : 0;
-        if (raw && text == raw)
-            ev.text_len = len;
+        ev.text_len = raw ? (raw_len > AW_MAX_TALK_LEN ? AW_MAX_TALK_LEN : raw_len) : 0;
         ev.talk = t;
         ev.reason = reason;
         emit(g, &ev);
