@@ -77,7 +77,7 @@ typedef struct childseat {
     char lost_msg[200];
 
     int agent;
-    uint64_t game_seed;
+    uint64_t agent_seed; /* the seat's own seed (seat.h), sent as randomSeed */
     aw_wire_cursor cur;
     aw_buf pkt;
     char name[65];
@@ -480,7 +480,7 @@ static void child_main(childseat *c, int wire, int rep, int outfd)
 
     /* From here on, everything runs under the filter. */
     aw_seat_fault bf = {AW_SEAT_OK, ""};
-    const char *name = c->inner->ops->begin(c->inner, c->agent, c->game_seed, &bf);
+    const char *name = c->inner->ops->begin(c->inner, c->agent, c->agent_seed, &bf);
     aw_settings set = c->base_set;
     parse_ud pud = {c, set.validation};
     aw_wire_client cl;
@@ -793,7 +793,7 @@ static int exchange(childseat *c, int request, const aw_info *info, const aw_set
     }
     aw_buf_clear(&c->pkt);
     aw_error err;
-    if (aw_wire_encode_request(&c->cur, request, info, set, c->game_seed, &c->pkt, &err) < 0) {
+    if (aw_wire_encode_request(&c->cur, request, info, set, c->agent_seed, &c->pkt, &err) < 0) {
         set_fault(f, AW_SEAT_ERROR, "cannot encode the packet: %.400s", err.msg);
         return -1;
     }
@@ -881,13 +881,13 @@ static int budget_of(const childseat *c, const aw_settings *set)
     return 1000;
 }
 
-static const char *seat_begin(aw_seat *base, int agent, uint64_t game_seed, aw_seat_fault *f)
+static const char *seat_begin(aw_seat *base, int agent, uint64_t agent_seed, aw_seat_fault *f)
 {
     childseat *c = (childseat *)base;
     stop_child(c, NULL, 0);
     c->lost = false;
     c->agent = agent;
-    c->game_seed = game_seed;
+    c->agent_seed = agent_seed;
     aw_wire_cursor_reset(&c->cur);
     snprintf(c->name, sizeof c->name, "Agent[%02d]", agent);
     if (spawn(c, f) < 0) {

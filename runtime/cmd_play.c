@@ -14,6 +14,7 @@
 #include "game.h"
 #include "childseat.h"
 #include "luaseat.h"
+#include "rng.h"
 #include "utterance.h"
 
 static void usage(FILE *out)
@@ -32,7 +33,9 @@ static void usage(FILE *out)
             "                      (default: 5, or the number of agents if more)\n"
             "  --roles SPEC        role counts instead, e.g. SEER=1,WEREWOLF=1,VILLAGER=3\n"
             "  --set NAME=VALUE    change one rule setting (repeatable; see docs/settings.md)\n"
-            "  --seed S            the game's 64-bit seed (default: from the clock, printed)\n"
+            "  --seed S            the game's 64-bit seed (default: drawn from the system,\n"
+            "                      printed). Agents never see it, but a seed that can be\n"
+            "                      guessed can be tried: use the default in contests\n"
             "  --deal A=ROLE,...   fix roles of some agents, e.g. 1=SEER,2=WEREWOLF\n"
             "  --games N           play N games with seeds S, S+1, ...; print a summary\n"
             "  --log PATH          write the official CSV game log to PATH (with --games,\n"
@@ -289,7 +292,7 @@ int cmd_play(int argc, char **argv)
     if (deal_spec && parse_deal(deal_spec, set.players, deal) != 0)
         return 2;
     if (!have_seed)
-        seed = ((uint64_t)time(NULL) << 20) ^ (uint64_t)getpid();
+        seed = aw_rng_os_seed(); /* a guessable seed would give the deal away (rng.h) */
 
     /* The seats. */
     if (agent_output < 0)

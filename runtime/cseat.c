@@ -14,11 +14,12 @@ typedef struct cseat {
     char text[64];
 } cseat;
 
-static const char *random_begin(aw_seat *s, int agent, uint64_t game_seed, aw_seat_fault *f)
+static const char *random_begin(aw_seat *s, int agent, uint64_t agent_seed, aw_seat_fault *f)
 {
     (void)f;
+    (void)agent; /* agent_seed is already the seat's own */
     cseat *c = (cseat *)s;
-    aw_rng_seed(&c->rng, aw_rng_derive(game_seed ^ c->seed, (uint64_t)agent));
+    aw_rng_seed(&c->rng, aw_rng_derive(agent_seed, c->seed));
     return "crandom";
 }
 
@@ -72,9 +73,9 @@ static void random_free(aw_seat *s)
 
 static const aw_seat_ops random_ops = {random_begin, random_request, NULL, random_free};
 
-static const char *chaos_begin(aw_seat *s, int agent, uint64_t game_seed, aw_seat_fault *f)
+static const char *chaos_begin(aw_seat *s, int agent, uint64_t agent_seed, aw_seat_fault *f)
 {
-    random_begin(s, agent, game_seed, f);
+    random_begin(s, agent, agent_seed, f);
     return "cchaos";
 }
 

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rng.h"
 #include "view.h"
 
 const char *aw_seat_fault_name(aw_seat_fault_kind k)
@@ -69,7 +70,7 @@ int aw_game_play(const aw_game_opts *opts, aw_seat **seats, aw_game_result *res,
      * fails to give one is named after its index. */
     for (int a = 1; a <= n; a++) {
         aw_seat_fault f = {AW_SEAT_OK, ""};
-        const char *nm = seats[a]->ops->begin(seats[a], a, opts->seed, &f);
+        const char *nm = seats[a]->ops->begin(seats[a], a, aw_rng_derive(opts->seed, (uint64_t)a), &f);
         if (!nm && opts->log)
             pending_fault[a] = f;
         if (nm) {

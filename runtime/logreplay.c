@@ -505,9 +505,9 @@ typedef struct rseat {
     int agent;
 } rseat;
 
-static const char *rseat_begin(aw_seat *s, int agent, uint64_t game_seed, aw_seat_fault *f)
+static const char *rseat_begin(aw_seat *s, int agent, uint64_t agent_seed, aw_seat_fault *f)
 {
-    (void)game_seed;
+    (void)agent_seed;
     (void)f;
     rseat *rs = (rseat *)s;
     rs->agent = agent;

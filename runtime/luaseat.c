@@ -57,7 +57,7 @@ typedef struct luaseat {
     int swap_ref;  /* the new version's table during a mid-game reload */
     char *dir;     /* the agent's folder: it may require plain Lua modules from it */
     int agent;
-    uint64_t game_seed;
+    uint64_t agent_seed; /* the seat's own seed: randomSeed and math.random */
     char name[65];
     chan_cache talks, whispers;
     table_cache cached[NCACHED];
@@ -463,7 +463,7 @@ static int do_call(lua_State *L)
     int agent = lua_gettop(L);
     if (c->kind == AW_REQ_INITIALIZE) {
         push_info(L, s, c->info);
-        push_setting(L, c->set, s->game_seed);
+        push_setting(L, c->set, s->agent_seed);
         call_method(L, agent, "initialize", 2, 0);
         return 0;
     }
@@ -857,19 +857,19 @@ static const char *seat_version(aw_seat *base)
     return ((luaseat *)base)->version;
 }
 
-static const char *seat_begin(aw_seat *base, int agent, uint64_t game_seed, aw_seat_fault *f)
+static const char *seat_begin(aw_seat *base, int agent, uint64_t agent_seed, aw_seat_fault *f)
 {
     luaseat *s = (luaseat *)base;
     close_agent(s);
     if (s->opts.watch || s->opts.watch_live)
         maybe_reload(s);
     s->agent = agent;
-    s->game_seed = game_seed;
+    s->agent_seed = agent_seed;
     snprintf(s->name, sizeof s->name, "%s", s->default_name);
     aw_fault fault = {AW_FAULT_NONE, "", 0};
     /* The agent's own math.random is seeded from the game and its seat, so a
      * game replays exactly and no two agents draw the same numbers. */
-    s->sb = open_agent(s, aw_rng_derive(game_seed, (uint64_t)agent), s->opts.budget_ms, &s->agent_ref, &fault);
+    s->sb = open_agent(s, agent_seed, s->opts.budget_ms, &s->agent_ref, &fault);
     if (!s->sb) {
         seat_fault(f, map_fault(fault.kind), fault.msg);
         return NULL;

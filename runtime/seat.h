@@ -37,13 +37,16 @@ typedef struct aw_seat_reply {
 typedef struct aw_seat aw_seat;
 
 typedef struct aw_seat_ops {
-    /* Starts a game: the seat plays agent `agent` of a game whose seed is
-     * game_seed (a seat may derive its own random seed from both). Returns the
+    /* Starts a game: the seat plays agent `agent`. agent_seed is this seat's
+     * own seed for the game, aw_rng_derive(game_seed, agent): the agent's
+     * randomSeed and math.random come from it. It is one-way: it tells the
+     * seat nothing about the game's seed, the deal or any other seat's seed,
+     * and the game's seed itself never reaches a seat. Returns the
      * agent's name for the log (getName), borrowed until the next call, or
      * NULL (with *fault filled) when the seat cannot play; the driver then
      * names it after its index and every request to it gets the rules'
      * substitute. Called once per game, before INITIALIZE. */
-    const char *(*begin)(aw_seat *s, int agent, uint64_t game_seed, aw_seat_fault *fault);
+    const char *(*begin)(aw_seat *s, int agent, uint64_t agent_seed, aw_seat_fault *fault);
     /* Tells (notifications) or asks the seat. On a fault, returns a negative
      * value with *fault filled; the driver then uses the rules' substitute. */
     int (*request)(aw_seat *s, aw_req_kind kind, const aw_info *info, const aw_settings *set, aw_seat_reply *reply,

@@ -65,7 +65,7 @@ static const int role_num_order[] = {AW_FREEMASON, AW_SEER, AW_VILLAGER, AW_POSS
 
 /* ---- settings ------------------------------------------------------------- */
 
-void aw_wire_setting_from(aw_wire_setting *w, const aw_settings *s, uint64_t seed)
+void aw_wire_setting_from(aw_wire_setting *w, const aw_settings *s, uint64_t agent_seed)
 {
     memset(w, 0, sizeof *w);
     w->enable_no_attack = s->enable_no_attack;
@@ -86,7 +86,7 @@ void aw_wire_setting_from(aw_wire_setting *w, const aw_settings *s, uint64_t see
     w->player_num = s->players;
     w->time_limit = s->time_limit_ms;
     /* The official field is a Java long: the same 64 bits, read as signed. */
-    w->random_seed = (int64_t)seed;
+    w->random_seed = (int64_t)agent_seed;
     memcpy(w->role_num, s->role_count, sizeof w->role_num);
     w->role_num_any = 0;
 }
@@ -355,7 +355,7 @@ static json_t *minimize(int *cursor, const aw_talk *t, int n)
 }
 
 int aw_wire_encode_request(aw_wire_cursor *c, int request, const aw_info *info, const aw_settings *set,
-                           uint64_t seed, aw_buf *out, aw_error *err)
+                           uint64_t agent_seed, aw_buf *out, aw_error *err)
 {
     if (!aw_wire_request_name(request))
         return aw_fail(err, AW_EINVAL, "unknown request %d", request);
@@ -372,7 +372,7 @@ int aw_wire_encode_request(aw_wire_cursor *c, int request, const aw_info *info, 
             if (!set)
                 return aw_fail(err, AW_EINVAL, "INITIALIZE needs the settings");
             aw_wire_setting w;
-            aw_wire_setting_from(&w, set, seed);
+            aw_wire_setting_from(&w, set, agent_seed);
             setting = jsetting(&w);
         }
         return dump(jpacket(request, jinfo(info, 0, wh, nwh, true), setting, NULL, NULL), out, err);

@@ -52,8 +52,10 @@ typedef struct aw_wire_setting {
     int role_num_any; /* the "ANY" entry of roleNumMap */
 } aw_wire_setting;
 
-/* What our server sends for settings s and a game seed. */
-void aw_wire_setting_from(aw_wire_setting *w, const aw_settings *s, uint64_t seed);
+/* What our server sends for settings s to a seat whose own seed is
+ * agent_seed (seat.h: never the game's seed, which would give away the
+ * deal). */
+void aw_wire_setting_from(aw_wire_setting *w, const aw_settings *s, uint64_t agent_seed);
 /* Applies the official fields onto s (which keeps everything the wire does
  * not carry: preset, talk mode, validation level, ...) and checks the result. */
 int aw_wire_setting_apply(const aw_wire_setting *w, aw_settings *s, aw_error *err);
@@ -103,9 +105,10 @@ void aw_wire_cursor_reset(aw_wire_cursor *c);
  * to out, without a newline: a full gameInfo or only the talk/whisper
  * entries the agent has not been sent, exactly as the official server
  * decides (wire-protocol.md). info may be NULL for NAME and ROLE; set and
- * seed are only read for INITIALIZE. Updates the cursor. */
+ * agent_seed (the seat's own seed, sent as randomSeed) are only read for
+ * INITIALIZE. Updates the cursor. */
 int aw_wire_encode_request(aw_wire_cursor *c, int request, const aw_info *info, const aw_settings *set,
-                           uint64_t seed, aw_buf *out, aw_error *err);
+                           uint64_t agent_seed, aw_buf *out, aw_error *err);
 
 /* ---- client side ---------------------------------------------------------- */
 
