@@ -7,25 +7,6 @@
 #include "rng.h"
 #include "view.h"
 
-const char *aw_seat_fault_name(aw_seat_fault_kind k)
-{
-    switch (k) {
-    case AW_SEAT_OK:
-        return "ok";
-    case AW_SEAT_ERROR:
-        return "error";
-    case AW_SEAT_TIMEOUT:
-        return "timeout";
-    case AW_SEAT_MEMORY:
-        return "memory";
-    case AW_SEAT_REPLY:
-        return "reply";
-    case AW_SEAT_LOST:
-        return "lost";
-    }
-    return "?";
-}
-
 typedef struct hooks_ud {
     aw_gamelog *log;
     const aw_game_opts *opts;
