@@ -54,7 +54,7 @@ typedef struct aw_childseat_opts {
                                (copied) */
     /* How the child attaches parsed forms to talks (the game's validate and
      * free_parsed hooks, as in aw_game_opts); NULL: talks carry none. */
-    int (*validate)(void *ud, const char *text, size_t len, aw_validation mode, void **parsed, aw_error *err);
+    aw_validate_fn *validate;
     void (*free_parsed)(void *ud, void *parsed);
     /* Tests only. Runs in the child, confined, before each request reaches
      * the inner seat; it may write to wire_fd (or report_fd) itself and

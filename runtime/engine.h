@@ -115,6 +115,13 @@ typedef enum aw_choice {
     AW_CHOICE_SUBSTITUTE     /* the rules' substitute for agent's invalid action */
 } aw_choice;
 
+/* Decides whether a talk/whisper text (one line, no control bytes,
+ * non-empty, already checked) is a valid utterance under `mode`; may hand
+ * back a parsed form in *parsed. Returns 0, or negative with err filled. The
+ * one signature of the engine's hook, the driver's option and the child
+ * seat's option. */
+typedef int aw_validate_fn(void *ud, const char *text, size_t len, aw_validation mode, void **parsed, aw_error *err);
+
 typedef struct aw_engine_hooks {
     /* Everything that happens, in the order of the official game log. */
     void (*event)(void *ud, const aw_event *ev);
@@ -122,7 +129,7 @@ typedef struct aw_engine_hooks {
      * non-empty, already checked) is a valid utterance; may hand back a parsed
      * form that the engine keeps with the talk and frees with free_parsed.
      * NULL accepts every such line. Returns 0 or negative with err filled. */
-    int (*validate)(void *ud, const char *text, size_t len, aw_validation mode, void **parsed, aw_error *err);
+    aw_validate_fn *validate;
     void (*free_parsed)(void *ud, void *parsed);
     /* Makes the game's random choices instead of the seeded generator (to
      * replay a recorded game): returns an index into options[0..n). NULL, or

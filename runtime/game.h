@@ -29,7 +29,7 @@ typedef struct aw_game_opts {
     const aw_settings *settings;
     uint64_t seed;
     const aw_role *deal;
-    int (*validate)(void *ud, const char *text, size_t len, aw_validation mode, void **parsed, aw_error *err);
+    aw_validate_fn *validate;
     void (*free_parsed)(void *ud, void *parsed);
     void *validate_ud;
     /* Optional: makes the game's random choices (replaying a recorded game). */
