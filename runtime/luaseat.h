@@ -18,9 +18,11 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include <lua.h>
-
 #include "seat.h"
+
+/* Only a pointer type is needed here: users of this header (the CLI, the
+ * tests) need not see Lua's headers. */
+typedef struct lua_State lua_State;
 
 typedef struct aw_luaseat_opts {
     int budget_ms;        /* per call; 0 = the game's time_limit_ms */
