@@ -985,7 +985,12 @@ static const char *seat_version(aw_seat *base)
     return c->inner->ops->version ? c->inner->ops->version(c->inner) : NULL;
 }
 
-static const aw_seat_ops child_ops = {seat_begin, seat_request, seat_version, seat_free};
+static const aw_seat_ops child_ops = {
+    .begin = seat_begin,
+    .request = seat_request,
+    .version = seat_version,
+    .free = seat_free,
+};
 
 aw_seat *aw_childseat_new(aw_childseat_make make, void *make_ud, const aw_childseat_opts *opts, aw_error *err)
 {

@@ -71,7 +71,7 @@ static void random_free(aw_seat *s)
     free(s);
 }
 
-static const aw_seat_ops random_ops = {random_begin, random_request, NULL, random_free};
+static const aw_seat_ops random_ops = {.begin = random_begin, .request = random_request, .free = random_free};
 
 static const char *chaos_begin(aw_seat *s, int agent, uint64_t agent_seed, aw_seat_fault *f)
 {
@@ -144,7 +144,7 @@ static int chaos_request(aw_seat *s, aw_req_kind kind, const aw_info *info, cons
     return random_request(s, kind, info, set, reply, f);
 }
 
-static const aw_seat_ops chaos_ops = {chaos_begin, chaos_request, NULL, random_free};
+static const aw_seat_ops chaos_ops = {.begin = chaos_begin, .request = chaos_request, .free = random_free};
 
 aw_seat *aw_cseat_chaos(uint64_t seed)
 {

@@ -7,37 +7,47 @@
 #include "rng.h"
 #include "view.h"
 
-typedef struct hooks_ud {
-    aw_gamelog *log;
-    const aw_game_opts *opts;
-} hooks_ud;
+struct aw_game {
+    aw_game_opts opts;
+    aw_seat **seats;
+    aw_engine *g;
+    aw_request req;                     /* the current batch */
+    bool in_batch[AW_MAX_PLAYERS + 1];  /* asked in it and not answered yet, or not asked yet */
+    bool answered[AW_MAX_PLAYERS + 1];
+    int left;                           /* seats of the batch still to answer */
+    uint64_t t0[AW_MAX_PLAYERS + 1];    /* when each was asked */
+    uint64_t calls;
+    int faults;
+};
 
 static void on_event(void *ud, const aw_event *ev)
 {
-    hooks_ud *h = ud;
-    if (h->log)
-        aw_gamelog_event(h->log, ev);
+    aw_game *gm = ud;
+    if (gm->opts.log)
+        aw_gamelog_event(gm->opts.log, ev);
+    if (gm->opts.event)
+        gm->opts.event(gm->opts.event_ud, ev);
 }
 
 static int on_validate(void *ud, const char *text, size_t len, aw_validation mode, void **parsed, aw_error *err)
 {
-    hooks_ud *h = ud;
-    return h->opts->validate(h->opts->validate_ud, text, len, mode, parsed, err);
+    aw_game *gm = ud;
+    return gm->opts.validate(gm->opts.validate_ud, text, len, mode, parsed, err);
 }
 
 static void on_free_parsed(void *ud, void *parsed)
 {
-    hooks_ud *h = ud;
-    h->opts->free_parsed(h->opts->validate_ud, parsed);
+    aw_game *gm = ud;
+    gm->opts.free_parsed(gm->opts.validate_ud, parsed);
 }
 
 static int on_choose(void *ud, aw_choice kind, int agent, const int *options, int n)
 {
-    hooks_ud *h = ud;
-    return h->opts->choose(h->opts->choose_ud, kind, agent, options, n);
+    aw_game *gm = ud;
+    return gm->opts.choose(gm->opts.choose_ud, kind, agent, options, n);
 }
 
-int aw_game_play(const aw_game_opts *opts, aw_seat **seats, aw_game_result *res, aw_error *err)
+aw_game *aw_game_start(const aw_game_opts *opts, aw_seat **seats, aw_error *err)
 {
     const aw_settings *set = opts->settings;
     int n = set->players;
@@ -45,16 +55,21 @@ int aw_game_play(const aw_game_opts *opts, aw_seat **seats, aw_game_result *res,
     char *owned[AW_MAX_PLAYERS + 1] = {0};
     aw_seat_fault pending_fault[AW_MAX_PLAYERS + 1];
     memset(pending_fault, 0, sizeof pending_fault);
-    memset(res, 0, sizeof *res);
+    aw_game *gm = aw_xcalloc(1, sizeof *gm);
+    gm->opts = *opts;
+    gm->seats = seats;
 
     /* Names come first, as NAME does on the official server. A seat that
-     * fails to give one is named after its index. */
+     * fails to give one is named after its index. Each seat gets its own
+     * one-way seed, never the game's (seat.h). */
     for (int a = 1; a <= n; a++) {
         aw_seat_fault f = {AW_SEAT_OK, ""};
         const char *nm = seats[a]->ops->begin(seats[a], a, aw_rng_derive(opts->seed, (uint64_t)a), &f);
         if (!nm && opts->log)
             pending_fault[a] = f;
-        if (nm) {
+        if (nm && opts->verbatim_names) {
+            names[a] = nm;
+        } else if (nm) {
             /* Names go into a CSV field: keep them to one line without commas. */
             size_t len = strnlen(nm, 64);
             owned[a] = aw_xstrndup(nm, len);
@@ -65,16 +80,17 @@ int aw_game_play(const aw_game_opts *opts, aw_seat **seats, aw_game_result *res,
         }
     }
 
-    hooks_ud hud = {opts->log, opts};
     aw_engine_hooks hooks = {on_event, opts->validate ? on_validate : NULL,
-                             opts->free_parsed ? on_free_parsed : NULL, opts->choose ? on_choose : NULL, &hud};
-    aw_engine *g = aw_engine_new(set, opts->seed, names, opts->deal, &hooks, err);
+                             opts->free_parsed ? on_free_parsed : NULL, opts->choose ? on_choose : NULL, gm};
+    gm->g = aw_engine_new(set, opts->seed, names, opts->deal, &hooks, err);
     for (int a = 1; a <= n; a++)
         free(owned[a]);
-    if (!g)
-        return -AW_EINVAL;
+    if (!gm->g) {
+        free(gm);
+        return NULL;
+    }
     if (opts->log) {
-        aw_gamelog_begin(opts->log, g, opts->game_no);
+        aw_gamelog_begin(opts->log, gm->g, opts->game_no);
         for (int a = 1; a <= n; a++)
             if (seats[a]->ops->version)
                 aw_gamelog_version(opts->log, a, seats[a]->ops->version(seats[a]));
@@ -82,49 +98,124 @@ int aw_game_play(const aw_game_opts *opts, aw_seat **seats, aw_game_result *res,
             if (pending_fault[a].kind != AW_SEAT_OK)
                 aw_gamelog_call(opts->log, a, AW_REQ_NONE, 0, &pending_fault[a]);
     }
+    return gm;
+}
 
-    aw_request req;
+const aw_engine *aw_game_engine(const aw_game *gm)
+{
+    return gm->g;
+}
+
+int aw_game_next(aw_game *gm, aw_request *req)
+{
+    if (gm->left > 0)
+        return -AW_ESTATE;
+    if (aw_engine_next(gm->g, &gm->req) != 0)
+        return 1;
+    memset(gm->in_batch, 0, sizeof gm->in_batch);
+    memset(gm->answered, 0, sizeof gm->answered);
+    for (int i = 0; i < gm->req.nseats; i++)
+        gm->in_batch[gm->req.seats[i]] = true;
+    gm->left = gm->req.nseats;
+    *req = gm->req;
+    return 0;
+}
+
+int aw_game_ask(aw_game *gm, int a)
+{
+    if (a < 1 || a > AW_MAX_PLAYERS || !gm->in_batch[a] || gm->answered[a])
+        return -AW_EINVAL;
     aw_info info;
-    while (aw_engine_next(g, &req) == 0) {
-        for (int i = 0; i < req.nseats; i++) {
-            int a = req.seats[i];
-            aw_view_build(g, a, req.kind, &info);
-            aw_seat_reply reply = {NULL, 0, AW_NO_AGENT};
-            aw_seat_fault fault = {AW_SEAT_OK, ""};
-            uint64_t t0 = aw_now_ns();
-            int rc = seats[a]->ops->request(seats[a], req.kind, &info, set, &reply, &fault);
-            uint64_t dt = aw_now_ns() - t0;
-            res->calls++;
-            if (rc < 0 && fault.kind == AW_SEAT_OK)
-                fault.kind = AW_SEAT_ERROR;
-            if (rc < 0)
-                res->faults++;
-            if (opts->log)
-                aw_gamelog_call(opts->log, a, req.kind, dt, rc < 0 ? &fault : NULL);
-            if (!aw_req_needs_reply(req.kind))
-                continue;
-            if (aw_req_wants_text(req.kind))
-                aw_engine_reply_text(g, a, rc < 0 ? NULL : reply.text, reply.len);
-            else
-                aw_engine_reply_target(g, a, rc < 0 ? AW_NO_AGENT : reply.target);
-        }
-    }
+    aw_view_build(gm->g, a, gm->req.kind, &info);
+    aw_seat_reply reply = {NULL, 0, AW_NO_AGENT};
+    aw_seat_fault fault = {AW_SEAT_OK, ""};
+    gm->t0[a] = aw_now_ns();
+    int rc = gm->seats[a]->ops->request(gm->seats[a], gm->req.kind, &info, gm->opts.settings, &reply, &fault);
+    if (rc == AW_SEAT_PENDING)
+        return AW_SEAT_PENDING;
+    aw_game_answer(gm, a, rc, &reply, &fault);
+    return 0;
+}
 
-    const aw_state *st = aw_engine_state(g);
-    res->winner = st->winner;
-    res->days = st->day;
-    for (int a = 1; a <= n; a++) {
-        res->role[a] = st->role[a];
-        res->alive[a] = st->alive[a];
-        if (st->alive[a]) {
-            if (st->role[a] == AW_WEREWOLF)
-                res->wolves++;
-            else
-                res->humans++;
+void aw_game_answer(aw_game *gm, int a, int rc, const aw_seat_reply *reply, const aw_seat_fault *fault)
+{
+    if (a < 1 || a > AW_MAX_PLAYERS || !gm->in_batch[a] || gm->answered[a])
+        return;
+    uint64_t dt = aw_now_ns() - gm->t0[a];
+    gm->answered[a] = true;
+    gm->left--;
+    gm->calls++;
+    aw_seat_fault f = {AW_SEAT_OK, ""};
+    if (rc < 0 || rc == AW_SEAT_PENDING) {
+        if (fault)
+            f = *fault;
+        if (f.kind == AW_SEAT_OK)
+            f.kind = AW_SEAT_ERROR;
+        rc = -1;
+        gm->faults++;
+    }
+    if (gm->opts.log)
+        aw_gamelog_call(gm->opts.log, a, gm->req.kind, dt, rc < 0 ? &f : NULL);
+    if (!aw_req_needs_reply(gm->req.kind))
+        return;
+    bool ok = rc >= 0 && reply;
+    if (aw_req_wants_text(gm->req.kind))
+        aw_engine_reply_text(gm->g, a, ok ? reply->text : NULL, ok ? reply->len : 0);
+    else
+        aw_engine_reply_target(gm->g, a, ok ? reply->target : AW_NO_AGENT);
+}
+
+void aw_game_end(aw_game *gm, aw_game_result *res)
+{
+    if (res) {
+        memset(res, 0, sizeof *res);
+        const aw_state *st = aw_engine_state(gm->g);
+        res->winner = st->winner;
+        res->days = st->day;
+        res->calls = gm->calls;
+        res->faults = gm->faults;
+        for (int a = 1; a <= st->n; a++) {
+            res->role[a] = st->role[a];
+            res->alive[a] = st->alive[a];
+            if (st->alive[a]) {
+                if (st->role[a] == AW_WEREWOLF)
+                    res->wolves++;
+                else
+                    res->humans++;
+            }
         }
     }
-    if (opts->log)
-        aw_gamelog_flush(opts->log);
-    aw_engine_free(g);
+    if (gm->opts.log)
+        aw_gamelog_flush(gm->opts.log);
+    aw_engine_free(gm->g);
+    free(gm);
+}
+
+int aw_game_play(const aw_game_opts *opts, aw_seat **seats, aw_game_result *res, aw_error *err)
+{
+    memset(res, 0, sizeof *res);
+    aw_game *gm = aw_game_start(opts, seats, err);
+    if (!gm)
+        return -AW_EINVAL;
+    aw_request req;
+    while (aw_game_next(gm, &req) == 0) {
+        int pending[AW_MAX_PLAYERS], np = 0;
+        for (int i = 0; i < req.nseats; i++)
+            if (aw_game_ask(gm, req.seats[i]) == AW_SEAT_PENDING)
+                pending[np++] = req.seats[i];
+        for (int i = 0; i < np; i++) {
+            int a = pending[i];
+            aw_seat_reply reply = {NULL, 0, AW_NO_AGENT};
+            aw_seat_fault fault = {AW_SEAT_LOST, "the seat said it would answer later but cannot be waited for"};
+            int rc = -1;
+            if (seats[a]->ops->wait) {
+                fault.kind = AW_SEAT_OK;
+                fault.msg[0] = 0;
+                rc = seats[a]->ops->wait(seats[a], &reply, &fault);
+            }
+            aw_game_answer(gm, a, rc, &reply, &fault);
+        }
+    }
+    aw_game_end(gm, res);
     return 0;
 }

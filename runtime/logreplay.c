@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "engine.h"
+#include "game.h"
 #include "gamelog.h"
 #include "logcheck.h"
 #include "protocol.h"
@@ -68,7 +69,7 @@ typedef struct replay {
     char *names[AW_MAX_PLAYERS + 1];
     aw_role deal[AW_MAX_PLAYERS + 1];
 
-    aw_engine *g;
+    const aw_engine *g; /* the game's, while it is played */
     aw_gamelog log;
     bool use_log;
     aw_buf csvline;
@@ -634,7 +635,7 @@ static void rseat_free(aw_seat *s)
     free(s);
 }
 
-static const aw_seat_ops rseat_ops = {rseat_begin, rseat_request, NULL, rseat_free};
+static const aw_seat_ops rseat_ops = {.begin = rseat_begin, .request = rseat_request, .free = rseat_free};
 
 /* ---- engine hooks ----------------------------------------------------------- */
 
@@ -829,18 +830,27 @@ static void play(replay *r, const aw_replay_options *opt)
         s->r = r;
         seats[a] = &s->base;
     }
-    const char *names[AW_MAX_PLAYERS + 1] = {0};
-    for (int a = 1; a <= r->n; a++) {
-        aw_seat_fault f = {AW_SEAT_OK, ""};
-        names[a] = seats[a]->ops->begin(seats[a], a, 0, &f);
-    }
-    aw_engine_hooks hooks = {on_event, on_validate, NULL, on_choose, r};
+    /* The game's own answer policy (game.h) plays the log's answers; the
+     * hooks compare what our engine writes with the log and make its random
+     * choices the log's. */
+    aw_game_opts go;
+    memset(&go, 0, sizeof go);
+    go.settings = &r->set;
+    go.deal = r->deal;
+    go.validate = on_validate;
+    go.validate_ud = r;
+    go.choose = on_choose;
+    go.choose_ud = r;
+    go.event = on_event;
+    go.event_ud = r;
+    go.verbatim_names = true;
     aw_error err;
-    r->g = aw_engine_new(&r->set, 0, names, r->deal, &hooks, &err);
-    if (!r->g) {
+    aw_game *gm = aw_game_start(&go, seats, &err);
+    if (!gm) {
         unusable(r, 1, "our engine cannot set this game up: %s", err.msg);
         goto done;
     }
+    r->g = aw_game_engine(gm);
     r->use_log = opt && (opt->record || opt->csv || opt->events);
     if (r->use_log) {
         aw_gamelog_init(&r->log, opt->csv, opt->record, opt->events);
@@ -848,22 +858,10 @@ static void play(replay *r, const aw_replay_options *opt)
     }
     r->vote_day = r->att_day = -1;
     aw_request req;
-    aw_info info;
-    while (!r->differ && aw_engine_next(r->g, &req) == 0) {
+    while (!r->differ && aw_game_next(gm, &req) == 0) {
         begin_batch(r, &req);
-        for (int i = 0; i < req.nseats; i++) {
-            int a = req.seats[i];
-            aw_view_build(r->g, a, req.kind, &info);
-            aw_seat_reply reply = {NULL, 0, AW_NO_AGENT};
-            aw_seat_fault fault = {AW_SEAT_OK, ""};
-            int rc = seats[a]->ops->request(seats[a], req.kind, &info, &r->set, &reply, &fault);
-            if (!aw_req_needs_reply(req.kind))
-                continue;
-            if (aw_req_wants_text(req.kind))
-                aw_engine_reply_text(r->g, a, rc < 0 ? NULL : reply.text, reply.len);
-            else
-                aw_engine_reply_target(r->g, a, rc < 0 ? AW_NO_AGENT : reply.target);
-        }
+        for (int i = 0; i < req.nseats; i++)
+            aw_game_ask(gm, req.seats[i]);
     }
     if (!r->differ && r->out->ours_lines < r->nlines) {
         /* our game ended before the log did */
@@ -876,9 +874,9 @@ static void play(replay *r, const aw_replay_options *opt)
         aw_gamelog_flush(&r->log);
         aw_gamelog_free(&r->log);
     }
-done:
-    aw_engine_free(r->g);
+    aw_game_end(gm, NULL);
     r->g = NULL;
+done:
     for (int a = 1; a <= r->n; a++)
         seats[a]->ops->free(seats[a]);
 }

@@ -940,7 +940,12 @@ static void seat_free(aw_seat *base)
     free(s);
 }
 
-static const aw_seat_ops lua_ops = {seat_begin, seat_request, seat_version, seat_free};
+static const aw_seat_ops lua_ops = {
+    .begin = seat_begin,
+    .request = seat_request,
+    .version = seat_version,
+    .free = seat_free,
+};
 
 aw_seat *aw_luaseat_new(const char *path, const aw_luaseat_opts *opts, aw_error *err)
 {

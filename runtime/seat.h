@@ -36,6 +36,9 @@ typedef struct aw_seat_reply {
 
 typedef struct aw_seat aw_seat;
 
+/* request() sent the request; the answer comes later (see request). */
+#define AW_SEAT_PENDING 1
+
 typedef struct aw_seat_ops {
     /* Starts a game: the seat plays agent `agent`. agent_seed is this seat's
      * own seed for the game, aw_rng_derive(game_seed, agent): the agent's
@@ -47,8 +50,13 @@ typedef struct aw_seat_ops {
      * names it after its index and every request to it gets the rules'
      * substitute. Called once per game, before INITIALIZE. */
     const char *(*begin)(aw_seat *s, int agent, uint64_t agent_seed, aw_seat_fault *fault);
-    /* Tells (notifications) or asks the seat. On a fault, returns a negative
-     * value with *fault filled; the driver then uses the rules' substitute. */
+    /* Tells (notifications) or asks the seat. Returns 0 with *reply filled
+     * (answered at once, as seats in this process do); a negative value with
+     * *fault filled (the driver then uses the rules' substitute); or
+     * AW_SEAT_PENDING: the request is on its way (a remote agent, a child
+     * process) and the answer comes later — through `wait`, or, for a driver
+     * on an event loop, straight to aw_game_answer (game.h). info is only
+     * valid during the call. */
     int (*request)(aw_seat *s, aw_req_kind kind, const aw_info *info, const aw_settings *set, aw_seat_reply *reply,
                    aw_seat_fault *fault);
     /* What version of the agent plays this game (e.g. a content hash of its
@@ -56,6 +64,10 @@ typedef struct aw_seat_ops {
     const char *(*version)(aw_seat *s);
     /* Frees the seat. */
     void (*free)(aw_seat *s);
+    /* For seats that return AW_SEAT_PENDING: blocks until the pending
+     * request's answer is there (or its deadline passed) and returns it as
+     * request would have. May be NULL for seats that always answer at once. */
+    int (*wait)(aw_seat *s, aw_seat_reply *reply, aw_seat_fault *fault);
 } aw_seat_ops;
 
 struct aw_seat {

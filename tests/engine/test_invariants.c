@@ -65,7 +65,7 @@ static void spy_free(aw_seat *s)
     free(p);
 }
 
-static const aw_seat_ops spy_ops = {spy_begin, spy_request, NULL, spy_free};
+static const aw_seat_ops spy_ops = {.begin = spy_begin, .request = spy_request, .free = spy_free};
 
 static aw_seat *spy_new(aw_seat *inner)
 {

@@ -87,7 +87,7 @@ static int rw_request(aw_seat *s, aw_req_kind kind, const aw_info *info, const a
     return r->inner->ops->request(r->inner, kind, info, set, reply, f);
 }
 
-static const aw_seat_ops rw_ops = {rw_begin, rw_request, NULL, NULL};
+static const aw_seat_ops rw_ops = {.begin = rw_begin, .request = rw_request};
 
 int main(void)
 {

@@ -22,6 +22,7 @@
 
 #include "cseat.h"
 #include "engine.h"
+#include "game.h"
 #include "rng.h"
 #include "test.h"
 #include "view.h"
@@ -362,6 +363,60 @@ static void compare_views(const aw_info *a, const aw_info *b, bool full, const c
     CHECK_INT(a->guarded, b->guarded);
 }
 
+/* A seat that checks, before the chaos player inside answers, that the
+ * wire packet of what it is told decodes, applies and gives the same view. */
+typedef struct wire_spy {
+    aw_seat base;
+    aw_seat *inner;
+    aw_wire_cursor cur;
+    aw_wire_client cl;
+    uint64_t agent_seed;
+    aw_buf b;
+    int *packets, *fulls;
+} wire_spy;
+
+static const char *spy_begin(aw_seat *s, int agent, uint64_t agent_seed, aw_seat_fault *f)
+{
+    wire_spy *w = (wire_spy *)s;
+    w->agent_seed = agent_seed;
+    return w->inner->ops->begin(w->inner, agent, agent_seed, f);
+}
+
+static int spy_request(aw_seat *s, aw_req_kind kind, const aw_info *info, const aw_settings *set,
+                       aw_seat_reply *reply, aw_seat_fault *f)
+{
+    wire_spy *w = (wire_spy *)s;
+    aw_error err = {0};
+    aw_buf_clear(&w->b);
+    CHECK(aw_wire_encode_request(&w->cur, kind, info, set, w->agent_seed, &w->b, &err) == 0);
+    aw_wire_packet p;
+    int rc = aw_wire_decode(w->b.data, w->b.len, &p, &err);
+    CHECK_MSG(rc == 0, "%s", err.msg);
+    if (rc == 0) {
+        (*w->packets)++;
+        bool full = p.has_info;
+        *w->fulls += full;
+        CHECK_INT(p.request, kind);
+        CHECK(aw_wire_client_apply(&w->cl, &p, &err) == 0);
+        if (kind == AW_REQ_INITIALIZE)
+            CHECK(w->cl.setting.random_seed == (int64_t)w->agent_seed);
+        aw_wire_packet_free(&p);
+        compare_views(&w->cl.info.v, info, full, aw_req_name(kind));
+    }
+    return w->inner->ops->request(w->inner, kind, info, set, reply, f);
+}
+
+static void spy_free(aw_seat *s)
+{
+    wire_spy *w = (wire_spy *)s;
+    w->inner->ops->free(w->inner);
+    aw_wire_client_free(&w->cl);
+    aw_buf_free(&w->b);
+    free(w);
+}
+
+static const aw_seat_ops spy_ops = {.begin = spy_begin, .request = spy_request, .free = spy_free};
+
 static void engine_games(void)
 {
     const char *presets[] = {"aiwolf", "seed2015", "regulation"};
@@ -372,62 +427,29 @@ static void engine_games(void)
                 aw_settings s;
                 if (aw_settings_preset(&s, presets[pi], players, NULL) < 0)
                     continue;
-                aw_error err = {0};
-                aw_engine_hooks hooks = {0};
-                aw_engine *g = aw_engine_new(&s, seed * 7919, NULL, NULL, &hooks, &err);
-                CHECK_MSG(g != NULL, "%s", err.msg);
-                if (!g)
-                    continue;
                 aw_seat *seats[AW_MAX_PLAYERS + 1];
-                aw_wire_cursor cur[AW_MAX_PLAYERS + 1];
-                aw_wire_client cl[AW_MAX_PLAYERS + 1];
                 for (int a = 1; a <= s.players; a++) {
-                    seats[a] = aw_cseat_chaos(aw_rng_derive(seed, (uint64_t)a));
-                    aw_seat_fault f;
-                    seats[a]->ops->begin(seats[a], a, seed, &f);
-                    aw_wire_cursor_reset(&cur[a]);
-                    aw_wire_client_init(&cl[a]);
+                    wire_spy *w = calloc(1, sizeof *w);
+                    w->base.ops = &spy_ops;
+                    w->inner = aw_cseat_chaos(aw_rng_derive(seed, (uint64_t)a));
+                    aw_wire_cursor_reset(&w->cur);
+                    aw_wire_client_init(&w->cl);
+                    aw_buf_init(&w->b);
+                    w->packets = &packets;
+                    w->fulls = &fulls;
+                    seats[a] = &w->base;
                 }
-                aw_request req;
-                aw_info info;
-                aw_buf b;
-                aw_buf_init(&b);
-                while (aw_engine_next(g, &req) == 0) {
-                    for (int i = 0; i < req.nseats; i++) {
-                        int a = req.seats[i];
-                        aw_view_build(g, a, req.kind, &info);
-                        aw_buf_clear(&b);
-                        CHECK(aw_wire_encode_request(&cur[a], req.kind, &info, &s, seed, &b, &err) == 0);
-                        aw_wire_packet p;
-                        int rc = aw_wire_decode(b.data, b.len, &p, &err);
-                        CHECK_MSG(rc == 0, "%s", err.msg);
-                        if (rc < 0)
-                            continue;
-                        packets++;
-                        bool full = p.has_info;
-                        fulls += full;
-                        CHECK_INT(p.request, req.kind);
-                        CHECK(aw_wire_client_apply(&cl[a], &p, &err) == 0);
-                        aw_wire_packet_free(&p);
-                        compare_views(&cl[a].info.v, &info, full, aw_req_name(req.kind));
-                        aw_seat_reply reply = {NULL, 0, AW_NO_AGENT};
-                        aw_seat_fault f;
-                        int src = seats[a]->ops->request(seats[a], req.kind, &info, &s, &reply, &f);
-                        if (!aw_req_needs_reply(req.kind))
-                            continue;
-                        if (aw_req_wants_text(req.kind))
-                            aw_engine_reply_text(g, a, src < 0 ? NULL : reply.text, reply.len);
-                        else
-                            aw_engine_reply_target(g, a, src < 0 ? AW_NO_AGENT : reply.target);
-                    }
-                }
-                aw_buf_free(&b);
-                for (int a = 1; a <= s.players; a++) {
+                aw_game_opts go;
+                memset(&go, 0, sizeof go);
+                go.settings = &s;
+                go.seed = seed * 7919;
+                aw_game_result res;
+                aw_error err = {0};
+                int rc = aw_game_play(&go, seats, &res, &err);
+                CHECK_MSG(rc == 0, "%s", err.msg);
+                for (int a = 1; a <= s.players; a++)
                     seats[a]->ops->free(seats[a]);
-                    aw_wire_client_free(&cl[a]);
-                }
-                aw_engine_free(g);
-                games++;
+                games += rc == 0;
             }
     printf("engine games: %d games, %d packets (%d with a full gameInfo)\n", games, packets, fulls);
     CHECK(games >= 20);
