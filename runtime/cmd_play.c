@@ -14,6 +14,7 @@
 #include "game.h"
 #include "childseat.h"
 #include "luaseat.h"
+#include "match.h"
 #include "rng.h"
 #include "utterance.h"
 
@@ -156,9 +157,61 @@ static aw_seat *isolated_seat(const char *path, const aw_luaseat_opts *lo, const
     return aw_childseat_new(make_lua, &m, &co, err);
 }
 
-typedef struct tally {
-    int games[AW_NROLES], wins[AW_NROLES];
-} tally;
+/* The outputs of play's games (match.h's before/after). */
+typedef struct play_out {
+    const char *log_path; /* a file for one game, a folder of SEED.log for many */
+    long games;
+    FILE *record;         /* the readable record (one game, not quiet) */
+    FILE *events;
+    const char *describe;
+    FILE *csv;            /* the current game's */
+    aw_gamelog log;
+} play_out;
+
+static int play_before(void *ud, long gno, uint64_t seed, aw_gamelog **log)
+{
+    play_out *po = ud;
+    (void)gno;
+    po->csv = NULL;
+    if (po->log_path) {
+        char path[4096];
+        if (po->games > 1)
+            snprintf(path, sizeof path, "%s/%llu.log", po->log_path, (unsigned long long)seed);
+        else
+            snprintf(path, sizeof path, "%s", po->log_path);
+        if (!(po->csv = open_out(path)))
+            return -1;
+    }
+    aw_gamelog_init(&po->log, po->csv, po->record, po->events);
+    if (po->describe)
+        aw_utterance_describe(&po->log, po->describe);
+    *log = &po->log;
+    return 0;
+}
+
+static int play_after(void *ud, long gno, aw_gamelog *log)
+{
+    play_out *po = ud;
+    (void)gno;
+    int rc = 0;
+    if (aw_gamelog_flush(log) < 0) {
+        fprintf(stderr, "aiwolf play: writing the game's output failed (disk full?)\n");
+        rc = -1;
+    }
+    aw_gamelog_free(log);
+    if (po->csv && fclose(po->csv) != 0) {
+        fprintf(stderr, "aiwolf play: writing %s failed: %s\n", po->log_path, strerror(errno));
+        rc = -1;
+    }
+    po->csv = NULL;
+    return rc;
+}
+
+static void play_progress(void *ud, const aw_tally *t, long games)
+{
+    (void)ud;
+    fprintf(stderr, "aiwolf play: %ld/%ld games (%.0f games/s)\n", t->played, games, t->played / t->secs);
+}
 
 int cmd_play(int argc, char **argv)
 {
@@ -330,100 +383,34 @@ int cmd_play(int argc, char **argv)
         goto close_events;
     }
 
-    tally by_role = {{0}, {0}};
-    int team_wins[3] = {0};
-    int *agent_games = aw_xcalloc((size_t)nagents, sizeof(int));
-    int *agent_wins = aw_xcalloc((size_t)nagents, sizeof(int));
-    long faults = 0, played = 0, draws = 0;
-    uint64_t t0 = aw_now_ns(), last_progress = t0;
-    for (long gno = 0; gno < games; gno++) {
-        uint64_t gseed = seed + (uint64_t)gno;
-        FILE *csv = NULL;
-        if (log_path) {
-            char path[4096];
-            if (games > 1)
-                snprintf(path, sizeof path, "%s/%llu.log", log_path, (unsigned long long)gseed);
-            else
-                snprintf(path, sizeof path, "%s", log_path);
-            if (!(csv = open_out(path))) {
-                rc = 1;
-                break;
-            }
-        }
-        aw_gamelog log;
-        aw_gamelog_init(&log, csv, games == 1 && !quiet ? stdout : NULL, events);
-        if (describe)
-            aw_utterance_describe(&log, describe);
-        aw_game_opts go;
-        memset(&go, 0, sizeof go);
-        go.settings = &set;
-        go.seed = gseed;
-        go.deal = deal_spec ? deal : NULL;
-        go.log = &log;
-        go.game_no = (int)gno;
-        aw_utterance_game_opts(&go);
-        aw_game_result res;
-        int prc = aw_game_play(&go, seats, &res, &err);
-        if (aw_gamelog_flush(&log) < 0) {
-            fprintf(stderr, "aiwolf play: writing the game's output failed (disk full?)\n");
-            rc = 1;
-        }
-        aw_gamelog_free(&log);
-        if (csv && fclose(csv) != 0) {
-            fprintf(stderr, "aiwolf play: writing %s failed: %s\n", log_path, strerror(errno));
-            rc = 1;
-        }
-        if (prc < 0) {
-            fprintf(stderr, "aiwolf play: %s\n", err.msg);
-            rc = 2;
-            break;
-        }
-        played++;
-        faults += res.faults;
-        if (res.winner >= 0 && res.winner < 3)
-            team_wins[res.winner]++;
-        else
-            draws++;
-        for (int a = 1; a <= set.players; a++) {
-            bool won = aw_role_team(res.role[a]) == res.winner;
-            by_role.games[res.role[a]]++;
-            by_role.wins[res.role[a]] += won;
-            agent_games[(a - 1) % nagents]++;
-            agent_wins[(a - 1) % nagents] += won;
-        }
-        uint64_t now = aw_now_ns();
-        if (games > 1 && !quiet && now - last_progress > 2000000000ull) {
-            last_progress = now;
-            fprintf(stderr, "aiwolf play: %ld/%ld games (%.0f games/s)\n", played, games,
-                    played / ((now - t0) / 1e9));
-        }
+    play_out po = {log_path, games, games == 1 && !quiet ? stdout : NULL, events, describe, NULL, {0}};
+    aw_match_opts mo;
+    memset(&mo, 0, sizeof mo);
+    mo.game.settings = &set;
+    mo.game.seed = seed;
+    mo.game.deal = deal_spec ? deal : NULL;
+    aw_utterance_game_opts(&mo.game);
+    mo.games = games;
+    int entry_of[AW_MAX_PLAYERS + 1];
+    for (int a = 1; a <= set.players; a++)
+        entry_of[a] = (a - 1) % nagents;
+    mo.entry_of = entry_of;
+    mo.before = play_before;
+    mo.after = play_after;
+    mo.progress = games > 1 && !quiet ? play_progress : NULL;
+    mo.ud = &po;
+    aw_tally tally;
+    aw_tally_init(&tally, nagents);
+    int mrc = aw_match_run(&mo, seats, &tally, &err);
+    if (mrc == AW_MATCH_STOPPED || tally.output_errors)
+        rc = 1;
+    if (mrc == AW_MATCH_FAILED) {
+        fprintf(stderr, "aiwolf play: %s\n", err.msg);
+        rc = 2;
     }
-    double secs = (aw_now_ns() - t0) / 1e9;
-
-    if (games > 1) {
-        printf("%ld games of %d players (preset %s, seeds %llu..%llu) in %.2f s: %.1f games/s\n", played,
-               set.players, set.preset, (unsigned long long)seed, (unsigned long long)(seed + (uint64_t)played - 1),
-               secs, secs > 0 ? played / secs : 0.0);
-        printf("\n%-10s %8s %7s\n", "team", "wins", "rate");
-        for (int t = 0; t < 2; t++)
-            printf("%-10s %8d %6.1f%%\n", aw_team_name((aw_team)t), team_wins[t],
-                   played ? 100.0 * team_wins[t] / played : 0.0);
-        if (draws)
-            printf("%-10s %8ld %6.1f%%  (the day limit, max_days, ended them)\n", "no winner", draws,
-                   100.0 * draws / played);
-        printf("\n%-10s %8s %8s %7s\n", "role", "played", "won", "rate");
-        for (int r = 0; r < AW_NROLES; r++)
-            if (by_role.games[r])
-                printf("%-10s %8d %8d %6.1f%%\n", aw_role_name((aw_role)r), by_role.games[r], by_role.wins[r],
-                       100.0 * by_role.wins[r] / by_role.games[r]);
-        printf("\n%-30s %8s %8s %7s\n", "agent", "played", "won", "rate");
-        for (int i = 0; i < nagents; i++)
-            printf("%-30.30s %8d %8d %6.1f%%\n", agents[i], agent_games[i], agent_wins[i],
-                   agent_games[i] ? 100.0 * agent_wins[i] / agent_games[i] : 0.0);
-        printf("\nagent faults (errors, time-outs, bad replies): %ld\n", faults);
-    }
-    free(agent_games);
-    free(agent_wins);
+    if (games > 1)
+        aw_tally_print(&tally, stdout, &set, seed, agents);
+    aw_tally_free(&tally);
 close_events:
     if (events && fclose(events) != 0) {
         fprintf(stderr, "aiwolf play: writing %s failed: %s\n", events_path, strerror(errno));
