@@ -7,18 +7,14 @@
  * agent's source, its options, the protocol hooks) is already built in the
  * host, and a forked child simply has it; no exec means execve can be
  * forbidden outright; tests can run C hooks inside the confined child. The
- * cost, a copy-on-write image of the host, is paid once per game, and the
- * fork happens before the engine exists, so no game secret is copied. */
-/* syscall(), close_range and the other Linux interfaces. */
-#define _GNU_SOURCE
+ * cost, a copy-on-write image of the host, is paid once per game. The fork
+ * happens before the engine deals, but the driver already holds the game's
+ * seed (docs/isolation.md). The confinement itself is confine.c. */
+#define _GNU_SOURCE /* strsignal */
 #include "childseat.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/audit.h>
-#include <linux/filter.h>
-#include <linux/landlock.h>
-#include <linux/seccomp.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -26,24 +22,15 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/prctl.h>
-#include <sys/resource.h>
 #include <sys/socket.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "confine.h"
 #include "wire.h"
 
-#if defined(__SANITIZE_ADDRESS__)
-#define AW_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define AW_ASAN 1
-#endif
-#endif
 
 #define REPLY_MAX_LINE 65536        /* longest reply line the host accepts */
 #define PACKET_MAX_LINE (64u << 20) /* longest packet the child accepts */
@@ -97,299 +84,6 @@ static void set_fault(aw_seat_fault *f, aw_seat_fault_kind k, const char *fmt, .
     f->kind = k;
     vsnprintf(f->msg, sizeof f->msg, fmt, ap);
     va_end(ap);
-}
-
-bool aw_childseat_sanitized(void)
-{
-#ifdef AW_ASAN
-    return true;
-#else
-    return false;
-#endif
-}
-
-/* ---- confinement -------------------------------------------------------- */
-
-#if defined(__x86_64__)
-#define AW_AUDIT_ARCH AUDIT_ARCH_X86_64
-#elif defined(__aarch64__)
-#define AW_AUDIT_ARCH AUDIT_ARCH_AARCH64
-#else
-#error "childseat: the seccomp filter knows x86_64 and aarch64 only"
-#endif
-#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
-#error "childseat: the seccomp filter reads the low word of arguments as little-endian"
-#endif
-
-#define ARG_LO(i) (offsetof(struct seccomp_data, args) + (i) * sizeof(uint64_t))
-#define RET_ERRNO (SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA))
-
-typedef struct bpf {
-    struct sock_filter ins[256];
-    int n;
-    bool overflow;
-} bpf;
-
-static void emit(bpf *b, struct sock_filter i)
-{
-    if (b->n < (int)(sizeof b->ins / sizeof b->ins[0]))
-        b->ins[b->n++] = i;
-    else
-        b->overflow = true;
-}
-
-#define STMT(code, k) ((struct sock_filter)BPF_STMT(code, k))
-#define JUMP(code, k, jt, jf) ((struct sock_filter)BPF_JUMP(code, k, jt, jf))
-
-static void load_nr(bpf *b)
-{
-    emit(b, STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)));
-}
-
-/* nr → action; A holds nr and keeps it when nr does not match. */
-static void rule(bpf *b, long nr, uint32_t action)
-{
-    emit(b, JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)nr, 0, 1));
-    emit(b, STMT(BPF_RET | BPF_K, action));
-}
-
-/* nr is allowed when the low word of argument `arg` is one of fds[]; else EPERM. */
-static void rule_fd(bpf *b, long nr, int arg, const int *fds, int nfds)
-{
-    emit(b, JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)nr, 0, (uint8_t)(nfds + 3)));
-    emit(b, STMT(BPF_LD | BPF_W | BPF_ABS, (uint32_t)ARG_LO(arg)));
-    for (int i = 0; i < nfds; i++) /* match: jump to ALLOW, past the remaining tests */
-        emit(b, JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)fds[i], (uint8_t)(nfds - i), 0));
-    emit(b, STMT(BPF_RET | BPF_K, RET_ERRNO));
-    emit(b, STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
-    load_nr(b);
-}
-
-/* nr is allowed unless argument `arg` has one of `bits`, which gives `bad`. */
-static void rule_bits(bpf *b, long nr, int arg, uint32_t bits, uint32_t ok, uint32_t bad_action)
-{
-    emit(b, JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)nr, 0, 4));
-    emit(b, STMT(BPF_LD | BPF_W | BPF_ABS, (uint32_t)ARG_LO(arg)));
-    emit(b, JUMP(BPF_JMP | BPF_JSET | BPF_K, bits, 1, 0));
-    emit(b, STMT(BPF_RET | BPF_K, ok));
-    emit(b, STMT(BPF_RET | BPF_K, bad_action));
-    load_nr(b);
-}
-
-/* The allow-list. Three outcomes: the calls an agent's process needs run;
- * the calls that can only be an attempt to get out (new processes, sockets,
- * opening a file for writing, signalling others, tracing) kill the process
- * at once, which the host reports as the agent's loss; everything else
- * fails with EPERM. */
-static int install_filter(const int *keep, int nkeep, bool may_read_files, aw_error *err)
-{
-    bpf b = {.n = 0};
-    emit(&b, STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)));
-    emit(&b, JUMP(BPF_JMP | BPF_JEQ | BPF_K, AW_AUDIT_ARCH, 1, 0));
-    emit(&b, STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS));
-    load_nr(&b);
-#if defined(__x86_64__)
-    /* x32 system calls share the architecture tag: refuse them all. */
-    emit(&b, JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000u, 0, 1));
-    emit(&b, STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS));
-#endif
-    /* memory, without ever making a page executable */
-    rule(&b, SYS_brk, SECCOMP_RET_ALLOW);
-    rule(&b, SYS_munmap, SECCOMP_RET_ALLOW);
-    rule(&b, SYS_mremap, SECCOMP_RET_ALLOW);
-    rule(&b, SYS_madvise, SECCOMP_RET_ALLOW);
-    rule_bits(&b, SYS_mmap, 2, PROT_EXEC, SECCOMP_RET_ALLOW, RET_ERRNO);
-    rule_bits(&b, SYS_mprotect, 2, PROT_EXEC, SECCOMP_RET_ALLOW, RET_ERRNO);
-    /* the sockets to the host: read the wire, write the three channels;
-     * with Landlock fencing reads into the agent's folder, also its module
-     * files */
-    if (may_read_files) {
-        rule(&b, SYS_read, SECCOMP_RET_ALLOW);
-        rule(&b, SYS_pread64, SECCOMP_RET_ALLOW);
-        rule(&b, SYS_lseek, SECCOMP_RET_ALLOW);
-        rule(&b, SYS_fstat, SECCOMP_RET_ALLOW);
-        rule(&b, SYS_newfstatat, SECCOMP_RET_ALLOW);
-        rule(&b, SYS_statx, SECCOMP_RET_ALLOW);
-    } else {
-        rule_fd(&b, SYS_read, 0, keep, 1);
-    }
-    rule_fd(&b, SYS_write, 0, keep, nkeep);
-    rule_fd(&b, SYS_writev, 0, keep, nkeep);
-    rule(&b, SYS_close, SECCOMP_RET_ALLOW);
-    /* time, locks, signals returning, leaving */
-    rule(&b, SYS_clock_gettime, SECCOMP_RET_ALLOW);
-    rule(&b, SYS_clock_getres, SECCOMP_RET_ALLOW);
-    rule(&b, SYS_gettimeofday, SECCOMP_RET_ALLOW);
-    rule(&b, SYS_clock_nanosleep, SECCOMP_RET_ALLOW);
-    rule(&b, SYS_nanosleep, SECCOMP_RET_ALLOW);
-    rule(&b, SYS_futex, SECCOMP_RET_ALLOW);
-    rule(&b, SYS_getrandom, SECCOMP_RET_ALLOW);
-    rule(&b, SYS_rt_sigreturn, SECCOMP_RET_ALLOW);
-    rule(&b, SYS_rt_sigprocmask, SECCOMP_RET_ALLOW);
-    /* the Lua sandbox's watchdog: a per-thread timer that signals this very
-     * thread (SIGEV_THREAD, which would need a new thread, is killed below
-     * through clone) */
-    rule(&b, SYS_rt_sigaction, SECCOMP_RET_ALLOW);
-    rule(&b, SYS_timer_create, SECCOMP_RET_ALLOW);
-    rule(&b, SYS_timer_settime, SECCOMP_RET_ALLOW);
-    rule(&b, SYS_timer_gettime, SECCOMP_RET_ALLOW);
-    rule(&b, SYS_timer_delete, SECCOMP_RET_ALLOW);
-    rule(&b, SYS_sched_yield, SECCOMP_RET_ALLOW);
-    rule(&b, SYS_sigaltstack, SECCOMP_RET_ALLOW); /* own thread only; AddressSanitizer needs it */
-    rule(&b, SYS_getpid, SECCOMP_RET_ALLOW);
-    rule(&b, SYS_gettid, SECCOMP_RET_ALLOW);
-    rule(&b, SYS_exit, SECCOMP_RET_ALLOW);
-    rule(&b, SYS_exit_group, SECCOMP_RET_ALLOW);
-    /* abort() signals itself; signalling anyone else is an escape attempt */
-    emit(&b, JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_tgkill, 0, 4));
-    emit(&b, STMT(BPF_LD | BPF_W | BPF_ABS, (uint32_t)ARG_LO(0)));
-    emit(&b, JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)getpid(), 0, 1));
-    emit(&b, STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
-    emit(&b, STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS));
-    load_nr(&b);
-    /* opening: for writing kills; for reading fails, unless Landlock
-     * limits reading to the agent's folder */
-    const uint32_t wr = O_WRONLY | O_RDWR | O_CREAT | O_TRUNC | O_APPEND;
-    const uint32_t rd = may_read_files ? SECCOMP_RET_ALLOW : RET_ERRNO;
-    rule_bits(&b, SYS_openat, 2, wr, rd, SECCOMP_RET_KILL_PROCESS);
-#ifdef SYS_open
-    rule_bits(&b, SYS_open, 1, wr, rd, SECCOMP_RET_KILL_PROCESS);
-#endif
-    const long kill[] = {
-        SYS_socket, SYS_socketpair, SYS_connect, SYS_bind, SYS_listen, SYS_accept, SYS_accept4, SYS_sendto,
-        SYS_sendmsg, SYS_clone, SYS_execve, SYS_execveat, SYS_ptrace, SYS_kill, SYS_tkill, SYS_process_vm_readv,
-        SYS_process_vm_writev, SYS_unlinkat, SYS_renameat, SYS_mkdirat, SYS_openat2, SYS_clone3, SYS_setrlimit,
-        SYS_prlimit64, SYS_memfd_create, SYS_mount, SYS_chroot, SYS_pivot_root, SYS_unshare, SYS_setns,
-#ifdef SYS_fork
-        SYS_fork, SYS_vfork, SYS_creat, SYS_unlink, SYS_rename, SYS_mkdir,
-#endif
-    };
-    for (size_t i = 0; i < sizeof kill / sizeof kill[0]; i++)
-        rule(&b, kill[i], SECCOMP_RET_KILL_PROCESS);
-    emit(&b, STMT(BPF_RET | BPF_K, RET_ERRNO));
-    if (b.overflow)
-        return aw_fail(err, AW_EINVAL, "seccomp filter too long");
-    struct sock_fprog prog = {(unsigned short)b.n, b.ins};
-    if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0) != 0)
-        return aw_fail(err, AW_EIO, "cannot install the seccomp filter: %s", strerror(errno));
-    return 0;
-}
-
-static void close_others(const int *keep, int nkeep)
-{
-    /* Close [3, max] except the kept descriptors, range by range. */
-    int sorted[8];
-    int n = 0;
-    for (int i = 0; i < nkeep && n < 8; i++)
-        if (keep[i] >= 3)
-            sorted[n++] = keep[i];
-    for (int i = 1; i < n; i++)
-        for (int j = i; j > 0 && sorted[j - 1] > sorted[j]; j--) {
-            int t = sorted[j];
-            sorted[j] = sorted[j - 1];
-            sorted[j - 1] = t;
-        }
-    unsigned lo = 3;
-    for (int i = 0; i <= n; i++) {
-        unsigned hi = i < n ? (unsigned)sorted[i] - 1 : ~0u;
-        if (hi >= lo && syscall(SYS_close_range, lo, hi, 0) != 0) {
-            /* Kernels before 5.9: close one by one. */
-            unsigned top = hi > 65535 ? 65535 : hi;
-            for (unsigned fd = lo; fd <= top; fd++)
-                close((int)fd);
-        }
-        if (i < n)
-            lo = (unsigned)sorted[i] + 1;
-    }
-}
-
-static size_t address_space_now(void)
-{
-    unsigned long pages = 0;
-    int fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
-    if (fd >= 0) {
-        char buf[128];
-        ssize_t n = read(fd, buf, sizeof buf - 1);
-        if (n > 0) {
-            buf[n] = '\0';
-            pages = strtoul(buf, NULL, 10);
-        }
-        close(fd);
-    }
-    return (size_t)pages * (size_t)sysconf(_SC_PAGESIZE);
-}
-
-/* Landlock: from here on, files can be opened for reading only beneath dir
- * (and nothing can be written, made, removed or executed anywhere). Returns
- * 1 when the kernel enforces it, 0 when it has no Landlock. */
-static int fence_reads(const char *dir, aw_error *err)
-{
-    long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
-    if (abi < 1)
-        return 0;
-    struct landlock_ruleset_attr ra;
-    memset(&ra, 0, sizeof ra);
-    ra.handled_access_fs = (LANDLOCK_ACCESS_FS_MAKE_SYM << 1) - 1; /* every right of ABI 1 */
-#ifdef LANDLOCK_ACCESS_FS_REFER
-    if (abi >= 2)
-        ra.handled_access_fs |= LANDLOCK_ACCESS_FS_REFER;
-#endif
-    int rfd = (int)syscall(SYS_landlock_create_ruleset, &ra, sizeof ra, 0);
-    if (rfd < 0)
-        return aw_fail(err, AW_EIO, "landlock_create_ruleset: %s", strerror(errno));
-    int dfd = open(dir, O_PATH | O_CLOEXEC | O_DIRECTORY);
-    if (dfd < 0) {
-        close(rfd);
-        return aw_fail(err, AW_EIO, "cannot open the agent's folder %s: %s", dir, strerror(errno));
-    }
-    struct landlock_path_beneath_attr pb = {LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR, dfd};
-    int rc = 0;
-    if (syscall(SYS_landlock_add_rule, rfd, LANDLOCK_RULE_PATH_BENEATH, &pb, 0) != 0 ||
-        syscall(SYS_landlock_restrict_self, rfd, 0) != 0)
-        rc = aw_fail(err, AW_EIO, "landlock: %s", strerror(errno));
-    close(dfd);
-    close(rfd);
-    return rc < 0 ? rc : 1;
-}
-
-int aw_childseat_confine(const int *keep, int nkeep, const char *read_dir, size_t memory_bytes, aw_error *err)
-{
-    if (nkeep < 1 || nkeep > 8)
-        return aw_fail(err, AW_EINVAL, "1 to 8 descriptors to keep");
-    size_t vm = address_space_now();
-    close_others(keep, nkeep);
-    struct rlimit zero = {0, 0};
-    struct rlimit nofile = {16, 16};
-    if (setrlimit(RLIMIT_NPROC, &zero) != 0 || setrlimit(RLIMIT_FSIZE, &zero) != 0 ||
-        setrlimit(RLIMIT_CORE, &zero) != 0 || setrlimit(RLIMIT_NOFILE, &nofile) != 0)
-        return aw_fail(err, AW_EIO, "setrlimit: %s", strerror(errno));
-    if (!memory_bytes)
-        memory_bytes = (size_t)64 << 20;
-#ifndef AW_ASAN
-    /* The image inherited from the host, the agent's cap, and room for the
-     * host code's own allocations; Lua's allocator enforces the cap
-     * exactly, this is the backstop. */
-    struct rlimit as = {vm + memory_bytes + ((size_t)256 << 20), vm + memory_bytes + ((size_t)256 << 20)};
-    if (setrlimit(RLIMIT_AS, &as) != 0)
-        return aw_fail(err, AW_EIO, "setrlimit(RLIMIT_AS): %s", strerror(errno));
-#else
-    (void)vm;
-#endif
-    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
-        return aw_fail(err, AW_EIO, "PR_SET_NO_NEW_PRIVS: %s", strerror(errno));
-    prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
-    int fenced = read_dir ? fence_reads(read_dir, err) : 0;
-    if (fenced < 0)
-        return fenced;
-#ifdef AW_ASAN
-    /* The sanitizer reports on stderr: let the child write there. */
-    int wkeep[9];
-    memcpy(wkeep, keep, sizeof(int) * (size_t)nkeep);
-    wkeep[nkeep] = 2;
-    return install_filter(wkeep, nkeep + 1, fenced == 1, err);
-#else
-    return install_filter(keep, nkeep, fenced == 1, err);
-#endif
 }
 
 /* ---- the child ------------------------------------------------------------ */
@@ -453,11 +147,7 @@ static void child_main(childseat *c, int wire, int rep, int outfd)
         if (*fds[i] >= 0 && *fds[i] < 3)
             *fds[i] = fcntl(*fds[i], F_DUPFD_CLOEXEC, 3);
     /* (Under AddressSanitizer stderr stays the host's, for its reports.) */
-#ifdef AW_ASAN
-    const int nstd = 2;
-#else
-    const int nstd = 3;
-#endif
+    const int nstd = aw_confine_sanitized() ? 2 : 3;
     if (null >= 0)
         for (int fd = 0; fd < nstd; fd++)
             if (fd != null)
@@ -470,7 +160,7 @@ static void child_main(childseat *c, int wire, int rep, int outfd)
     }
     int keep[3] = {wire, rep, outfd};
     aw_error err;
-    if (aw_childseat_confine(keep, outfd >= 0 ? 3 : 2, c->opts.read_dir, c->opts.memory_bytes, &err) < 0) {
+    if (aw_confine(keep, outfd >= 0 ? 3 : 2, c->opts.read_dir, c->opts.memory_bytes, &err) < 0) {
         aw_seat_fault f;
         set_fault(&f, AW_SEAT_LOST, "cannot confine the agent's process: %.400s", err.msg);
         write_all(wire, "\n", 1);
@@ -1036,9 +726,4 @@ aw_seat *aw_childseat_new(aw_childseat_make make, void *make_ud, const aw_childs
 pid_t aw_childseat_pid(const aw_seat *s)
 {
     return ((const childseat *)s)->pid;
-}
-
-bool aw_childseat_landlock(void)
-{
-    return syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION) >= 1;
 }

@@ -17,8 +17,8 @@
  * game forks a fresh child. A crash of Lua (or of anything in the child)
  * takes down only that agent.
  *
- * Uses wire, seat, view, settings, util and Linux (fork, socketpair, poll,
- * setrlimit, prctl, Landlock, seccomp). See docs/isolation.md.
+ * Uses confine, wire, seat, view, settings, util and Linux (fork,
+ * socketpair, poll). See docs/isolation.md.
  *
  * Ownership: aw_childseat_new takes ownership of the inner seat that `make`
  * returns and returns a seat owned by the caller (seat->ops->free), which
@@ -68,23 +68,5 @@ aw_seat *aw_childseat_new(aw_childseat_make make, void *make_ud, const aw_childs
 
 /* The running child's process id, or 0 (for tests and diagnostics). */
 pid_t aw_childseat_pid(const aw_seat *s);
-
-/* Whether this is a sanitizer build. The filter is installed either way,
- * but under AddressSanitizer (which reserves terabytes of shadow memory)
- * there is no address-space limit, and the child keeps the host's stderr
- * (and may write to it) so that its reports are seen. */
-bool aw_childseat_sanitized(void);
-
-/* Confines the calling process as a child is confined: closes every
- * descriptor but 0-2 and keep[0..nkeep-1] (at most 8), sets the resource
- * limits, no new privileges, Landlock (when read_dir is given and the kernel
- * has it: files may be opened for reading beneath read_dir only) and the
- * seccomp filter (read only from keep[0] unless Landlock fences reads,
- * write only to keep[]). memory_bytes as above. Irreversible; for the child and for
- * tests, which fork first. */
-int aw_childseat_confine(const int *keep, int nkeep, const char *read_dir, size_t memory_bytes, aw_error *err);
-
-/* Whether this kernel has Landlock (read_dir can be honoured). */
-bool aw_childseat_landlock(void);
 
 #endif

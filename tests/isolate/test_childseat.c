@@ -1,5 +1,5 @@
 /* test_childseat: agents in confined child processes.
- *  - the confinement itself: in a forked child, after aw_childseat_confine,
+ *  - the confinement itself: in a forked child, after aw_confine,
  *    harmless calls work, reading files fails with EPERM, and opening a file
  *    for writing, creating a socket, forking, exec and signalling the parent
  *    kill the process (SIGSYS); the address-space limit holds; with a read
@@ -34,6 +34,7 @@
 #include <unistd.h>
 
 #include "childseat.h"
+#include "confine.h"
 #include "cseat.h"
 #include "game.h"
 #include "gamelog.h"
@@ -69,7 +70,7 @@ static void confined_child(int what, int pipefd)
 {
     aw_error err;
     int keep[1] = {pipefd};
-    if (aw_childseat_confine(keep, 1, what == T_FENCED_READ || what == T_FENCED_OUTSIDE ? "tests/isolate" : NULL,
+    if (aw_confine(keep, 1, what == T_FENCED_READ || what == T_FENCED_OUTSIDE ? "tests/isolate" : NULL,
                              16u << 20, &err) < 0)
         _exit(90);
     int rc = 1;
@@ -147,11 +148,11 @@ static void confinement(void)
     /* expected: exit 0 (the call failed with EPERM / worked), or the signal */
     const int sig[] = {0, SIGSYS, SIGSYS, SIGSYS, SIGSYS, SIGSYS, 0, 0, 0, 0, SIGABRT, 0, 0, SIGSYS};
     for (int t = 0; t < T_NTESTS; t++) {
-        if (t == T_BIG_ALLOC && aw_childseat_sanitized())
+        if (t == T_BIG_ALLOC && aw_confine_sanitized())
             continue; /* no address-space limit under AddressSanitizer */
-        if (t == T_WRITE_STDERR && aw_childseat_sanitized())
+        if (t == T_WRITE_STDERR && aw_confine_sanitized())
             continue; /* stderr stays writable for the sanitizer's reports */
-        if ((t == T_FENCED_READ || t == T_FENCED_OUTSIDE) && !aw_childseat_landlock()) {
+        if ((t == T_FENCED_READ || t == T_FENCED_OUTSIDE) && !aw_confine_landlock()) {
             printf("%s: skipped, this kernel has no Landlock\n", names[t]);
             continue;
         }
@@ -379,7 +380,7 @@ static void hostile(void)
         /* the misbehaving seat: every agent talks and votes on day 1 */
         hook h = {m, 2};
         played p;
-        if (m == H_CRASH && aw_childseat_sanitized())
+        if (m == H_CRASH && aw_confine_sanitized())
             printf("(the AddressSanitizer SEGV report that follows is the crash under test)\n");
         uint64_t t0 = aw_now_ns();
         /* A budget of 250 ms: the hanging child is killed after 500 ms, and a
@@ -410,7 +411,7 @@ static void hostile(void)
             snprintf(line, sizeof line, "%.*s", (int)(n < 799 ? n : 799), first);
             /* AddressSanitizer turns a SIGSEGV into its report and exit status 1,
              * or into an abort (signal 6) with ASAN_OPTIONS=abort_on_error=1. */
-            bool asan_crash = m == H_CRASH && aw_childseat_sanitized();
+            bool asan_crash = m == H_CRASH && aw_confine_sanitized();
             const char *word = asan_crash ? "exited with status 1" : want[m][1];
             bool found = strstr(line, word) || (asan_crash && strstr(line, "killed by signal 6"));
             CHECK_MSG(strstr(line, fault) && found, "%s: first fault: %s", names[m], line);
@@ -484,7 +485,7 @@ static void write_file(const char *path, const char *text)
 
 static void lua_modules(void)
 {
-    if (!aw_childseat_landlock()) {
+    if (!aw_confine_landlock()) {
         printf("lua modules: skipped, this kernel has no Landlock\n");
         return;
     }

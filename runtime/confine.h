@@ -1,0 +1,32 @@
+/* confine: the confinement of a child process that runs an agent — the
+ * contest's prohibited items (files, network, processes) enforced by the
+ * kernel. Uses util and Linux (prctl, setrlimit, Landlock, seccomp). See
+ * docs/isolation.md. */
+#ifndef AW_CONFINE_H
+#define AW_CONFINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "util.h"
+
+/* Confines the calling process: closes every descriptor but 0-2 and
+ * keep[0..nkeep-1] (at most 8), sets the resource limits, no new
+ * privileges, Landlock (when read_dir is given and the kernel has it: files
+ * may be opened for reading beneath read_dir only) and the seccomp filter
+ * (read only from keep[0] unless Landlock fences reads, write only to
+ * keep[]). The address space may grow by memory_bytes (0: 64 MiB) plus
+ * 256 MiB. Irreversible: for a forked child (and for tests, which fork
+ * first). */
+int aw_confine(const int *keep, int nkeep, const char *read_dir, size_t memory_bytes, aw_error *err);
+
+/* Whether this kernel has Landlock (read_dir can be honoured). */
+bool aw_confine_landlock(void);
+
+/* Whether this is a sanitizer build. The filter is installed either way,
+ * but under AddressSanitizer (which reserves terabytes of shadow memory)
+ * there is no address-space limit, and a child keeps the host's stderr (and
+ * may write to it) so that its reports are seen. */
+bool aw_confine_sanitized(void);
+
+#endif
