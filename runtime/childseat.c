@@ -30,6 +30,7 @@
 
 #include "confine.h"
 #include "wire.h"
+#include "wireagent.h"
 
 
 #define REPLY_MAX_LINE 65536        /* longest reply line the host accepts */
@@ -113,29 +114,6 @@ static int send_report(int fd, int request, const aw_seat_fault *f)
     return write_all(fd, buf, sizeof r + len);
 }
 
-typedef struct parse_ud {
-    childseat *c;
-    aw_validation mode;
-} parse_ud;
-
-static void child_parse(void *ud, aw_talk *t)
-{
-    parse_ud *p = ud;
-    if (p->mode == AW_VALIDATE_OFF || !p->c->opts.validate)
-        return;
-    void *parsed = NULL;
-    aw_error err;
-    if (p->c->opts.validate(NULL, t->text, t->len, p->mode, &parsed, &err) == 0)
-        t->parsed = parsed;
-}
-
-static void child_free_parsed(void *ud, void *parsed)
-{
-    parse_ud *p = ud;
-    if (p->c->opts.free_parsed)
-        p->c->opts.free_parsed(NULL, parsed);
-}
-
 /* The child's whole life; never returns. */
 static void child_main(childseat *c, int wire, int rep, int outfd)
 {
@@ -169,15 +147,11 @@ static void child_main(childseat *c, int wire, int rep, int outfd)
     }
 
     /* From here on, everything runs under the filter. */
-    aw_seat_fault bf = {AW_SEAT_OK, ""};
-    const char *name = c->inner->ops->begin(c->inner, c->agent, c->agent_seed, &bf);
-    aw_settings set = c->base_set;
-    parse_ud pud = {c, set.validation};
-    aw_wire_client cl;
-    aw_wire_client_init(&cl);
-    cl.parse = child_parse;
-    cl.free_parsed = child_free_parsed;
-    cl.ud = &pud;
+    aw_wire_agent wa;
+    aw_wire_agent_init(&wa, c->inner, &c->base_set);
+    wa.validate = c->opts.validate;
+    wa.free_parsed = c->opts.free_parsed;
+    aw_wire_agent_begin(&wa, c->agent, c->agent_seed);
     aw_wire_reader in;
     aw_wire_reader_init(&in, PACKET_MAX_LINE);
     aw_buf out;
@@ -197,49 +171,15 @@ static void child_main(childseat *c, int wire, int rep, int outfd)
         }
         if (rc < 0)
             _exit(4);
-        aw_wire_packet p;
-        if (aw_wire_decode(line, len, &p, &err) < 0)
+        int request = aw_wire_agent_take(&wa, line, len, &err);
+        if (request < 0)
             _exit(5);
-        int request = p.request;
-        if (aw_wire_client_apply(&cl, &p, &err) < 0)
-            _exit(6);
-        aw_wire_packet_free(&p);
 
         aw_seat_fault f = {AW_SEAT_OK, ""};
         aw_buf_clear(&out);
-        bool reply = aw_wire_request_has_reply(request);
-        bool hooked = c->opts.child_hook && c->opts.child_hook(c->opts.hook_ud, request, wire, rep);
-        if (hooked) {
-            reply = false;
-        } else if (request == AW_WIRE_REQ_NAME) {
-            if (name)
-                aw_buf_adds(&out, name);
-            f = bf;
-        } else if (request == AW_WIRE_REQ_ROLE) {
-            aw_buf_adds(&out, "none");
-        } else {
-            if (request == AW_REQ_INITIALIZE && cl.has_setting) {
-                set = c->base_set;
-                if (aw_wire_setting_apply(&cl.setting, &set, &err) < 0)
-                    set = c->base_set;
-                pud.mode = set.validation;
-            }
-            aw_seat_reply r = {NULL, 0, AW_NO_AGENT};
-            int src = name ? c->inner->ops->request(c->inner, (aw_req_kind)request, &cl.info.v, &set, &r, &f)
-                           : (set_fault(&f, AW_SEAT_LOST, "the agent failed to load at the start of the game"), -1);
-            if (src < 0 && f.kind == AW_SEAT_OK)
-                f.kind = AW_SEAT_ERROR;
-            if (src == 0 && aw_req_wants_text((aw_req_kind)request) && r.text) {
-                /* A line break would split the reply in two; the engine
-                 * refuses control bytes anyway, so keep one as a marker. */
-                for (size_t i = 0; i < r.len; i++) {
-                    char ch = r.text[i];
-                    aw_buf_addc(&out, ch == '\n' || ch == '\r' ? '\x1f' : ch);
-                }
-            } else if (src == 0 && !aw_req_wants_text((aw_req_kind)request)) {
-                aw_wire_format_target(r.target, &out);
-            }
-        }
+        bool reply = false;
+        if (!(c->opts.child_hook && c->opts.child_hook(c->opts.hook_ud, request, wire, rep)))
+            aw_wire_agent_answer(&wa, request, &out, &reply, &f);
         /* Output, then the report, then the reply: the host wakes up once,
          * for the reply, and finds the rest already there. */
         if (c->out)

@@ -27,10 +27,11 @@
 #include "test.h"
 #include "view.h"
 #include "wire.h"
+#include "wireagent.h"
 
 #define FIX "tests/fixtures/official"
 
-static int lines_total, lines_byte_equal, full_checks, deltas_merged;
+static int lines_total, lines_byte_equal, full_checks, deltas_merged, agent_replies;
 
 static bool talks_equal(const aw_talk *a, int na, const aw_talk *b, int nb)
 {
@@ -51,6 +52,17 @@ static void one_transcript(const char *path)
         return;
     aw_wire_client cl;
     aw_wire_client_init(&cl);
+    /* Our client side plays the same packets (a random C player inside): it
+     * answers as often as the official client did. */
+    bool tcp = strstr(path, "/tcp/") != NULL;
+    aw_seat *player = aw_cseat_random(7);
+    aw_wire_agent wa;
+    aw_wire_agent_init(&wa, player, NULL);
+    wa.begin_at_initialize = true;
+    int wa_request = -1, ours = 0, official_replies = 0;
+    bool wa_replied = false;
+    aw_buf wa_out;
+    aw_buf_init(&wa_out);
     int last_request = -1;
     char *buf = NULL;
     size_t cap = 0;
@@ -67,6 +79,8 @@ static void one_transcript(const char *path)
         json_t *jl = json_object_get(rec, "line");
         const char *line = json_string_value(jl);
         size_t len = json_string_length(jl);
+        if (tcp && strcmp(dir, "c2s") == 0)
+            official_replies++;
         if (strcmp(dir, "c2s") == 0) {
             /* Official sample agents answer targets canonically. */
             if (strstr(path, "/tcp/") && last_request >= AW_REQ_VOTE && last_request <= AW_REQ_ATTACK) {
@@ -84,8 +98,30 @@ static void one_transcript(const char *path)
             continue;
         }
         lines_total++;
-        aw_wire_packet p;
         aw_error err = {0};
+        if (tcp) {
+            aw_seat_fault wf;
+            aw_buf_clear(&wa_out);
+            wa_request = aw_wire_agent_take(&wa, line, len, &err);
+            CHECK_MSG(wa_request >= 0, "%s:%d: %s", path, lineno, err.msg);
+            if (wa_request >= 0)
+                aw_wire_agent_answer(&wa, wa_request, &wa_out, &wa_replied, &wf);
+            if (wa_request >= 0 && wa_replied) {
+                agent_replies++;
+                ours++;
+                int t = -1;
+                if (wa_request == AW_WIRE_REQ_NAME)
+                    CHECK(wa_out.len == 7 && memcmp(wa_out.data, "crandom", 7) == 0);
+                else if (wa_request == AW_WIRE_REQ_ROLE)
+                    CHECK(wa_out.len == 4 && memcmp(wa_out.data, "none", 4) == 0);
+                else if (!aw_req_wants_text((aw_req_kind)wa_request))
+                    CHECK_MSG(aw_wire_reply_target(wa_out.data, wa_out.len, &t, &err) == 0 &&
+                                  wa_out.len > 12 && memcmp(wa_out.data, "{\"agentIdx\":", 12) == 0,
+                              "%s:%d: target reply %.*s", path, lineno, (int)wa_out.len, wa_out.data);
+                CHECK_INT(wf.kind, AW_SEAT_OK);
+            }
+        }
+        aw_wire_packet p;
         int rc = aw_wire_decode(line, len, &p, &err);
         CHECK_MSG(rc == 0, "%s:%d: %s", path, lineno, err.msg);
         if (rc == 0) {
@@ -126,6 +162,14 @@ static void one_transcript(const char *path)
     free(buf);
     fclose(f);
     aw_wire_client_free(&cl);
+    /* (The recordings interleave both directions by arrival, so replies are
+     * counted rather than paired.) */
+    if (tcp)
+        CHECK_MSG(ours == official_replies, "%s: our client side replied %d times, the official one %d", path, ours,
+                  official_replies);
+    aw_wire_agent_free(&wa);
+    aw_buf_free(&wa_out);
+    player->ops->free(player);
 }
 
 static void fixtures(void)
@@ -160,6 +204,8 @@ static void fixtures(void)
     CHECK_MSG(files >= 100, "only %d transcripts", files);
     CHECK_MSG(lines_total > 4000, "only %d packets", lines_total);
     CHECK_MSG(full_checks > 100, "only %d merge checks", full_checks);
+    CHECK_MSG(agent_replies > 1000, "our client side replied only %d times", agent_replies);
+    printf("fixtures: our client side replied %d times, where the official clients did\n", agent_replies);
     printf("fixtures: %d transcripts, %d packets (%d byte-identical when re-encoded), %d merge checks, %d deltas\n",
            files, lines_total, lines_byte_equal, full_checks, deltas_merged);
     /* Our encoder writes keys in the official order: every packet comes out
