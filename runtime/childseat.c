@@ -31,6 +31,7 @@
 #include "confine.h"
 #include "wire.h"
 #include "wireagent.h"
+#include "wireseat.h"
 
 
 #define REPLY_MAX_LINE 65536        /* longest reply line the host accepts */
@@ -57,7 +58,7 @@ typedef struct childseat {
     /* the running child */
     pid_t pid;
     int wire, rep, outfd; /* host ends */
-    aw_wire_reader in;
+    aw_wire_seat ws;      /* the wire's framing (packets out, the reply line in) */
     aw_buf rbuf;   /* report bytes */
     aw_buf obuf;   /* output of the current request */
     size_t odropped;
@@ -66,12 +67,9 @@ typedef struct childseat {
 
     int agent;
     uint64_t agent_seed; /* the seat's own seed (seat.h), sent as randomSeed */
-    aw_wire_cursor cur;
     aw_buf pkt;
     char name[65];
     char *read_dir; /* owned copy of opts.read_dir */
-    char *reply;   /* REPLY_MAX_LINE + 1 */
-    size_t reply_len;
     int budget_ms; /* of the current exchange */
 } childseat;
 
@@ -232,8 +230,7 @@ static void stop_child(childseat *c, char *why, size_t whylen)
     if (c->outfd >= 0)
         close(c->outfd);
     c->wire = c->rep = c->outfd = -1;
-    aw_wire_reader_free(&c->in);
-    aw_wire_reader_init(&c->in, REPLY_MAX_LINE);
+    aw_wire_seat_reset(&c->ws, c->agent_seed);
     aw_buf_clear(&c->rbuf);
 }
 
@@ -291,23 +288,23 @@ static void take_output(childseat *c)
 
 enum { WANT_LINE, WANT_REPORT };
 
-/* Waits for a reply line or a whole report frame until the deadline. */
+/* lose() with the fault the framing reported. */
+static int lose_with(childseat *c, aw_seat_fault *f)
+{
+    char what[sizeof f->msg];
+    snprintf(what, sizeof what, "%s", f->msg);
+    return lose(c, f, f->kind, what);
+}
+
+/* Waits for the reply line or a whole report frame until the deadline. */
 static int await(childseat *c, int want, uint64_t deadline, int request, aw_seat_fault *f)
 {
     char buf[65536];
     const char *rname = aw_wire_request_name(request);
     for (;;) {
         if (want == WANT_LINE) {
-            const char *line;
-            size_t len;
-            int rc = aw_wire_reader_next(&c->in, &line, &len);
-            if (rc < 0)
-                return lose(c, f, AW_SEAT_REPLY, "reply line longer than 64 KiB");
-            if (rc == 1) {
-                memcpy(c->reply, line, len);
-                c->reply_len = len;
+            if (!aw_wire_seat_awaiting(&c->ws))
                 return 0;
-            }
         } else if (c->rbuf.len >= sizeof(report)) {
             report r;
             memcpy(&r, c->rbuf.data, sizeof r);
@@ -351,11 +348,8 @@ static int await(childseat *c, int want, uint64_t deadline, int request, aw_seat
                 snprintf(m, sizeof m, "%s: connection closed", rname);
                 return lose(c, f, AW_SEAT_LOST, m);
             }
-            if (n > 0) {
-                if (want != WANT_LINE)
-                    return lose(c, f, AW_SEAT_REPLY, "unexpected bytes on the wire (a reply nobody asked for)");
-                aw_wire_reader_feed(&c->in, buf, (size_t)n);
-            }
+            if (n > 0 && aw_wire_seat_feed(&c->ws, buf, (size_t)n, f) < 0)
+                return lose_with(c, f);
         }
         if (p[1].revents & (POLLIN | POLLHUP | POLLERR)) {
             ssize_t n = take(c->rep, buf, sizeof buf);
@@ -408,8 +402,6 @@ static int exchange(childseat *c, int request, const aw_info *info, const aw_set
     /* Bytes the child sent since the last exchange are out of protocol; a
      * child that died in between shows as the end of the stream. */
     struct pollfd p = {c->wire, POLLIN, 0};
-    if (aw_wire_reader_pending(&c->in))
-        return lose(c, f, AW_SEAT_REPLY, "unexpected bytes on the wire (a reply nobody asked for)");
     if (poll(&p, 1, 0) > 0 && (p.revents & (POLLIN | POLLHUP | POLLERR))) {
         char one;
         ssize_t n = recv(c->wire, &one, 1, MSG_PEEK | MSG_DONTWAIT);
@@ -422,12 +414,8 @@ static int exchange(childseat *c, int request, const aw_info *info, const aw_set
         }
     }
     aw_buf_clear(&c->pkt);
-    aw_error err;
-    if (aw_wire_encode_request(&c->cur, request, info, set, c->agent_seed, &c->pkt, &err) < 0) {
-        set_fault(f, AW_SEAT_ERROR, "cannot encode the packet: %.400s", err.msg);
-        return -1;
-    }
-    aw_buf_addc(&c->pkt, '\n');
+    if (aw_wire_seat_send(&c->ws, request, info, set, &c->pkt, f) < 0)
+        return f->kind == AW_SEAT_REPLY ? lose_with(c, f) : -1;
     if (send_line(c, &c->pkt, deadline, f) < 0)
         return -1;
     if (aw_wire_request_has_reply(request) && await(c, WANT_LINE, deadline, request, f) < 0)
@@ -518,7 +506,7 @@ static const char *seat_begin(aw_seat *base, int agent, uint64_t agent_seed, aw_
     c->lost = false;
     c->agent = agent;
     c->agent_seed = agent_seed;
-    aw_wire_cursor_reset(&c->cur);
+    aw_wire_seat_reset(&c->ws, agent_seed);
     snprintf(c->name, sizeof c->name, "Agent[%02d]", agent);
     if (spawn(c, f) < 0) {
         c->lost = true;
@@ -536,9 +524,10 @@ static const char *seat_begin(aw_seat *base, int agent, uint64_t agent_seed, aw_
         *f = ef;
         return NULL;
     }
-    const char *text;
-    size_t len;
-    aw_wire_reply_text(c->reply, c->reply_len, &text, &len);
+    aw_seat_reply r;
+    aw_wire_seat_reply(&c->ws, AW_WIRE_REQ_NAME, &r, f);
+    const char *text = r.text;
+    size_t len = r.len;
     if (!text) {
         /* The inner seat could not start (its fault says why): the agent
          * sits out this game. */
@@ -573,20 +562,10 @@ static int seat_request(aw_seat *base, aw_req_kind kind, const aw_info *info, co
         return -1;
     if (!aw_req_needs_reply(kind))
         return 0;
-    if (aw_req_wants_text(kind)) {
-        aw_wire_reply_text(c->reply, c->reply_len, &reply->text, &reply->len);
-        return 0;
-    }
-    aw_error err;
-    int target;
-    if (aw_wire_reply_target(c->reply, c->reply_len, &target, &err) < 0) {
-        /* The child formats targets itself: anything else means it is not
-         * the child we started. */
-        char m[128];
-        snprintf(m, sizeof m, "%s: %.100s", aw_req_name(kind), err.msg);
-        return lose(c, f, AW_SEAT_REPLY, m);
-    }
-    reply->target = target > AW_MAX_PLAYERS ? -1 : target;
+    /* The child formats targets itself: anything else means it is not the
+     * child we started. */
+    if (aw_wire_seat_reply(&c->ws, (int)kind, reply, f) < 0)
+        return lose_with(c, f);
     return 0;
 }
 
@@ -594,7 +573,7 @@ static void seat_free(aw_seat *base)
 {
     childseat *c = (childseat *)base;
     stop_child(c, NULL, 0);
-    aw_wire_reader_free(&c->in);
+    aw_wire_seat_free(&c->ws);
     aw_buf_free(&c->rbuf);
     aw_buf_free(&c->obuf);
     aw_buf_free(&c->pkt);
@@ -602,7 +581,6 @@ static void seat_free(aw_seat *base)
         c->inner->ops->free(c->inner);
     if (c->out)
         fclose(c->out);
-    free(c->reply);
     free(c->read_dir);
     free(c);
 }
@@ -638,11 +616,10 @@ aw_seat *aw_childseat_new(aw_childseat_make make, void *make_ud, const aw_childs
     c->opts.base = NULL;
     if (c->opts.read_dir)
         c->opts.read_dir = c->read_dir = aw_xstrdup(c->opts.read_dir);
-    aw_wire_reader_init(&c->in, REPLY_MAX_LINE);
+    aw_wire_seat_init(&c->ws, REPLY_MAX_LINE);
     aw_buf_init(&c->rbuf);
     aw_buf_init(&c->obuf);
     aw_buf_init(&c->pkt);
-    c->reply = aw_xmalloc(REPLY_MAX_LINE + 1);
     if (c->opts.output) {
         /* The inner seat's stream: /dev/null in the host (nothing is printed
          * here), the output socket in the child. A fixed buffer means stdio

@@ -28,6 +28,7 @@
 #include "view.h"
 #include "wire.h"
 #include "wireagent.h"
+#include "wireseat.h"
 
 #define FIX "tests/fixtures/official"
 
@@ -687,6 +688,78 @@ static void reader(void)
     aw_wire_reader_free(&r);
 }
 
+/* ---- the host's framing ----------------------------------------------------- */
+
+static void framing(void)
+{
+    aw_settings set;
+    CHECK(aw_settings_preset(&set, "aiwolf", 5, NULL) == 0);
+    aw_info v;
+    base_info(&v);
+    aw_wire_seat w;
+    aw_wire_seat_init(&w, 64);
+    aw_wire_seat_reset(&w, 0xfedcba9876543210ull);
+    aw_buf out;
+    aw_buf_init(&out);
+    aw_seat_fault f;
+    aw_seat_reply r;
+    aw_error err;
+
+    /* NAME: one line out, the reply may come in pieces. */
+    CHECK(aw_wire_seat_send(&w, AW_WIRE_REQ_NAME, NULL, NULL, &out, &f) == 0);
+    CHECK(out.len > 0 && out.data[out.len - 1] == '\n');
+    CHECK(aw_wire_seat_awaiting(&w));
+    CHECK_INT(aw_wire_seat_feed(&w, "my", 2, &f), 0);
+    CHECK_INT(aw_wire_seat_feed(&w, "Name\n", 5, &f), 1);
+    CHECK(!aw_wire_seat_awaiting(&w));
+    CHECK(aw_wire_seat_reply(&w, AW_WIRE_REQ_NAME, &r, &f) == 0 && r.len == 6 && memcmp(r.text, "myName", 6) == 0);
+
+    /* INITIALIZE carries the seat's own seed, and expects no reply: bytes
+     * now are bytes nobody asked for. */
+    aw_buf_clear(&out);
+    CHECK(aw_wire_seat_send(&w, AW_REQ_INITIALIZE, &v, &set, &out, &f) == 0);
+    CHECK(!aw_wire_seat_awaiting(&w));
+    aw_wire_packet p;
+    CHECK(aw_wire_decode(out.data, out.len - 1, &p, &err) == 0);
+    CHECK(p.has_setting && p.setting.random_seed == (int64_t)0xfedcba9876543210ull);
+    aw_wire_packet_free(&p);
+    CHECK_INT(aw_wire_seat_feed(&w, "x", 1, &f), -1);
+    CHECK_INT(f.kind, AW_SEAT_REPLY);
+    CHECK(strstr(f.msg, "nobody asked for") != NULL);
+
+    /* A target, then a target that is not one. */
+    aw_wire_seat_reset(&w, 1);
+    aw_buf_clear(&out);
+    CHECK(aw_wire_seat_send(&w, AW_REQ_VOTE, &v, &set, &out, &f) == 0);
+    CHECK(strstr(out.data, "\"gameInfo\":null") != NULL); /* a vote gets the new talks only */
+    CHECK_INT(aw_wire_seat_feed(&w, "{\"agentIdx\":3}\n", 15, &f), 1);
+    CHECK(aw_wire_seat_reply(&w, AW_REQ_VOTE, &r, &f) == 0 && r.target == 3);
+    aw_buf_clear(&out);
+    CHECK(aw_wire_seat_send(&w, AW_REQ_VOTE, &v, &set, &out, &f) == 0);
+    CHECK_INT(aw_wire_seat_feed(&w, "garbage\n", 8, &f), 1);
+    CHECK(aw_wire_seat_reply(&w, AW_REQ_VOTE, &r, &f) < 0 && f.kind == AW_SEAT_REPLY);
+
+    /* A talk with bytes after its line: they are out of protocol at the
+     * next send. */
+    aw_buf_clear(&out);
+    CHECK(aw_wire_seat_send(&w, AW_REQ_TALK, &v, &set, &out, &f) == 0);
+    CHECK_INT(aw_wire_seat_feed(&w, "Over\nextra", 10, &f), 1);
+    CHECK(aw_wire_seat_reply(&w, AW_REQ_TALK, &r, &f) == 0 && r.len == 4 && memcmp(r.text, "Over", 4) == 0);
+    CHECK(aw_wire_seat_send(&w, AW_REQ_TALK, &v, &set, &out, &f) < 0 && f.kind == AW_SEAT_REPLY);
+
+    /* A line longer than the limit. */
+    aw_wire_seat_reset(&w, 1);
+    aw_buf_clear(&out);
+    CHECK(aw_wire_seat_send(&w, AW_REQ_TALK, &v, &set, &out, &f) == 0);
+    char big[100];
+    memset(big, 'a', sizeof big);
+    CHECK_INT(aw_wire_seat_feed(&w, big, sizeof big, &f), -1);
+    CHECK(f.kind == AW_SEAT_REPLY && strstr(f.msg, "longer than") != NULL);
+
+    aw_buf_free(&out);
+    aw_wire_seat_free(&w);
+}
+
 int main(void)
 {
     fixtures();
@@ -695,5 +768,6 @@ int main(void)
     hostile();
     replies();
     reader();
+    framing();
     return test_done();
 }
