@@ -11,37 +11,28 @@
 
 /* ---- names ---------------------------------------------------------------- */
 
-static const struct {
-    int request;
-    const char *name;
-} requests[] = {
-    {AW_WIRE_REQ_NAME, "NAME"},
-    {AW_WIRE_REQ_ROLE, "ROLE"},
-    {AW_REQ_INITIALIZE, "INITIALIZE"},
-    {AW_REQ_DAILY_INITIALIZE, "DAILY_INITIALIZE"},
-    {AW_REQ_DAILY_FINISH, "DAILY_FINISH"},
-    {AW_REQ_TALK, "TALK"},
-    {AW_REQ_WHISPER, "WHISPER"},
-    {AW_REQ_VOTE, "VOTE"},
-    {AW_REQ_DIVINE, "DIVINE"},
-    {AW_REQ_GUARD, "GUARD"},
-    {AW_REQ_ATTACK, "ATTACK"},
-    {AW_REQ_FINISH, "FINISH"},
-};
-
+/* The engine's requests keep the engine's names (aw_req_name); the wire
+ * adds the two that happen before a game: NAME and ROLE. */
 const char *aw_wire_request_name(int request)
 {
-    for (size_t i = 0; i < sizeof requests / sizeof requests[0]; i++)
-        if (requests[i].request == request)
-            return requests[i].name;
-    return NULL;
+    if (request == AW_WIRE_REQ_NAME)
+        return "NAME";
+    if (request == AW_WIRE_REQ_ROLE)
+        return "ROLE";
+    if (request <= AW_REQ_NONE || request > AW_REQ_FINISH)
+        return NULL;
+    return aw_req_name((aw_req_kind)request);
 }
 
 int aw_wire_request_parse(const char *s)
 {
-    for (size_t i = 0; i < sizeof requests / sizeof requests[0]; i++)
-        if (strcmp(requests[i].name, s) == 0)
-            return requests[i].request;
+    if (strcmp(s, "NAME") == 0)
+        return AW_WIRE_REQ_NAME;
+    if (strcmp(s, "ROLE") == 0)
+        return AW_WIRE_REQ_ROLE;
+    for (int r = AW_REQ_INITIALIZE; r <= AW_REQ_FINISH; r++)
+        if (strcmp(aw_req_name((aw_req_kind)r), s) == 0)
+            return r;
     return -1;
 }
 
