@@ -9,4 +9,14 @@ int cmd_check(int argc, char **argv);
 int cmd_protocol(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
 
+#include <stddef.h>
+
+/* Does one file's work; returns 0 (fine), 1 (the work failed: an illegal
+ * log) or 2 (unusable input). */
+typedef int (*aw_cli_file_fn)(void *ud, const char *path, const char *text, size_t len);
+/* Reads each of files[0..nfiles) ("-": standard input, named <stdin>) and
+ * hands it to fn; an unreadable file is reported as "aiwolf CMD: cannot read
+ * ..." with status 2. Returns the worst status. */
+int aw_cli_each_file(const char *cmd, const char *const *files, int nfiles, aw_cli_file_fn fn, void *ud);
+
 #endif

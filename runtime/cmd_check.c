@@ -52,6 +52,34 @@ static int validate_text(void *ud, const char *text, size_t len, aw_validation m
     return aw_protocol_validate(text, len, mode, err);
 }
 
+typedef struct check_ctx {
+    const aw_settings *rules;
+    const aw_logcheck_options *opt;
+    bool quiet;
+} check_ctx;
+
+static int check_one(void *ud, const char *path, const char *text, size_t len)
+{
+    check_ctx *c = ud;
+    aw_logcheck_report rep;
+    aw_error err;
+    int v = aw_logcheck(text, len, c->rules, c->opt, &rep, &err);
+    if (v < 0) {
+        fprintf(stderr, "aiwolf check: %s: %s\n", path, err.msg);
+        return 2;
+    }
+    if (v == AW_LOG_LEGAL) {
+        if (!c->quiet)
+            printf("%s: legal (%d players, winner %s, %d days)\n", path, rep.players, aw_team_name(rep.winner),
+                   rep.days);
+        return 0;
+    }
+    printf("%s:%ld: illegal: %s\n", path, rep.line, rep.reason);
+    if (rep.text[0])
+        printf("    %s\n", rep.text);
+    return 1;
+}
+
 int cmd_check(int argc, char **argv)
 {
     const char *preset = "aiwolf";
@@ -156,38 +184,8 @@ int cmd_check(int argc, char **argv)
         goto done;
     }
 
-    for (int i = 0; i < nfiles; i++) {
-        const char *path = files[i];
-        size_t len = 0;
-        char *text = aw_read_input(path, &len, &err);
-        if (strcmp(path, "-") == 0)
-            path = "<stdin>";
-        if (!text) {
-            fprintf(stderr, "aiwolf check: cannot read %s\n", err.msg);
-            status = 2;
-            continue;
-        }
-        aw_logcheck_report rep;
-        int v = aw_logcheck(text, len, &rules, &opt, &rep, &err);
-        free(text);
-        if (v < 0) {
-            fprintf(stderr, "aiwolf check: %s: %s\n", path, err.msg);
-            status = 2;
-            continue;
-        }
-        if (v == AW_LOG_LEGAL) {
-            if (!quiet)
-                printf("%s: legal (%d players, winner %s, %d days)\n", path, rep.players, aw_team_name(rep.winner),
-                       rep.days);
-        } else {
-            printf("%s:%ld: illegal: %s\n", path, rep.line, rep.reason);
-            if (rep.text[0])
-                printf("    %s\n", rep.text);
-            if (status == 0)
-                status = 1;
-        }
-    }
-    fflush(stdout);
+    check_ctx ctx = {&rules, &opt, quiet};
+    status = aw_cli_each_file("check", files, nfiles, check_one, &ctx);
 
 done:
     free(sets);

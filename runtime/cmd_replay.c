@@ -45,6 +45,47 @@ static void usage(FILE *out)
                  "             replayed, 2 bad usage or a file that cannot be read\n");
 }
 
+typedef struct replay_ctx {
+    const aw_settings *rules;
+    bool record, quiet, verbose;
+} replay_ctx;
+
+static int replay_one(void *ud, const char *path, const char *text, size_t len)
+{
+    replay_ctx *c = ud;
+    aw_error err;
+    aw_replay_options opt = {c->record ? stdout : NULL, NULL, NULL};
+    aw_replay_report rep;
+    int v = aw_replay(text, len, c->rules, &opt, &rep, &err);
+    if (v < 0) {
+        fprintf(stderr, "aiwolf replay: %s: %s\n", path, err.msg);
+        return 2;
+    }
+    if (v == AW_REPLAY_REPRODUCED) {
+        if (!c->quiet)
+            printf("%s: reproduced (%ld lines)\n", path, rep.lines);
+    } else if (v == AW_REPLAY_UNUSABLE) {
+        printf("%s:%ld: cannot replay: %s\n", path, rep.error_line, rep.error);
+    } else if (rep.diff_line) {
+        printf("%s:%ld: differs: ours %s%s%s official %s%s%s\n", path, rep.diff_line, rep.ours_eof ? "" : "\"",
+               rep.ours_eof ? "(end of log)" : rep.ours, rep.ours_eof ? "" : "\"", rep.theirs_eof ? "" : "\"",
+               rep.theirs_eof ? "(end of log)" : rep.theirs, rep.theirs_eof ? "" : "\"");
+        if (rep.problem[0]) {
+            if (rep.problem_line)
+                printf("    line %ld: %s\n", rep.problem_line, rep.problem);
+            else
+                printf("    %s\n", rep.problem);
+        }
+    } else {
+        printf("%s:%ld: differs: %s\n", path, rep.problem_line, rep.problem);
+    }
+    if (c->verbose && rep.ambiguous_nights && v != AW_REPLAY_UNUSABLE)
+        printf("    note: %d night%s with attack votes that fit more than one cut into rounds (first at line "
+               "%ld); every fitting cut writes the same log\n",
+               rep.ambiguous_nights, rep.ambiguous_nights == 1 ? "" : "s", rep.ambiguous_line);
+    return v == AW_REPLAY_REPRODUCED ? 0 : 1;
+}
+
 int cmd_replay(int argc, char **argv)
 {
     const char *preset = "aiwolf";
@@ -109,52 +150,8 @@ int cmd_replay(int argc, char **argv)
         goto done;
     }
 
-    for (int i = 0; i < nfiles; i++) {
-        const char *path = files[i];
-        size_t len = 0;
-        char *text = aw_read_input(path, &len, &err);
-        if (strcmp(path, "-") == 0)
-            path = "<stdin>";
-        if (!text) {
-            fprintf(stderr, "aiwolf replay: cannot read %s\n", err.msg);
-            status = 2;
-            continue;
-        }
-        aw_replay_options opt = {record ? stdout : NULL, NULL, NULL};
-        aw_replay_report rep;
-        int v = aw_replay(text, len, &rules, &opt, &rep, &err);
-        free(text);
-        if (v < 0) {
-            fprintf(stderr, "aiwolf replay: %s: %s\n", path, err.msg);
-            status = 2;
-            continue;
-        }
-        if (v == AW_REPLAY_REPRODUCED) {
-            if (!quiet)
-                printf("%s: reproduced (%ld lines)\n", path, rep.lines);
-        } else if (v == AW_REPLAY_UNUSABLE) {
-            printf("%s:%ld: cannot replay: %s\n", path, rep.error_line, rep.error);
-        } else if (rep.diff_line) {
-            printf("%s:%ld: differs: ours %s%s%s official %s%s%s\n", path, rep.diff_line, rep.ours_eof ? "" : "\"",
-                   rep.ours_eof ? "(end of log)" : rep.ours, rep.ours_eof ? "" : "\"", rep.theirs_eof ? "" : "\"",
-                   rep.theirs_eof ? "(end of log)" : rep.theirs, rep.theirs_eof ? "" : "\"");
-            if (rep.problem[0]) {
-                if (rep.problem_line)
-                    printf("    line %ld: %s\n", rep.problem_line, rep.problem);
-                else
-                    printf("    %s\n", rep.problem);
-            }
-        } else {
-            printf("%s:%ld: differs: %s\n", path, rep.problem_line, rep.problem);
-        }
-        if (verbose && rep.ambiguous_nights && v != AW_REPLAY_UNUSABLE)
-            printf("    note: %d night%s with attack votes that fit more than one cut into rounds (first at line "
-                   "%ld); every fitting cut writes the same log\n",
-                   rep.ambiguous_nights, rep.ambiguous_nights == 1 ? "" : "s", rep.ambiguous_line);
-        if (v != AW_REPLAY_REPRODUCED && status == 0)
-            status = 1;
-    }
-    fflush(stdout);
+    replay_ctx ctx = {&rules, record, quiet, verbose};
+    status = aw_cli_each_file("replay", files, nfiles, replay_one, &ctx);
 
 done:
     free(sets);
