@@ -1,5 +1,5 @@
 -- Specs for agents/sample.lua's decisions, with hand-built info tables shaped
--- like the host's (runtime/luaseat.c push_info). Each test loads a fresh
+-- like the host's (runtime/luahost/luaseat.c push_info). Each test loads a fresh
 -- copy of the agent, as every game does.
 local P = require "aiwolf.protocol"
 
