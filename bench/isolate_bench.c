@@ -14,7 +14,8 @@
 #include "cseat.h"
 #include "game.h"
 #include "luaseat.h"
-#include "utterance.h"
+#include "luaseat_talks.h"
+#include "talkhooks.h"
 
 typedef enum { C_SEATS, LUA_SEATS } kind;
 
@@ -47,7 +48,7 @@ static aw_seat *new_seat(kind k, bool isolated, const aw_settings *set, uint64_t
         co.base = set;
         aw_game_opts hooks;
         memset(&hooks, 0, sizeof hooks);
-        aw_utterance_game_opts(&hooks);
+        aw_talkhooks_game(&hooks);
         co.validate = hooks.validate;
         co.free_parsed = hooks.free_parsed;
         s = aw_childseat_new(k == C_SEATS ? make_c : make_lua, k == C_SEATS ? (void *)seed : "agents/random.lua",
@@ -78,7 +79,7 @@ static double run(kind k, bool isolated, int players, int games)
         go.settings = &set;
         go.seed = (uint64_t)g + 1;
         if (k == LUA_SEATS)
-            aw_utterance_game_opts(&go);
+            aw_talkhooks_game(&go);
         aw_game_result res;
         if (aw_game_play(&go, seats, &res, &err) < 0) {
             fprintf(stderr, "%s\n", err.msg);
@@ -122,7 +123,7 @@ int main(int argc, char **argv)
 {
     int games = argc > 1 ? atoi(argv[1]) : 200;
     memset(&lua_opts, 0, sizeof lua_opts);
-    aw_utterance_luaseat_opts(&lua_opts);
+    aw_luaseat_talks(&lua_opts);
     for (int players = 5; players <= 15; players += 10) {
         for (int k = C_SEATS; k <= LUA_SEATS; k++) {
             double in = run((kind)k, false, players, games);

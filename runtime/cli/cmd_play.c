@@ -16,7 +16,8 @@
 #include "luaseat.h"
 #include "match.h"
 #include "rng.h"
-#include "utterance.h"
+#include "luaseat_talks.h"
+#include "talkhooks.h"
 
 static void usage(FILE *out)
 {
@@ -150,7 +151,7 @@ static aw_seat *isolated_seat(const char *path, const aw_luaseat_opts *lo, const
     co.read_dir = dir;
     aw_game_opts hooks;
     memset(&hooks, 0, sizeof hooks);
-    aw_utterance_game_opts(&hooks);
+    aw_talkhooks_game(&hooks);
     co.validate = hooks.validate;
     co.free_parsed = hooks.free_parsed;
     lua_make m = {path, lo};
@@ -184,7 +185,7 @@ static int play_before(void *ud, long gno, uint64_t seed, aw_gamelog **log)
     }
     aw_gamelog_init(&po->log, po->csv, po->record, po->events);
     if (po->describe)
-        aw_utterance_describe(&po->log, po->describe);
+        aw_talkhooks_describe(&po->log, po->describe);
     *log = &po->log;
     return 0;
 }
@@ -358,7 +359,7 @@ int cmd_play(int argc, char **argv)
     lo.output = agent_output ? stderr : NULL;
     lo.watch = watch;
     lo.watch_live = watch_live;
-    aw_utterance_luaseat_opts(&lo);
+    aw_luaseat_talks(&lo);
     aw_seat *seats[AW_MAX_PLAYERS + 1] = {0};
     int rc = 0;
     for (int a = 1; a <= set.players; a++) {
@@ -389,7 +390,7 @@ int cmd_play(int argc, char **argv)
     mo.game.settings = &set;
     mo.game.seed = seed;
     mo.game.deal = deal_spec ? deal : NULL;
-    aw_utterance_game_opts(&mo.game);
+    aw_talkhooks_game(&mo.game);
     mo.games = games;
     int entry_of[AW_MAX_PLAYERS + 1];
     for (int a = 1; a <= set.players; a++)

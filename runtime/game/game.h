@@ -24,7 +24,7 @@ typedef struct aw_game_result {
 } aw_game_result;
 
 /* Plays one game. seats[1..n] are borrowed. deal may be NULL. validate and
- * free_parsed are the utterance hooks for the engine (may be NULL). log may
+ * free_parsed are the talk hooks for the engine (talkhooks.h; may be NULL). log may
  * be NULL. Returns 0, or a negative code when the game could not start. */
 typedef struct aw_game_opts {
     const aw_settings *settings;

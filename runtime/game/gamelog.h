@@ -25,7 +25,7 @@ typedef struct aw_gamelog {
     aw_buf line;
     int write_errors;      /* count of failed writes (disk full, closed pipe) */
     /* Optional: the record shows what each talk means instead of its text
-     * (appends a description of t to out; see utterance.h). */
+     * (appends a description of t to out; see talkhooks.h). */
     void (*describe)(void *ud, const aw_talk *t, aw_buf *out);
     void *describe_ud;
 } aw_gamelog;

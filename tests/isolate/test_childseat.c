@@ -40,7 +40,8 @@
 #include "gamelog.h"
 #include "logcheck.h"
 #include "luaseat.h"
-#include "utterance.h"
+#include "luaseat_talks.h"
+#include "talkhooks.h"
 #include "test.h"
 
 static int count_fds(void)
@@ -468,7 +469,7 @@ static aw_seat *make_lua(void *ud, FILE *out, aw_error *err)
 {
     aw_luaseat_opts lo;
     memset(&lo, 0, sizeof lo);
-    aw_utterance_luaseat_opts(&lo);
+    aw_luaseat_talks(&lo);
     lo.output = out;
     return aw_luaseat_new(ud, &lo, err);
 }
