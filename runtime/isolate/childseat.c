@@ -71,6 +71,8 @@ typedef struct childseat {
     char name[65];
     char *read_dir; /* owned copy of opts.read_dir */
     int budget_ms; /* of the current exchange */
+    uint64_t deadline;  /* of the current exchange: twice the budget from when it was sent */
+    aw_req_kind pending; /* the request sent and not yet answered */
 } childseat;
 
 static void set_fault(aw_seat_fault *f, aw_seat_fault_kind k, const char *fmt, ...)
@@ -394,11 +396,17 @@ static int send_line(childseat *c, const aw_buf *b, uint64_t deadline, aw_seat_f
 
 /* One exchange: the packet, the reply line if the request has one, the
  * report. */
-static int exchange(childseat *c, int request, const aw_info *info, const aw_settings *set, int budget_ms,
-                    aw_seat_fault *f)
+/* One exchange, in two halves so that a batch's requests can all be on
+ * their way before the first answer is awaited: exchange_send writes the
+ * packet (and starts the deadline), exchange_finish awaits the reply line
+ * if the request has one, then the report. exchange_finish returns 0, 1
+ * when the inner seat failed (the child is fine; *f says why), or -1 when
+ * the child was lost. */
+static int exchange_send(childseat *c, int request, const aw_info *info, const aw_settings *set, int budget_ms,
+                         aw_seat_fault *f)
 {
     c->budget_ms = budget_ms;
-    uint64_t deadline = aw_now_ns() + (uint64_t)budget_ms * 2 * 1000000u;
+    c->deadline = aw_now_ns() + (uint64_t)budget_ms * 2 * 1000000u;
     /* Bytes the child sent since the last exchange are out of protocol; a
      * child that died in between shows as the end of the stream. */
     struct pollfd p = {c->wire, POLLIN, 0};
@@ -416,12 +424,15 @@ static int exchange(childseat *c, int request, const aw_info *info, const aw_set
     aw_buf_clear(&c->pkt);
     if (aw_wire_seat_send(&c->ws, request, info, set, &c->pkt, f) < 0)
         return f->kind == AW_SEAT_REPLY ? lose_with(c, f) : -1;
-    if (send_line(c, &c->pkt, deadline, f) < 0)
-        return -1;
-    if (aw_wire_request_has_reply(request) && await(c, WANT_LINE, deadline, request, f) < 0)
+    return send_line(c, &c->pkt, c->deadline, f);
+}
+
+static int exchange_finish(childseat *c, int request, aw_seat_fault *f)
+{
+    if (aw_wire_request_has_reply(request) && await(c, WANT_LINE, c->deadline, request, f) < 0)
         return -1;
     aw_seat_fault rf = {AW_SEAT_OK, ""};
-    if (await(c, WANT_REPORT, deadline, request, &rf) < 0) {
+    if (await(c, WANT_REPORT, c->deadline, request, &rf) < 0) {
         *f = rf;
         return -1;
     }
@@ -431,6 +442,14 @@ static int exchange(childseat *c, int request, const aw_info *info, const aw_set
         return 1; /* the inner seat failed; the child is fine */
     }
     return 0;
+}
+
+static int exchange(childseat *c, int request, const aw_info *info, const aw_settings *set, int budget_ms,
+                    aw_seat_fault *f)
+{
+    if (exchange_send(c, request, info, set, budget_ms, f) < 0)
+        return -1;
+    return exchange_finish(c, request, f);
 }
 
 static int spawn(childseat *c, aw_seat_fault *f)
@@ -548,15 +567,31 @@ static const char *seat_begin(aw_seat *base, int agent, uint64_t agent_seed, aw_
     return c->name;
 }
 
+/* The request goes out at once and is answered later (seat_wait), so the
+ * children of a batch (votes, divinations, notifications) work at the same
+ * time. */
 static int seat_request(aw_seat *base, aw_req_kind kind, const aw_info *info, const aw_settings *set,
                         aw_seat_reply *reply, aw_seat_fault *f)
 {
     childseat *c = (childseat *)base;
+    (void)reply;
     if (c->lost || c->pid <= 0) {
         set_fault(f, AW_SEAT_LOST, "out of this game: %s", c->lost_msg);
         return -1;
     }
-    int rc = exchange(c, kind, info, set, budget_of(c, set), f);
+    if (exchange_send(c, kind, info, set, budget_of(c, set), f) < 0) {
+        flush_output(c);
+        return -1;
+    }
+    c->pending = kind;
+    return AW_SEAT_PENDING;
+}
+
+static int seat_wait(aw_seat *base, aw_seat_reply *reply, aw_seat_fault *f)
+{
+    childseat *c = (childseat *)base;
+    aw_req_kind kind = c->pending;
+    int rc = exchange_finish(c, kind, f);
     flush_output(c);
     if (rc != 0)
         return -1;
@@ -598,6 +633,7 @@ static const aw_seat_ops child_ops = {
     .request = seat_request,
     .version = seat_version,
     .free = seat_free,
+    .wait = seat_wait,
 };
 
 aw_seat *aw_childseat_new(aw_childseat_make make, void *make_ud, const aw_childseat_opts *opts, aw_error *err)
