@@ -20,6 +20,7 @@ static const command commands[] = {
     {"check", cmd_check, "check that game logs follow the rules of a preset"},
     {"protocol", cmd_protocol, "validate and normalise AIWolf protocol utterances"},
     {"replay", cmd_replay, "replay game logs through our engine and compare them byte for byte"},
+    {"connect", cmd_connect, "play a Lua agent on an AIWolf server over TCP"},
 };
 
 static void usage(FILE *out)

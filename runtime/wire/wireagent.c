@@ -72,6 +72,10 @@ void aw_wire_agent_answer(aw_wire_agent *wa, int request, aw_buf *out, bool *has
     *f = (aw_seat_fault){AW_SEAT_OK, ""};
     *has_reply = aw_wire_request_has_reply(request);
     if (request == AW_WIRE_REQ_NAME) {
+        if (wa->name_override) {
+            aw_buf_adds(out, wa->name_override);
+            return;
+        }
         if (!wa->begun)
             aw_wire_agent_begin(wa, 0, 0);
         if (wa->name)
