@@ -13,7 +13,7 @@
  * every talk and whisper text, from one place in logcheck.c
  * (check_talk_text).
  *
- * Uses settings and util. Ownership: the text is borrowed for the duration of
+ * Uses logline (the line reader), settings and util. Ownership: the text is borrowed for the duration of
  * the call; the report is filled in by value and owns nothing. */
 #ifndef AW_LOGCHECK_H
 #define AW_LOGCHECK_H
@@ -21,12 +21,12 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "logline.h"
 #include "settings.h"
 #include "util.h"
 
-/* The largest player count the checker accepts in a log. The official server
- * has no fixed limit; our engine stops at AW_MAX_PLAYERS. */
-#define AW_LOGCHECK_MAX_PLAYERS 100
+/* The largest player count the checker accepts in a log (logline.h). */
+#define AW_LOGCHECK_MAX_PLAYERS AW_LOG_MAX_PLAYERS
 
 typedef enum aw_logcheck_verdict {
     AW_LOG_LEGAL = 0,     /* a complete game that follows the rules */
@@ -51,42 +51,6 @@ typedef struct aw_logcheck_report {
     aw_team winner; /* AW_TEAM_NONE unless LEGAL */
     long lines;     /* lines read */
 } aw_logcheck_report;
-
-/* One line of a game log, parsed (the reader the checker uses, shared with
- * logreplay). The meaning of a, b, c depends on the type: status agent;
- * talk/whisper idx, turn, agent; vote/attackVote voter, target; execute
- * agent; divine seer, target; guard bodyguard, target; attack target (-1:
- * nobody); result humans, werewolves. */
-typedef enum aw_logline_type {
-    AW_LINE_STATUS,
-    AW_LINE_TALK,
-    AW_LINE_WHISPER,
-    AW_LINE_VOTE,
-    AW_LINE_EXECUTE,
-    AW_LINE_DIVINE,
-    AW_LINE_GUARD,
-    AW_LINE_ATTACK_VOTE,
-    AW_LINE_ATTACK,
-    AW_LINE_RESULT
-} aw_logline_type;
-
-typedef struct aw_logline {
-    aw_logline_type type;
-    long day;
-    int a, b, c;
-    aw_role role;       /* status, execute, guard; AW_ROLE_NONE otherwise */
-    bool flag;          /* status: ALIVE; attack: true */
-    aw_species species; /* divine */
-    aw_team team;       /* result */
-    const char *s;      /* talk/whisper text, status name: borrowed from the line */
-    size_t slen;
-} aw_logline;
-
-/* Parses one line (len bytes, without its line ending) in the format
- * docs/log-format.md describes: ten line types, canonical numbers, agents 1
- * to AW_LOGCHECK_MAX_PLAYERS. Returns 0, or -1 with a one-line reason in
- * why[0..whycap). The line is borrowed; out->s points into it. */
-int aw_logline_parse(const char *line, size_t len, aw_logline *out, char *why, size_t whycap);
 
 /* Decides whether one talk or whisper text is a valid utterance under the
  * given validation mode. Returns 0 when it is, or a negative code with
