@@ -35,6 +35,7 @@ void aw_wire_seat_reset(aw_wire_seat *w, uint64_t agent_seed)
     aw_wire_reader_init(&w->in, w->max_line);
     w->agent_seed = agent_seed;
     w->awaiting = -1;
+    w->late = 0;
     w->have_reply = false;
     w->reply_len = 0;
 }
@@ -42,7 +43,7 @@ void aw_wire_seat_reset(aw_wire_seat *w, uint64_t agent_seed)
 int aw_wire_seat_send(aw_wire_seat *w, int request, const aw_info *info, const aw_settings *set, aw_buf *out,
                       aw_seat_fault *f)
 {
-    if (aw_wire_reader_pending(&w->in))
+    if (!w->late && aw_wire_reader_pending(&w->in))
         return fault(f, AW_SEAT_REPLY, "unexpected bytes on the wire (a reply nobody asked for)");
     aw_error err;
     size_t mark = out->len;
@@ -60,25 +61,44 @@ int aw_wire_seat_send(aw_wire_seat *w, int request, const aw_info *info, const a
 
 int aw_wire_seat_feed(aw_wire_seat *w, const char *data, size_t len, aw_seat_fault *f)
 {
-    if (len && (w->awaiting < 0 || w->have_reply))
+    if (len && !w->late && (w->awaiting < 0 || w->have_reply))
         return fault(f, AW_SEAT_REPLY, "unexpected bytes on the wire (a reply nobody asked for)");
     aw_wire_reader_feed(&w->in, data, len);
-    if (w->awaiting < 0)
-        return 0;
-    const char *line;
-    size_t n;
-    int rc = aw_wire_reader_next(&w->in, &line, &n);
-    if (rc < 0) {
-        char m[64];
-        snprintf(m, sizeof m, "reply line longer than %zu KiB", w->max_line >> 10);
-        return fault(f, AW_SEAT_REPLY, m);
+    for (;;) {
+        if (w->awaiting < 0 && !w->late) {
+            if (aw_wire_reader_pending(&w->in))
+                return fault(f, AW_SEAT_REPLY, "unexpected bytes on the wire (a reply nobody asked for)");
+            return 0;
+        }
+        if (w->have_reply)
+            return 1;
+        const char *line;
+        size_t n;
+        int rc = aw_wire_reader_next(&w->in, &line, &n);
+        if (rc < 0) {
+            char m[64];
+            snprintf(m, sizeof m, "reply line longer than %zu KiB", w->max_line >> 10);
+            return fault(f, AW_SEAT_REPLY, m);
+        }
+        if (rc == 0)
+            return 0;
+        if (w->late) { /* the answer to a request whose deadline passed */
+            w->late--;
+            continue;
+        }
+        memcpy(w->reply, line, n);
+        w->reply_len = n;
+        w->have_reply = true;
+        return 1;
     }
-    if (rc == 0)
-        return 0;
-    memcpy(w->reply, line, n);
-    w->reply_len = n;
-    w->have_reply = true;
-    return 1;
+}
+
+void aw_wire_seat_expire(aw_wire_seat *w)
+{
+    if (w->awaiting >= 0 && !w->have_reply)
+        w->late++;
+    w->awaiting = -1;
+    w->have_reply = false;
 }
 
 bool aw_wire_seat_awaiting(const aw_wire_seat *w)

@@ -22,6 +22,7 @@ typedef struct aw_wire_seat {
     aw_wire_reader in;
     uint64_t agent_seed; /* sent as randomSeed (seat.h) */
     int awaiting;        /* the request whose reply line is awaited, or -1 */
+    int late;            /* replies that came too late and are still to come: dropped when they do */
     bool have_reply;     /* its line is complete */
     char *reply;         /* the reply line (max_line + 1 bytes) */
     size_t reply_len;
@@ -51,6 +52,11 @@ int aw_wire_seat_feed(aw_wire_seat *w, const char *data, size_t len, aw_seat_fau
 
 /* Whether a reply line is still awaited. */
 bool aw_wire_seat_awaiting(const aw_wire_seat *w);
+
+/* The awaited reply came too late (the transport's deadline passed): stop
+ * awaiting it, and drop its line when it does come, so that it is not taken
+ * for the answer to a later request. */
+void aw_wire_seat_expire(aw_wire_seat *w);
 
 /* The completed reply as the seat interface has it: a text (borrowed from w
  * until its next send, feed or reset) or a target. Returns 0, or -1 with

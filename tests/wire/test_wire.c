@@ -721,6 +721,19 @@ static void framing(void)
     CHECK(aw_wire_seat_reply(&w, AW_REQ_TALK, &r, &f) == 0 && r.len == 4 && memcmp(r.text, "Over", 4) == 0);
     CHECK(aw_wire_seat_send(&w, AW_REQ_TALK, &v, &set, &out, &f) < 0 && f.kind == AW_SEAT_REPLY);
 
+    /* A reply that comes after its deadline is dropped, not taken for the
+     * answer to the next request. */
+    aw_wire_seat_reset(&w, 1);
+    aw_buf_clear(&out);
+    CHECK(aw_wire_seat_send(&w, AW_REQ_VOTE, &v, &set, &out, &f) == 0);
+    CHECK_INT(aw_wire_seat_feed(&w, "{\"agentIdx\"", 11, &f), 0);
+    aw_wire_seat_expire(&w);
+    CHECK(!aw_wire_seat_awaiting(&w));
+    CHECK(aw_wire_seat_send(&w, AW_REQ_TALK, &v, &set, &out, &f) == 0); /* half a late line is no stray */
+    CHECK_INT(aw_wire_seat_feed(&w, ":3}\nOv", 6, &f), 0);
+    CHECK_INT(aw_wire_seat_feed(&w, "er\n", 3, &f), 1);
+    CHECK(aw_wire_seat_reply(&w, AW_REQ_TALK, &r, &f) == 0 && r.len == 4 && memcmp(r.text, "Over", 4) == 0);
+
     /* A line longer than the limit. */
     aw_wire_seat_reset(&w, 1);
     aw_buf_clear(&out);
