@@ -9,6 +9,7 @@ int cmd_check(int argc, char **argv);
 int cmd_protocol(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
 int cmd_connect(int argc, char **argv);
+int cmd_serve(int argc, char **argv);
 
 #include <stddef.h>
 

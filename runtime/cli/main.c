@@ -21,6 +21,7 @@ static const command commands[] = {
     {"protocol", cmd_protocol, "validate and normalise AIWolf protocol utterances"},
     {"replay", cmd_replay, "replay game logs through our engine and compare them byte for byte"},
     {"connect", cmd_connect, "play a Lua agent on an AIWolf server over TCP"},
+    {"serve", cmd_serve, "host AIWolf games over TCP for agents in any language"},
 };
 
 static void usage(FILE *out)

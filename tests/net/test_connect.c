@@ -24,13 +24,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "net_helpers.h"
 #include "protocol.h"
 #include "test.h"
 #include "wire.h"
 
 #define FIX "tests/fixtures/official/tcp"
 
-static const char *bin;
 static char errfile[64]; /* the client's stderr */
 
 static int listen_on(int *port)
@@ -49,24 +49,6 @@ static int listen_on(int *port)
     return s;
 }
 
-/* Starts `aiwolf connect ARGS...`, its stderr into errfile. */
-static pid_t client(const char *errpath, char *const args[])
-{
-    char *argv[32] = {(char *)bin, "connect"};
-    int n = 2;
-    for (int i = 0; args[i] && n < 31; i++)
-        argv[n++] = args[i];
-    argv[n] = NULL;
-    pid_t pid = fork();
-    if (pid == 0) {
-        FILE *e = freopen(errpath, "w", stderr);
-        (void)e;
-        execv(bin, argv);
-        _exit(127);
-    }
-    return pid;
-}
-
 static int accept_within(int ls, int ms)
 {
     struct pollfd p = {ls, POLLIN, 0};
@@ -77,65 +59,6 @@ static int accept_within(int ls, int ms)
     if (fd >= 0)
         setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     return fd;
-}
-
-/* Reads one line (without newline) within ms; returns its length or -1. */
-static long read_line(int fd, char *buf, size_t cap, int ms)
-{
-    size_t n = 0;
-    while (n + 1 < cap) {
-        struct pollfd p = {fd, POLLIN, 0};
-        if (poll(&p, 1, ms) <= 0)
-            return -1;
-        ssize_t r = read(fd, buf + n, 1);
-        if (r <= 0)
-            return -1;
-        if (buf[n] == '\n') {
-            buf[n] = 0;
-            return (long)n;
-        }
-        n++;
-    }
-    return -1;
-}
-
-static int write_all(int fd, const char *p, size_t n)
-{
-    while (n) {
-        ssize_t w = write(fd, p, n);
-        if (w <= 0)
-            return -1;
-        p += w;
-        n -= (size_t)w;
-    }
-    return 0;
-}
-
-static int wait_exit(pid_t pid, int ms)
-{
-    for (int i = 0; i < ms / 10; i++) {
-        int st;
-        pid_t r = waitpid(pid, &st, WNOHANG);
-        if (r == pid)
-            return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-        struct timespec ts = {0, 10000000};
-        nanosleep(&ts, NULL);
-    }
-    kill(pid, SIGKILL);
-    waitpid(pid, NULL, 0);
-    return -1;
-}
-
-static bool file_has(const char *path, const char *what)
-{
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return false;
-    char buf[8192];
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    buf[n] = 0;
-    fclose(f);
-    return strstr(buf, what) != NULL;
 }
 
 static long replies, requests, games_fed;
@@ -216,7 +139,7 @@ static void recorded_games(void)
         char portstr[16];
         snprintf(portstr, sizeof portstr, "%d", port);
         char *args[] = {"-h", "127.0.0.1", "-p", portstr, "-n", "tester", "agents/random.lua", NULL};
-        pid_t pid = client(errfile, args);
+        pid_t pid = spawn_aiwolf("connect", errfile, args);
         int fd = accept_within(ls, 10000);
         CHECK_MSG(fd >= 0, "the client did not connect");
         if (fd >= 0) {
@@ -256,7 +179,7 @@ static void garbage(const char *what, const char *bytes, size_t len, const char 
     char portstr[16];
     snprintf(portstr, sizeof portstr, "%d", port);
     char *args[] = {"-h", "127.0.0.1", "-p", portstr, "agents/random.lua", NULL};
-    pid_t pid = client(errfile, args);
+    pid_t pid = spawn_aiwolf("connect", errfile, args);
     int fd = accept_within(ls, 10000);
     CHECK(fd >= 0);
     if (fd >= 0) {
@@ -278,7 +201,7 @@ static void reconnect(void)
     char portstr[16];
     snprintf(portstr, sizeof portstr, "%d", port);
     char *args[] = {"-h", "127.0.0.1", "-p", portstr, "-n", "tester", "--reconnect", "agents/random.lua", NULL};
-    pid_t pid = client(errfile, args);
+    pid_t pid = spawn_aiwolf("connect", errfile, args);
     struct timespec ts = {0, 600000000};
     nanosleep(&ts, NULL);
     ls = listen_on(&port);
@@ -325,7 +248,7 @@ int main(void)
     char portstr[16];
     snprintf(portstr, sizeof portstr, "%d", port);
     char *args[] = {"-h", "127.0.0.1", "-p", portstr, "agents/random.lua", NULL};
-    CHECK_INT(wait_exit(client(errfile, args), 10000), 1);
+    CHECK_INT(wait_exit(spawn_aiwolf("connect", errfile, args), 10000), 1);
     CHECK(file_has(errfile, "cannot connect to 127.0.0.1"));
     unlink(errfile);
     return test_done();

@@ -1,0 +1,287 @@
+/* cmd_serve: `aiwolf serve` — an AIWolf server over TCP: agents in any
+ * language that speak the official wire format (the official Java and
+ * Python agents, `aiwolf connect`) play on our engine, beside sandboxed Lua
+ * agents of this process if asked. Uses netserver, luaseat, talkhooks,
+ * match. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli.h"
+#include "luaseat.h"
+#include "luaseat_talks.h"
+#include "netserver.h"
+#include "rng.h"
+#include "talkhooks.h"
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: aiwolf serve [-p PORT] [-n PLAYERS] [OPTIONS]\n"
+            "\n"
+            "Hosts AIWolf games over TCP for agents that speak the official wire format\n"
+            "(the official Java and Python agents, or 'aiwolf connect'). Each connection\n"
+            "is asked its NAME and waits; a game starts when enough agents wait, and\n"
+            "they stay connected from game to game. Seats may also be given to Lua\n"
+            "agents run here (--agent), so one remote agent can play local opponents.\n"
+            "\n"
+            "options:\n"
+            "  -p PORT, --port PORT  port to listen on (default 10000, as the official\n"
+            "                        server; 0: any free port, printed)\n"
+            "  --bind ADDR           address to listen on (default 127.0.0.1; 0.0.0.0 or ::\n"
+            "                        to accept agents from other machines)\n"
+            "  -n N, --players N     players per game, 3..18 (default 5)\n"
+            "  --games G             games to play, then stop (default 1)\n"
+            "  --parallel K          games at once, when enough agents wait (default 1)\n"
+            "  --preset P            rule set: aiwolf (default), seed2015, regulation\n"
+            "  --set NAME=VALUE      change one rule setting (repeatable; docs/settings.md)\n"
+            "  --seed S              the first game's seed (game i: S+i; default: drawn from\n"
+            "                        the system)\n"
+            "  --time-limit MS       how long a remote agent may take to answer (default:\n"
+            "                        the preset's timeLimit, or 1000 ms when it sets none);\n"
+            "                        later, the rules' substitute applies\n"
+            "  --agent N=FILE.lua    seat N is a Lua agent run here (repeatable)\n"
+            "  --log-dir DIR         write each game's official CSV log to DIR/SEED.log\n"
+            "  --events FILE         write every event, fault and call time as JSON lines\n"
+            "  --quiet               print nothing but errors and the summary\n"
+            "  --help                this text\n"
+            "\n"
+            "Exit status: 0 when every game was played (or on Ctrl-C), 1 when an output\n"
+            "could not be written, 2 for bad usage or a port that cannot be used.\n");
+}
+
+static int bad(const char *fmt, const char *arg)
+{
+    fprintf(stderr, "aiwolf serve: ");
+    fprintf(stderr, fmt, arg);
+    fputs(" (aiwolf serve --help)\n", stderr);
+    return 2;
+}
+
+typedef struct serve_ctx {
+    const char *agent_path[AW_MAX_PLAYERS + 1];
+    aw_luaseat_opts lo;
+    const char *log_dir;
+    FILE *events;
+} serve_ctx;
+
+/* One game's outputs (games may run at the same time). */
+typedef struct game_out {
+    aw_gamelog log; /* first: after() gets &log back */
+    FILE *csv;
+} game_out;
+
+static aw_seat *make_local(void *ud, int agent, aw_error *err)
+{
+    serve_ctx *c = ud;
+    return aw_luaseat_new(c->agent_path[agent], &c->lo, err);
+}
+
+static int before(void *ud, long gno, uint64_t seed, aw_gamelog **log)
+{
+    serve_ctx *c = ud;
+    (void)gno;
+    game_out *g = calloc(1, sizeof *g);
+    if (!g)
+        return -1;
+    if (c->log_dir) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%llu.log", c->log_dir, (unsigned long long)seed);
+        if (!(g->csv = fopen(path, "w"))) {
+            fprintf(stderr, "aiwolf serve: cannot write %s: %s\n", path, strerror(errno));
+            free(g);
+            return -1;
+        }
+    }
+    aw_gamelog_init(&g->log, g->csv, NULL, c->events);
+    *log = &g->log;
+    return 0;
+}
+
+static int after(void *ud, long gno, aw_gamelog *log)
+{
+    (void)ud;
+    (void)gno;
+    game_out *g = (game_out *)log;
+    int rc = aw_gamelog_flush(log) < 0 ? -1 : 0;
+    aw_gamelog_free(log);
+    if (g->csv && fclose(g->csv) != 0)
+        rc = -1;
+    free(g);
+    if (rc < 0)
+        fprintf(stderr, "aiwolf serve: writing a game's log failed (disk full?)\n");
+    return rc;
+}
+
+static void ready(void *ud, int port)
+{
+    (void)ud;
+    printf("listening on port %d\n", port);
+    fflush(stdout);
+}
+
+int cmd_serve(int argc, char **argv)
+{
+    const char *preset = "aiwolf", *bind = "127.0.0.1", *events_path = NULL;
+    const char **sets = calloc((size_t)argc + 1, sizeof *sets);
+    int nsets = 0;
+    long port = 10000, players = 5, games = 1, parallel = 1, time_limit = 0;
+    uint64_t seed = 0;
+    bool have_seed = false, quiet = false;
+    serve_ctx ctx;
+    memset(&ctx, 0, sizeof ctx);
+    int rc = 2;
+    if (!sets)
+        return 2;
+    for (int i = 1; i < argc; i++) {
+        const char *o = argv[i];
+        bool takes = !strcmp(o, "-p") || !strcmp(o, "--port") || !strcmp(o, "-n") || !strcmp(o, "--players") ||
+                     !strcmp(o, "--games") || !strcmp(o, "--parallel") || !strcmp(o, "--preset") ||
+                     !strcmp(o, "--set") || !strcmp(o, "--seed") || !strcmp(o, "--time-limit") ||
+                     !strcmp(o, "--agent") || !strcmp(o, "--log-dir") || !strcmp(o, "--events") ||
+                     !strcmp(o, "--bind");
+        if (takes && i + 1 >= argc) {
+            rc = bad("%s needs a value", o);
+            goto done;
+        }
+        const char *v = takes ? argv[++i] : NULL;
+        if (!strcmp(o, "--help") || !strcmp(o, "-h")) {
+            usage(stdout);
+            rc = 0;
+            goto done;
+        } else if (!strcmp(o, "-p") || !strcmp(o, "--port")) {
+            if (aw_parse_long(v, 0, 65535, &port) != 0) {
+                rc = bad("-p: '%s' is not a port number (0 to 65535)", v);
+                goto done;
+            }
+        } else if (!strcmp(o, "-n") || !strcmp(o, "--players")) {
+            if (aw_parse_long(v, AW_MIN_PLAYERS, AW_MAX_PLAYERS, &players) != 0) {
+                rc = bad("-n: '%s' is not a number of players (3 to 18)", v);
+                goto done;
+            }
+        } else if (!strcmp(o, "--games")) {
+            if (aw_parse_long(v, 1, 100000000, &games) != 0) {
+                rc = bad("--games: '%s' is not a positive number", v);
+                goto done;
+            }
+        } else if (!strcmp(o, "--parallel")) {
+            if (aw_parse_long(v, 1, 64, &parallel) != 0) {
+                rc = bad("--parallel: '%s' is not a number from 1 to 64", v);
+                goto done;
+            }
+        } else if (!strcmp(o, "--preset")) {
+            preset = v;
+        } else if (!strcmp(o, "--set")) {
+            sets[nsets++] = v;
+        } else if (!strcmp(o, "--seed")) {
+            if (aw_parse_u64(v, &seed) != 0) {
+                rc = bad("--seed: '%s' is not an unsigned 64-bit integer", v);
+                goto done;
+            }
+            have_seed = true;
+        } else if (!strcmp(o, "--time-limit")) {
+            if (aw_parse_long(v, 1, 3600000, &time_limit) != 0) {
+                rc = bad("--time-limit: '%s' is not a number of milliseconds (1 to 3600000)", v);
+                goto done;
+            }
+        } else if (!strcmp(o, "--agent")) {
+            char *end;
+            long a = strtol(v, &end, 10);
+            if (end == v || *end != '=' || a < 1 || a > AW_MAX_PLAYERS || !end[1]) {
+                rc = bad("--agent: '%s' is not SEAT=FILE.lua (e.g. 2=agents/sample.lua)", v);
+                goto done;
+            }
+            ctx.agent_path[a] = end + 1;
+        } else if (!strcmp(o, "--log-dir")) {
+            ctx.log_dir = v;
+        } else if (!strcmp(o, "--events")) {
+            events_path = v;
+        } else if (!strcmp(o, "--bind")) {
+            bind = v;
+        } else if (!strcmp(o, "--quiet")) {
+            quiet = true;
+        } else {
+            rc = bad("unknown option '%s'", o);
+            goto done;
+        }
+    }
+
+    aw_settings set;
+    aw_error err;
+    if (aw_settings_from(&set, preset, (int)players, sets, nsets, &err) < 0) {
+        rc = bad("%s", err.msg);
+        goto done;
+    }
+    if (time_limit)
+        set.time_limit_ms = (int)time_limit;
+    if (aw_settings_check_playable(&set, &err) < 0) {
+        rc = bad("%s", err.msg);
+        goto done;
+    }
+    aw_netserver_opts no;
+    memset(&no, 0, sizeof no);
+    for (int a = 1; a <= AW_MAX_PLAYERS; a++) {
+        if (!ctx.agent_path[a])
+            continue;
+        if (a > set.players) {
+            fprintf(stderr, "aiwolf serve: --agent %d: the games have %d players\n", a, set.players);
+            goto done;
+        }
+        no.local[a] = true;
+        /* Check the file now, so that a broken agent is reported at once. */
+        aw_seat *probe = aw_luaseat_new(ctx.agent_path[a], &ctx.lo, &err);
+        if (!probe) {
+            fprintf(stderr, "aiwolf serve: %s\n", err.msg);
+            goto done;
+        }
+        probe->ops->free(probe);
+    }
+    ctx.lo.budget_ms = set.time_limit_ms > 0 ? set.time_limit_ms : 0;
+    ctx.lo.output = quiet ? NULL : stderr;
+    aw_luaseat_talks(&ctx.lo);
+    if (ctx.log_dir && mkdir(ctx.log_dir, 0777) != 0 && errno != EEXIST) {
+        fprintf(stderr, "aiwolf serve: cannot create the folder %s: %s\n", ctx.log_dir, strerror(errno));
+        goto done;
+    }
+    if (events_path && !(ctx.events = fopen(events_path, "w"))) {
+        fprintf(stderr, "aiwolf serve: cannot write %s: %s\n", events_path, strerror(errno));
+        goto done;
+    }
+    if (!have_seed)
+        seed = aw_rng_os_seed();
+    no.bind = bind;
+    no.port = (int)port;
+    no.game.settings = &set;
+    no.game.seed = seed;
+    aw_talkhooks_game(&no.game);
+    no.games = games;
+    no.parallel = (int)parallel;
+    no.time_limit_ms = set.time_limit_ms > 0 ? set.time_limit_ms : 1000;
+    no.make_local = make_local;
+    no.before = before;
+    no.after = after;
+    no.ud = &ctx;
+    no.ready = port == 0 ? ready : NULL;
+    no.log = quiet ? NULL : stderr;
+    aw_tally tally;
+    aw_tally_init(&tally, 2);
+    if (aw_netserver_run(&no, &tally, &err) < 0) {
+        fprintf(stderr, "aiwolf serve: %s\n", err.msg);
+        aw_tally_free(&tally);
+        goto done;
+    }
+    const char *entries[2] = {"remote agents", "local agents"};
+    if (tally.played)
+        aw_tally_print(&tally, stdout, &set, seed, entries);
+    rc = tally.output_errors ? 1 : 0;
+    aw_tally_free(&tally);
+done:
+    if (ctx.events && fclose(ctx.events) != 0) {
+        fprintf(stderr, "aiwolf serve: writing %s failed\n", events_path);
+        rc = 1;
+    }
+    free(sets);
+    return rc;
+}

@@ -1,0 +1,599 @@
+/* netserver: AIWolf games over TCP on one libuv loop (see netserver.h).
+ *
+ * A remote agent is a `remote`: its connection, its framing (wireseat) and
+ * a timer for the deadline of the answer it owes. In a game it is a seat
+ * whose requests answer later (AW_SEAT_PENDING): the `table` running the
+ * game sends a whole batch, then waits; each answer (or time-out, or loss)
+ * goes to aw_game_answer, and when the batch is complete the table moves
+ * on. Nothing blocks, so one slow agent never holds up another game. */
+#include "netserver.h"
+
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <uv.h>
+
+#include "rng.h"
+#include "wire.h"
+#include "wireseat.h"
+
+#define MAX_REPLY ((size_t)64 << 10) /* longest reply line accepted */
+#define NAME_LIMIT_MS 5000           /* to answer NAME, which also starts the agent */
+
+typedef struct server server;
+typedef struct table table;
+
+typedef struct remote {
+    aw_seat base;
+    server *srv;
+    uv_tcp_t tcp;
+    uv_timer_t timer;
+    int handles;      /* open libuv handles; freed when both are closed */
+    aw_wire_seat ws;
+    char name[65];
+    bool named, gone, closing;
+    char gone_msg[200];
+    table *table;     /* the game it plays, or NULL (lobby or naming) */
+    int agent;
+    int pending;      /* the request whose answer is owed, or -1 */
+    struct remote *next; /* in the lobby */
+    char readbuf[16384];
+} remote;
+
+struct table {
+    server *srv;
+    aw_game *gm;
+    long gno;
+    aw_seat *seats[AW_MAX_PLAYERS + 1];
+    remote *remotes[AW_MAX_PLAYERS + 1];
+    int owed;         /* answers the current batch still waits for */
+    aw_gamelog *log;
+    bool running;     /* inside table_run: answers are applied by the loop there */
+};
+
+struct server {
+    uv_loop_t loop;
+    uv_tcp_t listener;
+    uv_signal_t sigint, sigterm;
+    uv_timer_t kick; /* runs lobby_check from the loop */
+    const aw_netserver_opts *o;
+    aw_tally *tally;
+    aw_error *err;
+    remote *lobby;
+    int nlobby, remote_seats;
+    long started, finished;
+    int running;
+    table *tables[64];
+    aw_rng seating;
+    uint64_t t0;
+    bool stopping;
+};
+
+static void say(server *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void say(server *s, const char *fmt, ...)
+{
+    if (!s->o->log)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(s->o->log, "aiwolf serve: ");
+    vfprintf(s->o->log, fmt, ap);
+    fputc('\n', s->o->log);
+    fflush(s->o->log);
+    va_end(ap);
+}
+
+static void table_run(table *t);
+static void lobby_check(server *s);
+static void remote_drop(remote *r, const char *why);
+
+/* ---- a remote agent ---------------------------------------------------- */
+
+static void remote_free(remote *r)
+{
+    aw_wire_seat_free(&r->ws);
+    free(r);
+}
+
+/* A remote is freed when both its handles are closed and no game holds it
+ * (a game that lost it frees it at its end). */
+static void remote_handle_closed(uv_handle_t *h)
+{
+    remote *r = h->data;
+    if (--r->handles == 0 && !r->table)
+        remote_free(r);
+}
+
+/* Closes the connection; the remote is freed once its handles are closed
+ * and no table holds it. */
+static void remote_close(remote *r)
+{
+    if (r->closing)
+        return;
+    r->closing = true;
+    uv_close((uv_handle_t *)&r->tcp, remote_handle_closed);
+    uv_close((uv_handle_t *)&r->timer, remote_handle_closed);
+}
+
+static void lobby_remove(server *s, remote *r)
+{
+    for (remote **p = &s->lobby; *p; p = &(*p)->next)
+        if (*p == r) {
+            *p = r->next;
+            s->nlobby--;
+            r->next = NULL;
+            return;
+        }
+}
+
+/* The answer the game waits for from r: give it to the table. */
+static void remote_answer(remote *r, int rc, const aw_seat_reply *reply, const aw_seat_fault *f)
+{
+    table *t = r->table;
+    int kind = r->pending;
+    r->pending = -1;
+    uv_timer_stop(&r->timer);
+    if (!t || kind < 0)
+        return;
+    aw_game_answer(t->gm, r->agent, rc, reply, f);
+    t->owed--;
+    if (t->owed == 0 && !t->running)
+        table_run(t);
+}
+
+static void remote_fault(remote *r, aw_seat_fault_kind kind, const char *msg)
+{
+    aw_seat_fault f = {kind, ""};
+    snprintf(f.msg, sizeof f.msg, "%s", msg);
+    remote_answer(r, -1, NULL, &f);
+}
+
+/* The connection is gone or unusable: out for the rest of its game. */
+static void remote_drop(remote *r, const char *why)
+{
+    if (r->gone)
+        return;
+    r->gone = true;
+    snprintf(r->gone_msg, sizeof r->gone_msg, "%s", why);
+    server *s = r->srv;
+    say(s, "%s (%s): %s", r->named ? r->name : "a new connection", r->table ? "in a game" : "waiting", why);
+    lobby_remove(s, r);
+    if (r->pending >= 0)
+        remote_fault(r, AW_SEAT_LOST, why);
+    remote_close(r);
+}
+
+static void on_written(uv_write_t *req, int status)
+{
+    (void)status; /* a broken connection shows in the next read */
+    free(req);
+}
+
+static int remote_send(remote *r, const aw_buf *b)
+{
+    uv_write_t *req = malloc(sizeof *req + b->len);
+    if (!req)
+        return -1;
+    char *data = (char *)(req + 1);
+    memcpy(data, b->data, b->len);
+    uv_buf_t ub = uv_buf_init(data, (unsigned)b->len);
+    if (uv_write(req, (uv_stream_t *)&r->tcp, &ub, 1, on_written) != 0) {
+        free(req);
+        return -1;
+    }
+    return 0;
+}
+
+static void on_deadline(uv_timer_t *tm)
+{
+    remote *r = tm->data;
+    if (r->pending < 0)
+        return;
+    char m[160];
+    const char *rname = aw_wire_request_name(r->pending);
+    if (r->pending == AW_WIRE_REQ_NAME) {
+        r->pending = -1;
+        remote_drop(r, "no answer to NAME in time");
+        return;
+    }
+    snprintf(m, sizeof m, "%s: no answer within %d ms", rname ? rname : "?", r->srv->o->time_limit_ms);
+    aw_wire_seat_expire(&r->ws); /* its answer, if it comes, is dropped */
+    remote_fault(r, AW_SEAT_TIMEOUT, m);
+}
+
+/* A reply line is complete. */
+static void remote_reply(remote *r)
+{
+    aw_seat_reply reply;
+    aw_seat_fault f = {AW_SEAT_OK, ""};
+    int kind = r->pending;
+    if (kind == AW_WIRE_REQ_NAME) {
+        r->pending = -1;
+        uv_timer_stop(&r->timer);
+        aw_wire_seat_reply(&r->ws, AW_WIRE_REQ_NAME, &reply, &f);
+        size_t n = reply.text ? reply.len : 0;
+        if (n == 0) {
+            remote_drop(r, "an empty name");
+            return;
+        }
+        if (n > sizeof r->name - 1)
+            n = sizeof r->name - 1;
+        memcpy(r->name, reply.text, n);
+        r->name[n] = '\0';
+        r->named = true;
+        r->next = r->srv->lobby;
+        r->srv->lobby = r;
+        r->srv->nlobby++;
+        say(r->srv, "%s joined (%d waiting)", r->name, r->srv->nlobby);
+        lobby_check(r->srv);
+        return;
+    }
+    if (aw_wire_seat_reply(&r->ws, kind, &reply, &f) < 0) {
+        remote_answer(r, -1, NULL, &f); /* not a target: no answer, the agent plays on */
+        return;
+    }
+    remote_answer(r, 0, &reply, &f);
+}
+
+static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
+{
+    remote *r = h->data;
+    (void)suggested;
+    *buf = uv_buf_init(r->readbuf, sizeof r->readbuf);
+}
+
+static void on_read(uv_stream_t *st, ssize_t n, const uv_buf_t *buf)
+{
+    remote *r = st->data;
+    if (n < 0) {
+        remote_drop(r, n == UV_EOF ? "the connection was closed" : uv_strerror((int)n));
+        return;
+    }
+    aw_seat_fault f = {AW_SEAT_OK, ""};
+    int rc = aw_wire_seat_feed(&r->ws, buf->base, (size_t)n, &f);
+    if (rc < 0) {
+        char m[sizeof f.msg];
+        snprintf(m, sizeof m, "%s", f.msg);
+        remote_drop(r, m);
+        return;
+    }
+    if (rc == 1)
+        remote_reply(r);
+}
+
+/* ---- the seat interface for a remote agent in a game ------------------- */
+
+static const char *rseat_begin(aw_seat *base, int agent, uint64_t agent_seed, aw_seat_fault *f)
+{
+    remote *r = (remote *)base;
+    (void)f;
+    r->agent = agent;
+    aw_wire_seat_reset(&r->ws, agent_seed);
+    return r->name;
+}
+
+static int rseat_request(aw_seat *base, aw_req_kind kind, const aw_info *info, const aw_settings *set,
+                         aw_seat_reply *reply, aw_seat_fault *f)
+{
+    remote *r = (remote *)base;
+    (void)reply;
+    if (r->gone) {
+        f->kind = AW_SEAT_LOST;
+        snprintf(f->msg, sizeof f->msg, "out of this game: %s", r->gone_msg);
+        return -1;
+    }
+    aw_buf b;
+    aw_buf_init(&b);
+    if (aw_wire_seat_send(&r->ws, (int)kind, info, set, &b, f) < 0) {
+        aw_buf_free(&b);
+        if (f->kind == AW_SEAT_REPLY) {
+            char m[sizeof f->msg];
+            snprintf(m, sizeof m, "%s", f->msg);
+            remote_drop(r, m);
+        }
+        return -1;
+    }
+    int sent = remote_send(r, &b);
+    aw_buf_free(&b);
+    if (sent < 0) {
+        remote_drop(r, "the connection broke");
+        f->kind = AW_SEAT_LOST;
+        snprintf(f->msg, sizeof f->msg, "the connection broke");
+        return -1;
+    }
+    if (!aw_req_needs_reply(kind))
+        return 0; /* told: nothing comes back */
+    r->pending = (int)kind;
+    uv_timer_start(&r->timer, on_deadline, (uint64_t)r->srv->o->time_limit_ms, 0);
+    return AW_SEAT_PENDING;
+}
+
+static void rseat_free(aw_seat *base)
+{
+    (void)base; /* remotes are the server's */
+}
+
+static const aw_seat_ops rseat_ops = {.begin = rseat_begin, .request = rseat_request, .free = rseat_free};
+
+/* ---- tables (games) ------------------------------------------------------ */
+
+static void table_end(table *t, bool finished)
+{
+    server *s = t->srv;
+    aw_game_result res;
+    aw_game_end(t->gm, finished ? &res : NULL);
+    if (s->o->after && s->o->after(s->o->ud, t->gno, t->log) < 0)
+        s->tally->output_errors++;
+    const aw_settings *set = s->o->game.settings;
+    if (finished) {
+        int entry_of[AW_MAX_PLAYERS + 1];
+        for (int a = 1; a <= set->players; a++)
+            entry_of[a] = s->o->local[a] ? 1 : 0;
+        aw_tally_add(s->tally, &res, set->players, entry_of);
+        s->tally->secs = (double)(aw_now_ns() - s->t0) / 1e9;
+        s->finished++;
+        say(s, "game %ld ended: %s won on day %d (%ld of %ld done)", t->gno + 1, aw_team_name(res.winner), res.days,
+            s->finished, s->o->games);
+    }
+    for (int a = 1; a <= set->players; a++) {
+        remote *r = t->remotes[a];
+        if (r) {
+            r->table = NULL;
+            r->pending = -1;
+            if (r->closing && r->handles == 0)
+                remote_free(r);
+            else if (!r->gone && r->srv->started < s->o->games) {
+                r->next = s->lobby;
+                s->lobby = r;
+                s->nlobby++;
+            }
+        } else if (t->seats[a]) {
+            t->seats[a]->ops->free(t->seats[a]);
+        }
+    }
+    for (int i = 0; i < 64; i++)
+        if (s->tables[i] == t)
+            s->tables[i] = NULL;
+    s->running--;
+    free(t);
+}
+
+static void stop(server *s);
+
+static void on_kick(uv_timer_t *tm)
+{
+    server *s = tm->data;
+    if (s->finished >= s->o->games && s->running == 0)
+        stop(s);
+    else
+        lobby_check(s);
+}
+
+/* Moves the game on as far as the answers at hand allow. */
+static void table_run(table *t)
+{
+    server *s = t->srv;
+    t->running = true;
+    for (;;) {
+        if (t->owed > 0) {
+            t->running = false;
+            return;
+        }
+        aw_request req;
+        int rc = aw_game_next(t->gm, &req);
+        if (rc != 0) {
+            t->running = false;
+            table_end(t, rc == 1);
+            /* The next game starts from the loop, not from here: games of
+             * local agents only would otherwise nest one call deeper each. */
+            uv_timer_start(&s->kick, on_kick, 0, 0);
+            return;
+        }
+        t->owed = 0;
+        for (int i = 0; i < req.nseats; i++)
+            if (aw_game_ask(t->gm, req.seats[i]) == AW_SEAT_PENDING)
+                t->owed++;
+    }
+}
+
+static int start_table(server *s)
+{
+    const aw_netserver_opts *o = s->o;
+    const aw_settings *set = o->game.settings;
+    table *t = calloc(1, sizeof *t);
+    if (!t)
+        return -1;
+    t->srv = s;
+    t->gno = s->started;
+    /* Remote agents take the seats not given to local ones, in a random
+     * order (the official server shuffles its connections too). */
+    int free_seats[AW_MAX_PLAYERS], nfree = 0;
+    for (int a = 1; a <= set->players; a++)
+        if (!o->local[a])
+            free_seats[nfree++] = a;
+    aw_rng_shuffle(&s->seating, free_seats, nfree);
+    for (int i = 0; i < nfree; i++) {
+        remote *r = s->lobby;
+        s->lobby = r->next;
+        s->nlobby--;
+        r->next = NULL;
+        r->table = t;
+        r->pending = -1;
+        t->remotes[free_seats[i]] = r;
+        t->seats[free_seats[i]] = &r->base;
+    }
+    aw_error err;
+    for (int a = 1; a <= set->players; a++)
+        if (o->local[a] && !(t->seats[a] = o->make_local(o->ud, a, &err))) {
+            say(s, "cannot make local seat %d: %s", a, err.msg);
+            return -1; /* (the caller stops the server) */
+        }
+    aw_game_opts go = o->game;
+    go.seed = o->game.seed + (uint64_t)t->gno;
+    go.game_no = (int)t->gno;
+    go.log = NULL;
+    if (o->before && o->before(o->ud, t->gno, go.seed, &go.log) < 0)
+        return -1;
+    t->log = go.log;
+    t->gm = aw_game_start(&go, t->seats, &err);
+    if (!t->gm) {
+        say(s, "game %ld cannot start: %s", t->gno + 1, err.msg);
+        return -1;
+    }
+    s->started++;
+    s->running++;
+    for (int i = 0; i < 64; i++)
+        if (!s->tables[i]) {
+            s->tables[i] = t;
+            break;
+        }
+    say(s, "game %ld of %ld starts (seed %llu)", t->gno + 1, o->games, (unsigned long long)go.seed);
+    table_run(t);
+    return 0;
+}
+
+static void lobby_check(server *s)
+{
+    int par = s->o->parallel < 1 ? 1 : s->o->parallel > 64 ? 64 : s->o->parallel;
+    while (!s->stopping && s->running < par && s->started < s->o->games && s->nlobby >= s->remote_seats) {
+        if (start_table(s) < 0) {
+            stop(s);
+            return;
+        }
+    }
+}
+
+/* ---- connections --------------------------------------------------------- */
+
+static void on_connection(uv_stream_t *l, int status)
+{
+    server *s = l->data;
+    if (status < 0 || s->stopping)
+        return;
+    remote *r = calloc(1, sizeof *r);
+    if (!r)
+        return;
+    r->base.ops = &rseat_ops;
+    r->srv = s;
+    r->pending = -1;
+    aw_wire_seat_init(&r->ws, MAX_REPLY);
+    uv_tcp_init(&s->loop, &r->tcp);
+    uv_timer_init(&s->loop, &r->timer);
+    r->tcp.data = r->timer.data = r;
+    r->handles = 2;
+    if (uv_accept(l, (uv_stream_t *)&r->tcp) != 0) {
+        remote_close(r);
+        return;
+    }
+    uv_tcp_nodelay(&r->tcp, 1);
+    aw_buf b;
+    aw_buf_init(&b);
+    aw_seat_fault f;
+    aw_wire_seat_reset(&r->ws, 0);
+    aw_wire_seat_send(&r->ws, AW_WIRE_REQ_NAME, NULL, NULL, &b, &f);
+    int sent = remote_send(r, &b);
+    aw_buf_free(&b);
+    if (sent < 0) {
+        remote_close(r);
+        return;
+    }
+    r->pending = AW_WIRE_REQ_NAME;
+    uv_timer_start(&r->timer, on_deadline, NAME_LIMIT_MS, 0);
+    uv_read_start((uv_stream_t *)&r->tcp, on_alloc, on_read);
+    /* Until it has a name it sits in no list; a server that stops closes
+     * it through the loop walk below. */
+}
+
+static void close_walk(uv_handle_t *h, void *arg)
+{
+    server *s = arg;
+    if (uv_is_closing(h))
+        return;
+    if (h == (uv_handle_t *)&s->listener || h == (uv_handle_t *)&s->sigint || h == (uv_handle_t *)&s->sigterm ||
+        h == (uv_handle_t *)&s->kick) {
+        uv_close(h, NULL);
+        return;
+    }
+    if (h->type == UV_TCP)
+        remote_close(h->data);
+}
+
+static void stop(server *s)
+{
+    if (s->stopping)
+        return;
+    s->stopping = true;
+    /* Games under way are abandoned: their logs end where they stopped. */
+    for (int i = 0; i < 64; i++)
+        if (s->tables[i])
+            table_end(s->tables[i], false);
+    uv_walk(&s->loop, close_walk, s);
+}
+
+static void on_signal(uv_signal_t *sig, int signum)
+{
+    server *s = sig->data;
+    say(s, "%s: stopping (%ld of %ld games finished)", signum == SIGINT ? "interrupted" : "terminated", s->finished,
+        s->o->games);
+    stop(s);
+}
+
+int aw_netserver_run(const aw_netserver_opts *o, aw_tally *t, aw_error *err)
+{
+    server *s = calloc(1, sizeof *s);
+    if (!s)
+        return aw_fail(err, AW_ENOMEM, "out of memory");
+    s->o = o;
+    s->tally = t;
+    s->err = err;
+    for (int a = 1; a <= o->game.settings->players; a++)
+        s->remote_seats += !o->local[a];
+    aw_rng_seed(&s->seating, aw_rng_derive(o->game.seed, 0x736561747321ull));
+    if (uv_loop_init(&s->loop) != 0) {
+        free(s);
+        return aw_fail(err, AW_EIO, "cannot start the event loop");
+    }
+    struct sockaddr_storage addr;
+    const char *host = o->bind ? o->bind : "127.0.0.1";
+    int rc = strchr(host, ':') ? uv_ip6_addr(host, o->port, (struct sockaddr_in6 *)&addr)
+                               : uv_ip4_addr(host, o->port, (struct sockaddr_in *)&addr);
+    uv_tcp_init(&s->loop, &s->listener);
+    s->listener.data = s;
+    if (rc == 0)
+        rc = uv_tcp_bind(&s->listener, (const struct sockaddr *)&addr, 0);
+    if (rc == 0)
+        rc = uv_listen((uv_stream_t *)&s->listener, 128, on_connection);
+    if (rc != 0) {
+        aw_fail(err, AW_EIO, "cannot listen on %s:%d: %s", host, o->port, uv_strerror(rc));
+        uv_close((uv_handle_t *)&s->listener, NULL);
+        uv_run(&s->loop, UV_RUN_DEFAULT);
+        uv_loop_close(&s->loop);
+        free(s);
+        return -AW_EIO;
+    }
+    struct sockaddr_storage bound;
+    int blen = sizeof bound;
+    uv_tcp_getsockname(&s->listener, (struct sockaddr *)&bound, &blen);
+    int port = bound.ss_family == AF_INET6 ? ntohs(((struct sockaddr_in6 *)&bound)->sin6_port)
+                                           : ntohs(((struct sockaddr_in *)&bound)->sin_port);
+    uv_signal_init(&s->loop, &s->sigint);
+    uv_signal_init(&s->loop, &s->sigterm);
+    uv_timer_init(&s->loop, &s->kick);
+    s->sigint.data = s->sigterm.data = s->kick.data = s;
+    uv_signal_start(&s->sigint, on_signal, SIGINT);
+    uv_signal_start(&s->sigterm, on_signal, SIGTERM);
+    signal(SIGPIPE, SIG_IGN);
+    say(s, "listening on %s:%d for %d remote agent%s a game, %ld game%s", host, port, s->remote_seats,
+        s->remote_seats == 1 ? "" : "s", o->games, o->games == 1 ? "" : "s");
+    if (o->ready)
+        o->ready(o->ud, port);
+    s->t0 = aw_now_ns();
+    uv_timer_start(&s->kick, on_kick, 0, 0); /* games of local agents only start at once */
+    uv_run(&s->loop, UV_RUN_DEFAULT);
+    int closed = uv_loop_close(&s->loop);
+    free(s);
+    if (closed != 0)
+        return aw_fail(err, AW_EIO, "internal error: handles left open at the end (%s)", uv_strerror(closed));
+    return 0;
+}

@@ -1,0 +1,51 @@
+/* netserver: an AIWolf server on a libuv loop. Agents connect over TCP and
+ * speak the official wire format (the official Java and Python agents, or
+ * `aiwolf connect`); seats may also be filled by agents in this process
+ * (in practice sandboxed Lua agents). Each connection is asked its NAME as
+ * it arrives and waits in the lobby; a game starts whenever enough agents
+ * are waiting, up to `parallel` games at once, until `games` have started.
+ * Every request to a remote agent has a deadline; a late or missing answer,
+ * a broken line or a dropped connection gives that agent the rules'
+ * substitute (and, for a connection that is gone, for the rest of the game)
+ * while the game goes on. Uses game, wireseat, wire, seat, util and libuv.
+ *
+ * Ownership: everything in the options is borrowed for the run. */
+#ifndef AW_NETSERVER_H
+#define AW_NETSERVER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "game.h"
+#include "match.h"
+
+typedef struct aw_netserver_opts {
+    const char *bind;   /* address to listen on (default 127.0.0.1) */
+    int port;           /* 0: any free port (see ready) */
+    aw_game_opts game;  /* settings, validate hooks, deal; seed = the first game's; log set per game */
+    long games;         /* how many games in all */
+    int parallel;       /* at most this many at once (at least 1) */
+    int time_limit_ms;  /* deadline of each answer from a remote agent */
+    /* Seats filled in this process: local[a] makes the seat of agent a for
+     * one game (called once per game and seat; the server frees it after the
+     * game), or is NULL when seat a is for a remote agent. */
+    aw_seat *(*make_local)(void *ud, int agent, aw_error *err);
+    bool local[AW_MAX_PLAYERS + 1];
+    /* Per game, as in match.h: set up the log, then close it. */
+    int (*before)(void *ud, long gno, uint64_t seed, aw_gamelog **log);
+    int (*after)(void *ud, long gno, aw_gamelog *log);
+    void *ud;
+    /* Called once the server listens, with its port. May be NULL. */
+    void (*ready)(void *ud, int port);
+    FILE *log; /* connections, games, problems; NULL: silent */
+} aw_netserver_opts;
+
+/* Runs the server until `games` games have been played (or SIGINT/SIGTERM,
+ * which abandon the games under way: their logs end where they stopped).
+ * Tallies every finished game into t (entry_of: entry 0 = remote agents,
+ * entry a = local seat a). Returns 0, or a negative value with err filled
+ * when the server could not start. */
+int aw_netserver_run(const aw_netserver_opts *o, aw_tally *t, aw_error *err);
+
+#endif

@@ -1,0 +1,211 @@
+/* `aiwolf serve` with `aiwolf connect` clients over loopback, and with
+ * hostile clients played by this test: whole games of 5 and 15 players,
+ * several at once, local Lua seats beside remote ones, and clients that go
+ * silent, answer garbage, flood, answer what needs no answer or vanish —
+ * every game must still finish with a legal log, the fault in the events,
+ * the server exiting 0. And `serve` with only local seats writes the same
+ * log as `play` with the same seed. */
+#define _GNU_SOURCE
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "net_helpers.h"
+#include "test.h"
+#include "wire.h"
+
+static char dir[128];
+
+/* Starts the server with ARGS (plus -p 0 and its output file) and returns
+ * its port, or -1. */
+static int serve(pid_t *pid, const char *out, char *const args[])
+{
+    char *all[40] = {"-p", "0"};
+    int n = 2;
+    for (int i = 0; args[i] && n < 39; i++)
+        all[n++] = args[i];
+    all[n] = NULL;
+    *pid = spawn_aiwolf("serve", out, all);
+    for (int i = 0; i < 500; i++) {
+        FILE *f = fopen(out, "r");
+        char line[256];
+        int port = -1;
+        while (f && fgets(line, sizeof line, f))
+            if (sscanf(line, "listening on port %d", &port) == 1)
+                break;
+        if (f)
+            fclose(f);
+        if (port > 0)
+            return port;
+        struct timespec ts = {0, 10000000};
+        nanosleep(&ts, NULL);
+    }
+    return -1;
+}
+
+static void clients(int port, int n, const char *agent, pid_t *pids)
+{
+    char portstr[16], out[256];
+    snprintf(portstr, sizeof portstr, "%d", port);
+    for (int i = 0; i < n; i++) {
+        snprintf(out, sizeof out, "%s/client%d.out", dir, i);
+        char *args[] = {"-p", portstr, "--quiet", (char *)agent, NULL};
+        pids[i] = spawn_aiwolf("connect", out, args);
+    }
+}
+
+static int check_logs(const char *logdir, int want)
+{
+    char cmd[1200];
+    snprintf(cmd, sizeof cmd, "n=$(ls %s/*.log 2>/dev/null | wc -l); [ \"$n\" -eq %d ] && %s check --quiet %s/*.log",
+             logdir, want, bin, logdir);
+    return system(cmd);
+}
+
+static void whole_games(int players, int games, int parallel)
+{
+    char logdir[256], out[256], g[16], n[16], par[16];
+    snprintf(logdir, sizeof logdir, "%s/logs_%d_%d", dir, players, parallel);
+    snprintf(out, sizeof out, "%s/serve_%d.out", dir, players);
+    snprintf(g, sizeof g, "%d", games);
+    snprintf(n, sizeof n, "%d", players);
+    snprintf(par, sizeof par, "%d", parallel);
+    char *args[] = {"-n", n, "--games", g, "--parallel", par, "--seed", "77", "--log-dir", logdir, NULL};
+    pid_t spid;
+    int port = serve(&spid, out, args);
+    CHECK_MSG(port > 0, "the server did not start");
+    if (port <= 0)
+        return;
+    pid_t pids[64];
+    int nclients = players * parallel;
+    clients(port, nclients, "agents/random.lua", pids);
+    CHECK_MSG(wait_exit(spid, 60000) == 0, "%d players: the server did not finish", players);
+    for (int i = 0; i < nclients; i++)
+        CHECK_INT(wait_exit(pids[i], 10000), 0);
+    CHECK_MSG(check_logs(logdir, games) == 0, "%d players: the logs are not %d legal games", players, games);
+    char want[64];
+    snprintf(want, sizeof want, "%d games of %d players", games, players);
+    CHECK_MSG(file_has(out, want), "%s: no '%s'", out, want);
+}
+
+enum mode { SILENT, GARBAGE, FLOOD, TOO_MUCH, VANISH, LATE };
+static const char *mode_names[] = {"silent", "garbage", "flood", "too_much", "vanish", "late"};
+
+/* One hostile client, played here, beside four connect clients. */
+static void hostile(enum mode m)
+{
+    char logdir[256], out[256], events[256];
+    snprintf(logdir, sizeof logdir, "%s/logs_%s", dir, mode_names[m]);
+    snprintf(out, sizeof out, "%s/serve_%s.out", dir, mode_names[m]);
+    snprintf(events, sizeof events, "%s/%s.jsonl", dir, mode_names[m]);
+    char *args[] = {"-n", "5", "--seed", "5", "--time-limit", "100", "--log-dir", logdir, "--events", events, NULL};
+    pid_t spid;
+    int port = serve(&spid, out, args);
+    CHECK(port > 0);
+    if (port <= 0)
+        return;
+    int fd = connect_to(port);
+    CHECK(fd >= 0);
+    pid_t pids[4];
+    clients(port, 4, "agents/random.lua", pids);
+    static char line[1 << 20];
+    int requests = 0;
+    bool done = false;
+    while (fd >= 0 && !done) {
+        long len = read_line(fd, line, sizeof line, 20000);
+        if (len < 0)
+            break; /* the server closed the connection (or gave up on us) */
+        json_error_t je;
+        json_t *p = json_loads(line, 0, &je);
+        const char *req = json_string_value(json_object_get(p, "request"));
+        int r = req ? aw_wire_request_parse(req) : -1;
+        json_decref(p);
+        requests++;
+        if (r == AW_WIRE_REQ_NAME) {
+            write_all(fd, "hostile\n", 8);
+            continue;
+        }
+        bool wants = r >= 0 && aw_wire_request_has_reply(r);
+        switch (m) {
+        case SILENT:
+            break;
+        case GARBAGE:
+            if (wants)
+                write_all(fd, "\xff\xfe{not json\n", 13);
+            break;
+        case FLOOD:
+            if (r == AW_REQ_TALK) {
+                static char big[100000];
+                memset(big, 'x', sizeof big);
+                write_all(fd, big, sizeof big);
+            } else if (wants) {
+                write_all(fd, "Over\n", 5);
+            }
+            break;
+        case TOO_MUCH: /* answers even what needs no answer */
+            write_all(fd, "Over\n", 5);
+            break;
+        case VANISH:
+            if (r == AW_REQ_TALK) {
+                close(fd);
+                fd = -1;
+            }
+            break;
+        case LATE: /* every answer after the deadline */
+            if (wants) {
+                struct timespec ts = {0, 150000000};
+                nanosleep(&ts, NULL);
+                write_all(fd, r == AW_REQ_TALK || r == AW_REQ_WHISPER ? "Over\n" : "{\"agentIdx\":1}\n",
+                          r == AW_REQ_TALK || r == AW_REQ_WHISPER ? 5 : 15);
+            }
+            break;
+        }
+        if (r == AW_REQ_FINISH)
+            done = true;
+    }
+    CHECK_MSG(wait_exit(spid, 60000) == 0, "%s: the server did not finish", mode_names[m]);
+    if (fd >= 0)
+        close(fd);
+    for (int i = 0; i < 4; i++)
+        CHECK_MSG(wait_exit(pids[i], 10000) == 0, "%s: a connect client did not end cleanly", mode_names[m]);
+    CHECK_MSG(check_logs(logdir, 1) == 0, "%s: the game's log is not legal", mode_names[m]);
+    CHECK_MSG(requests > 1, "%s: the hostile client got %d requests", mode_names[m], requests);
+    CHECK_MSG(file_has(events, "\"fault\":"), "%s: no fault in the events", mode_names[m]);
+}
+
+int main(void)
+{
+    bin = getenv("AIWOLF_BIN");
+    if (!bin)
+        bin = "build/aiwolf";
+    signal(SIGPIPE, SIG_IGN);
+    snprintf(dir, sizeof dir, "/tmp/aiwolf_test_serve.%d", (int)getpid());
+    mkdir(dir, 0777);
+
+    whole_games(5, 3, 1);
+    whole_games(15, 2, 2);
+    for (int m = SILENT; m <= LATE; m++)
+        hostile((enum mode)m);
+
+    /* Only local seats: the same log as play with the same seed. */
+    char logdir[256], out[256], cmd[1024];
+    snprintf(logdir, sizeof logdir, "%s/local", dir);
+    snprintf(out, sizeof out, "%s/local.out", dir);
+    char *args[] = {"-n", "5", "--games", "2", "--seed", "11", "--quiet", "--log-dir", logdir,
+                    "--agent", "1=agents/sample.lua", "--agent", "2=agents/random.lua", "--agent",
+                    "3=agents/sample.lua", "--agent", "4=agents/random.lua", "--agent", "5=agents/sample.lua", NULL};
+    pid_t spid = spawn_aiwolf("serve", out, args);
+    CHECK_INT(wait_exit(spid, 60000), 0);
+    snprintf(cmd, sizeof cmd,
+             "%s play --seed 11 --games 2 --quiet --log %s/play agents/sample.lua agents/random.lua >/dev/null 2>&1 && "
+             "diff -r %s %s/play",
+             bin, dir, logdir, dir);
+    CHECK_MSG(system(cmd) == 0, "serve with local seats and play wrote different logs");
+
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    if (!test_failures && !getenv("KEEP") && system(cmd) != 0)
+        fprintf(stderr, "could not remove %s\n", dir);
+    return test_done();
+}
