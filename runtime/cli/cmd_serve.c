@@ -43,6 +43,10 @@ static void usage(FILE *out)
             "                        the preset's timeLimit, or 1000 ms when it sets none);\n"
             "                        later, the rules' substitute applies\n"
             "  --agent N=FILE.lua    seat N is a Lua agent run here (repeatable)\n"
+            "  --no-role-requests    do not ask remote agents ROLE before a game (by\n"
+            "                        default they are asked, as the official server does,\n"
+            "                        and what they ask for is dealt first come while the\n"
+            "                        role table has room)\n"
             "  --log-dir DIR         write each game's official CSV log to DIR/SEED.log\n"
             "  --events FILE         write every event, fault and call time as JSON lines\n"
             "  --quiet               print nothing but errors and the summary\n"
@@ -129,7 +133,7 @@ int cmd_serve(int argc, char **argv)
     int nsets = 0;
     long port = 10000, players = 5, games = 1, parallel = 1, time_limit = 0;
     uint64_t seed = 0;
-    bool have_seed = false, quiet = false;
+    bool have_seed = false, quiet = false, role_requests = true;
     serve_ctx ctx;
     memset(&ctx, 0, sizeof ctx);
     int rc = 2;
@@ -202,6 +206,8 @@ int cmd_serve(int argc, char **argv)
             bind = v;
         } else if (!strcmp(o, "--quiet")) {
             quiet = true;
+        } else if (!strcmp(o, "--no-role-requests")) {
+            role_requests = false;
         } else {
             rc = bad("unknown option '%s'", o);
             goto done;
@@ -259,6 +265,7 @@ int cmd_serve(int argc, char **argv)
     no.games = games;
     no.parallel = (int)parallel;
     no.time_limit_ms = set.time_limit_ms > 0 ? set.time_limit_ms : 1000;
+    no.role_requests = role_requests;
     no.make_local = make_local;
     no.before = before;
     no.after = after;

@@ -37,6 +37,7 @@ typedef struct remote {
     table *table;     /* the game it plays, or NULL (lobby or naming) */
     int agent;
     int pending;      /* the request whose answer is owed, or -1 */
+    aw_role asked;    /* the role it asked for (ROLE), or AW_ROLE_NONE */
     struct remote *next; /* in the lobby */
     char readbuf[16384];
 } remote;
@@ -50,6 +51,7 @@ struct table {
     int owed;         /* answers the current batch still waits for */
     aw_gamelog *log;
     bool running;     /* inside table_run: answers are applied by the loop there */
+    aw_role deal[AW_MAX_PLAYERS + 1];
 };
 
 struct server {
@@ -128,6 +130,8 @@ static void lobby_remove(server *s, remote *r)
 }
 
 /* The answer the game waits for from r: give it to the table. */
+static void table_start_game(table *t);
+
 static void remote_answer(remote *r, int rc, const aw_seat_reply *reply, const aw_seat_fault *f)
 {
     table *t = r->table;
@@ -136,6 +140,11 @@ static void remote_answer(remote *r, int rc, const aw_seat_reply *reply, const a
     uv_timer_stop(&r->timer);
     if (!t || kind < 0)
         return;
+    if (kind == AW_WIRE_REQ_ROLE) { /* before the game: no answer is "none" */
+        if (--t->owed == 0)
+            table_start_game(t);
+        return;
+    }
     aw_game_answer(t->gm, r->agent, rc, reply, f);
     t->owed--;
     if (t->owed == 0 && !t->running)
@@ -227,6 +236,14 @@ static void remote_reply(remote *r)
         r->srv->nlobby++;
         say(r->srv, "%s joined (%d waiting)", r->name, r->srv->nlobby);
         lobby_check(r->srv);
+        return;
+    }
+    if (kind == AW_WIRE_REQ_ROLE) {
+        aw_role role = AW_ROLE_NONE;
+        aw_wire_seat_reply(&r->ws, AW_WIRE_REQ_ROLE, &reply, &f);
+        if (reply.text && aw_wire_reply_role(reply.text, reply.len, &role, NULL) == 0)
+            r->asked = role;
+        remote_answer(r, 0, NULL, &f);
         return;
     }
     if (aw_wire_seat_reply(&r->ws, kind, &reply, &f) < 0) {
@@ -322,8 +339,11 @@ static void table_end(table *t, bool finished)
 {
     server *s = t->srv;
     aw_game_result res;
-    aw_game_end(t->gm, finished ? &res : NULL);
-    if (s->o->after && s->o->after(s->o->ud, t->gno, t->log) < 0)
+    if (t->gm)
+        aw_game_end(t->gm, finished ? &res : NULL);
+    else
+        finished = false;
+    if (t->log && s->o->after && s->o->after(s->o->ud, t->gno, t->log) < 0)
         s->tally->output_errors++;
     const aw_settings *set = s->o->game.settings;
     if (finished) {
@@ -397,6 +417,52 @@ static void table_run(table *t)
     }
 }
 
+/* The game itself, once the seats and the deal are settled. */
+static void table_start_game(table *t)
+{
+    server *s = t->srv;
+    const aw_netserver_opts *o = s->o;
+    const aw_settings *set = o->game.settings;
+    aw_error err;
+    for (int a = 1; a <= set->players; a++)
+        if (o->local[a] && !(t->seats[a] = o->make_local(o->ud, a, &err))) {
+            say(s, "cannot make local seat %d: %s", a, err.msg);
+            stop(s);
+            return;
+        }
+    /* Roles asked for, first come (seat order) while the table has room. */
+    int left[AW_NROLES];
+    memcpy(left, set->role_count, sizeof left);
+    for (int a = 1; a <= set->players; a++)
+        if (t->deal[a] != AW_ROLE_NONE && left[t->deal[a]] > 0)
+            left[t->deal[a]]--;
+    for (int a = 1; a <= set->players; a++) {
+        remote *r = t->remotes[a];
+        if (r && t->deal[a] == AW_ROLE_NONE && r->asked != AW_ROLE_NONE && left[r->asked] > 0) {
+            t->deal[a] = r->asked;
+            left[r->asked]--;
+        }
+    }
+    aw_game_opts go = o->game;
+    go.seed = o->game.seed + (uint64_t)t->gno;
+    go.game_no = (int)t->gno;
+    go.log = NULL;
+    go.deal = t->deal;
+    if (o->before && o->before(o->ud, t->gno, go.seed, &go.log) < 0) {
+        stop(s);
+        return;
+    }
+    t->log = go.log;
+    t->gm = aw_game_start(&go, t->seats, &err);
+    if (!t->gm) {
+        say(s, "game %ld cannot start: %s", t->gno + 1, err.msg);
+        stop(s);
+        return;
+    }
+    say(s, "game %ld of %ld starts (seed %llu)", t->gno + 1, o->games, (unsigned long long)go.seed);
+    table_run(t);
+}
+
 static int start_table(server *s)
 {
     const aw_netserver_opts *o = s->o;
@@ -405,7 +471,15 @@ static int start_table(server *s)
     if (!t)
         return -1;
     t->srv = s;
-    t->gno = s->started;
+    t->gno = s->started++;
+    s->running++;
+    for (int i = 0; i < 64; i++)
+        if (!s->tables[i]) {
+            s->tables[i] = t;
+            break;
+        }
+    for (int a = 0; a <= AW_MAX_PLAYERS; a++)
+        t->deal[a] = o->deal ? o->deal[a] : AW_ROLE_NONE;
     /* Remote agents take the seats not given to local ones, in a random
      * order (the official server shuffles its connections too). */
     int free_seats[AW_MAX_PLAYERS], nfree = 0;
@@ -420,36 +494,33 @@ static int start_table(server *s)
         r->next = NULL;
         r->table = t;
         r->pending = -1;
+        r->asked = AW_ROLE_NONE;
         t->remotes[free_seats[i]] = r;
         t->seats[free_seats[i]] = &r->base;
     }
-    aw_error err;
-    for (int a = 1; a <= set->players; a++)
-        if (o->local[a] && !(t->seats[a] = o->make_local(o->ud, a, &err))) {
-            say(s, "cannot make local seat %d: %s", a, err.msg);
-            return -1; /* (the caller stops the server) */
-        }
-    aw_game_opts go = o->game;
-    go.seed = o->game.seed + (uint64_t)t->gno;
-    go.game_no = (int)t->gno;
-    go.log = NULL;
-    if (o->before && o->before(o->ud, t->gno, go.seed, &go.log) < 0)
-        return -1;
-    t->log = go.log;
-    t->gm = aw_game_start(&go, t->seats, &err);
-    if (!t->gm) {
-        say(s, "game %ld cannot start: %s", t->gno + 1, err.msg);
-        return -1;
+    if (!o->role_requests || nfree == 0) {
+        table_start_game(t);
+        return 0;
     }
-    s->started++;
-    s->running++;
-    for (int i = 0; i < 64; i++)
-        if (!s->tables[i]) {
-            s->tables[i] = t;
-            break;
+    /* As the official server: ask ROLE in seat order, then deal (the
+     * requests first, in table_start_game). */
+    for (int a = 1; a <= set->players; a++) {
+        remote *r = t->remotes[a];
+        if (!r)
+            continue;
+        aw_buf b;
+        aw_buf_init(&b);
+        aw_seat_fault f;
+        aw_wire_seat_reset(&r->ws, 0);
+        if (aw_wire_seat_send(&r->ws, AW_WIRE_REQ_ROLE, NULL, NULL, &b, &f) == 0 && remote_send(r, &b) == 0) {
+            r->pending = AW_WIRE_REQ_ROLE;
+            t->owed++;
+            uv_timer_start(&r->timer, on_deadline, (uint64_t)o->time_limit_ms, 0);
         }
-    say(s, "game %ld of %ld starts (seed %llu)", t->gno + 1, o->games, (unsigned long long)go.seed);
-    table_run(t);
+        aw_buf_free(&b);
+    }
+    if (t->owed == 0)
+        table_start_game(t);
     return 0;
 }
 

@@ -27,6 +27,11 @@ typedef struct aw_netserver_opts {
     long games;         /* how many games in all */
     int parallel;       /* at most this many at once (at least 1) */
     int time_limit_ms;  /* deadline of each answer from a remote agent */
+    /* Ask each remote agent ROLE before a game, as the official server does
+     * with enableRoleRequest: requests are honoured first come (in seat
+     * order) while the role table has room; the rest is dealt at random. */
+    bool role_requests;
+    const aw_role *deal; /* roles fixed by the caller, or NULL */
     /* Seats filled in this process: local[a] makes the seat of agent a for
      * one game (called once per game and seat; the server frees it after the
      * game), or is NULL when seat a is for a remote agent. */

@@ -189,6 +189,37 @@ int main(void)
     for (int m = SILENT; m <= LATE; m++)
         hostile((enum mode)m);
 
+    /* ROLE requests: an agent that asks to be the werewolf is dealt it. */
+    {
+        char logdir2[256], out2[256], name[32];
+        snprintf(logdir2, sizeof logdir2, "%s/role", dir);
+        snprintf(out2, sizeof out2, "%s/role.out", dir);
+        char *sargs[] = {"-n", "5", "--seed", "3", "--log-dir", logdir2, NULL};
+        pid_t rpid;
+        int port = serve(&rpid, out2, sargs);
+        CHECK(port > 0);
+        char portstr[16], cout[256];
+        snprintf(portstr, sizeof portstr, "%d", port);
+        pid_t cp[5];
+        for (int i = 0; i < 5; i++) {
+            snprintf(cout, sizeof cout, "%s/role_client%d.out", dir, i);
+            snprintf(name, sizeof name, "asker%d", i);
+            char *cargs[] = {"-p", portstr, "--quiet", "-n", name, "-r", "WEREWOLF", "agents/random.lua", NULL};
+            char *plain[] = {"-p", portstr, "--quiet", "agents/random.lua", NULL};
+            cp[i] = spawn_aiwolf("connect", cout, i == 0 ? cargs : plain);
+            if (i == 0) { /* first come */
+                struct timespec ts = {0, 200000000};
+                nanosleep(&ts, NULL);
+            }
+        }
+        CHECK_INT(wait_exit(rpid, 60000), 0);
+        for (int i = 0; i < 5; i++)
+            CHECK_INT(wait_exit(cp[i], 10000), 0);
+        char cmd2[1024];
+        snprintf(cmd2, sizeof cmd2, "grep -q '^0,status,[0-9]*,WEREWOLF,ALIVE,asker0$' %s/3.log", logdir2);
+        CHECK_MSG(system(cmd2) == 0, "the agent that asked for WEREWOLF is not the werewolf");
+    }
+
     /* Only local seats: the same log as play with the same seed. */
     char logdir[256], out[256], cmd[1024];
     snprintf(logdir, sizeof logdir, "%s/local", dir);
