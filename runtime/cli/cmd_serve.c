@@ -75,6 +75,7 @@ typedef struct serve_ctx {
 typedef struct game_out {
     aw_gamelog log; /* first: after() gets &log back */
     FILE *csv;
+    char path[4096];
 } game_out;
 
 static aw_seat *make_local(void *ud, int agent, aw_error *err)
@@ -91,10 +92,9 @@ static int before(void *ud, long gno, uint64_t seed, aw_gamelog **log)
     if (!g)
         return -1;
     if (c->log_dir) {
-        char path[4096];
-        snprintf(path, sizeof path, "%s/%llu.log", c->log_dir, (unsigned long long)seed);
-        if (!(g->csv = fopen(path, "w"))) {
-            fprintf(stderr, "aiwolf serve: cannot write %s: %s\n", path, strerror(errno));
+        snprintf(g->path, sizeof g->path, "%s/%llu.log", c->log_dir, (unsigned long long)seed);
+        if (!(g->csv = fopen(g->path, "w"))) {
+            fprintf(stderr, "aiwolf serve: cannot write %s: %s\n", g->path, strerror(errno));
             free(g);
             return -1;
         }
@@ -104,7 +104,7 @@ static int before(void *ud, long gno, uint64_t seed, aw_gamelog **log)
     return 0;
 }
 
-static int after(void *ud, long gno, aw_gamelog *log)
+static int after(void *ud, long gno, aw_gamelog *log, bool finished)
 {
     (void)ud;
     (void)gno;
@@ -113,6 +113,14 @@ static int after(void *ud, long gno, aw_gamelog *log)
     aw_gamelog_free(log);
     if (g->csv && fclose(g->csv) != 0)
         rc = -1;
+    if (g->csv && !finished) {
+        /* A game the stop abandoned: its log ends where it stopped, and its
+         * name says so. */
+        char to[4200];
+        snprintf(to, sizeof to, "%s.unfinished", g->path);
+        if (rename(g->path, to) == 0)
+            fprintf(stderr, "aiwolf serve: an unfinished game's log is %s\n", to);
+    }
     free(g);
     if (rc < 0)
         fprintf(stderr, "aiwolf serve: writing a game's log failed (disk full?)\n");

@@ -343,7 +343,7 @@ static void table_end(table *t, bool finished)
         aw_game_end(t->gm, finished ? &res : NULL);
     else
         finished = false;
-    if (t->log && s->o->after && s->o->after(s->o->ud, t->gno, t->log) < 0)
+    if (t->log && s->o->after && s->o->after(s->o->ud, t->gno, t->log, finished) < 0)
         s->tally->output_errors++;
     const aw_settings *set = s->o->game.settings;
     if (finished) {

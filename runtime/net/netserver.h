@@ -37,9 +37,10 @@ typedef struct aw_netserver_opts {
      * game), or is NULL when seat a is for a remote agent. */
     aw_seat *(*make_local)(void *ud, int agent, aw_error *err);
     bool local[AW_MAX_PLAYERS + 1];
-    /* Per game, as in match.h: set up the log, then close it. */
+    /* Per game: set up the log (as in match.h), then close it; finished is
+     * false for a game abandoned by a stop (SIGINT/SIGTERM). */
     int (*before)(void *ud, long gno, uint64_t seed, aw_gamelog **log);
-    int (*after)(void *ud, long gno, aw_gamelog *log);
+    int (*after)(void *ud, long gno, aw_gamelog *log, bool finished);
     void *ud;
     /* Called once the server listens, with its port. May be NULL. */
     void (*ready)(void *ud, int port);
