@@ -189,6 +189,40 @@ int main(void)
     for (int m = SILENT; m <= LATE; m++)
         hostile((enum mode)m);
 
+    /* Ctrl-C in the middle of a game: the server exits 0, and the game's
+     * log is kept, flushed where it stopped, as SEED.log.unfinished. */
+    {
+        char logdir3[256], out3[256];
+        snprintf(logdir3, sizeof logdir3, "%s/interrupted", dir);
+        snprintf(out3, sizeof out3, "%s/interrupted.out", dir);
+        char *sargs[] = {"-n", "5", "--seed", "9", "--time-limit", "2000", "--no-role-requests", "--log-dir",
+                         logdir3, NULL};
+        pid_t ipid;
+        int port = serve(&ipid, out3, sargs);
+        CHECK(port > 0);
+        int fd = connect_to(port);
+        char line[4096];
+        CHECK(fd >= 0 && read_line(fd, line, sizeof line, 10000) >= 0);
+        write_all(fd, "sleeper\n", 8); /* then never answers */
+        pid_t cp[4];
+        clients(port, 4, "agents/random.lua", cp);
+        for (int i = 0; i < 500 && !file_has(out3, "starts"); i++) {
+            struct timespec ts = {0, 10000000};
+            nanosleep(&ts, NULL);
+        }
+        struct timespec ts = {0, 300000000};
+        nanosleep(&ts, NULL);
+        kill(ipid, SIGINT);
+        CHECK_INT(wait_exit(ipid, 10000), 0);
+        for (int i = 0; i < 4; i++)
+            CHECK_INT(wait_exit(cp[i], 10000), 0);
+        close(fd);
+        char cmd3[1024];
+        snprintf(cmd3, sizeof cmd3, "%s check --quiet %s/9.log.unfinished 2>&1 | grep -q 'incomplete log'", bin,
+                 logdir3);
+        CHECK_MSG(system(cmd3) == 0, "no unfinished log of the interrupted game");
+    }
+
     /* ROLE requests: an agent that asks to be the werewolf is dealt it. */
     {
         char logdir2[256], out2[256], name[32];
