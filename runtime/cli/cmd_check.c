@@ -29,12 +29,12 @@ static void usage(FILE *out)
                  "                    defaults, the default), seed2015 (2015 contest rules),\n"
                  "                    regulation (2021-2023 contest regulation)\n"
                  "  --set NAME=VALUE  change one rule setting of the preset (repeatable), e.g.\n"
-                 "                    --set max_revote=0; 'aiwolf check --settings' lists them\n"
+                 "                    --set max_revote=0; 'aiwolf check --list-settings' lists them\n"
                  "  --roles SPEC      require this role table, e.g.\n"
                  "                    SEER=1,POSSESSED=1,WEREWOLF=1,VILLAGER=2\n"
                  "  --strict-roles    require the official default role table for the log's\n"
                  "                    player count (without it any role counts are accepted)\n"
-                 "  --settings        print the settings in force (after --preset/--set), exit\n"
+                 "  --list-settings   print the settings in force (after --preset/--set), exit\n"
                  "  -q, --quiet       print nothing for legal logs; only the illegal ones\n"
                  "  -h, --help        show this help\n"
                  "  --                end of options; LOG may also be '-' for standard input\n"
@@ -109,7 +109,7 @@ int cmd_check(int argc, char **argv)
             quiet = true;
         } else if (strcmp(a, "--strict-roles") == 0) {
             strict_roles = true;
-        } else if (strcmp(a, "--settings") == 0) {
+        } else if (strcmp(a, "--list-settings") == 0 || strcmp(a, "--settings") == 0) {
             show_settings = true;
         } else if (strcmp(a, "--preset") == 0 || strcmp(a, "--set") == 0 || strcmp(a, "--roles") == 0) {
             if (i + 1 >= argc) {

@@ -221,37 +221,42 @@ typedef struct {
     field_type type;
     size_t offset;
     int lo, hi;
+    /* The official server's names for it, as in its gameSetting packet
+     * (and the Lua `setting` table) and as its Java GameSetting fields. */
+    const char *official, *java;
 } field;
 
-#define F(name, type, lo, hi) {#name, type, offsetof(aw_settings, name), lo, hi}
+#define F(name, type, lo, hi) {#name, type, offsetof(aw_settings, name), lo, hi, NULL, NULL}
+#define O(name, type, lo, hi, official, java) {#name, type, offsetof(aw_settings, name), lo, hi, official, java}
 static const field fields[] = {
     F(talk_mode, T_TALKMODE, 0, 0),
-    F(max_talk, T_INT, 0, 1000000),
-    F(max_talk_turn, T_INT, 1, 1000),
-    F(max_whisper, T_INT, 0, 1000000),
-    F(max_whisper_turn, T_INT, 1, 1000),
-    F(max_skip, T_INT, -1, 1000),
+    O(max_talk, T_INT, 0, 1000000, "maxTalk", NULL),
+    O(max_talk_turn, T_INT, 1, 1000, "maxTalkTurn", NULL),
+    O(max_whisper, T_INT, 0, 1000000, "maxWhisper", NULL),
+    O(max_whisper_turn, T_INT, 1, 1000, "maxWhisperTurn", NULL),
+    O(max_skip, T_INT, -1, 1000, "maxSkip", NULL),
     F(talk_end_all_skip_turns, T_INT, 0, 1000),
-    F(talk_on_first_day, T_BOOL, 0, 1),
+    O(talk_on_first_day, T_BOOL, 0, 1, "talkOnFirstDay", "isTalkOnFirstDay"),
     F(whisper_on_first_night, T_BOOL, 0, 1),
     F(whisper_at_night, T_BOOL, 0, 1),
     F(whisper_single_wolf, T_BOOL, 0, 1),
-    F(max_revote, T_INT, 0, 100),
-    F(max_attack_revote, T_INT, 0, 100),
-    F(whisper_before_revote, T_BOOL, 0, 1),
-    F(enable_no_attack, T_BOOL, 0, 1),
-    F(enable_no_execution, T_BOOL, 0, 1),
-    F(vote_visible, T_BOOL, 0, 1),
+    O(max_revote, T_INT, 0, 100, "maxRevote", NULL),
+    O(max_attack_revote, T_INT, 0, 100, "maxAttackRevote", NULL),
+    O(whisper_before_revote, T_BOOL, 0, 1, "whisperBeforeRevote", "isWhisperBeforeRevote"),
+    O(enable_no_attack, T_BOOL, 0, 1, "enableNoAttack", "isEnableNoAttack"),
+    O(enable_no_execution, T_BOOL, 0, 1, "enableNoExecution", "isEnableNoExecution"),
+    O(vote_visible, T_BOOL, 0, 1, "voteVisible", "isVoteVisible"),
     F(invalid_attack, T_INVALID, 0, 0),
     F(invalid_divine, T_INVALID, 0, 0),
     F(invalid_guard, T_INVALID, 0, 0),
     F(divine_dead_target, T_BOOL, 0, 1),
     F(guard_dead_target, T_BOOL, 0, 1),
     F(validation, T_VALIDATION, 0, 0),
-    F(time_limit_ms, T_INT, 1, 3600000),
+    O(time_limit_ms, T_INT, 1, 3600000, "timeLimit", NULL),
     F(max_days, T_INT, 0, 1000000),
 };
 #undef F
+#undef O
 #define NFIELDS (sizeof fields / sizeof fields[0])
 
 static const char *const talk_modes[] = {"turns", "rounds"};
@@ -275,7 +280,11 @@ int aw_settings_set(aw_settings *s, const char *assignment, aw_error *err)
     const char *v = eq + 1;
     for (size_t i = 0; i < NFIELDS; i++) {
         const field *f = &fields[i];
-        if (strlen(f->name) != nlen || strncmp(f->name, assignment, nlen) != 0)
+        const char *names[3] = {f->name, f->official, f->java};
+        bool named = false;
+        for (int k = 0; k < 3; k++)
+            named |= names[k] && strlen(names[k]) == nlen && strncmp(names[k], assignment, nlen) == 0;
+        if (!named)
             continue;
         void *p = (char *)s + f->offset;
         long n;
@@ -312,8 +321,10 @@ int aw_settings_set(aw_settings *s, const char *assignment, aw_error *err)
             return 0;
         }
     }
-    return aw_fail(err, AW_EINVAL, "unknown setting '%.*s' (aiwolf play --help lists them)", (int)nlen,
-                   assignment);
+    return aw_fail(err, AW_EINVAL,
+                   "unknown setting '%.*s' (--list-settings lists them; the official names such as maxTalk work "
+                   "too)",
+                   (int)nlen, assignment);
 }
 
 int aw_settings_from(aw_settings *s, const char *preset, int players, const char *const *sets, int nsets,

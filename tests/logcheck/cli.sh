@@ -17,7 +17,7 @@ expect_grep() { # name pattern file
 }
 
 "$BIN" check --help >"$T/out" 2>&1; expect_rc "--help exits 0" 0 $?
-for opt in --preset --set --roles --strict-roles --quiet --settings; do
+for opt in --preset --set --roles --strict-roles --quiet --list-settings; do
     expect_grep "--help explains $opt" "$opt" "$T/out"
 done
 
@@ -61,9 +61,15 @@ expect_rc "--strict-roles accepts the official tables" 0 $?
 expect_rc "--roles rejects another table" 1 $?
 expect_grep "--roles names the role" "POSSESSED" "$T/out"
 
-"$BIN" check --preset regulation --set max_revote=0 --settings >"$T/out" 2>&1; expect_rc "--settings exits 0" 0 $?
+"$BIN" check --preset regulation --set max_revote=0 --list-settings >"$T/out" 2>&1; expect_rc "--list-settings exits 0" 0 $?
 expect_grep "--settings shows --set" "^max_revote=0$" "$T/out"
 expect_grep "--settings shows the preset" "^talk_end_all_skip_turns=3$" "$T/out"
+# The official names (as in the gameSetting packet and the Java GameSetting) work too.
+"$BIN" check --set maxRevote=0 --set isVoteVisible=false --settings >"$T/out" 2>&1; expect_rc "official names and the old --settings spelling" 0 $?
+expect_grep "maxRevote sets max_revote" "^max_revote=0$" "$T/out"
+expect_grep "isVoteVisible sets vote_visible" "^vote_visible=false$" "$T/out"
+"$BIN" play --set maxTalkk=3 agents/random.lua >"$T/out" 2>&1; expect_rc "an unknown setting exits 2" 2 $?
+expect_grep "the hint names --list-settings" "list-settings lists them" "$T/out"
 
 "$BIN" check --set max_revote=0 $FIX/tcp/15p_game2/game.log >"$T/out" 2>&1; expect_rc "--set changes the rules" 1 $?
 expect_grep "--set max_revote=0 rejects a revote" "max_revote=0" "$T/out"
