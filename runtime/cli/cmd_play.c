@@ -97,6 +97,10 @@ static int parse_deal(const char *spec, int players, aw_role deal[AW_MAX_PLAYERS
             fprintf(stderr, "aiwolf play: --deal: '%s' is not an agent number from 1 to %d\n", item, players);
             return 2;
         }
+        if (deal[a] != AW_ROLE_NONE) {
+            fprintf(stderr, "aiwolf play: --deal: agent %ld is given two roles\n", a);
+            return 2;
+        }
         for (char *c = eq + 1; *c; c++)
             if (*c >= 'a' && *c <= 'z')
                 *c = (char)(*c - 'a' + 'A');
@@ -111,8 +115,11 @@ static int parse_deal(const char *spec, int players, aw_role deal[AW_MAX_PLAYERS
     return 0;
 }
 
+/* A file to write, or standard output for "-". */
 static FILE *open_out(const char *path)
 {
+    if (strcmp(path, "-") == 0)
+        return stdout;
     FILE *f = fopen(path, "w");
     if (!f)
         fprintf(stderr, "aiwolf play: cannot write %s: %s\n", path, strerror(errno));
@@ -230,6 +237,17 @@ int cmd_play(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         const char *o = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        /* --name=value as well as --name value. */
+        char optbuf[32];
+        const char *eqv = o[0] == '-' && o[1] == '-' ? strchr(o, '=') : NULL;
+        if (eqv && (size_t)(eqv - o) < sizeof optbuf) {
+            memcpy(optbuf, o, (size_t)(eqv - o));
+            optbuf[eqv - o] = '\0';
+            o = optbuf;
+            v = eqv + 1;
+        } else {
+            eqv = NULL;
+        }
         bool takes = strcmp(o, "--preset") == 0 || strcmp(o, "--players") == 0 || strcmp(o, "--roles") == 0 ||
                      strcmp(o, "--set") == 0 || strcmp(o, "--seed") == 0 || strcmp(o, "--deal") == 0 ||
                      strcmp(o, "--games") == 0 || strcmp(o, "--log") == 0 || strcmp(o, "--events") == 0 ||
@@ -237,6 +255,8 @@ int cmd_play(int argc, char **argv)
                      strcmp(o, "--describe") == 0;
         if (takes && !v)
             return bad("%s needs a value (aiwolf play --help)", o);
+        if (eqv && !takes)
+            return bad("%s takes no value (aiwolf play --help)", o);
         if (strcmp(o, "--help") == 0 || strcmp(o, "-h") == 0) {
             usage(stdout);
             return 0;
@@ -299,7 +319,7 @@ int cmd_play(int argc, char **argv)
             agents[nagents++] = o;
             continue;
         }
-        if (takes)
+        if (takes && !eqv)
             i++;
     }
 
@@ -361,6 +381,18 @@ int cmd_play(int argc, char **argv)
     lo.watch = watch;
     lo.watch_live = watch_live;
     aw_luaseat_talks(&lo);
+    /* A word that is not a file is more likely a mistyped option. */
+    for (int i = 0; i < nagents; i++) {
+        struct stat st;
+        if (stat(agents[i], &st) != 0) {
+            fprintf(stderr, "aiwolf play: no agent file '%s' (aiwolf play --help for the options)\n", agents[i]);
+            return 2;
+        }
+        if (S_ISDIR(st.st_mode)) {
+            fprintf(stderr, "aiwolf play: '%s' is a folder: give an agent's .lua file\n", agents[i]);
+            return 2;
+        }
+    }
     aw_seat *seats[AW_MAX_PLAYERS + 1] = {0};
     int rc = 0;
     for (int a = 1; a <= set.players; a++) {
@@ -414,7 +446,7 @@ int cmd_play(int argc, char **argv)
         aw_tally_print(&tally, stdout, &set, seed, agents);
     aw_tally_free(&tally);
 close_events:
-    if (events && fclose(events) != 0) {
+    if (events && (events == stdout ? fflush(events) : fclose(events)) != 0) {
         fprintf(stderr, "aiwolf play: writing %s failed: %s\n", events_path, strerror(errno));
         rc = 1;
     }

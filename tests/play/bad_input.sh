@@ -34,6 +34,14 @@ expect_2 "bad seed" "--seed" "$bin" play --seed -4 agents/random.lua
 expect_2 "missing value" "--games" "$bin" play agents/random.lua --games
 expect_2 "no agents" "no agents" "$bin" play
 expect_2 "unknown command" "unknown command" "$bin" frobnicate
+expect_2 "a word that is no file" "no agent file 'help'" "$bin" play help
+expect_2 "a folder" "is a folder" "$bin" play agents/
+expect_2 "one agent dealt twice" "two roles" "$bin" play --deal 1=SEER,1=WEREWOLF agents/random.lua
+expect_2 "a value for a flag" "takes no value" "$bin" play --quiet=yes agents/random.lua
+"$bin" play --players=7 --seed=3 --quiet --log "$tmp/eq.log" agents/random.lua > /dev/null 2>&1 \
+  && grep -q '^0,status,7,' "$tmp/eq.log" || { echo "FAIL: --players=7 --seed=3"; fails=$((fails + 1)); }
+"$bin" play --seed 3 --quiet --events - agents/random.lua > "$tmp/ev.out" 2>/dev/null \
+  && grep -q '"event":"begin"' "$tmp/ev.out" && [ ! -e ./- ] || { echo "FAIL: --events - is standard output"; fails=$((fails + 1)); }
 "$bin" play --help > "$tmp/help" || { echo "FAIL: --help"; fails=$((fails + 1)); }
 for opt in --preset --players --roles --set --seed --deal --games --log --events --budget --memory; do
   grep -q -- "$opt" "$tmp/help" || { echo "FAIL: --help does not explain $opt"; fails=$((fails + 1)); }
