@@ -3,12 +3,12 @@
 
 #include <errno.h>
 #include <lauxlib.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <dirent.h>
 #include <sys/stat.h>
 
-#include "rng.h"
 #include "sandbox.h"
 
 /* Longest reply text copied out of the agent; longer ones are passed on
@@ -435,10 +435,20 @@ static void take_reply(lua_State *L, call_ctx *c, int idx)
             return;
         if (t == LUA_TNUMBER) {
             lua_Integer v;
-            if (lua_isinteger(L, idx))
+            if (lua_isinteger(L, idx)) {
                 v = lua_tointeger(L, idx);
-            else if (!lua_numbertointeger(lua_tonumber(L, idx), &v))
-                v = -1;
+            } else {
+                /* A float must hold a whole number (3.0): 2.5 is no agent. */
+                lua_Number n = lua_tonumber(L, idx);
+                if (n != n || floor(n) != n) {
+                    c->reply_fault = AW_SEAT_REPLY;
+                    snprintf(c->reply_msg, sizeof c->reply_msg, "%s() must return a whole agent number, not %.14g",
+                             method, (double)n);
+                    return;
+                }
+                if (!lua_numbertointeger(n, &v))
+                    v = -1;
+            }
             if (v >= 1 && v <= AW_MAX_PLAYERS) {
                 c->target = (int)v;
                 c->has_target = true;

@@ -28,6 +28,8 @@ LUA
 "$bin" check --quiet "$tmp/game.log"
 grep -q '"fault":"error","message":"[^"]*talk is broken' "$tmp/ev.jsonl" || { echo "no error fault"; exit 1; }
 grep -q '"fault":"reply"' "$tmp/ev.jsonl" || { echo "no reply fault"; exit 1; }
+grep -q '"fault":"reply","message":"divine() must return a whole agent number, not 2.5"' "$tmp/ev.jsonl" ||
+  { echo "2.5 was taken for an agent"; exit 1; }
 grep -q '"call":"VOTE"[^}]*"fault":"timeout"' "$tmp/ev.jsonl" || { echo "no timeout fault"; exit 1; }
 grep -q '"event":"substitute"' "$tmp/ev.jsonl" || { echo "no substitute"; exit 1; }
 grep -q ',result,' "$tmp/game.log" || { echo "the game did not finish"; exit 1; }
