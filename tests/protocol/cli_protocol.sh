@@ -30,6 +30,11 @@ check describe_en "valid${TAB}Agent[01] DIVINED Agent[03] WEREWOLF${TAB}Agent[01
 out=$(printf 'Agent[01] DIVINED Agent[03] WEREWOLF\n' | "$BIN" protocol --describe=ja)
 check describe_ja "valid${TAB}Agent[01] DIVINED Agent[03] WEREWOLF${TAB}Agent[01]はAgent[03]を占って人狼だった" "$out"
 
+# Utterances as arguments; a strict refusal that lenient mode accepts says so.
+out=$("$BIN" protocol 'VOTE Agent[01]' 'vote agent3' --describe en)
+check args "valid${TAB}VOTE Agent[01]${TAB}the speaker will vote for Agent[01]
+invalid${TAB}at byte 0: expected a verb or operator (VOTE, ESTIMATE, REQUEST, ...) (valid with --lenient, as VOTE Agent[03])" "$out"
+
 # A NUL byte inside a line is an error at its offset, not a truncation.
 out=$(printf 'VOTE\000Agent[01]\n' | "$BIN" protocol)
 check nul "invalid${TAB}at byte 4: expected a space after VOTE" "$out"
