@@ -22,7 +22,7 @@ static void usage(FILE *out)
                  "the server (talk order, tie-breaks) are taken from the log, and the log\n"
                  "our engine writes is compared with it byte for byte. One line per file:\n"
                  "  PATH: reproduced (N lines)\n"
-                 "  PATH:LINE: differs: ours \"...\" official \"...\"\n"
+                 "  PATH:LINE: differs: ours \"...\" log \"...\"\n"
                  "  PATH:LINE: differs: REASON      (the engine asked what the log cannot answer)\n"
                  "  PATH:LINE: cannot replay: REASON  (not a complete game log)\n"
                  "A difference is a rule in which our engine and the log's server differ\n"
@@ -67,7 +67,7 @@ static int replay_one(void *ud, const char *path, const char *text, size_t len)
     } else if (v == AW_REPLAY_UNUSABLE) {
         printf("%s:%ld: cannot replay: %s\n", path, rep.error_line, rep.error);
     } else if (rep.diff_line) {
-        printf("%s:%ld: differs: ours %s%s%s official %s%s%s\n", path, rep.diff_line, rep.ours_eof ? "" : "\"",
+        printf("%s:%ld: differs: ours %s%s%s log %s%s%s\n", path, rep.diff_line, rep.ours_eof ? "" : "\"",
                rep.ours_eof ? "(end of log)" : rep.ours, rep.ours_eof ? "" : "\"", rep.theirs_eof ? "" : "\"",
                rep.theirs_eof ? "(end of log)" : rep.theirs, rep.theirs_eof ? "" : "\"");
         if (rep.problem[0]) {

@@ -135,19 +135,26 @@ static bool at(const ctx *c, rtype t)
     return r->type == t && r->day == c->day;
 }
 
+/* The line as printable text: control bytes and bytes that are not UTF-8
+ * become \xNN, so a binary file prints as escapes, not raw bytes. */
 static void copy_line(aw_logcheck_report *out, const rec *r)
 {
     size_t o = 0, cap = sizeof out->text;
-    for (size_t i = 0; i < r->linelen && o + 5 < cap; i++) {
+    for (size_t i = 0; i < r->linelen && o + 5 < cap;) {
         unsigned char ch = (unsigned char)r->line[i];
-        if (o + 8 >= cap) {
+        size_t n = aw_utf8_char_len(r->line + i, r->linelen - i);
+        if (o + 8 + n >= cap) {
             o += (size_t)snprintf(out->text + o, cap - o, "...");
             break;
         }
-        if (ch < 0x20 || ch == 0x7f)
+        if (n == 0 || ch < 0x20 || ch == 0x7f) {
             o += (size_t)snprintf(out->text + o, cap - o, "\\x%02x", ch);
-        else
-            out->text[o++] = (char)ch;
+            i++;
+        } else {
+            memcpy(out->text + o, r->line + i, n);
+            o += n;
+            i += n;
+        }
     }
     out->text[o < cap ? o : cap - 1] = '\0';
 }

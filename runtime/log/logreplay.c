@@ -170,7 +170,7 @@ static int read_log(replay *r, const char *text, size_t len)
             o->len--;
         char why[400];
         if (aw_logline_parse(o->p, o->len, &o->l, why, sizeof why) != 0)
-            return unusable(r, no, "not a game log line: %s", why);
+            return unusable(r, no, "%s", why);
         r->nlines++;
         pos += o->full;
     }
@@ -738,7 +738,7 @@ static int on_choose(void *ud, aw_choice kind, int agent, const int *options, in
             want = r->answer[agent];
             line = r->answer_line[agent];
             problem(r, line,
-                    "day %d: our engine refuses agent %d's %s target %d, which the official server accepted and logged",
+                    "day %d: our engine refuses agent %d's %s target %d, which the log shows as accepted",
                     st->day, agent, word_of(r->kind), want);
         } else {
             problem(r, 0, "day %d: our engine substitutes agent %d's %s, but the log shows no action of it",

@@ -37,14 +37,14 @@ if [ -s "$T/out" ]; then bad "--quiet prints nothing for reproduced logs"; cat "
 sed 's/^1,talk,3,0,1,VOTE Agent\[05\]$/1,talk,3,0,2,VOTE Agent[05]/' $FIX/tcp/5p_game6/game.log >"$T/moved.log"
 "$BIN" replay $FIX/tcp/5p_game1/game.log "$T/moved.log" >"$T/out" 2>&1; expect_rc "a differing log exits 1" 1 $?
 expect_grep "differs names file, line and both lines" \
-    "^$T/moved.log:16: differs: ours \"1,talk,4,0,1,Skip\" official \"1,talk,4,0,2,VOTE Agent\[01\]\"$" "$T/out"
+    "^$T/moved.log:16: differs: ours \"1,talk,4,0,1,Skip\" log \"1,talk,4,0,2,VOTE Agent\[01\]\"$" "$T/out"
 expect_grep "the unanswerable request is explained" "^    line 16: day 1: our engine asks agent 1 to talk next" "$T/out"
 expect_grep "the other file is still reported" "5p_game1/game.log: reproduced" "$T/out"
 
 # A vote changed so that the vote ties: the engine asks for a revote the log does not have.
 sed 's/^1,vote,1,4$/1,vote,1,3/' $FIX/tcp/5p_game6/game.log >"$T/vote.log"
 "$BIN" replay "$T/vote.log" >"$T/out" 2>&1; expect_rc "a changed vote exits 1" 1 $?
-expect_grep "the revote shows" "^$T/vote.log:42: differs: ours \"1,vote,1,[0-9]*\" official \"1,execute,1,SEER\"$" "$T/out"
+expect_grep "the revote shows" "^$T/vote.log:42: differs: ours \"1,vote,1,[0-9]*\" log \"1,execute,1,SEER\"$" "$T/out"
 
 # A vote for oneself: our engine refuses what the log shows as accepted.
 sed 's/^1,vote,2,3$/1,vote,2,2/' $FIX/tcp/5p_game6/game.log >"$T/self.log"
@@ -56,7 +56,7 @@ head -n 88 $FIX/tcp/5p_game6/game.log >"$T/short.log"
 tail -n 1 $FIX/tcp/5p_game6/game.log >>"$T/short.log"
 tail -n 1 $FIX/tcp/5p_game6/game.log >>"$T/short.log"
 "$BIN" replay "$T/short.log" >"$T/out" 2>&1; expect_rc "an extra line exits 1" 1 $?
-expect_grep "end of our log" ":90: differs: ours (end of log) official \"3,result," "$T/out"
+expect_grep "end of our log" ":90: differs: ours (end of log) log \"3,result," "$T/out"
 
 "$BIN" replay $FIX/edge/5p_talk_timeout/game.log >"$T/out" 2>&1; expect_rc "an incomplete log exits 1" 1 $?
 expect_grep "incomplete log is named" ":7: cannot replay: incomplete log" "$T/out"
@@ -87,7 +87,7 @@ expect_no_grep "no note without --verbose" "note:" "$T/out"
 expect_grep "--set talk limit" "differs: ours \"1,talk,5,1,5,Over\"" "$T/out"
 # Seed 2015 rules have no whisper on night 0.
 "$BIN" replay --preset seed2015 $FIX/tcp/15p_game1/game.log >"$T/out" 2>&1; expect_rc "--preset applies" 1 $?
-expect_grep "--preset seed2015" ":16: differs: ours \"0,divine,1,15,HUMAN\" official \"0,whisper,0,0,11," "$T/out"
+expect_grep "--preset seed2015" ":16: differs: ours \"0,divine,1,15,HUMAN\" log \"0,whisper,0,0,11," "$T/out"
 
 # Games of Lua agents logged by 'aiwolf play' replay under their own rules.
 for spec in "aiwolf 15 42" "seed2015 9 7" "regulation 5 3"; do
