@@ -64,6 +64,12 @@ expect_grep "--roles names the role" "POSSESSED" "$T/out"
 "$BIN" check --preset regulation --set max_revote=0 --list-settings >"$T/out" 2>&1; expect_rc "--list-settings exits 0" 0 $?
 expect_grep "--settings shows --set" "^max_revote=0$" "$T/out"
 expect_grep "--settings shows the preset" "^talk_end_all_skip_turns=3$" "$T/out"
+# A binary line is shown as escapes, never as raw bytes.
+printf '0,st\377\001x\n' > "$T/binary.log"
+"$BIN" check "$T/binary.log" >"$T/out" 2>&1
+expect_grep "binary bytes escaped" '0,st\\xff\\x01x' "$T/out"
+if LC_ALL=C grep -q "$(printf '\377')" "$T/out"; then bad "a raw byte reached the output"; else ok "no raw byte in the output"; fi
+
 # The official names (as in the gameSetting packet and the Java GameSetting) work too.
 "$BIN" check --set maxRevote=0 --set isVoteVisible=false --settings >"$T/out" 2>&1; expect_rc "official names and the old --settings spelling" 0 $?
 expect_grep "maxRevote sets max_revote" "^max_revote=0$" "$T/out"
