@@ -72,6 +72,7 @@ typedef struct sb_block {
 struct aw_sandbox {
     lua_State *L;
     int close_depth;            /* nesting of coroutine.close (co_close) */
+    int main_nest;              /* protected calls running in the main thread (sb_nest_enter) */
     aw_sandbox_limits lim;
     size_t used;                /* bytes the state holds now */
     size_t peak;                /* most it ever held */
@@ -115,6 +116,10 @@ static const char key_preload = 0;     /* host-registered loaders, agent-invisib
  * not even its pending __close handlers. The main thread's space stays zero,
  * which is what new threads copy. */
 #define SB_THREAD_POISONED ((uintptr_t)1)
+/* Above the flags, a coroutine's count of the sandbox's protected calls
+ * running in it (sb_nest_enter; the main thread's count is in the sandbox,
+ * since new threads copy the main thread's space). */
+#define SB_THREAD_NEST ((uintptr_t)1 << 8)
 
 static void sb_hook(lua_State *L, lua_Debug *ar);
 static int sb_over_work(aw_sandbox *sb);
@@ -134,12 +139,20 @@ static uintptr_t *thread_flags(lua_State *L)
 /* ------------------------------------------------------------------------ */
 /* Time                                                                     */
 
+/* Whether L's hook already fires at its next instruction (lua_gethook and
+ * friends only read fields: safe in a signal handler). Setting it again is
+ * not free: lua_sethook walks L's whole call chain (see wd_handler). */
+static int sb_hook_stops(lua_State *L)
+{
+    return lua_gethook(L) == sb_hook && lua_gethookmask(L) == LUA_MASKCOUNT && lua_gethookcount(L) == 1;
+}
+
 /* Re-arms the hook of the thread believed to run so that its next
  * instruction stops it. Safe from inside the allocator: lua_sethook only sets
  * a few fields, the way lua.c sets it from a signal handler. */
 static void sb_rearm(aw_sandbox *sb)
 {
-    if (sb->cur)
+    if (sb->cur && !sb_hook_stops(sb->cur))
         lua_sethook(sb->cur, sb_hook, LUA_MASKCOUNT, 1);
 }
 
@@ -167,7 +180,8 @@ static int sb_raise_timeout(lua_State *L, aw_sandbox *sb)
     sb->expired = 1;
     if (L != sb->L)
         *thread_flags(L) |= SB_THREAD_POISONED;
-    lua_sethook(L, sb_hook, LUA_MASKCOUNT, 1);
+    if (!sb_hook_stops(L))
+        lua_sethook(L, sb_hook, LUA_MASKCOUNT, 1);
     lua_rawgetp(L, LUA_REGISTRYINDEX, &key_timeout_msg);
     return lua_error(L);
 }
@@ -256,7 +270,14 @@ static void wd_handler(int sig, siginfo_t *si, void *uctx)
     if (sb && sb->in_call && (now = aw_now_ns()) >= sb->deadline) { /* clock_gettime is async-signal-safe */
         sb->expired = 1;
         lua_State *cur = sb->cur;
-        if (cur)
+        /* Only when the stopping hook is not already there: lua_sethook
+         * walks the thread's whole call chain (to set each Lua frame's
+         * trap), which at the depth of a stack overflow (some 300 000
+         * frames) takes longer than the timer's 5 ms period. Done on every
+         * signal, the thread would spend all its time in this handler and
+         * never reach the hook (and the last resort's siglongjmp, which
+         * unblocks the signal, would never return either). */
+        if (cur && !sb_hook_stops(cur))
             lua_sethook(cur, sb_hook, LUA_MASKCOUNT, 1);
         /* The last resort: the call is still running a budget past its
          * deadline, so it is stuck where no hook runs (inside the garbage
@@ -578,11 +599,58 @@ static int sb_collectgarbage(lua_State *L)
     return 1;
 }
 
+/* Nested protected calls over a deep stack. When a protected call fails,
+ * Lua (luaD_pcall) measures the stack still in use by walking every frame
+ * below it, to shrink the stack after an overflow. A time-out raised under
+ * n nested pcalls is caught and raised again by each of them in turn, so
+ * its unwinding walks the frames below every one: n times a depth of up to
+ * some 300 000 frames (a full Lua stack), several ms per walk once the
+ * frames are scattered in memory — seconds in all, with no agent
+ * instruction in between for the hook to stop. So a protected call (pcall,
+ * xpcall, load with a reader function) may nest inside another in the same
+ * thread only while the thread is less than SB_NEST_DEPTH calls deep: each
+ * nested level's walk is then short, and only the outermost one (once per
+ * thread) walks a deep stack. The check is a walk of at most that many
+ * frames, made only for nested calls. */
+#define SB_NEST_DEPTH 2000
+
+static uintptr_t sb_nest_count(lua_State *L, aw_sandbox *sb)
+{
+    return L == sb->L ? (uintptr_t)sb->main_nest : *thread_flags(L) / SB_THREAD_NEST;
+}
+
+/* Enters a protected call in L; returns 0 (and enters nothing) when it
+ * would nest over a deep stack. */
+static int sb_nest_enter(lua_State *L, aw_sandbox *sb)
+{
+    lua_Debug ar;
+    if (sb_nest_count(L, sb) > 0 && lua_getstack(L, SB_NEST_DEPTH, &ar))
+        return 0;
+    if (L == sb->L)
+        sb->main_nest++;
+    else
+        *thread_flags(L) += SB_THREAD_NEST;
+    return 1;
+}
+
+static void sb_nest_leave(lua_State *L, aw_sandbox *sb)
+{
+    if (sb_nest_count(L, sb) == 0)
+        return;
+    if (L == sb->L)
+        sb->main_nest--;
+    else
+        *thread_flags(L) -= SB_THREAD_NEST;
+}
+
+#define SB_NEST_MSG "stack overflow (a protected call nested in another, more than %d calls deep)"
+
 /* Continuation and tail of pcall/xpcall. A failure that happened because the
  * call is over budget is not returned to the agent: it is raised again. */
 static int sb_pcall_finish(lua_State *L, int status, lua_KContext extra)
 {
     aw_sandbox *sb = sb_of(L);
+    sb_nest_leave(L, sb);
     if (status != LUA_OK && status != LUA_YIELD) {
         if (sb->expired)
             return sb_raise_timeout(L, sb);
@@ -598,6 +666,11 @@ static int sb_pcall(lua_State *L)
     aw_sandbox *sb = sb_of(L);
     luaL_checkany(L, 1);
     sb_check(L, sb);
+    if (!sb_nest_enter(L, sb)) {
+        lua_pushboolean(L, 0);
+        lua_pushfstring(L, SB_NEST_MSG, SB_NEST_DEPTH);
+        return 2;
+    }
     lua_pushboolean(L, 1); /* first result if no errors */
     lua_insert(L, 1);
     int status = lua_pcallk(L, lua_gettop(L) - 2, LUA_MULTRET, 0, 0, sb_pcall_finish);
@@ -631,6 +704,11 @@ static int sb_xpcall(lua_State *L)
     lua_pushboolean(L, 1); /* f, handler, args..., true */
     lua_pushvalue(L, 1);   /* f, handler, args..., true, f */
     lua_rotate(L, 3, 2);   /* f, handler, true, f, args... */
+    if (!sb_nest_enter(L, sb)) {
+        lua_pushboolean(L, 0);
+        lua_pushfstring(L, SB_NEST_MSG, SB_NEST_DEPTH);
+        return 2;
+    }
     int status = lua_pcallk(L, n - 2, LUA_MULTRET, 2, 2, sb_pcall_finish);
     return sb_pcall_finish(L, status, 2);
 }
@@ -2454,6 +2532,7 @@ static int sb_protected(aw_sandbox *sb, lua_CFunction fn, void *ud, int nres, aw
     sb->in_call = 1;
     sb->expired = 0;
     sb->reply_fault = 0;
+    sb->main_nest = 0;
     sb->cur = L;
     sb->deadline = start + sb->budget_ns;
     sb->next_check = sb->units + SB_CHECK_UNITS;

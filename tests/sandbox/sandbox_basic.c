@@ -257,6 +257,39 @@ static void test_memory(void)
     aw_sandbox_free(b);
 }
 
+/* The Lua stack and call records are the agent's memory: a recursion that
+ * would overflow Lua's million-slot stack (16 MiB) under an 8 MiB cap ends
+ * in a memory error, never past the cap; with 64 MiB it reaches Lua's own
+ * "stack overflow", and the peak shows the stack was counted. Protected
+ * calls nest as in stock Lua on a shallow stack, but not on top of a deep
+ * one (sandbox.c, SB_NEST_DEPTH). */
+static void test_stack_memory(void)
+{
+    size_t small = (size_t)8 << 20, big = (size_t)64 << 20;
+    aw_sandbox *a = new_sb(5000, small, 0, NULL), *b = new_sb(5000, big, 0, NULL);
+    const char *src = "local function f() local a, b, c, d, e, g, h, i = 1 return 1 + f() end "
+                      "local ok, e = pcall(f) return tostring(e)";
+    expect_eval(a, src, "not enough memory");
+    CHECK(aw_sandbox_memory_peak(a) <= small && aw_sandbox_memory_peak(a) > small / 2);
+    expect_eval(b, src, "test:1: stack overflow");
+    CHECK_MSG(aw_sandbox_memory_peak(b) > ((size_t)16 << 20) && aw_sandbox_memory_peak(b) <= big, "peak %zu",
+              aw_sandbox_memory_peak(b));
+    expect_eval(b, "local function n(k) if k == 0 then return 'ok' end return select(2, pcall(n, k - 1)) end "
+                   "return n(150)",
+                "ok");
+    expect_eval(b, "local function n(k) if k == 0 then return select(2, pcall(error, 'inner')) end "
+                   "local r = n(k - 1) return r end return select(2, pcall(n, 3000))",
+                "stack overflow (a protected call nested in another, more than 2000 calls deep)");
+    expect_eval(b, "local function n(k) if k == 0 then return select(2, pcall(error, 'inner')) end "
+                   "local r = n(k - 1) return r end return select(2, pcall(n, 1000))",
+                "inner");
+    expect_eval(b, "local function n(k) if k == 0 then return select(2, pcall(error, 'inner')) end "
+                   "local r = n(k - 1) return r end return n(3000)",
+                "inner"); /* not nested: any depth */
+    aw_sandbox_free(a);
+    aw_sandbox_free(b);
+}
+
 static int reply_reader(lua_State *L)
 {
     aw_fault *out = lua_touserdata(L, 1);
@@ -351,6 +384,7 @@ int main(void)
     test_seed();
     test_isolation();
     test_memory();
+    test_stack_memory();
     test_replies();
     test_load_and_budget();
     test_fork();
