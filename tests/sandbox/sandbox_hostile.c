@@ -175,6 +175,9 @@ static void run_case(const char *file)
             aw_sandbox_output(sb, &olen);
             CHECK_MSG(olen <= 4096, "%s: output %zu bytes", file, olen);
             printf("  %-26s %-5s %-8s %6.1f ms  %s\n", file, methods[i], aw_fault_kind_name(f.kind), ms, f.msg);
+            /* "-- no-kill": the call must be stopped by the budget, not by
+             * the last resort (which kills the agent). */
+            CHECK_MSG(!strstr(src, "-- no-kill") || !strstr(f.msg, "killed"), "%s:%s: killed", file, methods[i]);
             if (strstr(f.msg, "the agent was killed")) {
                 killed = 1; /* abandoned by the last resort: the agent is gone */
                 break;
