@@ -1,5 +1,6 @@
 -- expect: timeout, timeout
 -- memory-mib: 64
+-- no-kill
 -- Stack overflow inside a to-be-closed variable's __close handler: run
 -- leaves its scope normally (the handler overflows, pcall catches it,
 -- repeat); in run2 the handler overflows while an error (itself a stack

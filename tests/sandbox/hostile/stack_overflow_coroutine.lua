@@ -1,5 +1,6 @@
 -- expect: timeout, timeout
 -- memory-mib: 64
+-- no-kill
 -- Stack overflow inside coroutines: a fresh coroutine that overflows,
 -- resumed in a retry loop (each has its own Lua stack to grow), and a
 -- pcall-and-retry loop running inside a wrapped coroutine.

@@ -1,5 +1,6 @@
 -- expect: timeout, timeout, timeout
 -- memory-mib: 64
+-- no-kill
 -- Stack overflow reached through metamethods: an __index whose Lua code
 -- overflows the Lua stack, an __add that recurses through the C boundary
 -- ("C stack overflow", then "error in error handling" past it), and an

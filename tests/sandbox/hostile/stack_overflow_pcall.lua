@@ -1,5 +1,6 @@
 -- expect: timeout, timeout, timeout
 -- memory-mib: 64
+-- no-kill
 -- Unbounded recursion overflows Lua's stack (a million slots, some 300 000
 -- frames), pcall catches "stack overflow", and the loop repeats it. With the
 -- watchdog, its signal handler's lua_sethook walked all those frames on

@@ -1,5 +1,6 @@
 -- expect: timeout
 -- memory-mib: 64
+-- no-kill
 -- Stack overflow inside a table.sort comparator (called from the sandbox's
 -- own C sort), caught by pcall and retried.
 local function f() return 1 + f() end

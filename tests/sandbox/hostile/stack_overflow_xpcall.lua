@@ -1,5 +1,6 @@
 -- expect: timeout, timeout, timeout
 -- memory-mib: 64
+-- no-kill
 -- Stack overflow and xpcall's message handler: the handler overflows too
 -- (Lua has 200 spare slots for it, then "error in error handling"), the
 -- handler loops while the stack is at its limit, and the handler recurses
