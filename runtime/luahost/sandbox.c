@@ -72,6 +72,7 @@ typedef struct sb_block {
 struct aw_sandbox {
     lua_State *L;
     int close_depth;            /* nesting of coroutine.close (co_close) */
+    int main_nest;              /* protected calls running in the main thread (sb_nest_enter) */
     aw_sandbox_limits lim;
     size_t used;                /* bytes the state holds now */
     size_t peak;                /* most it ever held */
@@ -115,6 +116,10 @@ static const char key_preload = 0;     /* host-registered loaders, agent-invisib
  * not even its pending __close handlers. The main thread's space stays zero,
  * which is what new threads copy. */
 #define SB_THREAD_POISONED ((uintptr_t)1)
+/* Above the flags, a coroutine's count of the sandbox's protected calls
+ * running in it (sb_nest_enter; the main thread's count is in the sandbox,
+ * since new threads copy the main thread's space). */
+#define SB_THREAD_NEST ((uintptr_t)1 << 8)
 
 static void sb_hook(lua_State *L, lua_Debug *ar);
 static int sb_over_work(aw_sandbox *sb);
@@ -134,12 +139,20 @@ static uintptr_t *thread_flags(lua_State *L)
 /* ------------------------------------------------------------------------ */
 /* Time                                                                     */
 
+/* Whether L's hook already fires at its next instruction (lua_gethook and
+ * friends only read fields: safe in a signal handler). Setting it again is
+ * not free: lua_sethook walks L's whole call chain (see wd_handler). */
+static int sb_hook_stops(lua_State *L)
+{
+    return lua_gethook(L) == sb_hook && lua_gethookmask(L) == LUA_MASKCOUNT && lua_gethookcount(L) == 1;
+}
+
 /* Re-arms the hook of the thread believed to run so that its next
  * instruction stops it. Safe from inside the allocator: lua_sethook only sets
  * a few fields, the way lua.c sets it from a signal handler. */
 static void sb_rearm(aw_sandbox *sb)
 {
-    if (sb->cur)
+    if (sb->cur && !sb_hook_stops(sb->cur))
         lua_sethook(sb->cur, sb_hook, LUA_MASKCOUNT, 1);
 }
 
@@ -167,7 +180,8 @@ static int sb_raise_timeout(lua_State *L, aw_sandbox *sb)
     sb->expired = 1;
     if (L != sb->L)
         *thread_flags(L) |= SB_THREAD_POISONED;
-    lua_sethook(L, sb_hook, LUA_MASKCOUNT, 1);
+    if (!sb_hook_stops(L))
+        lua_sethook(L, sb_hook, LUA_MASKCOUNT, 1);
     lua_rawgetp(L, LUA_REGISTRYINDEX, &key_timeout_msg);
     return lua_error(L);
 }
@@ -256,7 +270,14 @@ static void wd_handler(int sig, siginfo_t *si, void *uctx)
     if (sb && sb->in_call && (now = aw_now_ns()) >= sb->deadline) { /* clock_gettime is async-signal-safe */
         sb->expired = 1;
         lua_State *cur = sb->cur;
-        if (cur)
+        /* Only when the stopping hook is not already there: lua_sethook
+         * walks the thread's whole call chain (to set each Lua frame's
+         * trap), which at the depth of a stack overflow (some 300 000
+         * frames) takes longer than the timer's 5 ms period. Done on every
+         * signal, the thread would spend all its time in this handler and
+         * never reach the hook (and the last resort's siglongjmp, which
+         * unblocks the signal, would never return either). */
+        if (cur && !sb_hook_stops(cur))
             lua_sethook(cur, sb_hook, LUA_MASKCOUNT, 1);
         /* The last resort: the call is still running a budget past its
          * deadline, so it is stuck where no hook runs (inside the garbage
@@ -578,11 +599,58 @@ static int sb_collectgarbage(lua_State *L)
     return 1;
 }
 
+/* Nested protected calls over a deep stack. When a protected call fails,
+ * Lua (luaD_pcall) measures the stack still in use by walking every frame
+ * below it, to shrink the stack after an overflow. A time-out raised under
+ * n nested pcalls is caught and raised again by each of them in turn, so
+ * its unwinding walks the frames below every one: n times a depth of up to
+ * some 300 000 frames (a full Lua stack), several ms per walk once the
+ * frames are scattered in memory — seconds in all, with no agent
+ * instruction in between for the hook to stop. So a protected call (pcall,
+ * xpcall, load with a reader function) may nest inside another in the same
+ * thread only while the thread is less than SB_NEST_DEPTH calls deep: each
+ * nested level's walk is then short, and only the outermost one (once per
+ * thread) walks a deep stack. The check is a walk of at most that many
+ * frames, made only for nested calls. */
+#define SB_NEST_DEPTH 2000
+
+static uintptr_t sb_nest_count(lua_State *L, aw_sandbox *sb)
+{
+    return L == sb->L ? (uintptr_t)sb->main_nest : *thread_flags(L) / SB_THREAD_NEST;
+}
+
+/* Enters a protected call in L; returns 0 (and enters nothing) when it
+ * would nest over a deep stack. */
+static int sb_nest_enter(lua_State *L, aw_sandbox *sb)
+{
+    lua_Debug ar;
+    if (sb_nest_count(L, sb) > 0 && lua_getstack(L, SB_NEST_DEPTH, &ar))
+        return 0;
+    if (L == sb->L)
+        sb->main_nest++;
+    else
+        *thread_flags(L) += SB_THREAD_NEST;
+    return 1;
+}
+
+static void sb_nest_leave(lua_State *L, aw_sandbox *sb)
+{
+    if (sb_nest_count(L, sb) == 0)
+        return;
+    if (L == sb->L)
+        sb->main_nest--;
+    else
+        *thread_flags(L) -= SB_THREAD_NEST;
+}
+
+#define SB_NEST_MSG "stack overflow (a protected call nested in another, more than %d calls deep)"
+
 /* Continuation and tail of pcall/xpcall. A failure that happened because the
  * call is over budget is not returned to the agent: it is raised again. */
 static int sb_pcall_finish(lua_State *L, int status, lua_KContext extra)
 {
     aw_sandbox *sb = sb_of(L);
+    sb_nest_leave(L, sb);
     if (status != LUA_OK && status != LUA_YIELD) {
         if (sb->expired)
             return sb_raise_timeout(L, sb);
@@ -598,6 +666,11 @@ static int sb_pcall(lua_State *L)
     aw_sandbox *sb = sb_of(L);
     luaL_checkany(L, 1);
     sb_check(L, sb);
+    if (!sb_nest_enter(L, sb)) {
+        lua_pushboolean(L, 0);
+        lua_pushfstring(L, SB_NEST_MSG, SB_NEST_DEPTH);
+        return 2;
+    }
     lua_pushboolean(L, 1); /* first result if no errors */
     lua_insert(L, 1);
     int status = lua_pcallk(L, lua_gettop(L) - 2, LUA_MULTRET, 0, 0, sb_pcall_finish);
@@ -631,43 +704,386 @@ static int sb_xpcall(lua_State *L)
     lua_pushboolean(L, 1); /* f, handler, args..., true */
     lua_pushvalue(L, 1);   /* f, handler, args..., true, f */
     lua_rotate(L, 3, 2);   /* f, handler, true, f, args... */
+    if (!sb_nest_enter(L, sb)) {
+        lua_pushboolean(L, 0);
+        lua_pushfstring(L, SB_NEST_MSG, SB_NEST_DEPTH);
+        return 2;
+    }
     int status = lua_pcallk(L, n - 2, LUA_MULTRET, 2, 2, sb_pcall_finish);
     return sb_pcall_finish(L, status, 2);
 }
 
-/* load: text only, bounded size. A reader function's pieces pass through a
- * counting reader. The chunk gets the agent's globals (or env) as _ENV. */
-typedef struct sb_reader {
-    lua_State *L;
-    int fn;     /* the reader function's stack slot */
-    int slot;   /* a free slot that keeps the last piece alive while it is parsed */
-    size_t total;
-    int too_big;
-} sb_reader;
+/* load: text only, bounded size. The chunk gets the agent's globals (or
+ * env) as _ENV. Lua's parser is one C call, where no hook runs, and parts of
+ * it are quadratic in the shape of the source:
+ *   - pending gotos (`goto`, `break`) and labels: each label scans every
+ *     pending goto of its block and every label of its function, and each
+ *     resolved goto is removed by shifting the rest (32 000 gotos to one
+ *     label: 0.35 s);
+ *   - jump lists: each `and`/`or` of an expression walks the list of the
+ *     jumps before it, each `elseif`/`else` the list of the branches before
+ *     it (80 000 `or`: 9 s; 40 000 `elseif`: 2 s).
+ * So every text the sandbox parses (the agent's `load`, the host's
+ * aw_sandbox_load, modules from the agent's folder) is first scanned
+ * (sb_scan, linear): functions with too many gotos and labels, expressions
+ * with too long and/or chains, ifs with too many branches, are refused, and
+ * the quadratic part of the rest is charged as work units. Then it is fed to
+ * the parser in pieces of SB_LOAD_PIECE bytes through a reader that charges
+ * them and checks the deadline, so the linear part (up to some 7 µs a byte
+ * for names looked up through dozens of nested functions with hundreds of
+ * locals) stops at the budget too. */
+#define SB_LOAD_PIECE 1024
+#define SB_SCAN_MAX_JUMPS 4096  /* gotos + breaks + labels in one function */
+#define SB_SCAN_MAX_CHAIN 4096  /* and/or in one expression; branches of one if */
+#define SB_SCAN_MAX_LEVELS 1000 /* brackets and blocks (Lua allows some 200) */
 
-static const char *sb_generic_reader(lua_State *L, void *ud, size_t *size)
+enum { SC_FUNC, SC_BLOCK, SC_IF, SC_REPEAT, SC_GROUP, SC_CALL, SC_INDEX, SC_TABLE };
+
+typedef struct sb_scan_level {
+    unsigned char kind;
+    uint32_t chain;    /* length of the jump list of the current and/or chain */
+    uint32_t branches; /* elseif/else so far (SC_IF) */
+    uint32_t jumps;    /* gotos, breaks and labels so far (SC_FUNC) */
+} sb_scan_level;
+
+typedef struct sb_scan {
+    sb_scan_level lv[SB_SCAN_MAX_LEVELS];
+    int n;
+    uint64_t quad_jumps; /* estimated goto/label work: sum of jumps^2 per function */
+    uint64_t quad_lists; /* estimated jump-list steps */
+    int line;
+    const char *why;
+} sb_scan;
+
+static int scan_word(const char *p, size_t n, const char *w)
 {
-    sb_reader *r = ud;
+    size_t k = strlen(w);
+    return n == k && memcmp(p, w, k) == 0;
+}
+
+/* The level of the function that encloses the top. */
+static sb_scan_level *scan_func(sb_scan *sc)
+{
+    for (int i = sc->n - 1; i > 0; i--)
+        if (sc->lv[i].kind == SC_FUNC)
+            return &sc->lv[i];
+    return &sc->lv[0];
+}
+
+static int scan_push(sb_scan *sc, int kind)
+{
+    if (sc->n >= SB_SCAN_MAX_LEVELS) {
+        sc->why = "chunk has too many syntax levels";
+        return 0;
+    }
+    memset(&sc->lv[sc->n], 0, sizeof sc->lv[0]);
+    sc->lv[sc->n++].kind = (unsigned char)kind;
+    return 1;
+}
+
+static void scan_pop(sb_scan *sc)
+{
+    if (sc->n <= 1)
+        return; /* unbalanced: the parser reports it */
+    sb_scan_level *top = &sc->lv[--sc->n], *up = &sc->lv[sc->n - 1];
+    if (top->kind == SC_FUNC)
+        sc->quad_jumps += (uint64_t)top->jumps * top->jumps;
+    else if (top->kind == SC_GROUP) { /* (a or b) keeps its jump lists */
+        sc->quad_lists += top->chain;
+        up->chain += top->chain;
+    }
+}
+
+/* Skips a long bracket [==[ ... ]==] at p (p[0] == '['); returns the end, or
+ * NULL if p does not open one. */
+static const char *scan_long(sb_scan *sc, const char *p, const char *e)
+{
+    const char *q = p + 1;
+    size_t level = 0;
+    while (q < e && *q == '=')
+        q++, level++;
+    if (q >= e || *q != '[')
+        return NULL;
+    for (q++; q < e; q++) {
+        if (*q == '\n')
+            sc->line++;
+        else if (*q == ']') {
+            const char *r = q + 1;
+            size_t k = 0;
+            while (r < e && *r == '=' && k < level)
+                r++, k++;
+            if (k == level && r < e && *r == ']')
+                return r + 1;
+        }
+    }
+    return e;
+}
+
+/* Scans a chunk's text (see above); returns 0 with sc->why when it is refused. */
+static int sb_scan_text(lua_State *L, aw_sandbox *sb, sb_scan *sc, const char *s, size_t len)
+{
+    const char *p = s, *e = s + len, *next_check = s + 65536;
+    int operand = 0; /* the last token ends an operand: a '(' after it is a call */
+    sc->n = 0;
+    sc->quad_jumps = sc->quad_lists = 0;
+    sc->line = 1;
+    sc->why = NULL;
+    scan_push(sc, SC_FUNC);
+    while (p < e) {
+        if (p >= next_check) { /* the scan itself is linear, but long: keep to the deadline */
+            next_check = p + 65536;
+            sb_check(L, sb);
+        }
+        sb_scan_level *top = &sc->lv[sc->n - 1];
+        unsigned char c = (unsigned char)*p;
+        if (c == '\n') {
+            sc->line++;
+            p++;
+            continue;
+        }
+        if (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v') {
+            p++;
+            continue;
+        }
+        if (c == '-' && p + 1 < e && p[1] == '-') { /* comment */
+            const char *q = p + 2 < e && p[2] == '[' ? scan_long(sc, p + 2, e) : NULL;
+            if (q)
+                p = q;
+            else
+                while (p < e && *p != '\n')
+                    p++;
+            continue;
+        }
+        if (c == '[') {
+            const char *q = scan_long(sc, p, e);
+            if (q) { /* a long string */
+                p = q;
+                operand = 1;
+                continue;
+            }
+        }
+        if (c == '"' || c == '\'') {
+            for (p++; p < e && (unsigned char)*p != c && *p != '\n'; p++)
+                if (*p == '\\' && p + 1 < e && *++p == '\n')
+                    sc->line++;
+            p++;
+            operand = 1;
+            continue;
+        }
+        if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || (c >= '0' && c <= '9') ||
+            (c == '.' && p + 1 < e && p[1] >= '0' && p[1] <= '9')) {
+            const char *w = p;
+            int number = !((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_');
+            while (p < e) {
+                unsigned char d = (unsigned char)*p;
+                if ((d >= 'a' && d <= 'z') || (d >= 'A' && d <= 'Z') || d == '_' || (d >= '0' && d <= '9') ||
+                    (number && d == '.'))
+                    p++;
+                else if (number && (d == '+' || d == '-') && strchr("eEpP", p[-1]))
+                    p++;
+                else
+                    break;
+            }
+            size_t n = (size_t)(p - w);
+            operand = 1;
+            if (number || n < 2 || n > 8 || !strchr("abdefgilnortuw", w[0]))
+                continue; /* not a keyword */
+            if (scan_word(w, n, "and") || scan_word(w, n, "or")) {
+                sc->quad_lists += top->chain;
+                if (++top->chain > SB_SCAN_MAX_CHAIN) {
+                    sc->why = "expression too complex (too many 'and'/'or' in a row)";
+                    return 0;
+                }
+                operand = 0;
+            } else if (scan_word(w, n, "not")) {
+                operand = 0;
+            } else if (scan_word(w, n, "nil") || scan_word(w, n, "true") || scan_word(w, n, "false")) {
+                /* operands */
+            } else if (scan_word(w, n, "function")) {
+                if (!scan_push(sc, SC_FUNC))
+                    return 0;
+                operand = 0;
+            } else if (scan_word(w, n, "if") || scan_word(w, n, "do") || scan_word(w, n, "repeat")) {
+                top->chain = 0;
+                if (!scan_push(sc, w[0] == 'i' ? SC_IF : w[0] == 'd' ? SC_BLOCK : SC_REPEAT))
+                    return 0;
+                operand = 0;
+            } else if (scan_word(w, n, "end")) {
+                scan_pop(sc);
+                sc->lv[sc->n - 1].chain = 0;
+            } else if (scan_word(w, n, "until")) {
+                scan_pop(sc);
+                sc->lv[sc->n - 1].chain = 0;
+                operand = 0;
+            } else if (scan_word(w, n, "elseif") || scan_word(w, n, "else")) {
+                top->chain = 0;
+                sc->quad_lists += top->branches;
+                if (++top->branches > SB_SCAN_MAX_CHAIN) {
+                    sc->why = "if statement with too many 'elseif' branches";
+                    return 0;
+                }
+                operand = 0;
+            } else if (scan_word(w, n, "goto") || scan_word(w, n, "break")) {
+                top->chain = 0;
+                if (++scan_func(sc)->jumps > SB_SCAN_MAX_JUMPS) {
+                    sc->why = "function with too many gotos, breaks and labels";
+                    return 0;
+                }
+                operand = 0;
+            } else if (scan_word(w, n, "then") || scan_word(w, n, "while") || scan_word(w, n, "for") ||
+                       scan_word(w, n, "in") || scan_word(w, n, "local") || scan_word(w, n, "return")) {
+                top->chain = 0;
+                operand = 0;
+            }
+            continue;
+        }
+        p++;
+        int was_operand = operand;
+        operand = 0;
+        switch (c) {
+        case ':':
+            if (p < e && *p == ':') { /* a label's "::" (two per label) */
+                p++;
+                top->chain = 0;
+                if (++scan_func(sc)->jumps > 2 * SB_SCAN_MAX_JUMPS) {
+                    sc->why = "function with too many gotos, breaks and labels";
+                    return 0;
+                }
+            }
+            break;
+        case '=':
+            if (p < e && *p == '=')
+                p++; /* == */
+            else
+                top->chain = 0;
+            break;
+        case '<': case '>': case '~': case '/': case '.':
+            while (p < e && (*p == '=' || *p == (char)c))
+                p++; /* <= >= ~= << >> // .. ... */
+            break;
+        case ',': case ';':
+            top->chain = 0;
+            break;
+        case '(':
+            if (!scan_push(sc, was_operand ? SC_CALL : SC_GROUP))
+                return 0;
+            break;
+        case '[':
+            if (!scan_push(sc, SC_INDEX))
+                return 0;
+            break;
+        case '{':
+            if (!scan_push(sc, SC_TABLE))
+                return 0;
+            break;
+        case ')': case ']': case '}':
+            scan_pop(sc);
+            operand = 1;
+            break;
+        default:
+            break;
+        }
+    }
+    while (sc->n > 1)
+        scan_pop(sc);
+    sc->quad_jumps += (uint64_t)sc->lv[0].jumps * sc->lv[0].jumps;
+    return 1;
+}
+
+/* Feeds a text to the parser in pieces, charging each and checking the
+ * deadline (raising the time-out here aborts the parse). */
+typedef struct sb_text_reader {
+    lua_State *L;
+    const char *s;
+    size_t left;
+} sb_text_reader;
+
+static const char *sb_text_read(lua_State *L, void *ud, size_t *size)
+{
+    sb_text_reader *r = ud;
+    aw_sandbox *sb = sb_of(r->L);
     (void)L;
-    luaL_checkstack(r->L, 2, "too many nested functions");
-    lua_pushvalue(r->L, r->fn);
-    lua_call(r->L, 0, 1);
-    if (lua_isnil(r->L, -1)) {
-        lua_pop(r->L, 1);
+    if (r->left == 0) {
         *size = 0;
         return NULL;
     }
-    if (!lua_isstring(r->L, -1))
-        luaL_error(r->L, "reader function must return a string");
-    lua_replace(r->L, r->slot); /* not the chunk name's slot: the parser still uses that string */
-    const char *s = lua_tolstring(r->L, r->slot, size);
-    r->total += *size;
-    if (r->total > SB_MAX_LOAD) {
-        r->too_big = 1;
-        luaL_error(r->L, "chunk larger than %d bytes", (int)SB_MAX_LOAD);
+    size_t n = r->left < SB_LOAD_PIECE ? r->left : SB_LOAD_PIECE;
+    sb_check(r->L, sb);
+    sb_charge(r->L, sb, n / 8 + 1);
+    const char *p = r->s;
+    r->s += n;
+    r->left -= n;
+    *size = n;
+    return p;
+}
+
+/* Parses a text chunk as load does (mode "t"), within the budget: pushes the
+ * function and returns LUA_OK, or pushes the error message and returns its
+ * status. A time-out during the scan or the parse is raised. */
+static int sb_load_text(lua_State *L, aw_sandbox *sb, const char *s, size_t len, const char *name)
+{
+    /* The scan's state lives in a userdata: the agent's memory, and freed by
+     * the collector if the scan raises the time-out. */
+    sb_scan *sc = lua_newuserdatauv(L, sizeof *sc, 0);
+    if (!sb_scan_text(L, sb, sc, s, len)) {
+        /* Named as Lua names chunks in messages: file, =name, [string "..."]. */
+        int plain = name[0] == '=' || name[0] == '@';
+        const char *id = plain ? name + 1 : name;
+        char msg[200];
+        snprintf(msg, sizeof msg, "%s%.*s%s:%d: %s", plain ? "" : "[string \"", (int)strcspn(id, "\n") > 60 ? 60 : (int)strcspn(id, "\n"), id,
+                 plain ? "" : "\"]", sc->line, sc->why);
+        lua_pop(L, 1);
+        lua_pushstring(L, msg);
+        return LUA_ERRSYNTAX;
     }
-    sb_charge(r->L, sb_of(r->L), *size / 8 + 1);
-    return s;
+    /* goto/label work: about 1/16 unit a step; jump-list steps 1/4 unit. */
+    uint64_t units = sc->quad_jumps / 16 + sc->quad_lists / 4;
+    lua_pop(L, 1);
+    if (units)
+        sb_charge(L, sb, units);
+    sb_text_reader r = {L, s, len};
+    int status = lua_load(L, sb_text_read, &r, name, "t");
+    if (sb->expired)
+        return sb_raise_timeout(L, sb); /* the parser caught the reader's time-out */
+    return status;
+}
+
+/* A reader function's pieces, gathered into one string before the parse
+ * (which then goes through sb_load_text): runs protected, so that an error
+ * in the reader makes load fail as it does in stock Lua. */
+static int sb_gather(lua_State *L)
+{
+    luaL_Buffer b;
+    size_t total = 0;
+    luaL_buffinit(L, &b); /* the reader is at 1 */
+    for (;;) {
+        luaL_checkstack(L, 2, "too many nested functions");
+        lua_pushvalue(L, 1);
+        lua_call(L, 0, 1);
+        if (lua_isnil(L, -1)) {
+            lua_pop(L, 1);
+            break;
+        }
+        if (!lua_isstring(L, -1))
+            return luaL_error(L, "reader function must return a string");
+        size_t n;
+        lua_tolstring(L, -1, &n);
+        if (n == 0) {
+            lua_pop(L, 1);
+            break;
+        }
+        if (total == 0 && lua_tostring(L, -1)[0] == LUA_SIGNATURE[0]) {
+            luaL_addvalue(&b); /* a binary chunk: refused by the parse at once, as in stock Lua */
+            break;
+        }
+        total += n;
+        if (total > SB_MAX_LOAD)
+            return luaL_error(L, "chunk larger than %d bytes", (int)SB_MAX_LOAD);
+        sb_charge(L, sb_of(L), n / 8 + 1);
+        luaL_addvalue(&b);
+    }
+    luaL_pushresult(&b);
+    return 1;
 }
 
 static int sb_load(lua_State *L)
@@ -683,24 +1099,38 @@ static int sb_load(lua_State *L)
         lua_pushfstring(L, "attempt to load a text chunk (mode is '%s')", mode);
         return 2;
     }
+    const char *name;
     if (s != NULL) {
-        const char *name = luaL_optstring(L, 2, s);
-        if (len > SB_MAX_LOAD) {
+        name = luaL_optstring(L, 2, s);
+    } else {
+        name = luaL_optstring(L, 2, "=(load)");
+        luaL_checktype(L, 1, LUA_TFUNCTION);
+        lua_settop(L, 4);
+        lua_pushcfunction(L, sb_gather);
+        lua_pushvalue(L, 1);
+        if (!sb_nest_enter(L, sb)) {
             luaL_pushfail(L);
-            lua_pushfstring(L, "chunk larger than %d bytes", (int)SB_MAX_LOAD);
+            lua_pushfstring(L, SB_NEST_MSG, SB_NEST_DEPTH);
             return 2;
         }
-        sb_charge(L, sb, len / 8 + 1);
-        status = luaL_loadbufferx(L, s, len, name, "t");
-    } else {
-        const char *name = luaL_optstring(L, 2, "=(load)");
-        sb_reader r = {L, 1, 5, 0, 0};
-        luaL_checktype(L, 1, LUA_TFUNCTION);
-        lua_settop(L, 5); /* slot 5 holds the reader's last piece */
-        status = lua_load(L, sb_generic_reader, &r, name, "t");
+        status = lua_pcall(L, 1, 1, 0);
+        sb_nest_leave(L, sb);
+        if (sb->expired)
+            return sb_raise_timeout(L, sb); /* the time-out hit the reader */
+        if (status != LUA_OK) {
+            luaL_pushfail(L);
+            lua_insert(L, -2);
+            return 2;
+        }
+        lua_replace(L, 1); /* the whole text, kept alive while it is parsed */
+        s = lua_tolstring(L, 1, &len);
     }
-    if (sb->expired)
-        return sb_raise_timeout(L, sb); /* the parser caught the hook's error */
+    if (len > SB_MAX_LOAD) {
+        luaL_pushfail(L);
+        lua_pushfstring(L, "chunk larger than %d bytes", (int)SB_MAX_LOAD);
+        return 2;
+    }
+    status = sb_load_text(L, sb, s, len, name);
     if (status != LUA_OK) {
         luaL_pushfail(L);
         lua_insert(L, -2);
@@ -1884,7 +2314,7 @@ static int sb_module_file(lua_State *L, aw_sandbox *sb, const char *name)
     if (!f)
         return luaL_error(L, "cannot open module '%s'", name);
     lua_pushfstring(L, "@%s", path + k);
-    if (luaL_loadbufferx(L, buf, size, lua_tostring(L, -1), "t") != LUA_OK)
+    if (sb_load_text(L, sb, buf, size, lua_tostring(L, -1)) != LUA_OK)
         return lua_error(L);
     lua_pushstring(L, name);
     lua_pushstring(L, path + k);
@@ -2454,6 +2884,7 @@ static int sb_protected(aw_sandbox *sb, lua_CFunction fn, void *ud, int nres, aw
     sb->in_call = 1;
     sb->expired = 0;
     sb->reply_fault = 0;
+    sb->main_nest = 0;
     sb->cur = L;
     sb->deadline = start + sb->budget_ns;
     sb->next_check = sb->units + SB_CHECK_UNITS;
@@ -2624,7 +3055,7 @@ static int sb_load_body(lua_State *L)
     sb_load_args *a = lua_touserdata(L, 1);
     if (a->len > SB_MAX_SOURCE)
         return luaL_error(L, "%s: source larger than %d bytes", a->name, (int)SB_MAX_SOURCE);
-    if (luaL_loadbufferx(L, a->src, a->len, a->name, "t") != LUA_OK)
+    if (sb_load_text(L, sb_of(L), a->src, a->len, a->name) != LUA_OK)
         return lua_error(L);
     lua_call(L, 0, 1);
     return 1;

@@ -7,6 +7,7 @@
  * print is bounded; math.random follows the seed; one sandbox's memory
  * fault leaves another its full cap; host-side reply checks never run
  * agent code; each call gets a fresh budget. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -257,6 +258,147 @@ static void test_memory(void)
     aw_sandbox_free(b);
 }
 
+/* The Lua stack and call records are the agent's memory: a recursion that
+ * would overflow Lua's million-slot stack (16 MiB) under an 8 MiB cap ends
+ * in a memory error, never past the cap; with 64 MiB it reaches Lua's own
+ * "stack overflow", and the peak shows the stack was counted. Protected
+ * calls nest as in stock Lua on a shallow stack, but not on top of a deep
+ * one (sandbox.c, SB_NEST_DEPTH). */
+static void test_stack_memory(void)
+{
+    size_t small = (size_t)8 << 20, big = (size_t)64 << 20;
+    aw_sandbox *a = new_sb(5000, small, 0, NULL), *b = new_sb(5000, big, 0, NULL);
+    const char *src = "local function f() local a, b, c, d, e, g, h, i = 1 return 1 + f() end "
+                      "local ok, e = pcall(f) return tostring(e)";
+    expect_eval(a, src, "not enough memory");
+    CHECK(aw_sandbox_memory_peak(a) <= small && aw_sandbox_memory_peak(a) > small / 2);
+    expect_eval(b, src, "test:1: stack overflow");
+    CHECK_MSG(aw_sandbox_memory_peak(b) > ((size_t)16 << 20) && aw_sandbox_memory_peak(b) <= big, "peak %zu",
+              aw_sandbox_memory_peak(b));
+    expect_eval(b, "local function n(k) if k == 0 then return 'ok' end return select(2, pcall(n, k - 1)) end "
+                   "return n(150)",
+                "ok");
+    expect_eval(b, "local function n(k) if k == 0 then return select(2, pcall(error, 'inner')) end "
+                   "local r = n(k - 1) return r end return select(2, pcall(n, 3000))",
+                "stack overflow (a protected call nested in another, more than 2000 calls deep)");
+    expect_eval(b, "local function n(k) if k == 0 then return select(2, pcall(error, 'inner')) end "
+                   "local r = n(k - 1) return r end return select(2, pcall(n, 1000))",
+                "inner");
+    expect_eval(b, "local function n(k) if k == 0 then return select(2, pcall(error, 'inner')) end "
+                   "local r = n(k - 1) return r end return n(3000)",
+                "inner"); /* not nested: any depth */
+    aw_sandbox_free(a);
+    aw_sandbox_free(b);
+}
+
+/* Source that Lua's parser is slow on without being quadratic in a way
+ * the scan refuses: `levels` nested functions with 190 locals each, then
+ * `refs` references to a global, each looked up through every level (some
+ * 3 s for 60 levels and 200 000 references on the development machine). */
+static char *nested_names_source(int levels, int refs)
+{
+    aw_buf b;
+    aw_buf_init(&b);
+    for (int i = 0; i < levels; i++) {
+        aw_buf_add(&b, "local ", 6);
+        for (int j = 0; j < 190; j++) {
+            char v[32];
+            int n = snprintf(v, sizeof v, "%sl%d_%d", j ? "," : "", i, j);
+            aw_buf_add(&b, v, (size_t)n);
+        }
+        aw_buf_add(&b, " return function() ", 19);
+    }
+    aw_buf_add(&b, "x=", 2);
+    for (int i = 0; i < refs; i++)
+        aw_buf_add(&b, "x+", 2);
+    aw_buf_add(&b, "x ", 2);
+    for (int i = 0; i < levels; i++)
+        aw_buf_add(&b, "end ", 4);
+    aw_buf_add(&b, "", 1);
+    return b.data;
+}
+
+static char *repeat_source(const char *head, const char *unit, int n, const char *tail)
+{
+    aw_buf b;
+    aw_buf_init(&b);
+    aw_buf_add(&b, head, strlen(head));
+    for (int i = 0; i < n; i++)
+        aw_buf_add(&b, unit, strlen(unit));
+    aw_buf_add(&b, tail, strlen(tail) + 1);
+    return b.data;
+}
+
+static int write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return -1;
+    fputs(text, f);
+    return fclose(f);
+}
+
+/* The parser's quadratic shapes are refused before parsing (all three
+ * paths: the host's load, the agent's load, a module), and its slow linear
+ * part is stopped at the budget by the piecewise reader, not by the last
+ * resort (which would kill the agent). */
+static void test_parse_limits(void)
+{
+    aw_sandbox *sb = new_sb(100, 0, 0, NULL);
+    aw_fault f;
+    char *gotos = repeat_source("do ", "goto l ", 32000, "::l:: end");
+    int rc = aw_sandbox_load(sb, gotos, strlen(gotos), "=gotos", &f);
+    CHECK_MSG(rc < 0 && f.kind == AW_FAULT_ERROR && strstr(f.msg, "gotos:1: function with too many gotos") &&
+                  f.elapsed_ns < 50000000u,
+              "gotos: %s %.1f ms", f.msg, (double)f.elapsed_ns / 1e6);
+    char *ors = repeat_source("return ", "a or ", 80000, "a");
+    rc = aw_sandbox_load(sb, ors, strlen(ors), "=ors", &f);
+    CHECK_MSG(rc < 0 && f.kind == AW_FAULT_ERROR && strstr(f.msg, "too many 'and'/'or'"), "ors: %s", f.msg);
+    char *elifs = repeat_source("if a then ", "elseif a then ", 40000, "end");
+    rc = aw_sandbox_load(sb, elifs, strlen(elifs), "=elifs", &f);
+    CHECK_MSG(rc < 0 && f.kind == AW_FAULT_ERROR && strstr(f.msg, "too many 'elseif'"), "elifs: %s", f.msg);
+    /* Below the caps, the same shapes parse as in stock Lua. */
+    expect_eval(sb, "local f = load('return ' .. ('a or '):rep(100) .. '7') return tostring(f())", "7");
+    expect_eval(sb, "local s = 'local n = 0 while true do n = n + 1 ' .. ('if n > 50 then break end '):rep(60)"
+                    " .. 'end return n' return tostring(load(s)())", "51");
+    expect_eval(sb, "return select(2, load(('do ' .. ('goto l '):rep(32000) .. '::l:: end '):rep(4)))",
+                "[string \"do goto l goto l goto l goto l goto l goto l goto l goto l g\"]:1: "
+                "function with too many gotos, breaks and labels");
+    /* The slow linear part: the host's load of the agent's source. */
+    char *names = nested_names_source(60, 200000);
+    rc = aw_sandbox_load(sb, names, strlen(names), "=names", &f);
+    double ms = (double)f.elapsed_ns / 1e6;
+    CHECK_MSG(rc < 0 && f.kind == AW_FAULT_TIMEOUT && !strstr(f.msg, "killed") && ms < 2 * 100 + 200,
+              "names: %s %.1f ms", f.msg, ms);
+    expect_eval(sb, "return 'alive'", "alive");
+    aw_sandbox_free(sb);
+    /* The same through a module of the agent's folder. */
+    char dir[] = "/tmp/aw_parse_XXXXXX", path[64];
+    CHECK(mkdtemp(dir) != NULL);
+    snprintf(path, sizeof path, "%s/slow.lua", dir);
+    CHECK(write_file(path, names) == 0);
+    snprintf(path, sizeof path, "%s/gotos.lua", dir);
+    CHECK(write_file(path, gotos) == 0);
+    sb = new_sb(100, 0, 0, dir);
+    expect_eval(sb, "return select(2, pcall(require, 'gotos'))",
+                "gotos.lua:1: function with too many gotos, breaks and labels");
+    char *r = eval(sb, "require 'slow'", &f);
+    ms = (double)f.elapsed_ns / 1e6;
+    CHECK_MSG(r == NULL && f.kind == AW_FAULT_TIMEOUT && !strstr(f.msg, "killed") && ms < 2 * 100 + 200,
+              "module: %s %.1f ms", f.msg, ms);
+    free(r);
+    aw_sandbox_free(sb);
+    snprintf(path, sizeof path, "%s/slow.lua", dir);
+    unlink(path);
+    snprintf(path, sizeof path, "%s/gotos.lua", dir);
+    unlink(path);
+    rmdir(dir);
+    free(gotos);
+    free(ors);
+    free(elifs);
+    free(names);
+}
+
 static int reply_reader(lua_State *L)
 {
     aw_fault *out = lua_touserdata(L, 1);
@@ -351,8 +493,10 @@ int main(void)
     test_seed();
     test_isolation();
     test_memory();
+    test_stack_memory();
     test_replies();
     test_load_and_budget();
+    test_parse_limits();
     test_fork();
     return test_done();
 }

@@ -100,5 +100,27 @@ int main(void)
     rc = load(sb, "return string.find(string.rep('a', 150), '.-.-.-.-b')", &f, out, sizeof out);
     CHECK(rc < 0 && strstr(f.msg, "work"));
     aw_sandbox_free(sb);
+
+    /* Parsing is priced by its quadratic part too: a 3000-term 'or' chain
+     * costs some 1.1M units (its parse walks 4.5M jump-list links), so a
+     * loop of such loads stops after the same few loads every time, by
+     * units, where pricing the source bytes alone (2000 units a load) left
+     * it to the clock. */
+    char loads[3][32], lunits[3][32];
+    for (int i = 0; i < 3; i++) {
+        sb = new_sb(5000000);
+        rc = load(sb, "local src = 'return ' .. ('a or '):rep(3000) .. 'a' n = 0"
+                      " while true do assert(load(src)) n = n + 1 end", &f, out, sizeof out);
+        CHECK_MSG(rc < 0 && f.kind == AW_FAULT_TIMEOUT && strstr(f.msg, "work budget"), "parse loop: %s", f.msg);
+        snprintf(lunits[i], sizeof lunits[i], "%llu", (unsigned long long)aw_sandbox_work(sb));
+        CHECK_INT(load(sb, "return tostring(n)", &f, loads[i], sizeof loads[i]), 0);
+        printf("parse loop stopped after %s loads, %s units\n", loads[i], lunits[i]);
+        aw_sandbox_free(sb);
+    }
+    CHECK(atoi(loads[0]) >= 2 && atoi(loads[0]) <= 6);
+    CHECK_STR(loads[0], loads[1]);
+    CHECK_STR(loads[0], loads[2]);
+    CHECK_STR(lunits[0], lunits[1]);
+    CHECK_STR(lunits[0], lunits[2]);
     return test_done();
 }
