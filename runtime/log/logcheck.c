@@ -1248,6 +1248,12 @@ int aw_logcheck(const char *text, size_t len, const aw_settings *rules, const aw
     c->opt = opt;
     c->out = out;
 
+    /* A UTF-8 byte order mark (editors on Windows add one) is not part of
+     * the first line. */
+    if (text && len >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0) {
+        text += 3;
+        len -= 3;
+    }
     /* Cut into lines and parse until the first line that does not parse. */
     size_t cap = 256;
     c->recs = aw_xmalloc(cap * sizeof *c->recs);

@@ -176,6 +176,9 @@ static int read_log(replay *r, const char *text, size_t len)
     }
     r->out->lines = r->nlines;
 
+    for (long i = 0; i + 1 < r->nlines; i++)
+        if (r->lines[i].l.type == AW_LINE_RESULT)
+            return unusable(r, i + 2, "a line after the result line (the result line ends the log)");
     if (r->lines[r->nlines - 1].l.type != AW_LINE_RESULT)
         return unusable(r, r->nlines + 1,
                         "incomplete log: it ends before the game's result line (an abandoned, crashed or truncated "
@@ -653,13 +656,14 @@ static void on_event(void *ud, const aw_event *ev)
     const char *ours = r->csvline.data;
     size_t ourlen = r->csvline.len;
     const oline *o = k < r->nlines ? &r->lines[k] : NULL;
-    if (o && o->full == ourlen && memcmp(o->p, ours, ourlen) == 0)
+    /* Line by line, without the line ending (a CRLF log reproduces too). */
+    if (o && o->len + 1 == ourlen && memcmp(o->p, ours, o->len) == 0)
         return;
     r->differ = true;
     out->diff_line = k + 1;
     show_line(out->ours, sizeof out->ours, ours, ourlen - 1);
     if (o)
-        show_line(out->theirs, sizeof out->theirs, o->p, o->full - 1);
+        show_line(out->theirs, sizeof out->theirs, o->p, o->len);
     else
         out->theirs_eof = true;
 }
@@ -891,6 +895,12 @@ int aw_replay(const char *text, size_t len, const aw_settings *rules, const aw_r
     r->out = out;
     r->set = *rules;
     aw_buf_init(&r->csvline);
+    /* A UTF-8 byte order mark (editors on Windows add one) is not part of
+     * the first line. */
+    if (text && len >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0) {
+        text += 3;
+        len -= 3;
+    }
     if (read_log(r, text ? text : "", len) == 0) {
         r->set.players = r->n;
         memset(r->set.role_count, 0, sizeof r->set.role_count);

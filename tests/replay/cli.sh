@@ -41,6 +41,17 @@ expect_grep "differs names file, line and both lines" \
 expect_grep "the unanswerable request is explained" "^    line 16: day 1: our engine asks agent 1 to talk next" "$T/out"
 expect_grep "the other file is still reported" "5p_game1/game.log: reproduced" "$T/out"
 
+# Line ends and a byte order mark do not make a log differ; a line after the
+# result is named as such.
+sed 's/$/\r/' $FIX/tcp/5p_game6/game.log >"$T/crlf.log"
+"$BIN" replay "$T/crlf.log" >"$T/out" 2>&1; expect_rc "a CRLF log reproduces" 0 $?
+printf '\357\273\277' | cat - $FIX/tcp/5p_game6/game.log >"$T/bom.log"
+"$BIN" replay "$T/bom.log" >"$T/out" 2>&1; expect_rc "a log with a byte order mark reproduces" 0 $?
+"$BIN" check "$T/bom.log" >"$T/out" 2>&1; expect_rc "check takes the byte order mark too" 0 $?
+cp $FIX/tcp/5p_game6/game.log "$T/extra.log"; echo "3,talk,0,0,1,Over" >>"$T/extra.log"
+"$BIN" replay "$T/extra.log" >"$T/out" 2>&1; expect_rc "a line after the result exits 1" 1 $?
+expect_grep "a line after the result is named" ":90: cannot replay: a line after the result line" "$T/out"
+
 # A vote changed so that the vote ties: the engine asks for a revote the log does not have.
 sed 's/^1,vote,1,4$/1,vote,1,3/' $FIX/tcp/5p_game6/game.log >"$T/vote.log"
 "$BIN" replay "$T/vote.log" >"$T/out" 2>&1; expect_rc "a changed vote exits 1" 1 $?
