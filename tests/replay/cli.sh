@@ -67,7 +67,7 @@ head -n 88 $FIX/tcp/5p_game6/game.log >"$T/short.log"
 tail -n 1 $FIX/tcp/5p_game6/game.log >>"$T/short.log"
 tail -n 1 $FIX/tcp/5p_game6/game.log >>"$T/short.log"
 "$BIN" replay "$T/short.log" >"$T/out" 2>&1; expect_rc "an extra line exits 1" 1 $?
-expect_grep "end of our log" ":90: differs: ours (end of log) log \"3,result," "$T/out"
+expect_grep "a second result line" ":90: cannot replay: a line after the result line" "$T/out"
 
 "$BIN" replay $FIX/edge/5p_talk_timeout/game.log >"$T/out" 2>&1; expect_rc "an incomplete log exits 1" 1 $?
 expect_grep "incomplete log is named" ":7: cannot replay: incomplete log" "$T/out"
