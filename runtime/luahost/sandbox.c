@@ -90,6 +90,7 @@ struct aw_sandbox {
     struct sb_block *blocks;    /* circular list: &head */
     struct sb_block head;
     volatile sig_atomic_t in_alloc; /* in malloc/free or other host code: no kill now */
+    volatile sig_atomic_t in_libc;  /* in a libc call that takes a lock (mktime, strftime): no kill now */
     volatile sig_atomic_t kill_armed;
     uint64_t kill_at;           /* when the watchdog abandons the call */
     sigjmp_buf kill_jmp;
@@ -286,7 +287,7 @@ static void wd_handler(int sig, siginfo_t *si, void *uctx)
          * memory from the block list. Not while in malloc/free or other host
          * code (their locks would stay taken): the timer fires again 5 ms
          * later. */
-        if (sb->kill_armed && !sb->in_alloc && now >= sb->kill_at) {
+        if (sb->kill_armed && !sb->in_alloc && !sb->in_libc && now >= sb->kill_at) {
             sb->kill_armed = 0;
             siglongjmp(sb->kill_jmp, 1);
         }
@@ -1388,17 +1389,171 @@ static int sb_charged(lua_State *L)
     return n;
 }
 
-/* os.date: a format of at most 1 KiB (each conversion is a strftime call). */
+/* ------------------------------------------------------------------------ */
+/* os.time and os.date, our own: the same results as stock Lua 5.4, but the
+ * libc calls that take glibc's time-zone lock (mktime, localtime_r,
+ * strftime) run with `in_libc` set, and nothing else does: no agent code
+ * (a table's __index), no allocation, no collector step. The last resort
+ * never jumps out while it is set (a lock left taken would stop every
+ * other agent's os.date/os.time in this process). */
+
+/* The fields of a date table, as stock Lua reads them: required ones (d <
+ * 0) raise "missing", out-of-range ones "out-of-bound". Agent code may run
+ * (__index); the lock is not held. */
+static int sb_date_field(lua_State *L, const char *key, int d, int delta)
+{
+    int isnum;
+    int t = lua_getfield(L, -1, key);
+    lua_Integer res = lua_tointegerx(L, -1, &isnum);
+    if (!isnum) {
+        if (t != LUA_TNIL)
+            return luaL_error(L, "field '%s' is not an integer", key);
+        else if (d < 0)
+            return luaL_error(L, "field '%s' missing in date table", key);
+        res = d;
+    } else {
+        if (!(res >= 0 ? res - delta <= INT_MAX : INT_MIN + delta <= res))
+            return luaL_error(L, "field '%s' is out-of-bound", key);
+        res -= delta;
+    }
+    lua_pop(L, 1);
+    return (int)res;
+}
+
+static void sb_date_setfield(lua_State *L, const char *key, int value, int delta)
+{
+    lua_pushinteger(L, (lua_Integer)value + delta);
+    lua_setfield(L, -2, key);
+}
+
+static void sb_date_setall(lua_State *L, const struct tm *stm)
+{
+    sb_date_setfield(L, "year", stm->tm_year, 1900);
+    sb_date_setfield(L, "month", stm->tm_mon, 1);
+    sb_date_setfield(L, "day", stm->tm_mday, 0);
+    sb_date_setfield(L, "hour", stm->tm_hour, 0);
+    sb_date_setfield(L, "min", stm->tm_min, 0);
+    sb_date_setfield(L, "sec", stm->tm_sec, 0);
+    sb_date_setfield(L, "yday", stm->tm_yday, 1);
+    sb_date_setfield(L, "wday", stm->tm_wday, 1);
+    if (stm->tm_isdst >= 0) {
+        lua_pushboolean(L, stm->tm_isdst);
+        lua_setfield(L, -2, "isdst");
+    }
+}
+
+static int sb_ostime(lua_State *L)
+{
+    aw_sandbox *sb = sb_of(L);
+    time_t t;
+    if (lua_isnoneornil(L, 1)) {
+        t = time(NULL);
+    } else {
+        struct tm ts;
+        luaL_checktype(L, 1, LUA_TTABLE);
+        lua_settop(L, 1);
+        ts.tm_year = sb_date_field(L, "year", -1, 1900);
+        ts.tm_mon = sb_date_field(L, "month", -1, 1);
+        ts.tm_mday = sb_date_field(L, "day", -1, 0);
+        ts.tm_hour = sb_date_field(L, "hour", 12, 0);
+        ts.tm_min = sb_date_field(L, "min", 0, 0);
+        ts.tm_sec = sb_date_field(L, "sec", 0, 0);
+        lua_getfield(L, 1, "isdst");
+        ts.tm_isdst = lua_isnil(L, -1) ? -1 : lua_toboolean(L, -1);
+        lua_pop(L, 1);
+        sb->in_libc = 1;
+        t = mktime(&ts);
+        sb->in_libc = 0;
+        sb_date_setall(L, &ts); /* the table's fields, normalized */
+    }
+    if (t == (time_t)(-1))
+        return luaL_error(L, "time result cannot be represented in this installation");
+    lua_pushinteger(L, (lua_Integer)t);
+    return 1;
+}
+
+/* The conversions Lua 5.4 accepts (C99): one character, or E or O and one. */
+static size_t sb_date_conversion(const char *s)
+{
+    static const char one[] = "aAbBcCdDeFgGhHIjmMnprRStTuUVwWxXyYzZ%";
+    static const char e[] = "cCxXyY", o[] = "deHImMSuUVwWy";
+    if (*s && strchr(one, *s))
+        return 1;
+    if (*s == 'E' && s[1] && strchr(e, s[1]))
+        return 2;
+    if (*s == 'O' && s[1] && strchr(o, s[1]))
+        return 2;
+    return 0;
+}
+
 static int sb_osdate(lua_State *L)
 {
-    size_t len = 0;
-    if (lua_type(L, 1) == LUA_TSTRING)
-        lua_tolstring(L, 1, &len);
-    luaL_argcheck(L, len <= 1024, 1, "format longer than 1 KiB");
-    lua_pushvalue(L, lua_upvalueindex(1));
-    lua_insert(L, 1);
-    lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
-    return lua_gettop(L);
+    aw_sandbox *sb = sb_of(L);
+    size_t slen;
+    const char *s = luaL_optlstring(L, 1, "%c", &slen);
+    luaL_argcheck(L, slen <= 1024, 1, "format longer than 1 KiB");
+    time_t t = lua_isnoneornil(L, 2) ? time(NULL) : (time_t)luaL_checkinteger(L, 2);
+    const char *se = s + slen;
+    struct tm tmr, *stm;
+    sb->in_libc = 1;
+    if (*s == '!') {
+        stm = gmtime_r(&t, &tmr);
+        s++;
+    } else {
+        stm = localtime_r(&t, &tmr);
+    }
+    sb->in_libc = 0;
+    if (stm == NULL)
+        return luaL_error(L, "date result cannot be represented in this installation");
+    if (strcmp(s, "*t") == 0) {
+        lua_createtable(L, 0, 9);
+        sb_date_setall(L, stm);
+        return 1;
+    }
+    luaL_Buffer b;
+    luaL_buffinit(L, &b);
+    while (s < se) {
+        if (*s != '%') {
+            luaL_addchar(&b, *s++);
+            continue;
+        }
+        s++;
+        size_t n = sb_date_conversion(s);
+        if (n == 0 || s + n > se)
+            return luaL_error(L, "invalid conversion specifier '%%%s'", s);
+        char cc[4] = {'%', 0, 0, 0};
+        memcpy(cc + 1, s, n);
+        s += n;
+        char out[256];
+        sb->in_libc = 1;
+        size_t reslen = strftime(out, sizeof out, cc, stm);
+        sb->in_libc = 0;
+        luaL_addlstring(&b, out, reslen);
+    }
+    luaL_pushresult(&b);
+    return 1;
+}
+
+/* table.unpack: a C loop that may call __index once per element, so each
+ * element is charged and the loop is stoppable (a million __index calls to
+ * a C function run no Lua instruction a hook could stop). */
+static int sb_tunpack(lua_State *L)
+{
+    aw_sandbox *sb = sb_of(L);
+    lua_Integer i = luaL_optinteger(L, 2, 1);
+    lua_Integer e = luaL_opt(L, luaL_checkinteger, 3, luaL_len(L, 1));
+    if (i > e)
+        return 0;
+    lua_Unsigned n = (lua_Unsigned)e - (lua_Unsigned)i;
+    if (n >= (unsigned int)INT_MAX || !lua_checkstack(L, (int)(++n)))
+        return luaL_error(L, "too many results to unpack");
+    for (; i < e; i++) {
+        sb_charge(L, sb, 8);
+        lua_geti(L, 1, i);
+    }
+    sb_charge(L, sb, 8);
+    lua_geti(L, 1, e);
+    return (int)n;
 }
 
 /* string.pack: numbers in the format (sizes, 'c' lengths) are capped so that
@@ -2707,7 +2862,8 @@ static int sb_setup(lua_State *L)
     static const luaL_Reg tab[] = {{"insert", sb_tinsert}, {"remove", sb_tremove}, {"move", sb_tmove},
                                    {"concat", sb_tconcat}, {"sort", sb_tsort},     {NULL, NULL}};
     set_funcs(L, tab);
-    wrap_field(L, "unpack", sb_charged);
+    lua_pushcfunction(L, sb_tunpack);
+    lua_setfield(L, -2, "unpack");
     lua_pop(L, 1);
 
     open_lib(L, LUA_STRLIBNAME, luaopen_string);
@@ -2750,7 +2906,10 @@ static int sb_setup(lua_State *L)
         lua_setfield(L, -2, os_keep[i]);
     }
     lua_remove(L, -2);
-    wrap_field(L, "date", sb_osdate);
+    lua_pushcfunction(L, sb_osdate);
+    lua_setfield(L, -2, "date");
+    lua_pushcfunction(L, sb_ostime);
+    lua_setfield(L, -2, "time");
     luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
     lua_pushvalue(L, -2);
     lua_setfield(L, -2, "os");
