@@ -753,6 +753,7 @@ typedef struct sb_scan {
     uint64_t quad_jumps; /* estimated goto/label work: sum of jumps^2 per function */
     uint64_t quad_lists; /* estimated jump-list steps */
     int line;
+    int in_label; /* between the two "::" of a label */
     const char *why;
 } sb_scan;
 
@@ -828,6 +829,7 @@ static int sb_scan_text(lua_State *L, aw_sandbox *sb, sb_scan *sc, const char *s
     sc->n = 0;
     sc->quad_jumps = sc->quad_lists = 0;
     sc->line = 1;
+    sc->in_label = 0;
     sc->why = NULL;
     scan_push(sc, SC_FUNC);
     while (p < e) {
@@ -946,7 +948,8 @@ static int sb_scan_text(lua_State *L, aw_sandbox *sb, sb_scan *sc, const char *s
             if (p < e && *p == ':') { /* a label's "::" (two per label) */
                 p++;
                 top->chain = 0;
-                if (++scan_func(sc)->jumps > 2 * SB_SCAN_MAX_JUMPS) {
+                sc->in_label = !sc->in_label;
+                if (sc->in_label && ++scan_func(sc)->jumps > SB_SCAN_MAX_JUMPS) {
                     sc->why = "function with too many gotos, breaks and labels";
                     return 0;
                 }
