@@ -255,6 +255,8 @@ static void sb_charge(lua_State *L, aw_sandbox *sb, uint64_t n)
 
 static pthread_once_t wd_once = PTHREAD_ONCE_INIT;
 static int wd_signo;   /* 0 when the watchdog is unavailable */
+static int wd_wanted = -1; /* aw_sandbox_set_watchdog_signal: -1 choose, 0 none, else that signal */
+static volatile int wd_done; /* wd_install ran: the choice is made */
 static _Thread_local aw_sandbox *volatile wd_running; /* sandbox in a call on this thread */
 static _Thread_local int wd_state;                    /* 0 untried, 1 timer ready, -1 failed */
 static _Thread_local timer_t wd_timer;
@@ -295,23 +297,63 @@ static void wd_handler(int sig, siginfo_t *si, void *uctx)
     errno = saved;
 }
 
+/* Whether signo's disposition is the default one (nobody else's). */
+static int wd_free(int signo)
+{
+    struct sigaction old;
+    if (signo < SIGRTMIN || signo > SIGRTMAX || sigaction(signo, NULL, &old) != 0)
+        return 0;
+    return !(old.sa_flags & SA_SIGINFO) && old.sa_handler == SIG_DFL;
+}
+
 static void wd_install(void)
 {
-    int signo = SIGRTMIN + 4;
-    struct sigaction old, sa;
+    struct sigaction sa;
     const char *off = getenv("AIWOLF_SANDBOX_NO_WATCHDOG"); /* tests run the count-hook fallback too */
-    if (off && *off && strcmp(off, "0") != 0)
+    wd_done = 1;
+    if ((off && *off && strcmp(off, "0") != 0) || wd_wanted == 0)
         return;
-    if (signo > SIGRTMAX || sigaction(signo, NULL, &old) != 0)
+    int signo = 0;
+    if (wd_wanted > 0) {
+        signo = wd_free(wd_wanted) ? wd_wanted : 0;
+    } else {
+        /* The first real-time signal from SIGRTMIN+4 up that nobody uses. */
+        for (int s = SIGRTMIN + 4; s <= SIGRTMAX && !signo; s++)
+            if (wd_free(s))
+                signo = s;
+    }
+    if (!signo)
         return;
-    if ((old.sa_flags & SA_SIGINFO) || (old.sa_handler != SIG_DFL && old.sa_handler != SIG_IGN))
-        return; /* someone else's: leave it alone */
     memset(&sa, 0, sizeof sa);
     sa.sa_sigaction = wd_handler;
     sa.sa_flags = SA_SIGINFO | SA_RESTART;
     sigemptyset(&sa.sa_mask);
     if (sigaction(signo, &sa, NULL) == 0)
         wd_signo = signo;
+}
+
+int aw_sandbox_set_watchdog_signal(int signo, aw_error *err)
+{
+    if (wd_done)
+        return aw_fail(err, AW_ESTATE,
+                       "the watchdog's signal is chosen when the first call is budgeted (it is %d now): choose "
+                       "before that",
+                       wd_signo);
+    if (signo < -1)
+        return aw_fail(err, AW_EINVAL, "%d is not a signal", signo);
+    if (signo > 0 && (signo < SIGRTMIN || signo > SIGRTMAX))
+        return aw_fail(err, AW_EINVAL, "the watchdog needs a real-time signal (%d to %d), not %d", SIGRTMIN,
+                       SIGRTMAX, signo);
+    if (signo > 0 && !wd_free(signo))
+        return aw_fail(err, AW_EINVAL, "signal %d already has a handler", signo);
+    wd_wanted = signo;
+    return 0;
+}
+
+int aw_sandbox_watchdog_signal(void)
+{
+    pthread_once(&wd_once, wd_install);
+    return wd_signo;
 }
 
 /* Arms this thread's timer for sb's call; returns whether it did. */

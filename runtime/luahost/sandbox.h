@@ -84,6 +84,28 @@ int aw_sandbox_run(aw_sandbox *sb, lua_CFunction fn, void *ud, aw_fault *fault);
  * must not hold resources across calls into the agent (it must not anyway:
  * errors unwind it with longjmp). */
 
+/* Embedding: the watchdog's signal. Each budgeted call arms a per-thread
+ * POSIX timer that signals the calling thread at the deadline (see
+ * docs/sandbox.md); the handler only asks the running Lua thread to stop.
+ * The signal is chosen once per process, when the first call is budgeted:
+ * by default the first real-time signal from SIGRTMIN+4 up whose
+ * disposition is the default one (a signal the program already handles is
+ * never taken). A program that needs that signal for itself calls, before
+ * any sandbox runs:
+ *   aw_sandbox_set_watchdog_signal(signo, &err)
+ * with signo a free real-time signal of its choice, 0 for no watchdog (the
+ * count-hook fallback: coarser bounds, no last resort), or -1 for the
+ * default choice. It fails (AW_ESTATE) once the choice is made, and
+ * (AW_EINVAL) for a signal that is not real-time or already has a handler.
+ * The environment variable AIWOLF_SANDBOX_NO_WATCHDOG=1 also turns it off.
+ * aw_sandbox_watchdog_signal() makes the choice if it is not made yet and
+ * returns the signal in use, or 0 when there is no watchdog.
+ * A thread that runs sandboxes must not block the signal (it would get the
+ * fallback); other threads (a libuv thread pool) may block it or not: the
+ * timer signals only the thread that armed it. */
+int aw_sandbox_set_watchdog_signal(int signo, aw_error *err);
+int aw_sandbox_watchdog_signal(void);
+
 /* Registers a C module the agent may `require` (for example the protocol
  * library's C core). Must be called before any agent code runs. */
 int aw_sandbox_preload(aw_sandbox *sb, const char *name, lua_CFunction open, aw_error *err);

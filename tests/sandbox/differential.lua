@@ -140,4 +140,18 @@ rec("unpack len", table.unpack, setmetatable({}, { __len = function() return 3 e
 rec("unpack empty", table.unpack, {}, 3, 1)
 rec("unpack too many", table.unpack, {}, 1, 1e8)
 rec("unpack bad", table.unpack, {}, "x")
+-- weak tables are ordinary Lua (a cache keyed by tables)
+rec("weak keys", function()
+  local cache = setmetatable({}, { __mode = "k" })
+  local k = {}
+  cache[k] = 5
+  local n = 0
+  for _ in pairs(cache) do n = n + 1 end
+  return cache[k], getmetatable(cache).__mode, n
+end)
+rec("weak values", function()
+  local t = setmetatable({}, { __mode = "kv" })
+  t.x = "s"
+  return t.x
+end)
 return table.concat(out, "\n")
