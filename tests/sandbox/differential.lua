@@ -140,6 +140,20 @@ rec("unpack len", table.unpack, setmetatable({}, { __len = function() return 3 e
 rec("unpack empty", table.unpack, {}, 3, 1)
 rec("unpack too many", table.unpack, {}, 1, 1e8)
 rec("unpack bad", table.unpack, {}, "x")
+-- string.format: the sandbox feeds the stock function one conversion at a
+-- time and writes %q of strings itself.
+local fmts = {
+  { "%d %s %q", 5, "a\nb", "x\0001y\"z\\" }, { "%5.2f|%-5d|%x", 3.14159, 42, 255 }, { "100%%" }, { "%q", 1 / 3 },
+  { "%q", math.mininteger }, { "%q", "\r\t\0009\127\0" }, { "%10s|", "ab" }, { "%c%c", 65, 66 }, { "%a", 1.5 },
+  { "%i", 3 }, { "%.3q", "x" }, { "%y", 1 }, { "%d" }, { "%s %s", 1 }, { "%", 1 }, { "%5", 1 }, { "%q", {} },
+  { "%s", setmetatable({}, { __tostring = function() return "T" end }) }, { "%-+ #0d", 5 }, { "%099d", 1 },
+  { "%100d", 1 }, { "%q", true }, { "%.14g", 0.1 }, { "x%%y%sz", "!" }, { "%d", "10" }, { "%d", 3.5 },
+  { "%x", "z" }, { "%s", nil }, { "%q", ("\1"):rep(3) .. "2" }, { ("%d,"):rep(300), table.unpack((function()
+    local t = {} for i = 1, 300 do t[i] = i end return t end)()) },
+}
+for i, c in ipairs(fmts) do rec("format " .. i, string.format, table.unpack(c, 1, #c)) end
+rec("format q big", function() return #string.format("%q", ("a\0b\n"):rep(40000)) end)
+
 -- weak tables are ordinary Lua (a cache keyed by tables)
 rec("weak keys", function()
   local cache = setmetatable({}, { __mode = "k" })
