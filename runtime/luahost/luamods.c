@@ -11,6 +11,7 @@
 #include <lualib.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "util.h"
 
@@ -61,4 +62,12 @@ const char *aw_luamod_bytecode(const aw_luamod *m, size_t *len)
         return NULL;
     *len = c->len;
     return c->code;
+}
+
+const aw_luamod *aw_hostmod(const char *name)
+{
+    for (const aw_luamod *m = aw_hostmods; m->name; m++)
+        if (strcmp(m->name, name) == 0)
+            return m;
+    return NULL;
 }

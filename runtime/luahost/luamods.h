@@ -15,6 +15,12 @@ typedef struct aw_luamod {
 /* Terminated by an entry whose name is NULL. */
 extern const aw_luamod aw_luamods[];
 
+/* Lua the host runs itself (the .lua files of runtime/luahost/lua: the LPeg guard),
+ * never served to agents; same layout. aw_hostmod finds one by name, or
+ * returns NULL. */
+extern const aw_luamod aw_hostmods[];
+const aw_luamod *aw_hostmod(const char *name);
+
 /* The module compiled to Lua bytecode (with debug information), made once
  * per process from the embedded text and kept for the process's life; NULL
  * if it does not compile (loading the text then reports the error). Not
