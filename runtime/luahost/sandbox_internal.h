@@ -1,0 +1,177 @@
+/* sandbox_internal: what the files of the sandbox share (the sandbox's
+ * own parts; nothing outside runtime/luahost/sb_*.c and sandbox.c may
+ * include it): the state of a sandbox, its limits, the registry keys, and
+ * the functions one part calls in another. sandbox.h is the contract. */
+#ifndef AW_SANDBOX_INTERNAL_H
+#define AW_SANDBOX_INTERNAL_H
+
+#define _GNU_SOURCE /* memmem: a linear-time substring search */
+
+#include "sandbox.h"
+
+
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <lauxlib.h>
+#include <lua-lpeg.h>
+#include <lualib.h>
+
+#include "luamods.h"
+
+/* Without the watchdog (below), a count hook fires every SB_HOOK_COUNT VM
+ * instructions of a thread and reads the (vDSO) clock. With it, no hook is
+ * installed until the deadline: in Lua 5.4 any count hook sends every
+ * instruction through luaG_traceexec, which doubles the cost of call-heavy
+ * code. Either way, after the deadline the hook is armed with count 1. */
+#define SB_HOOK_COUNT 1000
+/* With a work budget (deterministic mode) the hook fires every SB_WORK_COUNT
+ * instructions of a thread and charges that many units. */
+#define SB_WORK_COUNT 100
+/* Our own C functions charge "work units" (about one cheap inner-loop step
+ * each) and read the clock whenever SB_CHECK_UNITS have accumulated. */
+#define SB_CHECK_UNITS 16384
+/* The allocator reads the clock after every SB_ALLOC_CHECK bytes of growth,
+ * so that a loop of instructions that each allocate a lot (s .. "x" on a big
+ * s) is noticed between hook firings. */
+#define SB_ALLOC_CHECK ((size_t)1 << 20)
+/* Largest chunk `load` accepts from agent code (text or reader pieces). */
+#define SB_MAX_LOAD ((size_t)1 << 20)
+/* Largest source the host loads, and largest module file read from module_dir. */
+#define SB_MAX_SOURCE ((size_t)16 << 20)
+#define SB_MAX_MODULE_FILE ((size_t)1 << 20)
+/* Pattern matcher limits (the same as stock Lua's). */
+#define SB_MAXCAPTURES 32
+#define SB_MAXMATCHDEPTH 200
+
+/* Header in front of every block of agent memory: 16 bytes, so payloads
+ * keep malloc's 16-byte alignment. */
+typedef struct sb_block {
+    struct sb_block *prev, *next;
+} sb_block;
+
+struct aw_sandbox {
+    lua_State *L;
+    int close_depth;            /* nesting of coroutine.close (co_close) */
+    int main_nest;              /* protected calls running in the main thread (sb_nest_enter) */
+    aw_sandbox_limits lim;
+    size_t used;                /* bytes the state holds now */
+    size_t peak;                /* most it ever held */
+    size_t grown;               /* growth since the allocator last read the clock */
+    uint64_t budget_ns;
+    uint64_t deadline;          /* UINT64_MAX outside calls */
+    uint64_t units;             /* work units charged so far (all calls) */
+    uint64_t units_start;       /* units when the current call started */
+    uint64_t units_last;        /* units the last call used */
+    int work_expired;           /* the expiry came from the work budget */
+    int want_gc;                /* near the cap: collect fully at the next safe point */
+    /* The last resort (see sb_wd_handler): every block the state owns is on a
+     * list, so that a state that cannot be stopped can be abandoned and its
+     * memory freed without Lua's help. */
+    struct sb_block *blocks;    /* circular list: &head */
+    struct sb_block head;
+    volatile sig_atomic_t in_alloc; /* in malloc/free or other host code: no kill now */
+    volatile sig_atomic_t in_libc;  /* in a libc call that takes a lock (mktime, strftime): no kill now */
+    volatile sig_atomic_t kill_armed;
+    uint64_t kill_at;           /* when the watchdog abandons the call */
+    sigjmp_buf kill_jmp;
+    int dead;                   /* the state was abandoned: every call fails */
+    size_t since_gc;            /* growth since the last such collection */
+    uint64_t next_check;        /* units value at which the clock is read next */
+    int hook_count;             /* steady hook count this call, 0 when the watchdog covers it */
+    volatile sig_atomic_t in_call;
+    volatile sig_atomic_t expired; /* the current call ran past its deadline */
+    int reply_fault;            /* the host marked the error as a bad reply */
+    lua_State *volatile cur;    /* the thread believed to be running */
+    aw_buf out;
+    size_t out_dropped;
+    char *module_dir;
+};
+
+/* Registry keys (their addresses are unique). */
+extern const char sb_key_timeout_msg; /* prebuilt string raised on time-out */
+extern const char sb_key_preload;     /* host-registered loaders, agent-invisible */
+
+/* Per-thread flags kept in each lua_State's extra space: a thread in which the
+ * hook raised the time-out error. Lua leaves such a thread with hooks
+ * disabled (the hook never returned), so it must never run Lua code again —
+ * not even its pending __close handlers. The main thread's space stays zero,
+ * which is what new threads copy. */
+#define SB_THREAD_POISONED ((uintptr_t)1)
+/* Above the flags, a coroutine's count of the sandbox's protected calls
+ * running in it (sb_nest_enter; the main thread's count is in the sandbox,
+ * since new threads copy the main thread's space). */
+#define SB_THREAD_NEST ((uintptr_t)1 << 8)
+
+static inline aw_sandbox *sb_of(lua_State *L)
+{
+    void *ud = NULL;
+    lua_getallocf(L, &ud);
+    return ud;
+}
+
+static inline uintptr_t *thread_flags(lua_State *L)
+{
+    return (uintptr_t *)lua_getextraspace(L);
+}
+
+extern _Thread_local aw_sandbox *volatile sb_wd_running;
+
+/* Across the parts. */
+int sb_protected(aw_sandbox *sb, lua_CFunction fn, void *ud, int nres, aw_fault *fault);
+void *sb_alloc(void *ud, void *ptr, size_t osize, size_t nsize);
+int sb_co_close(lua_State *L);
+int sb_co_resume(lua_State *L);
+int sb_co_wrap(lua_State *L);
+int sb_collectgarbage(lua_State *L);
+int sb_load(lua_State *L);
+int sb_load_text(lua_State *L, aw_sandbox *sb, const char *s, size_t len, const char *name);
+int sb_pcall(lua_State *L);
+int sb_print(lua_State *L);
+int sb_setmetatable(lua_State *L);
+int sb_xpcall(lua_State *L);
+void sb_copy_line(char *dst, size_t cap, const char *s, size_t len);
+int sb_over_work(aw_sandbox *sb);
+int sb_past_deadline(aw_sandbox *sb);
+int sb_raise_timeout(lua_State *L, aw_sandbox *sb);
+int sb_wd_arm(aw_sandbox *sb);
+void sb_charge(lua_State *L, aw_sandbox *sb, uint64_t n);
+void sb_check(lua_State *L, aw_sandbox *sb);
+void sb_hook(lua_State *L, lua_Debug *ar);
+void sb_rearm(aw_sandbox *sb);
+void sb_wd_disarm(void);
+void sb_wd_handler(int sig, siginfo_t *si, void *uctx);
+int sb_lpeg_gc(lua_State *L);
+int sb_open_lpeg(lua_State *L);
+int sb_find(lua_State *L);
+int sb_gmatch(lua_State *L);
+int sb_gsub(lua_State *L);
+int sb_match(lua_State *L);
+int sb_luamod_loader(lua_State *L);
+int sb_require(lua_State *L);
+int sb_charged(lua_State *L);
+int sb_format(lua_State *L);
+int sb_osdate(lua_State *L);
+int sb_ostime(lua_State *L);
+int sb_pack(lua_State *L);
+int sb_rep(lua_State *L);
+int sb_string_arith(lua_State *L);
+int sb_tonumber(lua_State *L);
+int sb_tunpack(lua_State *L);
+int sb_tconcat(lua_State *L);
+int sb_tinsert(lua_State *L);
+int sb_tmove(lua_State *L);
+int sb_tremove(lua_State *L);
+int sb_tsort(lua_State *L);
+
+#endif

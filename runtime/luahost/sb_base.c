@@ -1,0 +1,893 @@
+/* sb_base: reading agent values safely, and the base library and coroutine
+ * replacements (print, setmetatable, pcall, xpcall, load and its compile-time
+ * bounds, coroutine.resume/wrap/close). Part of the sandbox (sandbox.h is the
+ * contract; sandbox_internal.h what the parts share). */
+#include "sandbox_internal.h"
+
+/* ------------------------------------------------------------------------ */
+/* Safe reading of agent values                                             */
+
+/* Copies s into dst (size cap) as one printable line: control bytes become
+ * spaces. Bytes >= 0x80 are kept so UTF-8 text survives. */
+void sb_copy_line(char *dst, size_t cap, const char *s, size_t len)
+{
+    size_t n = len < cap - 1 ? len : cap - 1;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        dst[i] = (c < 0x20 || c == 0x7f) ? ' ' : (char)c;
+    }
+    dst[n] = '\0';
+    if (len > n && cap > 4)
+        memcpy(dst + cap - 4, "...", 4);
+}
+
+int aw_sandbox_check_string(lua_State *L, int idx, size_t maxlen, const char **s, size_t *len, aw_fault *fault)
+{
+    size_t n = 0;
+    const char *p;
+    if (lua_type(L, idx) != LUA_TSTRING) {
+        if (fault) {
+            fault->kind = AW_FAULT_REPLY;
+            snprintf(fault->msg, sizeof fault->msg, "expected a string, got a %s value", luaL_typename(L, idx));
+        }
+        return -AW_EINVAL;
+    }
+    p = lua_tolstring(L, idx, &n); /* a string already: no conversion, no metamethod */
+    if (n > maxlen) {
+        if (fault) {
+            fault->kind = AW_FAULT_REPLY;
+            snprintf(fault->msg, sizeof fault->msg, "string of %zu bytes is longer than %zu", n, maxlen);
+        }
+        return -AW_EINVAL;
+    }
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)p[i];
+        if (c < 0x20 || c == 0x7f) {
+            if (fault) {
+                fault->kind = AW_FAULT_REPLY;
+                snprintf(fault->msg, sizeof fault->msg, "string holds control byte 0x%02x at offset %zu", c, i);
+            }
+            return -AW_EINVAL;
+        }
+    }
+    if (s)
+        *s = p;
+    if (len)
+        *len = n;
+    return 0;
+}
+
+int aw_sandbox_check_integer(lua_State *L, int idx, lua_Integer lo, lua_Integer hi, lua_Integer *out, aw_fault *fault)
+{
+    int ok = 0;
+    lua_Integer v = 0;
+    if (lua_type(L, idx) == LUA_TNUMBER) /* strings are not converted */
+        v = lua_tointegerx(L, idx, &ok);
+    if (!ok || v < lo || v > hi) {
+        if (fault) {
+            fault->kind = AW_FAULT_REPLY;
+            if (!ok)
+                snprintf(fault->msg, sizeof fault->msg, "expected an integer, got a %s value", luaL_typename(L, idx));
+            else
+                snprintf(fault->msg, sizeof fault->msg, "integer %lld is outside [%lld, %lld]", (long long)v,
+                         (long long)lo, (long long)hi);
+        }
+        return -AW_EINVAL;
+    }
+    if (out)
+        *out = v;
+    return 0;
+}
+
+int aw_sandbox_reply_error(lua_State *L, const char *fmt, ...)
+{
+    char msg[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    sb_of(L)->reply_fault = 1;
+    return luaL_error(L, "%s", msg);
+}
+
+
+/* ------------------------------------------------------------------------ */
+/* Base library replacements                                                */
+
+/* print: to the bounded per-agent log. Older output is kept; what does not
+ * fit is dropped and counted. __tostring metamethods run here, inside the
+ * agent's call and under its budget. */
+static void out_add(aw_sandbox *sb, const char *s, size_t len)
+{
+    size_t room = sb->lim.output_bytes > sb->out.len ? sb->lim.output_bytes - sb->out.len : 0;
+    size_t take = len < room ? len : room;
+    sb->in_alloc = 1; /* host malloc: the last resort must not jump out of it */
+    aw_buf_add(&sb->out, s, take);
+    sb->in_alloc = 0;
+    sb->out_dropped += len - take;
+}
+
+int sb_print(lua_State *L)
+{
+    aw_sandbox *sb = sb_of(L);
+    int n = lua_gettop(L);
+    for (int i = 1; i <= n; i++) {
+        size_t len;
+        const char *s = luaL_tolstring(L, i, &len);
+        if (i > 1)
+            out_add(sb, "\t", 1);
+        out_add(sb, s, len);
+        lua_pop(L, 1);
+        sb_charge(L, sb, len / 16 + 1);
+    }
+    out_add(sb, "\n", 1);
+    return 0;
+}
+
+/* setmetatable without __gc (finalizers run with hooks off, so an agent's
+ * finalizer could loop forever). Weak tables are ordinary Lua and allowed:
+ * the collector's work on them runs where no hook reaches, but a collection
+ * made quadratic on purpose (a chain of keys spread over ephemeron tables)
+ * is stopped by the last resort like any other stuck call. */
+int sb_setmetatable(lua_State *L)
+{
+    int t = lua_type(L, 2);
+    luaL_checktype(L, 1, LUA_TTABLE);
+    luaL_argexpected(L, t == LUA_TNIL || t == LUA_TTABLE, 2, "nil or table");
+    if (t == LUA_TTABLE) {
+        /* Raw, as Lua itself looks: with lua_getfield a metatable's own
+         * __index would run here and could add __gc behind the check. */
+        lua_pushliteral(L, "__gc");
+        if (lua_rawget(L, 2) != LUA_TNIL)
+            return luaL_argerror(L, 2, "'__gc' is not allowed in the sandbox");
+        lua_pop(L, 1);
+    }
+    if (luaL_getmetafield(L, 1, "__metatable") != LUA_TNIL)
+        return luaL_error(L, "cannot change a protected metatable");
+    lua_settop(L, 2);
+    lua_setmetatable(L, 1);
+    return 1;
+}
+
+/* collectgarbage: only "count" (the agent's own heap in KiB). Controlling the
+ * collector would let an agent move GC work (which no hook sees) around. */
+int sb_collectgarbage(lua_State *L)
+{
+    const char *opt = luaL_optstring(L, 1, "collect");
+    if (strcmp(opt, "count") != 0)
+        return luaL_error(L, "collectgarbage('%s') is not available in the sandbox", opt);
+    lua_pushnumber(L, (lua_Number)lua_gc(L, LUA_GCCOUNT, 0) + (lua_Number)lua_gc(L, LUA_GCCOUNTB, 0) / 1024.0);
+    return 1;
+}
+
+/* Nested protected calls over a deep stack. When a protected call fails,
+ * Lua (luaD_pcall) measures the stack still in use by walking every frame
+ * below it, to shrink the stack after an overflow. A time-out raised under
+ * n nested pcalls is caught and raised again by each of them in turn, so
+ * its unwinding walks the frames below every one: n times a depth of up to
+ * some 300 000 frames (a full Lua stack), several ms per walk once the
+ * frames are scattered in memory — seconds in all, with no agent
+ * instruction in between for the hook to stop. So a protected call (pcall,
+ * xpcall, load with a reader function) may nest inside another in the same
+ * thread only while the thread is less than SB_NEST_DEPTH calls deep: each
+ * nested level's walk is then short, and only the outermost one (once per
+ * thread) walks a deep stack. The check is a walk of at most that many
+ * frames, made only for nested calls. */
+#define SB_NEST_DEPTH 2000
+
+static uintptr_t sb_nest_count(lua_State *L, aw_sandbox *sb)
+{
+    return L == sb->L ? (uintptr_t)sb->main_nest : *thread_flags(L) / SB_THREAD_NEST;
+}
+
+/* Enters a protected call in L; returns 0 (and enters nothing) when it
+ * would nest over a deep stack. */
+static int sb_nest_enter(lua_State *L, aw_sandbox *sb)
+{
+    lua_Debug ar;
+    if (sb_nest_count(L, sb) > 0 && lua_getstack(L, SB_NEST_DEPTH, &ar))
+        return 0;
+    if (L == sb->L)
+        sb->main_nest++;
+    else
+        *thread_flags(L) += SB_THREAD_NEST;
+    return 1;
+}
+
+static void sb_nest_leave(lua_State *L, aw_sandbox *sb)
+{
+    if (sb_nest_count(L, sb) == 0)
+        return;
+    if (L == sb->L)
+        sb->main_nest--;
+    else
+        *thread_flags(L) -= SB_THREAD_NEST;
+}
+
+#define SB_NEST_MSG "stack overflow (a protected call nested in another, more than %d calls deep)"
+
+/* Continuation and tail of pcall/xpcall. A failure that happened because the
+ * call is over budget is not returned to the agent: it is raised again. */
+static int sb_pcall_finish(lua_State *L, int status, lua_KContext extra)
+{
+    aw_sandbox *sb = sb_of(L);
+    sb_nest_leave(L, sb);
+    if (status != LUA_OK && status != LUA_YIELD) {
+        if (sb->expired)
+            return sb_raise_timeout(L, sb);
+        lua_pushboolean(L, 0);
+        lua_pushvalue(L, -2);
+        return 2;
+    }
+    return lua_gettop(L) - (int)extra;
+}
+
+int sb_pcall(lua_State *L)
+{
+    aw_sandbox *sb = sb_of(L);
+    luaL_checkany(L, 1);
+    sb_check(L, sb);
+    if (!sb_nest_enter(L, sb)) {
+        lua_pushboolean(L, 0);
+        lua_pushfstring(L, SB_NEST_MSG, SB_NEST_DEPTH);
+        return 2;
+    }
+    lua_pushboolean(L, 1); /* first result if no errors */
+    lua_insert(L, 1);
+    int status = lua_pcallk(L, lua_gettop(L) - 2, LUA_MULTRET, 0, 0, sb_pcall_finish);
+    return sb_pcall_finish(L, status, 0);
+}
+
+/* The message handler xpcall really installs: it runs the agent's handler
+ * only while the call is within budget. The hook's time-out error is raised
+ * from inside the hook, where Lua has hooks disabled, so an agent handler run
+ * for it could loop forever unseen. */
+static int sb_xpcall_handler(lua_State *L)
+{
+    aw_sandbox *sb = sb_of(L);
+    if (sb->expired)
+        return 1; /* the error value, unchanged */
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    lua_call(L, lua_gettop(L) - 1, 1);
+    return 1;
+}
+
+int sb_xpcall(lua_State *L)
+{
+    aw_sandbox *sb = sb_of(L);
+    int n = lua_gettop(L);
+    luaL_checktype(L, 2, LUA_TFUNCTION);
+    sb_check(L, sb);
+    lua_pushvalue(L, 2);
+    lua_pushcclosure(L, sb_xpcall_handler, 1);
+    lua_replace(L, 2);     /* f, handler, args... */
+    lua_pushboolean(L, 1); /* f, handler, args..., true */
+    lua_pushvalue(L, 1);   /* f, handler, args..., true, f */
+    lua_rotate(L, 3, 2);   /* f, handler, true, f, args... */
+    if (!sb_nest_enter(L, sb)) {
+        lua_pushboolean(L, 0);
+        lua_pushfstring(L, SB_NEST_MSG, SB_NEST_DEPTH);
+        return 2;
+    }
+    int status = lua_pcallk(L, n - 2, LUA_MULTRET, 2, 2, sb_pcall_finish);
+    return sb_pcall_finish(L, status, 2);
+}
+
+/* load: text only, bounded size. The chunk gets the agent's globals (or
+ * env) as _ENV. Lua's parser is one C call, where no hook runs, and parts of
+ * it are quadratic in the shape of the source:
+ *   - pending gotos (`goto`, `break`) and labels: each label scans every
+ *     pending goto of its block and every label of its function, and each
+ *     resolved goto is removed by shifting the rest (32 000 gotos to one
+ *     label: 0.35 s);
+ *   - jump lists: each `and`/`or` of an expression walks the list of the
+ *     jumps before it, each `elseif`/`else` the list of the branches before
+ *     it (80 000 `or`: 9 s; 40 000 `elseif`: 2 s).
+ * So every text the sandbox parses (the agent's `load`, the host's
+ * aw_sandbox_load, modules from the agent's folder) is first scanned
+ * (sb_scan, linear): functions with too many gotos and labels, expressions
+ * with too long and/or chains, ifs with too many branches, are refused, and
+ * the quadratic part of the rest is charged as work units. Then it is fed to
+ * the parser in pieces of SB_LOAD_PIECE bytes through a reader that charges
+ * them and checks the deadline, so the linear part (up to some 7 µs a byte
+ * for names looked up through dozens of nested functions with hundreds of
+ * locals) stops at the budget too. */
+#define SB_LOAD_PIECE 1024
+#define SB_SCAN_MAX_JUMPS 4096  /* gotos + breaks + labels in one function */
+#define SB_SCAN_MAX_CHAIN 4096  /* and/or in one expression; branches of one if */
+#define SB_SCAN_MAX_LEVELS 1000 /* brackets and blocks (Lua allows some 200) */
+
+enum { SC_FUNC, SC_BLOCK, SC_IF, SC_REPEAT, SC_GROUP, SC_CALL, SC_INDEX, SC_TABLE };
+
+typedef struct sb_scan_level {
+    unsigned char kind;
+    uint32_t chain;    /* length of the jump list of the current and/or chain */
+    uint32_t branches; /* elseif/else so far (SC_IF) */
+    uint32_t jumps;    /* gotos, breaks and labels so far (SC_FUNC) */
+} sb_scan_level;
+
+typedef struct sb_scan {
+    sb_scan_level lv[SB_SCAN_MAX_LEVELS];
+    int n;
+    uint64_t quad_jumps; /* estimated goto/label work: sum of jumps^2 per function */
+    uint64_t quad_lists; /* estimated jump-list steps */
+    int line;
+    int in_label; /* between the two "::" of a label */
+    const char *why;
+} sb_scan;
+
+static int scan_word(const char *p, size_t n, const char *w)
+{
+    size_t k = strlen(w);
+    return n == k && memcmp(p, w, k) == 0;
+}
+
+/* The level of the function that encloses the top. */
+static sb_scan_level *scan_func(sb_scan *sc)
+{
+    for (int i = sc->n - 1; i > 0; i--)
+        if (sc->lv[i].kind == SC_FUNC)
+            return &sc->lv[i];
+    return &sc->lv[0];
+}
+
+static int scan_push(sb_scan *sc, int kind)
+{
+    if (sc->n >= SB_SCAN_MAX_LEVELS) {
+        sc->why = "chunk has too many syntax levels";
+        return 0;
+    }
+    memset(&sc->lv[sc->n], 0, sizeof sc->lv[0]);
+    sc->lv[sc->n++].kind = (unsigned char)kind;
+    return 1;
+}
+
+static void scan_pop(sb_scan *sc)
+{
+    if (sc->n <= 1)
+        return; /* unbalanced: the parser reports it */
+    sb_scan_level *top = &sc->lv[--sc->n], *up = &sc->lv[sc->n - 1];
+    if (top->kind == SC_FUNC)
+        sc->quad_jumps += (uint64_t)top->jumps * top->jumps;
+    else if (top->kind == SC_GROUP) { /* (a or b) keeps its jump lists */
+        sc->quad_lists += top->chain;
+        up->chain += top->chain;
+    }
+}
+
+/* Skips a long bracket [==[ ... ]==] at p (p[0] == '['); returns the end, or
+ * NULL if p does not open one. */
+static const char *scan_long(sb_scan *sc, const char *p, const char *e)
+{
+    const char *q = p + 1;
+    size_t level = 0;
+    while (q < e && *q == '=')
+        q++, level++;
+    if (q >= e || *q != '[')
+        return NULL;
+    for (q++; q < e; q++) {
+        if (*q == '\n')
+            sc->line++;
+        else if (*q == ']') {
+            const char *r = q + 1;
+            size_t k = 0;
+            while (r < e && *r == '=' && k < level)
+                r++, k++;
+            if (k == level && r < e && *r == ']')
+                return r + 1;
+        }
+    }
+    return e;
+}
+
+/* Scans a chunk's text (see above); returns 0 with sc->why when it is refused. */
+static int sb_scan_text(lua_State *L, aw_sandbox *sb, sb_scan *sc, const char *s, size_t len)
+{
+    const char *p = s, *e = s + len, *next_check = s + 65536;
+    int operand = 0; /* the last token ends an operand: a '(' after it is a call */
+    sc->n = 0;
+    sc->quad_jumps = sc->quad_lists = 0;
+    sc->line = 1;
+    sc->in_label = 0;
+    sc->why = NULL;
+    scan_push(sc, SC_FUNC);
+    while (p < e) {
+        if (p >= next_check) { /* the scan itself is linear, but long: keep to the deadline */
+            next_check = p + 65536;
+            sb_check(L, sb);
+        }
+        sb_scan_level *top = &sc->lv[sc->n - 1];
+        unsigned char c = (unsigned char)*p;
+        if (c == '\n') {
+            sc->line++;
+            p++;
+            continue;
+        }
+        if (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v') {
+            p++;
+            continue;
+        }
+        if (c == '-' && p + 1 < e && p[1] == '-') { /* comment */
+            const char *q = p + 2 < e && p[2] == '[' ? scan_long(sc, p + 2, e) : NULL;
+            if (q)
+                p = q;
+            else
+                while (p < e && *p != '\n')
+                    p++;
+            continue;
+        }
+        if (c == '[') {
+            const char *q = scan_long(sc, p, e);
+            if (q) { /* a long string */
+                p = q;
+                operand = 1;
+                continue;
+            }
+        }
+        if (c == '"' || c == '\'') {
+            for (p++; p < e && (unsigned char)*p != c && *p != '\n'; p++)
+                if (*p == '\\' && p + 1 < e && *++p == '\n')
+                    sc->line++;
+            p++;
+            operand = 1;
+            continue;
+        }
+        if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || (c >= '0' && c <= '9') ||
+            (c == '.' && p + 1 < e && p[1] >= '0' && p[1] <= '9')) {
+            const char *w = p;
+            int number = !((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_');
+            while (p < e) {
+                unsigned char d = (unsigned char)*p;
+                if ((d >= 'a' && d <= 'z') || (d >= 'A' && d <= 'Z') || d == '_' || (d >= '0' && d <= '9') ||
+                    (number && d == '.'))
+                    p++;
+                else if (number && (d == '+' || d == '-') && strchr("eEpP", p[-1]))
+                    p++;
+                else
+                    break;
+            }
+            size_t n = (size_t)(p - w);
+            operand = 1;
+            if (number || n < 2 || n > 8 || !strchr("abdefgilnortuw", w[0]))
+                continue; /* not a keyword */
+            if (scan_word(w, n, "and") || scan_word(w, n, "or")) {
+                sc->quad_lists += top->chain;
+                if (++top->chain > SB_SCAN_MAX_CHAIN) {
+                    sc->why = "expression too complex (too many 'and'/'or' in a row)";
+                    return 0;
+                }
+                operand = 0;
+            } else if (scan_word(w, n, "not")) {
+                operand = 0;
+            } else if (scan_word(w, n, "nil") || scan_word(w, n, "true") || scan_word(w, n, "false")) {
+                /* operands */
+            } else if (scan_word(w, n, "function")) {
+                if (!scan_push(sc, SC_FUNC))
+                    return 0;
+                operand = 0;
+            } else if (scan_word(w, n, "if") || scan_word(w, n, "do") || scan_word(w, n, "repeat")) {
+                top->chain = 0;
+                if (!scan_push(sc, w[0] == 'i' ? SC_IF : w[0] == 'd' ? SC_BLOCK : SC_REPEAT))
+                    return 0;
+                operand = 0;
+            } else if (scan_word(w, n, "end")) {
+                scan_pop(sc);
+                sc->lv[sc->n - 1].chain = 0;
+            } else if (scan_word(w, n, "until")) {
+                scan_pop(sc);
+                sc->lv[sc->n - 1].chain = 0;
+                operand = 0;
+            } else if (scan_word(w, n, "elseif") || scan_word(w, n, "else")) {
+                top->chain = 0;
+                sc->quad_lists += top->branches;
+                if (++top->branches > SB_SCAN_MAX_CHAIN) {
+                    sc->why = "if statement with too many 'elseif' branches";
+                    return 0;
+                }
+                operand = 0;
+            } else if (scan_word(w, n, "goto") || scan_word(w, n, "break")) {
+                top->chain = 0;
+                if (++scan_func(sc)->jumps > SB_SCAN_MAX_JUMPS) {
+                    sc->why = "function with too many gotos, breaks and labels";
+                    return 0;
+                }
+                operand = 0;
+            } else if (scan_word(w, n, "then") || scan_word(w, n, "while") || scan_word(w, n, "for") ||
+                       scan_word(w, n, "in") || scan_word(w, n, "local") || scan_word(w, n, "return")) {
+                top->chain = 0;
+                operand = 0;
+            }
+            continue;
+        }
+        p++;
+        int was_operand = operand;
+        operand = 0;
+        switch (c) {
+        case ':':
+            if (p < e && *p == ':') { /* a label's "::" (two per label) */
+                p++;
+                top->chain = 0;
+                sc->in_label = !sc->in_label;
+                if (sc->in_label && ++scan_func(sc)->jumps > SB_SCAN_MAX_JUMPS) {
+                    sc->why = "function with too many gotos, breaks and labels";
+                    return 0;
+                }
+            }
+            break;
+        case '=':
+            if (p < e && *p == '=')
+                p++; /* == */
+            else
+                top->chain = 0;
+            break;
+        case '<': case '>': case '~': case '/': case '.':
+            while (p < e && (*p == '=' || *p == (char)c))
+                p++; /* <= >= ~= << >> // .. ... */
+            break;
+        case ',': case ';':
+            top->chain = 0;
+            break;
+        case '(':
+            if (!scan_push(sc, was_operand ? SC_CALL : SC_GROUP))
+                return 0;
+            break;
+        case '[':
+            if (!scan_push(sc, SC_INDEX))
+                return 0;
+            break;
+        case '{':
+            if (!scan_push(sc, SC_TABLE))
+                return 0;
+            break;
+        case ')': case ']': case '}':
+            scan_pop(sc);
+            operand = 1;
+            break;
+        default:
+            break;
+        }
+    }
+    while (sc->n > 1)
+        scan_pop(sc);
+    sc->quad_jumps += (uint64_t)sc->lv[0].jumps * sc->lv[0].jumps;
+    return 1;
+}
+
+/* Feeds a text to the parser in pieces, charging each and checking the
+ * deadline (raising the time-out here aborts the parse). */
+typedef struct sb_text_reader {
+    lua_State *L;
+    const char *s;
+    size_t left;
+} sb_text_reader;
+
+static const char *sb_text_read(lua_State *L, void *ud, size_t *size)
+{
+    sb_text_reader *r = ud;
+    aw_sandbox *sb = sb_of(r->L);
+    (void)L;
+    if (r->left == 0) {
+        *size = 0;
+        return NULL;
+    }
+    size_t n = r->left < SB_LOAD_PIECE ? r->left : SB_LOAD_PIECE;
+    sb_check(r->L, sb);
+    sb_charge(r->L, sb, n / 8 + 1);
+    const char *p = r->s;
+    r->s += n;
+    r->left -= n;
+    *size = n;
+    return p;
+}
+
+/* Parses a text chunk as load does (mode "t"), within the budget: pushes the
+ * function and returns LUA_OK, or pushes the error message and returns its
+ * status. A time-out during the scan or the parse is raised. */
+int sb_load_text(lua_State *L, aw_sandbox *sb, const char *s, size_t len, const char *name)
+{
+    /* The scan's state lives in a userdata: the agent's memory, and freed by
+     * the collector if the scan raises the time-out. */
+    sb_scan *sc = lua_newuserdatauv(L, sizeof *sc, 0);
+    if (!sb_scan_text(L, sb, sc, s, len)) {
+        /* Named as Lua names chunks in messages: file, =name, [string "..."]. */
+        int plain = name[0] == '=' || name[0] == '@';
+        const char *id = plain ? name + 1 : name;
+        char msg[200];
+        snprintf(msg, sizeof msg, "%s%.*s%s:%d: %s", plain ? "" : "[string \"", (int)strcspn(id, "\n") > 60 ? 60 : (int)strcspn(id, "\n"), id,
+                 plain ? "" : "\"]", sc->line, sc->why);
+        lua_pop(L, 1);
+        lua_pushstring(L, msg);
+        return LUA_ERRSYNTAX;
+    }
+    /* goto/label work: about 1/16 unit a step; jump-list steps 1/4 unit. */
+    uint64_t units = sc->quad_jumps / 16 + sc->quad_lists / 4;
+    lua_pop(L, 1);
+    if (units)
+        sb_charge(L, sb, units);
+    sb_text_reader r = {L, s, len};
+    int status = lua_load(L, sb_text_read, &r, name, "t");
+    if (sb->expired)
+        return sb_raise_timeout(L, sb); /* the parser caught the reader's time-out */
+    return status;
+}
+
+/* A reader function's pieces, gathered into one string before the parse
+ * (which then goes through sb_load_text): runs protected, so that an error
+ * in the reader makes load fail as it does in stock Lua. */
+static int sb_gather(lua_State *L)
+{
+    luaL_Buffer b;
+    size_t total = 0;
+    luaL_buffinit(L, &b); /* the reader is at 1 */
+    for (;;) {
+        luaL_checkstack(L, 2, "too many nested functions");
+        lua_pushvalue(L, 1);
+        lua_call(L, 0, 1);
+        if (lua_isnil(L, -1)) {
+            lua_pop(L, 1);
+            break;
+        }
+        if (!lua_isstring(L, -1))
+            return luaL_error(L, "reader function must return a string");
+        size_t n;
+        lua_tolstring(L, -1, &n);
+        if (n == 0) {
+            lua_pop(L, 1);
+            break;
+        }
+        if (total == 0 && lua_tostring(L, -1)[0] == LUA_SIGNATURE[0]) {
+            luaL_addvalue(&b); /* a binary chunk: refused by the parse at once, as in stock Lua */
+            break;
+        }
+        total += n;
+        if (total > SB_MAX_LOAD)
+            return luaL_error(L, "chunk larger than %d bytes", (int)SB_MAX_LOAD);
+        sb_charge(L, sb_of(L), n / 8 + 1);
+        luaL_addvalue(&b);
+    }
+    luaL_pushresult(&b);
+    return 1;
+}
+
+int sb_load(lua_State *L)
+{
+    aw_sandbox *sb = sb_of(L);
+    size_t len;
+    const char *s = lua_tolstring(L, 1, &len);
+    const char *mode = luaL_optstring(L, 3, "bt");
+    int env = !lua_isnone(L, 4) ? 4 : 0;
+    int status;
+    if (!strchr(mode, 't')) {
+        luaL_pushfail(L);
+        lua_pushfstring(L, "attempt to load a text chunk (mode is '%s')", mode);
+        return 2;
+    }
+    const char *name;
+    if (s != NULL) {
+        name = luaL_optstring(L, 2, s);
+    } else {
+        name = luaL_optstring(L, 2, "=(load)");
+        luaL_checktype(L, 1, LUA_TFUNCTION);
+        lua_settop(L, 4);
+        lua_pushcfunction(L, sb_gather);
+        lua_pushvalue(L, 1);
+        if (!sb_nest_enter(L, sb)) {
+            luaL_pushfail(L);
+            lua_pushfstring(L, SB_NEST_MSG, SB_NEST_DEPTH);
+            return 2;
+        }
+        status = lua_pcall(L, 1, 1, 0);
+        sb_nest_leave(L, sb);
+        if (sb->expired)
+            return sb_raise_timeout(L, sb); /* the time-out hit the reader */
+        if (status != LUA_OK) {
+            luaL_pushfail(L);
+            lua_insert(L, -2);
+            return 2;
+        }
+        lua_replace(L, 1); /* the whole text, kept alive while it is parsed */
+        s = lua_tolstring(L, 1, &len);
+    }
+    if (len > SB_MAX_LOAD) {
+        luaL_pushfail(L);
+        lua_pushfstring(L, "chunk larger than %d bytes", (int)SB_MAX_LOAD);
+        return 2;
+    }
+    status = sb_load_text(L, sb, s, len, name);
+    if (status != LUA_OK) {
+        luaL_pushfail(L);
+        lua_insert(L, -2);
+        return 2;
+    }
+    if (env) {
+        lua_pushvalue(L, env);
+        if (!lua_setupvalue(L, -2, 1))
+            lua_pop(L, 1);
+    }
+    return 1;
+}
+
+
+/* ------------------------------------------------------------------------ */
+/* Coroutines: the library's resume/wrap/close, rewritten so that the sandbox
+ * knows which thread runs (for re-arming its hook), never resumes or closes
+ * a thread the hook has killed, and turns a time-out inside a coroutine into
+ * a time-out of the caller. create/yield/status/running/isyieldable are
+ * Lua's own.                                                               */
+
+/* Whether co can be resumed from L; when not, *why says why. */
+static int co_is_startable(lua_State *L, lua_State *co, const char **why)
+{
+    lua_Debug ar;
+    *why = "cannot resume non-suspended coroutine";
+    if (co == L)
+        return 0;
+    if (*thread_flags(co) & SB_THREAD_POISONED) {
+        *why = "cannot resume dead coroutine";
+        return 0;
+    }
+    switch (lua_status(co)) {
+    case LUA_YIELD:
+        return 1;
+    case LUA_OK:
+        if (lua_getstack(co, 0, &ar))
+            return 0; /* it is running (it resumed someone) */
+        if (lua_gettop(co) > 0)
+            return 1; /* not yet started */
+        *why = "cannot resume dead coroutine";
+        return 0;
+    default:
+        *why = "cannot resume dead coroutine"; /* died with an error */
+        return 0;
+    }
+}
+
+/* Resumes co with narg values from L's top; returns the number of results
+ * moved to L, or -1 with the error value on L's top. */
+static int co_resume(lua_State *L, lua_State *co, int narg)
+{
+    aw_sandbox *sb = sb_of(L);
+    int nres, status;
+    const char *why;
+    if (!co_is_startable(L, co, &why)) {
+        lua_pushstring(L, why);
+        return -1;
+    }
+    if (!lua_checkstack(co, narg)) {
+        lua_pushliteral(L, "too many arguments to resume");
+        return -1;
+    }
+    lua_xmove(L, co, narg);
+    /* A thread created in another call may carry another call's hook
+     * state: give it this call's. Never reset a correct one: that would
+     * restart its count on every resume. */
+    if (!sb->hook_count) {
+        if (lua_gethook(co))
+            lua_sethook(co, NULL, 0, 0);
+    } else if (lua_gethook(co) != sb_hook || lua_gethookmask(co) != LUA_MASKCOUNT) {
+        lua_sethook(co, sb_hook, LUA_MASKCOUNT, sb->hook_count);
+    }
+    if (sb->lim.work_budget) /* co's last instructions may never reach its hook */
+        sb_charge(L, sb, SB_WORK_COUNT);
+    lua_State *prev = sb->cur;
+    sb->cur = co;
+    status = lua_resume(co, L, narg, &nres);
+    sb->cur = prev;
+    if (sb->expired)
+        sb_raise_timeout(L, sb);
+    if (status == LUA_OK || status == LUA_YIELD) {
+        if (!lua_checkstack(L, nres + 1)) {
+            lua_pop(co, nres);
+            lua_pushliteral(L, "too many results to resume");
+            return -1;
+        }
+        lua_xmove(co, L, nres);
+        return nres;
+    }
+    lua_xmove(co, L, 1); /* the error value */
+    return -1;
+}
+
+int sb_co_resume(lua_State *L)
+{
+    lua_State *co = lua_tothread(L, 1);
+    luaL_argexpected(L, co, 1, "coroutine");
+    sb_check(L, sb_of(L));
+    int r = co_resume(L, co, lua_gettop(L) - 1);
+    if (r < 0) {
+        lua_pushboolean(L, 0);
+        lua_insert(L, -2);
+        return 2;
+    }
+    lua_pushboolean(L, 1);
+    lua_insert(L, -(r + 1));
+    return r + 1;
+}
+
+/* Runs co's pending __close handlers (what coroutine.close and a failed wrap
+ * do), unless the hook killed co: Lua left that thread with hooks off, so
+ * its handlers could not be stopped. Returns the status; on failure the
+ * error value is pushed on L. (co's stack is never cut with lua_settop: that
+ * would run the very handlers we must not run.) */
+/* How deeply coroutine.close may nest (a __close handler closing another
+ * coroutine): Lua 5.4.4's lua_resetthread does not count C calls, so a long
+ * chain overflows the C stack and crashes the host. */
+#define SB_MAX_CLOSE_DEPTH 100
+
+static int co_close(lua_State *L, lua_State *co)
+{
+    aw_sandbox *sb = sb_of(L);
+    if (*thread_flags(co) & SB_THREAD_POISONED) {
+        lua_rawgetp(L, LUA_REGISTRYINDEX, &sb_key_timeout_msg);
+        return LUA_ERRRUN;
+    }
+    if (sb->close_depth >= SB_MAX_CLOSE_DEPTH) {
+        lua_pushliteral(L, "coroutine.close nested too deeply");
+        return LUA_ERRRUN;
+    }
+    lua_State *prev = sb->cur;
+    sb->cur = co;
+    sb->close_depth++;
+#if LUA_VERSION_RELEASE_NUM >= 50406
+    int status = lua_closethread(co, L);
+#else
+    int status = lua_resetthread(co);
+#endif
+    sb->close_depth--;
+    sb->cur = prev;
+    if (sb->expired)
+        sb_raise_timeout(L, sb);
+    if (status != LUA_OK)
+        lua_xmove(co, L, 1);
+    return status;
+}
+
+static int sb_co_wrap_call(lua_State *L)
+{
+    lua_State *co = lua_tothread(L, lua_upvalueindex(1));
+    sb_check(L, sb_of(L));
+    int r = co_resume(L, co, lua_gettop(L));
+    if (r >= 0)
+        return r;
+    int st = lua_status(co);
+    if (st != LUA_OK && st != LUA_YIELD) { /* co died: close its variables */
+        if (co_close(L, co) != LUA_OK)
+            lua_remove(L, -2); /* the close's error replaces the first one */
+    }
+    if (lua_type(L, -1) == LUA_TSTRING) { /* add where the wrapped call was made */
+        luaL_where(L, 1);
+        lua_insert(L, -2);
+        lua_concat(L, 2);
+    }
+    return lua_error(L);
+}
+
+int sb_co_wrap(lua_State *L)
+{
+    luaL_checktype(L, 1, LUA_TFUNCTION);
+    lua_State *co = lua_newthread(L);
+    lua_pushvalue(L, 1);
+    lua_xmove(L, co, 1);
+    lua_pushcclosure(L, sb_co_wrap_call, 1);
+    return 1;
+}
+
+int sb_co_close(lua_State *L)
+{
+    lua_State *co = lua_tothread(L, 1);
+    luaL_argexpected(L, co, 1, "coroutine");
+    sb_check(L, sb_of(L));
+    lua_Debug ar;
+    /* Only a suspended or dead coroutine can be closed: not the running one,
+     * nor one that is waiting for a coroutine it resumed. */
+    if (co == L || (lua_status(co) == LUA_OK && lua_getstack(co, 0, &ar)))
+        return luaL_error(L, "cannot close a %s coroutine", co == L ? "running" : "normal");
+    if (co_close(L, co) == LUA_OK) {
+        lua_pushboolean(L, 1);
+        return 1;
+    }
+    lua_pushboolean(L, 0);
+    lua_insert(L, -2);
+    return 2;
+}

@@ -1,0 +1,142 @@
+/* sb_require: require: package.loaded, the host loaders, package.preload, the
+ * module folder. Part of the sandbox (sandbox.h is the contract;
+ * sandbox_internal.h what the parts share). */
+#include "sandbox_internal.h"
+
+/* ------------------------------------------------------------------------ */
+/* require: package.loaded, then the host's loaders (LPeg, the embedded lua/
+ * library, aw_sandbox_preload), then package.preload (the agent's own), then
+ * plain Lua files from module_dir. No C modules, no search paths.           */
+
+static int sb_module_file(lua_State *L, aw_sandbox *sb, const char *name)
+{
+    size_t n = strlen(name);
+    if (!sb->module_dir || n == 0 || n > 200)
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        char c = name[i];
+        int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+                 (c == '.' && i > 0 && i + 1 < n && name[i + 1] != '.');
+        if (!ok)
+            return 0; /* no '/', no '..', no leading or trailing dot */
+    }
+    char path[4096];
+    int k = snprintf(path, sizeof path, "%s/", sb->module_dir);
+    if (k < 0 || (size_t)k + n + 5 > sizeof path)
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        path[k + i] = name[i] == '.' ? '/' : name[i];
+    memcpy(path + k + n, ".lua", 5);
+    struct stat st;
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+        return 0;
+    /* The file must really be inside the folder: a symbolic link to
+     * elsewhere (/etc/passwd as passwd.lua), or through a linked
+     * subfolder, is not a module. Each part of the path below the folder is
+     * looked at with lstat (realpath would need readlink, which the isolated
+     * mode's filter forbids). */
+    for (size_t i = (size_t)k; path[i]; i++) {
+        if (path[i] != '/' && path[i + 1] != '\0')
+            continue;
+        char part[4096];
+        memcpy(part, path, i + (path[i] != '/'));
+        part[i + (path[i] != '/')] = '\0';
+        struct stat ls;
+        if (lstat(part, &ls) != 0 || S_ISLNK(ls.st_mode))
+            return luaL_error(L, "module '%s' is not a file inside the agent's folder", name);
+    }
+    if ((size_t)st.st_size > SB_MAX_MODULE_FILE)
+        return luaL_error(L, "module '%s' is larger than %d bytes", name, (int)SB_MAX_MODULE_FILE);
+    /* The file goes into a userdata (the agent's memory, freed by the GC) so
+     * that nothing leaks if loading raises: no Lua call happens while the
+     * FILE is open. */
+    size_t size = (size_t)st.st_size;
+    char *buf = lua_newuserdatauv(L, size ? size : 1, 0);
+    sb->in_alloc = 1; /* stdio takes locks: the last resort must not jump out of it */
+    FILE *f = fopen(path, "rb");
+    if (f) {
+        size = fread(buf, 1, size, f);
+        fclose(f);
+    }
+    sb->in_alloc = 0;
+    if (!f)
+        return luaL_error(L, "cannot open module '%s'", name);
+    lua_pushfstring(L, "@%s", path + k);
+    if (sb_load_text(L, sb, buf, size, lua_tostring(L, -1)) != LUA_OK)
+        return lua_error(L);
+    lua_pushstring(L, name);
+    lua_pushstring(L, path + k);
+    lua_call(L, 2, 1);
+    return 1;
+}
+
+int sb_require(lua_State *L)
+{
+    aw_sandbox *sb = sb_of(L);
+    const char *name = luaL_checkstring(L, 1);
+    lua_settop(L, 1);
+    luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE); /* 2 */
+    lua_pushvalue(L, 1);
+    if (lua_toboolean(L, (lua_rawget(L, 2), -1)))
+        return 1;
+    lua_pop(L, 1);
+    lua_rawgetp(L, LUA_REGISTRYINDEX, &sb_key_preload); /* 3 */
+    lua_pushvalue(L, 1);
+    lua_rawget(L, 3); /* 4 */
+    if (lua_isnil(L, 4)) {
+        lua_pop(L, 1);
+        lua_getglobal(L, "package");
+        if (lua_istable(L, -1)) {
+            lua_getfield(L, -1, "preload");
+            lua_remove(L, -2);
+            if (lua_istable(L, -1)) {
+                lua_pushvalue(L, 1);
+                lua_gettable(L, -2);
+                lua_remove(L, -2);
+            }
+        }
+        if (!lua_isfunction(L, -1)) {
+            lua_settop(L, 3);
+            if (sb_module_file(L, sb, name))
+                goto loaded;
+            return luaL_error(L, "module '%s' not found", name);
+        }
+    }
+    lua_pushvalue(L, 1);
+    lua_pushliteral(L, ":preload:");
+    lua_call(L, 2, 1);
+loaded:
+    if (!lua_isnil(L, -1)) {
+        lua_pushvalue(L, 1);
+        lua_pushvalue(L, -2);
+        lua_rawset(L, 2);
+    }
+    lua_pop(L, 1);
+    lua_pushvalue(L, 1);
+    if (lua_rawget(L, 2) == LUA_TNIL) {
+        lua_pop(L, 1);
+        lua_pushboolean(L, 1);
+        lua_pushvalue(L, 1);
+        lua_pushvalue(L, -2);
+        lua_rawset(L, 2);
+    }
+    return 1;
+}
+
+int sb_luamod_loader(lua_State *L)
+{
+    const aw_luamod *m = lua_touserdata(L, lua_upvalueindex(1));
+    lua_pushfstring(L, "@%s", m->path);
+    /* Our own modules load from bytecode compiled once per process (made from
+     * our text, never from an agent's); agents' chunks stay text-only. */
+    size_t blen;
+    const char *code = aw_luamod_bytecode(m, &blen);
+    int st = code ? luaL_loadbufferx(L, code, blen, lua_tostring(L, -1), "b")
+                  : luaL_loadbufferx(L, m->source, m->len, lua_tostring(L, -1), "t");
+    if (st != LUA_OK)
+        return lua_error(L);
+    lua_pushstring(L, m->name);
+    lua_pushstring(L, m->path);
+    lua_call(L, 2, 1);
+    return 1;
+}
