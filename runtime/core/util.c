@@ -246,3 +246,22 @@ uint64_t aw_now_ns(void)
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
+
+const char *aw_fault_kind_name(aw_fault_kind k)
+{
+    switch (k) {
+    case AW_FAULT_NONE:
+        return "none";
+    case AW_FAULT_ERROR:
+        return "error";
+    case AW_FAULT_TIMEOUT:
+        return "timeout";
+    case AW_FAULT_MEMORY:
+        return "memory";
+    case AW_FAULT_REPLY:
+        return "reply";
+    case AW_FAULT_LOST:
+        return "lost";
+    }
+    return "unknown";
+}

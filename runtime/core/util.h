@@ -77,4 +77,18 @@ void aw_sanitize_text(char *s, size_t len, int keep_newlines);
 /* Monotonic clock in nanoseconds. */
 uint64_t aw_now_ns(void);
 
+/* Why a call to an agent failed: one list for the sandbox (sandbox.h) and
+ * every kind of seat (seat.h). */
+typedef enum aw_fault_kind {
+    AW_FAULT_NONE = 0,
+    AW_FAULT_ERROR,   /* the agent raised an error (or a syntax error on load) */
+    AW_FAULT_TIMEOUT, /* the call ran past its budget and was stopped */
+    AW_FAULT_MEMORY,  /* the agent hit its memory cap */
+    AW_FAULT_REPLY,   /* the call returned, but not a value of the expected kind */
+    AW_FAULT_LOST     /* the seat is gone (connection closed, process died) */
+} aw_fault_kind;
+
+/* "none", "error", "timeout", "memory", "reply", "lost". */
+const char *aw_fault_kind_name(aw_fault_kind k);
+
 #endif

@@ -63,7 +63,7 @@ aw_game *aw_game_start(const aw_game_opts *opts, aw_seat **seats, aw_error *err)
      * fails to give one is named after its index. Each seat gets its own
      * one-way seed, never the game's (seat.h). */
     for (int a = 1; a <= n; a++) {
-        aw_seat_fault f = {AW_SEAT_OK, ""};
+        aw_seat_fault f = {AW_FAULT_NONE, ""};
         const char *nm = seats[a]->ops->begin(seats[a], a, aw_rng_derive(opts->seed, (uint64_t)a), &f);
         if (!nm && opts->log)
             pending_fault[a] = f;
@@ -95,7 +95,7 @@ aw_game *aw_game_start(const aw_game_opts *opts, aw_seat **seats, aw_error *err)
             if (seats[a]->ops->version)
                 aw_gamelog_version(opts->log, a, seats[a]->ops->version(seats[a]));
         for (int a = 1; a <= n; a++)
-            if (pending_fault[a].kind != AW_SEAT_OK)
+            if (pending_fault[a].kind != AW_FAULT_NONE)
                 aw_gamelog_call(opts->log, a, AW_REQ_NONE, 0, &pending_fault[a]);
     }
     return gm;
@@ -128,7 +128,7 @@ int aw_game_ask(aw_game *gm, int a)
     aw_info info;
     aw_view_build(gm->g, a, gm->req.kind, &info);
     aw_seat_reply reply = {NULL, 0, AW_NO_AGENT};
-    aw_seat_fault fault = {AW_SEAT_OK, ""};
+    aw_seat_fault fault = {AW_FAULT_NONE, ""};
     gm->t0[a] = aw_now_ns();
     int rc = gm->seats[a]->ops->request(gm->seats[a], gm->req.kind, &info, gm->opts.settings, &reply, &fault);
     if (rc == AW_SEAT_PENDING)
@@ -145,12 +145,12 @@ void aw_game_answer(aw_game *gm, int a, int rc, const aw_seat_reply *reply, cons
     gm->answered[a] = true;
     gm->left--;
     gm->calls++;
-    aw_seat_fault f = {AW_SEAT_OK, ""};
+    aw_seat_fault f = {AW_FAULT_NONE, ""};
     if (rc < 0 || rc == AW_SEAT_PENDING) {
         if (fault)
             f = *fault;
-        if (f.kind == AW_SEAT_OK)
-            f.kind = AW_SEAT_ERROR;
+        if (f.kind == AW_FAULT_NONE)
+            f.kind = AW_FAULT_ERROR;
         rc = -1;
         gm->faults++;
     }
@@ -206,10 +206,10 @@ int aw_game_play(const aw_game_opts *opts, aw_seat **seats, aw_game_result *res,
         for (int i = 0; i < np; i++) {
             int a = pending[i];
             aw_seat_reply reply = {NULL, 0, AW_NO_AGENT};
-            aw_seat_fault fault = {AW_SEAT_LOST, "the seat said it would answer later but cannot be waited for"};
+            aw_seat_fault fault = {AW_FAULT_LOST, "the seat said it would answer later but cannot be waited for"};
             int rc = -1;
             if (seats[a]->ops->wait) {
-                fault.kind = AW_SEAT_OK;
+                fault.kind = AW_FAULT_NONE;
                 fault.msg[0] = 0;
                 rc = seats[a]->ops->wait(seats[a], &reply, &fault);
             }

@@ -327,18 +327,18 @@ void aw_gamelog_call(aw_gamelog *l, int agent, aw_req_kind kind, uint64_t elapse
         aw_buf_clear(b);
         aw_buf_printf(b, "{\"game\":%d,\"day\":%d,\"event\":\"call\",\"agent\":%d,\"call\":\"%s\",\"us\":%llu",
                       l->game_no, st->day, agent, aw_req_name(kind), (unsigned long long)(elapsed_ns / 1000));
-        if (fault && fault->kind != AW_SEAT_OK) {
-            aw_buf_printf(b, ",\"fault\":\"%s\",\"message\":", aw_seat_fault_name(fault->kind));
+        if (fault && fault->kind != AW_FAULT_NONE) {
+            aw_buf_printf(b, ",\"fault\":\"%s\",\"message\":", aw_fault_kind_name(fault->kind));
             json_str(b, fault->msg, strnlen(fault->msg, sizeof fault->msg));
         }
         aw_buf_adds(b, "}\n");
         out(l, l->events, b);
     }
-    if (l->record && fault && fault->kind != AW_SEAT_OK) {
+    if (l->record && fault && fault->kind != AW_FAULT_NONE) {
         char x[24];
         aw_buf_clear(b);
         aw_buf_printf(b, "  ! %s %s %s: ", agent_label(st, agent, x, sizeof x), aw_req_name(kind),
-                      aw_seat_fault_name(fault->kind));
+                      aw_fault_kind_name(fault->kind));
         plain_str(b, fault->msg, strnlen(fault->msg, sizeof fault->msg), 400);
         aw_buf_addc(b, '\n');
         out(l, l->record, b);

@@ -12,19 +12,11 @@
 #include "engine.h"
 #include "view.h"
 
-typedef enum aw_seat_fault_kind {
-    AW_SEAT_OK = 0,
-    AW_SEAT_ERROR,   /* the agent raised an error */
-    AW_SEAT_TIMEOUT, /* the call ran past its budget */
-    AW_SEAT_MEMORY,  /* the agent ran out of its memory */
-    AW_SEAT_REPLY,   /* the answer was not of the expected kind */
-    AW_SEAT_LOST     /* the seat is gone (connection closed, process died) */
-} aw_seat_fault_kind;
-
-const char *aw_seat_fault_name(aw_seat_fault_kind k); /* "error", "timeout", ... */
-
+/* A seat's faults are the sandbox's kinds (util.h: error, timeout, memory,
+ * reply) plus AW_FAULT_LOST: the seat is gone (connection closed, process
+ * died). */
 typedef struct aw_seat_fault {
-    aw_seat_fault_kind kind;
+    aw_fault_kind kind;
     char msg[512]; /* one line, printable */
 } aw_seat_fault;
 

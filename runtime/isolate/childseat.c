@@ -43,7 +43,7 @@
 typedef struct report {
     uint32_t magic;
     int32_t request;
-    int32_t fault; /* aw_seat_fault_kind */
+    int32_t fault; /* aw_fault_kind */
     uint32_t msg_len;
 } report;
 
@@ -75,10 +75,10 @@ typedef struct childseat {
     aw_req_kind pending; /* the request sent and not yet answered */
 } childseat;
 
-static void set_fault(aw_seat_fault *f, aw_seat_fault_kind k, const char *fmt, ...)
+static void set_fault(aw_seat_fault *f, aw_fault_kind k, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
-static void set_fault(aw_seat_fault *f, aw_seat_fault_kind k, const char *fmt, ...)
+static void set_fault(aw_seat_fault *f, aw_fault_kind k, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -106,7 +106,7 @@ static int write_all(int fd, const void *p, size_t n)
 
 static int send_report(int fd, int request, const aw_seat_fault *f)
 {
-    size_t len = f->kind == AW_SEAT_OK ? 0 : strnlen(f->msg, sizeof f->msg);
+    size_t len = f->kind == AW_FAULT_NONE ? 0 : strnlen(f->msg, sizeof f->msg);
     report r = {REPORT_MAGIC, request, (int32_t)f->kind, (uint32_t)len};
     char buf[sizeof r + sizeof f->msg];
     memcpy(buf, &r, sizeof r);
@@ -140,7 +140,7 @@ static void child_main(childseat *c, int wire, int rep, int outfd)
     aw_error err;
     if (aw_confine(keep, outfd >= 0 ? 3 : 2, c->opts.read_dir, c->opts.memory_bytes, &err) < 0) {
         aw_seat_fault f;
-        set_fault(&f, AW_SEAT_LOST, "cannot confine the agent's process: %.400s", err.msg);
+        set_fault(&f, AW_FAULT_LOST, "cannot confine the agent's process: %.400s", err.msg);
         write_all(wire, "\n", 1);
         send_report(rep, AW_WIRE_REQ_NAME, &f);
         _exit(3);
@@ -175,7 +175,7 @@ static void child_main(childseat *c, int wire, int rep, int outfd)
         if (request < 0)
             _exit(5);
 
-        aw_seat_fault f = {AW_SEAT_OK, ""};
+        aw_seat_fault f = {AW_FAULT_NONE, ""};
         aw_buf_clear(&out);
         bool reply = false;
         if (!(c->opts.child_hook && c->opts.child_hook(c->opts.hook_ud, request, wire, rep)))
@@ -237,11 +237,11 @@ static void stop_child(childseat *c, char *why, size_t whylen)
 }
 
 /* Kills the child for good in this game and fills the fault. */
-static int lose(childseat *c, aw_seat_fault *f, aw_seat_fault_kind kind, const char *what)
+static int lose(childseat *c, aw_seat_fault *f, aw_fault_kind kind, const char *what)
 {
     char why[160] = "";
-    stop_child(c, kind == AW_SEAT_LOST ? why : NULL, sizeof why);
-    if (kind == AW_SEAT_LOST)
+    stop_child(c, kind == AW_FAULT_LOST ? why : NULL, sizeof why);
+    if (kind == AW_FAULT_LOST)
         set_fault(f, kind, "%s: the agent's process %s", what, why);
     else
         set_fault(f, kind, "%s; the agent's process was killed", what);
@@ -310,13 +310,13 @@ static int await(childseat *c, int want, uint64_t deadline, int request, aw_seat
         } else if (c->rbuf.len >= sizeof(report)) {
             report r;
             memcpy(&r, c->rbuf.data, sizeof r);
-            if (r.magic != REPORT_MAGIC || r.request != request || r.fault < AW_SEAT_OK || r.fault > AW_SEAT_LOST ||
-                r.msg_len >= sizeof f->msg || (r.fault == AW_SEAT_OK && r.msg_len))
-                return lose(c, f, AW_SEAT_REPLY, "garbage on the report channel");
+            if (r.magic != REPORT_MAGIC || r.request != request || r.fault < AW_FAULT_NONE || r.fault > AW_FAULT_LOST ||
+                r.msg_len >= sizeof f->msg || (r.fault == AW_FAULT_NONE && r.msg_len))
+                return lose(c, f, AW_FAULT_REPLY, "garbage on the report channel");
             if (c->rbuf.len >= sizeof r + r.msg_len) {
                 if (c->rbuf.len > sizeof r + r.msg_len)
-                    return lose(c, f, AW_SEAT_REPLY, "unexpected bytes on the report channel");
-                f->kind = (aw_seat_fault_kind)r.fault;
+                    return lose(c, f, AW_FAULT_REPLY, "unexpected bytes on the report channel");
+                f->kind = (aw_fault_kind)r.fault;
                 memcpy(f->msg, c->rbuf.data + sizeof r, r.msg_len);
                 f->msg[r.msg_len] = '\0';
                 /* Only printable bytes reach the log. */
@@ -332,13 +332,13 @@ static int await(childseat *c, int want, uint64_t deadline, int request, aw_seat
             char m[160];
             snprintf(m, sizeof m, "%s: no %s within %d ms (twice the budget)", rname,
                      want == WANT_LINE ? "answer" : "report", 2 * c->budget_ms);
-            return lose(c, f, AW_SEAT_TIMEOUT, m);
+            return lose(c, f, AW_FAULT_TIMEOUT, m);
         }
         struct pollfd p[3] = {{c->wire, POLLIN, 0}, {c->rep, POLLIN, 0}, {c->outfd, POLLIN, 0}};
         int ms = (int)((deadline - now + 999999) / 1000000);
         int pr = poll(p, c->outfd >= 0 ? 3 : 2, ms);
         if (pr < 0 && errno != EINTR)
-            return lose(c, f, AW_SEAT_LOST, "poll failed");
+            return lose(c, f, AW_FAULT_LOST, "poll failed");
         if (pr <= 0)
             continue;
         if (c->outfd >= 0 && (p[2].revents & (POLLIN | POLLHUP | POLLERR)))
@@ -348,7 +348,7 @@ static int await(childseat *c, int want, uint64_t deadline, int request, aw_seat
             if (n == 0) {
                 char m[64];
                 snprintf(m, sizeof m, "%s: connection closed", rname);
-                return lose(c, f, AW_SEAT_LOST, m);
+                return lose(c, f, AW_FAULT_LOST, m);
             }
             if (n > 0 && aw_wire_seat_feed(&c->ws, buf, (size_t)n, f) < 0)
                 return lose_with(c, f);
@@ -358,12 +358,12 @@ static int await(childseat *c, int want, uint64_t deadline, int request, aw_seat
             if (n == 0) {
                 char m[64];
                 snprintf(m, sizeof m, "%s: connection closed", rname);
-                return lose(c, f, AW_SEAT_LOST, m);
+                return lose(c, f, AW_FAULT_LOST, m);
             }
             if (n > 0) {
                 aw_buf_add(&c->rbuf, buf, (size_t)n);
                 if (c->rbuf.len > sizeof(report) + sizeof f->msg)
-                    return lose(c, f, AW_SEAT_REPLY, "flood on the report channel");
+                    return lose(c, f, AW_FAULT_REPLY, "flood on the report channel");
             }
         }
     }
@@ -382,10 +382,10 @@ static int send_line(childseat *c, const aw_buf *b, uint64_t deadline, aw_seat_f
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK)
-            return lose(c, f, AW_SEAT_LOST, "the packet could not be sent");
+            return lose(c, f, AW_FAULT_LOST, "the packet could not be sent");
         uint64_t now = aw_now_ns();
         if (now >= deadline)
-            return lose(c, f, AW_SEAT_TIMEOUT, "the agent's process stopped reading");
+            return lose(c, f, AW_FAULT_TIMEOUT, "the agent's process stopped reading");
         struct pollfd p[2] = {{c->wire, POLLOUT, 0}, {c->outfd, POLLIN, 0}};
         if (poll(p, c->outfd >= 0 ? 2 : 1, (int)((deadline - now + 999999) / 1000000)) > 0 &&
             c->outfd >= 0 && (p[1].revents & POLLIN))
@@ -414,16 +414,16 @@ static int exchange_send(childseat *c, int request, const aw_info *info, const a
         char one;
         ssize_t n = recv(c->wire, &one, 1, MSG_PEEK | MSG_DONTWAIT);
         if (n > 0)
-            return lose(c, f, AW_SEAT_REPLY, "unexpected bytes on the wire (a reply nobody asked for)");
+            return lose(c, f, AW_FAULT_REPLY, "unexpected bytes on the wire (a reply nobody asked for)");
         if (n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) {
             char m[64];
             snprintf(m, sizeof m, "%s: connection closed", aw_wire_request_name(request));
-            return lose(c, f, AW_SEAT_LOST, m);
+            return lose(c, f, AW_FAULT_LOST, m);
         }
     }
     aw_buf_clear(&c->pkt);
     if (aw_wire_seat_send(&c->ws, request, info, set, &c->pkt, f) < 0)
-        return f->kind == AW_SEAT_REPLY ? lose_with(c, f) : -1;
+        return f->kind == AW_FAULT_REPLY ? lose_with(c, f) : -1;
     return send_line(c, &c->pkt, c->deadline, f);
 }
 
@@ -431,13 +431,13 @@ static int exchange_finish(childseat *c, int request, aw_seat_fault *f)
 {
     if (aw_wire_request_has_reply(request) && await(c, WANT_LINE, c->deadline, request, f) < 0)
         return -1;
-    aw_seat_fault rf = {AW_SEAT_OK, ""};
+    aw_seat_fault rf = {AW_FAULT_NONE, ""};
     if (await(c, WANT_REPORT, c->deadline, request, &rf) < 0) {
         *f = rf;
         return -1;
     }
     take_output(c);
-    if (rf.kind != AW_SEAT_OK) {
+    if (rf.kind != AW_FAULT_NONE) {
         *f = rf;
         return 1; /* the inner seat failed; the child is fine */
     }
@@ -456,17 +456,17 @@ static int spawn(childseat *c, aw_seat_fault *f)
 {
     int w[2], r[2], o[2] = {-1, -1};
     if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, w) != 0) {
-        set_fault(f, AW_SEAT_LOST, "socketpair: %s", strerror(errno));
+        set_fault(f, AW_FAULT_LOST, "socketpair: %s", strerror(errno));
         return -1;
     }
     if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, r) != 0) {
-        set_fault(f, AW_SEAT_LOST, "socketpair: %s", strerror(errno));
+        set_fault(f, AW_FAULT_LOST, "socketpair: %s", strerror(errno));
         close(w[0]);
         close(w[1]);
         return -1;
     }
     if (c->out && socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, o) != 0) {
-        set_fault(f, AW_SEAT_LOST, "socketpair: %s", strerror(errno));
+        set_fault(f, AW_FAULT_LOST, "socketpair: %s", strerror(errno));
         close(w[0]);
         close(w[1]);
         close(r[0]);
@@ -477,7 +477,7 @@ static int spawn(childseat *c, aw_seat_fault *f)
     fflush(NULL); /* nothing buffered in the host gets written twice */
     pid_t pid = fork();
     if (pid < 0) {
-        set_fault(f, AW_SEAT_LOST, "fork: %s", strerror(errno));
+        set_fault(f, AW_FAULT_LOST, "fork: %s", strerror(errno));
         for (int i = 0; i < 2; i++) {
             close(w[i]);
             close(r[i]);
@@ -536,7 +536,7 @@ static const char *seat_begin(aw_seat *base, int agent, uint64_t agent_seed, aw_
      * library, the agent's file) and getName: at least 5 s, since a loaded
      * machine can make the start slow while no agent call is running yet. */
     int start_budget = 2 * budget_of(c, NULL) < 2500 ? 2500 : 2 * budget_of(c, NULL);
-    aw_seat_fault ef = {AW_SEAT_OK, ""};
+    aw_seat_fault ef = {AW_FAULT_NONE, ""};
     int rc = exchange(c, AW_WIRE_REQ_NAME, NULL, NULL, start_budget, &ef);
     flush_output(c);
     if (rc < 0) {
@@ -551,8 +551,8 @@ static const char *seat_begin(aw_seat *base, int agent, uint64_t agent_seed, aw_
         /* The inner seat could not start (its fault says why): the agent
          * sits out this game. */
         *f = ef;
-        if (f->kind == AW_SEAT_OK)
-            set_fault(f, AW_SEAT_REPLY, "NAME: empty name");
+        if (f->kind == AW_FAULT_NONE)
+            set_fault(f, AW_FAULT_REPLY, "NAME: empty name");
         stop_child(c, NULL, 0);
         c->lost = true;
         snprintf(c->lost_msg, sizeof c->lost_msg, "the agent failed to load at the start of the game");
@@ -562,7 +562,7 @@ static const char *seat_begin(aw_seat *base, int agent, uint64_t agent_seed, aw_
         len = sizeof c->name - 1;
     memcpy(c->name, text, len);
     c->name[len] = '\0';
-    if (ef.kind != AW_SEAT_OK)
+    if (ef.kind != AW_FAULT_NONE)
         *f = ef; /* getName failed; the agent still plays */
     return c->name;
 }
@@ -576,7 +576,7 @@ static int seat_request(aw_seat *base, aw_req_kind kind, const aw_info *info, co
     childseat *c = (childseat *)base;
     (void)reply;
     if (c->lost || c->pid <= 0) {
-        set_fault(f, AW_SEAT_LOST, "out of this game: %s", c->lost_msg);
+        set_fault(f, AW_FAULT_LOST, "out of this game: %s", c->lost_msg);
         return -1;
     }
     if (exchange_send(c, kind, info, set, budget_of(c, set), f) < 0) {

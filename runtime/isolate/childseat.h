@@ -11,8 +11,8 @@
  *
  * The host times every request and gives the child twice the budget; on a
  * time-out, a broken or unexpected byte stream, or the child's death it kills
- * the child (SIGKILL), reaps it, reports the fault (AW_SEAT_TIMEOUT /
- * AW_SEAT_REPLY / AW_SEAT_LOST), and the agent is out for the rest of that
+ * the child (SIGKILL), reaps it, reports the fault (AW_FAULT_TIMEOUT /
+ * AW_FAULT_REPLY / AW_FAULT_LOST), and the agent is out for the rest of that
  * game: every later request gets the rules' substitute at once. The next
  * game forks a fresh child. A crash of Lua (or of anything in the child)
  * takes down only that agent.

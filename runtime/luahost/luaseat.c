@@ -73,28 +73,20 @@ typedef struct call_ctx {
     const aw_settings *set;
     bool has_text, has_target;
     int target;
-    aw_seat_fault_kind reply_fault;
+    aw_fault_kind reply_fault;
     char reply_msg[200];
 } call_ctx;
 
-static void seat_fault(aw_seat_fault *f, aw_seat_fault_kind kind, const char *msg)
+static void seat_fault(aw_seat_fault *f, aw_fault_kind kind, const char *msg)
 {
     f->kind = kind;
     snprintf(f->msg, sizeof f->msg, "%s", msg);
 }
 
-static aw_seat_fault_kind map_fault(aw_fault_kind k)
+/* A failed sandbox call as a seat's fault (the same kinds; util.h). */
+static aw_fault_kind map_fault(aw_fault_kind k)
 {
-    switch (k) {
-    case AW_FAULT_TIMEOUT:
-        return AW_SEAT_TIMEOUT;
-    case AW_FAULT_MEMORY:
-        return AW_SEAT_MEMORY;
-    case AW_FAULT_REPLY:
-        return AW_SEAT_REPLY;
-    default:
-        return AW_SEAT_ERROR;
-    }
+    return k == AW_FAULT_NONE ? AW_FAULT_ERROR : k;
 }
 
 /* ---- building info and setting ------------------------------------------ */
@@ -418,7 +410,7 @@ static void take_reply(lua_State *L, call_ctx *c, int idx)
         if (t == LUA_TNIL)
             return;
         if (t != LUA_TSTRING) {
-            c->reply_fault = AW_SEAT_REPLY;
+            c->reply_fault = AW_FAULT_REPLY;
             snprintf(c->reply_msg, sizeof c->reply_msg, "%s() must return a string, not a %s", method,
                      lua_typename(L, t));
             return;
@@ -441,7 +433,7 @@ static void take_reply(lua_State *L, call_ctx *c, int idx)
                 /* A float must hold a whole number (3.0): 2.5 is no agent. */
                 lua_Number n = lua_tonumber(L, idx);
                 if (n != n || floor(n) != n) {
-                    c->reply_fault = AW_SEAT_REPLY;
+                    c->reply_fault = AW_FAULT_REPLY;
                     snprintf(c->reply_msg, sizeof c->reply_msg, "%s() must return a whole agent number, not %.14g",
                              method, (double)n);
                     return;
@@ -459,7 +451,7 @@ static void take_reply(lua_State *L, call_ctx *c, int idx)
             c->has_target = true;
             return;
         }
-        c->reply_fault = AW_SEAT_REPLY;
+        c->reply_fault = AW_FAULT_REPLY;
         snprintf(c->reply_msg, sizeof c->reply_msg, "%s() must return an agent number, not a %s", method,
                  lua_typename(L, t));
     }
@@ -899,7 +891,7 @@ static int seat_request(aw_seat *base, aw_req_kind kind, const aw_info *info, co
 {
     luaseat *s = (luaseat *)base;
     if (!s->sb) {
-        seat_fault(f, AW_SEAT_LOST, "the agent failed to load at the start of the game");
+        seat_fault(f, AW_FAULT_LOST, "the agent failed to load at the start of the game");
         return -1;
     }
     /* Mid-game, the agent file is looked at before every call, the folder's
@@ -913,7 +905,7 @@ static int seat_request(aw_seat *base, aw_req_kind kind, const aw_info *info, co
                 swap_live(s);
         }
     }
-    call_ctx c = {.s = s, .kind = kind, .info = info, .set = set, .reply_fault = AW_SEAT_OK};
+    call_ctx c = {.s = s, .kind = kind, .info = info, .set = set, .reply_fault = AW_FAULT_NONE};
     aw_fault fault = {AW_FAULT_NONE, "", 0};
     int rc = aw_sandbox_run(s->sb, do_call, &c, &fault);
     flush_output(s);
@@ -925,7 +917,7 @@ static int seat_request(aw_seat *base, aw_req_kind kind, const aw_info *info, co
             s->cached[i].ref = LUA_NOREF; /* what they held is left to the state's end */
         return -1;
     }
-    if (c.reply_fault != AW_SEAT_OK) {
+    if (c.reply_fault != AW_FAULT_NONE) {
         seat_fault(f, c.reply_fault, c.reply_msg);
         return -1;
     }

@@ -184,18 +184,6 @@ void aw_sandbox_limits_default(aw_sandbox_limits *l)
     l->module_dir = NULL;
 }
 
-const char *aw_fault_kind_name(aw_fault_kind k)
-{
-    switch (k) {
-    case AW_FAULT_NONE: return "none";
-    case AW_FAULT_ERROR: return "error";
-    case AW_FAULT_TIMEOUT: return "timeout";
-    case AW_FAULT_MEMORY: return "memory";
-    case AW_FAULT_REPLY: return "reply";
-    }
-    return "unknown";
-}
-
 static int sb_panic(lua_State *L)
 {
     /* Every entry into the state is protected; reaching here is a host bug. */

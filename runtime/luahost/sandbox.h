@@ -37,22 +37,14 @@ typedef struct aw_sandbox_limits {
 /* Fills l with the defaults above (seed 0, no module folder). */
 void aw_sandbox_limits_default(aw_sandbox_limits *l);
 
-/* Why a protected call failed. */
-typedef enum aw_fault_kind {
-    AW_FAULT_NONE = 0,
-    AW_FAULT_ERROR,   /* the agent raised an error (or a syntax error on load) */
-    AW_FAULT_TIMEOUT, /* the call ran past its budget and was stopped */
-    AW_FAULT_MEMORY,  /* the agent hit its memory cap */
-    AW_FAULT_REPLY    /* the call returned, but not a value of the expected kind */
-} aw_fault_kind;
-
+/* Why a protected call failed: an aw_fault_kind (util.h), never
+ * AW_FAULT_LOST here. */
 typedef struct aw_fault {
     aw_fault_kind kind;
     char msg[512];       /* one line, safe to print: what went wrong, with file:line where known */
     uint64_t elapsed_ns; /* wall time the call took */
 } aw_fault;
 
-const char *aw_fault_kind_name(aw_fault_kind k); /* "error", "timeout", "memory", "reply" */
 
 /* Creates a sandbox. Returns NULL (and fills err) only when the host itself
  * cannot allocate. */

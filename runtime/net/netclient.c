@@ -161,8 +161,8 @@ static void take_line(client *c, const char *line, size_t len)
     bool reply = false;
     aw_seat_fault f;
     aw_wire_agent_answer(&c->wa, request, &out, &reply, &f);
-    if (f.kind != AW_SEAT_OK && c->o->log)
-        fprintf(c->o->log, "aiwolf connect: %s: %s: %s\n", aw_wire_request_name(request), aw_seat_fault_name(f.kind),
+    if (f.kind != AW_FAULT_NONE && c->o->log)
+        fprintf(c->o->log, "aiwolf connect: %s: %s: %s\n", aw_wire_request_name(request), aw_fault_kind_name(f.kind),
                 f.msg);
     if (reply)
         send_line(c, out.data ? out.data : "", out.len);

@@ -151,7 +151,7 @@ static void remote_answer(remote *r, int rc, const aw_seat_reply *reply, const a
         table_run(t);
 }
 
-static void remote_fault(remote *r, aw_seat_fault_kind kind, const char *msg)
+static void remote_fault(remote *r, aw_fault_kind kind, const char *msg)
 {
     aw_seat_fault f = {kind, ""};
     snprintf(f.msg, sizeof f.msg, "%s", msg);
@@ -169,7 +169,7 @@ static void remote_drop(remote *r, const char *why)
     say(s, "%s (%s): %s", r->named ? r->name : "a new connection", r->table ? "in a game" : "waiting", why);
     lobby_remove(s, r);
     if (r->pending >= 0)
-        remote_fault(r, AW_SEAT_LOST, why);
+        remote_fault(r, AW_FAULT_LOST, why);
     remote_close(r);
 }
 
@@ -208,14 +208,14 @@ static void on_deadline(uv_timer_t *tm)
     }
     snprintf(m, sizeof m, "%s: no answer within %d ms", rname ? rname : "?", r->srv->o->time_limit_ms);
     aw_wire_seat_expire(&r->ws); /* its answer, if it comes, is dropped */
-    remote_fault(r, AW_SEAT_TIMEOUT, m);
+    remote_fault(r, AW_FAULT_TIMEOUT, m);
 }
 
 /* A reply line is complete. */
 static void remote_reply(remote *r)
 {
     aw_seat_reply reply;
-    aw_seat_fault f = {AW_SEAT_OK, ""};
+    aw_seat_fault f = {AW_FAULT_NONE, ""};
     int kind = r->pending;
     if (kind == AW_WIRE_REQ_NAME) {
         r->pending = -1;
@@ -267,7 +267,7 @@ static void on_read(uv_stream_t *st, ssize_t n, const uv_buf_t *buf)
         remote_drop(r, n == UV_EOF ? "the connection was closed" : uv_strerror((int)n));
         return;
     }
-    aw_seat_fault f = {AW_SEAT_OK, ""};
+    aw_seat_fault f = {AW_FAULT_NONE, ""};
     int rc = aw_wire_seat_feed(&r->ws, buf->base, (size_t)n, &f);
     if (rc < 0) {
         char m[sizeof f.msg];
@@ -296,7 +296,7 @@ static int rseat_request(aw_seat *base, aw_req_kind kind, const aw_info *info, c
     remote *r = (remote *)base;
     (void)reply;
     if (r->gone) {
-        f->kind = AW_SEAT_LOST;
+        f->kind = AW_FAULT_LOST;
         snprintf(f->msg, sizeof f->msg, "out of this game: %s", r->gone_msg);
         return -1;
     }
@@ -304,7 +304,7 @@ static int rseat_request(aw_seat *base, aw_req_kind kind, const aw_info *info, c
     aw_buf_init(&b);
     if (aw_wire_seat_send(&r->ws, (int)kind, info, set, &b, f) < 0) {
         aw_buf_free(&b);
-        if (f->kind == AW_SEAT_REPLY) {
+        if (f->kind == AW_FAULT_REPLY) {
             char m[sizeof f->msg];
             snprintf(m, sizeof m, "%s", f->msg);
             remote_drop(r, m);
@@ -315,7 +315,7 @@ static int rseat_request(aw_seat *base, aw_req_kind kind, const aw_info *info, c
     aw_buf_free(&b);
     if (sent < 0) {
         remote_drop(r, "the connection broke");
-        f->kind = AW_SEAT_LOST;
+        f->kind = AW_FAULT_LOST;
         snprintf(f->msg, sizeof f->msg, "the connection broke");
         return -1;
     }

@@ -44,7 +44,7 @@ void aw_wire_agent_free(aw_wire_agent *wa)
 
 void aw_wire_agent_begin(aw_wire_agent *wa, int agent, uint64_t agent_seed)
 {
-    wa->begin_fault = (aw_seat_fault){AW_SEAT_OK, ""};
+    wa->begin_fault = (aw_seat_fault){AW_FAULT_NONE, ""};
     wa->name = wa->inner->ops->begin(wa->inner, agent, agent_seed, &wa->begin_fault);
     wa->begun = true;
 }
@@ -69,7 +69,7 @@ int aw_wire_agent_take(aw_wire_agent *wa, const char *line, size_t len, aw_error
 
 void aw_wire_agent_answer(aw_wire_agent *wa, int request, aw_buf *out, bool *has_reply, aw_seat_fault *f)
 {
-    *f = (aw_seat_fault){AW_SEAT_OK, ""};
+    *f = (aw_seat_fault){AW_FAULT_NONE, ""};
     *has_reply = aw_wire_request_has_reply(request);
     if (request == AW_WIRE_REQ_NAME) {
         if (wa->name_override) {
@@ -94,11 +94,11 @@ void aw_wire_agent_answer(aw_wire_agent *wa, int request, aw_buf *out, bool *has
     if (wa->begun && wa->name) {
         src = wa->inner->ops->request(wa->inner, (aw_req_kind)request, &wa->cl.info.v, &wa->set, &r, f);
     } else {
-        f->kind = AW_SEAT_LOST;
+        f->kind = AW_FAULT_LOST;
         snprintf(f->msg, sizeof f->msg, "the agent failed to load at the start of the game");
     }
-    if (src < 0 && f->kind == AW_SEAT_OK)
-        f->kind = AW_SEAT_ERROR;
+    if (src < 0 && f->kind == AW_FAULT_NONE)
+        f->kind = AW_FAULT_ERROR;
     if (src == 0 && aw_req_wants_text((aw_req_kind)request) && r.text) {
         /* A line break would split the reply in two; the engine refuses
          * control bytes anyway, so keep one as a marker. */

@@ -51,7 +51,7 @@ int aw_wire_agent_take(aw_wire_agent *wa, const char *line, size_t len, aw_error
 /* Answers the request just taken: asks the inner seat (or answers NAME and
  * ROLE itself). When the request has a reply, *has_reply is set and the
  * reply line (without newline) is appended to out. *fault is the inner
- * seat's fault for this request (AW_SEAT_OK if none). */
+ * seat's fault for this request (AW_FAULT_NONE if none). */
 void aw_wire_agent_answer(aw_wire_agent *wa, int request, aw_buf *out, bool *has_reply, aw_seat_fault *fault);
 
 #endif

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int fault(aw_seat_fault *f, aw_seat_fault_kind kind, const char *msg)
+static int fault(aw_seat_fault *f, aw_fault_kind kind, const char *msg)
 {
     f->kind = kind;
     snprintf(f->msg, sizeof f->msg, "%s", msg);
@@ -44,12 +44,12 @@ int aw_wire_seat_send(aw_wire_seat *w, int request, const aw_info *info, const a
                       aw_seat_fault *f)
 {
     if (!w->late && aw_wire_reader_pending(&w->in))
-        return fault(f, AW_SEAT_REPLY, "unexpected bytes on the wire (a reply nobody asked for)");
+        return fault(f, AW_FAULT_REPLY, "unexpected bytes on the wire (a reply nobody asked for)");
     aw_error err;
     size_t mark = out->len;
     if (aw_wire_encode_request(&w->cur, request, info, set, w->agent_seed, out, &err) < 0) {
         out->len = mark;
-        f->kind = AW_SEAT_ERROR;
+        f->kind = AW_FAULT_ERROR;
         snprintf(f->msg, sizeof f->msg, "cannot encode the packet: %.400s", err.msg);
         return -1;
     }
@@ -62,12 +62,12 @@ int aw_wire_seat_send(aw_wire_seat *w, int request, const aw_info *info, const a
 int aw_wire_seat_feed(aw_wire_seat *w, const char *data, size_t len, aw_seat_fault *f)
 {
     if (len && !w->late && (w->awaiting < 0 || w->have_reply))
-        return fault(f, AW_SEAT_REPLY, "unexpected bytes on the wire (a reply nobody asked for)");
+        return fault(f, AW_FAULT_REPLY, "unexpected bytes on the wire (a reply nobody asked for)");
     aw_wire_reader_feed(&w->in, data, len);
     for (;;) {
         if (w->awaiting < 0 && !w->late) {
             if (aw_wire_reader_pending(&w->in))
-                return fault(f, AW_SEAT_REPLY, "unexpected bytes on the wire (a reply nobody asked for)");
+                return fault(f, AW_FAULT_REPLY, "unexpected bytes on the wire (a reply nobody asked for)");
             return 0;
         }
         if (w->have_reply)
@@ -78,7 +78,7 @@ int aw_wire_seat_feed(aw_wire_seat *w, const char *data, size_t len, aw_seat_fau
         if (rc < 0) {
             char m[64];
             snprintf(m, sizeof m, "reply line longer than %zu KiB", w->max_line >> 10);
-            return fault(f, AW_SEAT_REPLY, m);
+            return fault(f, AW_FAULT_REPLY, m);
         }
         if (rc == 0)
             return 0;
@@ -122,7 +122,7 @@ int aw_wire_seat_reply(aw_wire_seat *w, int request, aw_seat_reply *reply, aw_se
     if (aw_wire_reply_target(w->reply, w->reply_len, &target, &err) < 0) {
         char m[160];
         snprintf(m, sizeof m, "%s: %.100s", aw_req_name((aw_req_kind)request), err.msg);
-        return fault(f, AW_SEAT_REPLY, m);
+        return fault(f, AW_FAULT_REPLY, m);
     }
     reply->target = target > AW_MAX_PLAYERS ? -1 : target;
     return 0;

@@ -440,7 +440,7 @@ static void restart(void)
     co.base = &s;
     aw_error err;
     aw_seat *seat = aw_childseat_new(make_random, &seed, &co, &err);
-    aw_seat_fault f = {AW_SEAT_OK, ""};
+    aw_seat_fault f = {AW_FAULT_NONE, ""};
     CHECK(seat->ops->begin(seat, 1, 1, &f) != NULL);
     pid_t first = aw_childseat_pid(seat);
     CHECK(first > 0);
@@ -454,7 +454,7 @@ static void restart(void)
     info.n = 5;
     aw_seat_reply r = {NULL, 0, 0};
     CHECK(seat->ops->request(seat, AW_REQ_DAILY_INITIALIZE, &info, &s, &r, &f) < 0);
-    CHECK_INT(f.kind, AW_SEAT_LOST);
+    CHECK_INT(f.kind, AW_FAULT_LOST);
     CHECK_MSG(strstr(f.msg, "signal 9") != NULL, "%s", f.msg);
     CHECK_INT(aw_childseat_pid(seat), 0);
     CHECK(seat->ops->begin(seat, 1, 2, &f) != NULL);
@@ -507,7 +507,7 @@ static void lua_modules(void)
     aw_seat *s = aw_childseat_new(make_lua, agent, &co, &err);
     CHECK_MSG(s != NULL, "%s", err.msg);
     if (s) {
-        aw_seat_fault f = {AW_SEAT_OK, ""};
+        aw_seat_fault f = {AW_FAULT_NONE, ""};
         const char *name = s->ops->begin(s, 1, 1, &f);
         CHECK_MSG(name && strcmp(name, "from helper") == 0, "name %s, fault %s", name ? name : "(none)", f.msg);
         s->ops->free(s);
@@ -516,9 +516,9 @@ static void lua_modules(void)
     co.read_dir = NULL;
     s = aw_childseat_new(make_lua, agent, &co, &err);
     if (s) {
-        aw_seat_fault f = {AW_SEAT_OK, ""};
+        aw_seat_fault f = {AW_FAULT_NONE, ""};
         const char *name = s->ops->begin(s, 1, 1, &f);
-        CHECK_MSG(f.kind != AW_SEAT_OK && (!name || strcmp(name, "from helper") != 0), "module read without a folder");
+        CHECK_MSG(f.kind != AW_FAULT_NONE && (!name || strcmp(name, "from helper") != 0), "module read without a folder");
         s->ops->free(s);
     }
     unlink(helper);

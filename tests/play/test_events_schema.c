@@ -167,8 +167,8 @@ static int f_request(aw_seat *s, aw_req_kind kind, const aw_info *info, const aw
 {
     faulty *x = (faulty *)s;
     if (++x->calls % 7 == 0) {
-        static const aw_seat_fault_kind kinds[] = {AW_SEAT_ERROR, AW_SEAT_TIMEOUT, AW_SEAT_MEMORY, AW_SEAT_REPLY,
-                                                   AW_SEAT_LOST};
+        static const aw_fault_kind kinds[] = {AW_FAULT_ERROR, AW_FAULT_TIMEOUT, AW_FAULT_MEMORY, AW_FAULT_REPLY,
+                                                   AW_FAULT_LOST};
         f->kind = kinds[(x->calls / 7) % 5];
         snprintf(f->msg, sizeof f->msg, "fault \"%d\"\n\x01 \xff", x->calls);
         return -1;

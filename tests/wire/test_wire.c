@@ -119,7 +119,7 @@ static void one_transcript(const char *path)
                     CHECK_MSG(aw_wire_reply_target(wa_out.data, wa_out.len, &t, &err) == 0 &&
                                   wa_out.len > 12 && memcmp(wa_out.data, "{\"agentIdx\":", 12) == 0,
                               "%s:%d: target reply %.*s", path, lineno, (int)wa_out.len, wa_out.data);
-                CHECK_INT(wf.kind, AW_SEAT_OK);
+                CHECK_INT(wf.kind, AW_FAULT_NONE);
             }
         }
         aw_wire_packet p;
@@ -698,7 +698,7 @@ static void framing(void)
     CHECK(p.has_setting && p.setting.random_seed == (int64_t)0xfedcba9876543210ull);
     aw_wire_packet_free(&p);
     CHECK_INT(aw_wire_seat_feed(&w, "x", 1, &f), -1);
-    CHECK_INT(f.kind, AW_SEAT_REPLY);
+    CHECK_INT(f.kind, AW_FAULT_REPLY);
     CHECK(strstr(f.msg, "nobody asked for") != NULL);
 
     /* A target, then a target that is not one. */
@@ -711,7 +711,7 @@ static void framing(void)
     aw_buf_clear(&out);
     CHECK(aw_wire_seat_send(&w, AW_REQ_VOTE, &v, &set, &out, &f) == 0);
     CHECK_INT(aw_wire_seat_feed(&w, "garbage\n", 8, &f), 1);
-    CHECK(aw_wire_seat_reply(&w, AW_REQ_VOTE, &r, &f) < 0 && f.kind == AW_SEAT_REPLY);
+    CHECK(aw_wire_seat_reply(&w, AW_REQ_VOTE, &r, &f) < 0 && f.kind == AW_FAULT_REPLY);
 
     /* A talk with bytes after its line: they are out of protocol at the
      * next send. */
@@ -719,7 +719,7 @@ static void framing(void)
     CHECK(aw_wire_seat_send(&w, AW_REQ_TALK, &v, &set, &out, &f) == 0);
     CHECK_INT(aw_wire_seat_feed(&w, "Over\nextra", 10, &f), 1);
     CHECK(aw_wire_seat_reply(&w, AW_REQ_TALK, &r, &f) == 0 && r.len == 4 && memcmp(r.text, "Over", 4) == 0);
-    CHECK(aw_wire_seat_send(&w, AW_REQ_TALK, &v, &set, &out, &f) < 0 && f.kind == AW_SEAT_REPLY);
+    CHECK(aw_wire_seat_send(&w, AW_REQ_TALK, &v, &set, &out, &f) < 0 && f.kind == AW_FAULT_REPLY);
 
     /* A reply that comes after its deadline is dropped, not taken for the
      * answer to the next request. */
@@ -741,7 +741,7 @@ static void framing(void)
     char big[100];
     memset(big, 'a', sizeof big);
     CHECK_INT(aw_wire_seat_feed(&w, big, sizeof big, &f), -1);
-    CHECK(f.kind == AW_SEAT_REPLY && strstr(f.msg, "longer than") != NULL);
+    CHECK(f.kind == AW_FAULT_REPLY && strstr(f.msg, "longer than") != NULL);
 
     aw_buf_free(&out);
     aw_wire_seat_free(&w);
