@@ -72,6 +72,7 @@ int cmd_protocol(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             usage(stdout);
+            free(args);
             return 0;
         } else if (strcmp(argv[i], "--lenient") == 0) {
             mode = AW_VALIDATE_LENIENT;
