@@ -3,6 +3,8 @@
  * of wins by team, role and agent, and the speed). Uses game, luaseat,
  * gamelog, settings. */
 #include <errno.h>
+#include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +43,8 @@ static void usage(FILE *out)
             "                      guessed can be tried: use the default in contests\n"
             "  --deal A=ROLE,...   fix roles of some agents, e.g. 1=SEER,2=WEREWOLF\n"
             "  --games N           play N games with seeds S, S+1, ...; print a summary\n"
+            "                      (0: until Ctrl-C; Ctrl-C always ends with the summary\n"
+            "                      of the games played)\n"
             "  --log PATH          write the official CSV game log to PATH (with --games,\n"
             "                      PATH is a folder that receives one SEED.log per game)\n"
             "  --events FILE       write every event, fault and call time as JSON lines\n"
@@ -219,7 +223,20 @@ static int play_after(void *ud, long gno, aw_gamelog *log)
 static void play_progress(void *ud, const aw_tally *t, long games)
 {
     (void)ud;
-    fprintf(stderr, "aiwolf play: %ld/%ld games (%.0f games/s)\n", t->played, games, t->played / t->secs);
+    if (games == LONG_MAX)
+        fprintf(stderr, "aiwolf play: %ld games (%.0f games/s; Ctrl-C for the summary)\n", t->played,
+                t->played / t->secs);
+    else
+        fprintf(stderr, "aiwolf play: %ld/%ld games (%.0f games/s)\n", t->played, games, t->played / t->secs);
+}
+
+/* Ctrl-C during --games: the game under way is played out, then the
+ * summary; a second Ctrl-C ends at once. */
+static volatile int play_stop;
+static void on_interrupt(int sig)
+{
+    play_stop = 1;
+    signal(sig, SIG_DFL);
 }
 
 int cmd_play(int argc, char **argv)
@@ -278,8 +295,10 @@ int cmd_play(int argc, char **argv)
         } else if (strcmp(o, "--deal") == 0) {
             deal_spec = v;
         } else if (strcmp(o, "--games") == 0) {
-            if (aw_parse_long(v, 1, 1000000000L, &games) != 0)
-                return bad("--games: '%s' is not a positive number", v);
+            if (aw_parse_long(v, 0, 1000000000L, &games) != 0)
+                return bad("--games: '%s' is not a number of games (0: until Ctrl-C)", v);
+            if (games == 0)
+                games = LONG_MAX;
         } else if (strcmp(o, "--log") == 0) {
             log_path = v;
         } else if (strcmp(o, "--events") == 0) {
@@ -355,6 +374,9 @@ int cmd_play(int argc, char **argv)
         aw_buf_free(&b);
         return 0;
     }
+    if (watch && games == 1)
+        return bad("%s", "--watch reloads an agent between games: give --games N (0: until Ctrl-C), or "
+                         "--watch-live for changes during one game");
     if (isolate && (watch || watch_live))
         return bad("%s", "--watch does not work with --isolate yet (a confined child cannot read the file)");
     if (nagents == 0)
@@ -433,6 +455,10 @@ int cmd_play(int argc, char **argv)
     mo.after = play_after;
     mo.progress = games > 1 && !quiet ? play_progress : NULL;
     mo.ud = &po;
+    if (games > 1) {
+        mo.stop = &play_stop;
+        signal(SIGINT, on_interrupt);
+    }
     aw_tally tally;
     aw_tally_init(&tally, nagents);
     int mrc = aw_match_run(&mo, seats, &tally, &err);
@@ -442,7 +468,9 @@ int cmd_play(int argc, char **argv)
         fprintf(stderr, "aiwolf play: %s\n", err.msg);
         rc = 2;
     }
-    if (games > 1)
+    if (mrc == AW_MATCH_INTERRUPTED)
+        fprintf(stderr, "aiwolf play: interrupted after %ld game%s\n", tally.played, tally.played == 1 ? "" : "s");
+    if (games > 1 && tally.played > 0)
         aw_tally_print(&tally, stdout, &set, seed, agents);
     aw_tally_free(&tally);
 close_events:

@@ -72,6 +72,10 @@ int aw_match_run(const aw_match_opts *o, aw_seat **seats, aw_tally *t, aw_error 
     double secs0 = t->secs;
     int status = AW_MATCH_DONE;
     for (long gno = 0; gno < o->games; gno++) {
+        if (o->stop && *o->stop) {
+            status = AW_MATCH_INTERRUPTED;
+            break;
+        }
         aw_game_opts go = o->game;
         go.seed = o->game.seed + (uint64_t)gno;
         go.game_no = (int)gno;

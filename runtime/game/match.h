@@ -45,13 +45,17 @@ typedef struct aw_match_opts {
     /* Every two seconds or so. May be NULL. */
     void (*progress)(void *ud, const aw_tally *t, long games);
     void *ud;
+    /* When not NULL and set (a signal handler may set it), no further game
+     * starts; the one under way is played out. */
+    volatile int *stop;
 } aw_match_opts;
 
-enum { AW_MATCH_DONE = 0, AW_MATCH_STOPPED = 1, AW_MATCH_FAILED = 2 };
+enum { AW_MATCH_DONE = 0, AW_MATCH_STOPPED = 1, AW_MATCH_FAILED = 2, AW_MATCH_INTERRUPTED = 3 };
 
 /* Plays the games, adding each to t (initialised by the caller). Returns
  * AW_MATCH_DONE; AW_MATCH_STOPPED when `before` stopped it; AW_MATCH_FAILED
- * when a game could not start (err says why). */
+ * when a game could not start (err says why); AW_MATCH_INTERRUPTED when
+ * *stop was set. */
 int aw_match_run(const aw_match_opts *o, aw_seat **seats, aw_tally *t, aw_error *err);
 
 #endif

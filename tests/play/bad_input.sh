@@ -38,6 +38,7 @@ expect_2 "a word that is no file" "no agent file 'help'" "$bin" play help
 expect_2 "a folder" "is a folder" "$bin" play agents/
 expect_2 "one agent dealt twice" "two roles" "$bin" play --deal 1=SEER,1=WEREWOLF agents/random.lua
 expect_2 "a value for a flag" "takes no value" "$bin" play --quiet=yes agents/random.lua
+expect_2 "--watch for one game" "--watch reloads an agent between games" "$bin" play --watch agents/random.lua
 "$bin" play --players=7 --seed=3 --quiet --log "$tmp/eq.log" agents/random.lua > /dev/null 2>&1 \
   && grep -q '^0,status,7,' "$tmp/eq.log" || { echo "FAIL: --players=7 --seed=3"; fails=$((fails + 1)); }
 "$bin" play --seed 3 --quiet --events - agents/random.lua > "$tmp/ev.out" 2>/dev/null \

@@ -1,0 +1,26 @@
+#!/bin/sh
+# play --games 0 runs until Ctrl-C, and Ctrl-C during --games ends with the
+# summary of the games played (exit status 0); a second one is not needed.
+set -u
+bin=$1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+"$bin" play --games 0 --players 5 --seed 1 agents/random.lua > "$tmp/out" 2> "$tmp/err" &
+pid=$!
+sleep 1
+kill -INT $pid
+wait $pid
+rc=$?
+[ $rc -eq 0 ] || { echo "FAIL: exit status $rc after Ctrl-C"; fails=$((fails + 1)); }
+grep -q "games of 5 players" "$tmp/out" || { echo "FAIL: no summary after Ctrl-C"; cat "$tmp/out"; fails=$((fails + 1)); }
+grep -q "interrupted after [0-9]* game" "$tmp/err" || { echo "FAIL: no word of the interruption"; cat "$tmp/err"; fails=$((fails + 1)); }
+# a bounded run interrupted early also prints what it played
+"$bin" play --games 1000000 --players 5 --seed 1 --quiet agents/random.lua > "$tmp/out2" 2> /dev/null &
+pid=$!
+sleep 1
+kill -INT $pid
+wait $pid
+grep -q "^[0-9]* games of 5 players" "$tmp/out2" || { echo "FAIL: no summary of a bounded run"; fails=$((fails + 1)); }
+[ $fails -eq 0 ] && echo "interrupt: ok"
+exit $fails
