@@ -769,6 +769,36 @@ static void hash_version(luaseat *s)
  * were read, read them again and keep the new versions only if the agent
  * loads and returns a table in a throw-away sandbox; otherwise the old
  * version (kept in memory) plays on. The outcome goes to stderr. */
+/* What was last said about each watched file: every seat that plays a file
+ * reloads it, but the change is said once (seats run in one thread). */
+static struct {
+    char path[512];
+    char said[700];
+} reload_said[32];
+
+/* The slot of path (a free one, or the first, when it has none). */
+static int reload_slot(const char *path)
+{
+    for (int i = 0; i < 32; i++)
+        if (strcmp(reload_said[i].path, path) == 0)
+            return i;
+    for (int i = 0; i < 32; i++)
+        if (!reload_said[i].path[0])
+            return i;
+    return 0;
+}
+
+/* Says msg about path unless it is what was said last about it. */
+static void say_reload(const char *path, const char *msg)
+{
+    int slot = reload_slot(path);
+    if (strcmp(reload_said[slot].path, path) == 0 && strcmp(reload_said[slot].said, msg) == 0)
+        return;
+    snprintf(reload_said[slot].path, sizeof reload_said[slot].path, "%s", path);
+    snprintf(reload_said[slot].said, sizeof reload_said[slot].said, "%s", msg);
+    fprintf(stderr, "%s\n", msg);
+}
+
 static bool maybe_reload(luaseat *s)
 {
     if (signature(s, NULL, NULL) == s->signature)
@@ -802,8 +832,10 @@ static bool maybe_reload(luaseat *s)
         s->nmods = old_n;
         free(src);
         free_modules(mods, nmods);
-        fprintf(stderr, "aiwolf: %s changed but does not load, the previous version (%s) plays on: %s\n",
-                s->path, s->version, fault.msg);
+        char msg[700];
+        snprintf(msg, sizeof msg, "aiwolf: %.200s changed but does not load, the previous version (%s) plays on: %.300s",
+                 s->path, s->version, fault.msg);
+        say_reload(s->path, msg);
         return false;
     }
     aw_sandbox_free(sb);
@@ -812,9 +844,17 @@ static bool maybe_reload(luaseat *s)
     char was[sizeof s->version];
     memcpy(was, s->version, sizeof was);
     hash_version(s);
-    if (strcmp(was, s->version) == 0)
+    char msg[700];
+    if (strcmp(was, s->version) == 0) {
+        /* Back to the version that plays (say, a broken edit undone). */
+        snprintf(msg, sizeof msg, "aiwolf: %.200s loads again: version %s, the one playing", s->path, s->version);
+        int slot = reload_slot(s->path);
+        if (strcmp(reload_said[slot].path, s->path) == 0 && strstr(reload_said[slot].said, "does not load"))
+            say_reload(s->path, msg);
         return false;
-    fprintf(stderr, "aiwolf: reloaded %s (version %s, was %s)\n", s->path, s->version, was);
+    }
+    snprintf(msg, sizeof msg, "aiwolf: reloaded %.200s (version %s, was %s)", s->path, s->version, was);
+    say_reload(s->path, msg);
     return true;
 }
 

@@ -1,0 +1,30 @@
+#!/bin/sh
+# play --watch says each change of an agent file once, however many seats
+# play it: a new version, a version that does not load, and the file fixed
+# back to the version that plays.
+set -u
+bin=$1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+# Files are replaced whole (written aside, outside the agent's folder whose
+# modules count too, then renamed), as editors save.
+mkdir "$tmp/agent"
+agent() { # comment
+  printf 'return { vote = function(self) return nil end } -- %s\n' "$1" > "$tmp/new" && mv "$tmp/new" "$tmp/agent/me.lua"
+}
+agent a
+"$bin" play --games 0 --players 5 --seed 1 --quiet --watch "$tmp/agent/me.lua" > "$tmp/out" 2> "$tmp/err" &
+pid=$!
+sleep 0.6; agent bbbbbbbb            # a new version
+sleep 0.6; printf 'return {\n' > "$tmp/new"; mv "$tmp/new" "$tmp/agent/me.lua"   # does not load
+sleep 0.6; agent bbbbbbbb            # back to the version that plays
+sleep 0.6
+kill -INT $pid
+wait $pid
+n() { grep -c -- "$1" "$tmp/err"; }
+[ "$(n 'reloaded')" -eq 1 ] || { echo "FAIL: $(n 'reloaded') 'reloaded' lines for 5 seats, want 1"; fails=$((fails + 1)); }
+[ "$(n 'does not load')" -eq 1 ] || { echo "FAIL: $(n 'does not load') 'does not load' lines, want 1"; fails=$((fails + 1)); }
+[ "$(n 'loads again')" -eq 1 ] || { echo "FAIL: $(n 'loads again') 'loads again' lines, want 1"; fails=$((fails + 1)); }
+[ $fails -eq 0 ] && echo "reload messages: ok" || cat "$tmp/err"
+exit $fails
