@@ -65,7 +65,9 @@ aw_game *aw_game_start(const aw_game_opts *opts, aw_seat **seats, aw_error *err)
     for (int a = 1; a <= n; a++) {
         aw_seat_fault f = {AW_FAULT_NONE, ""};
         const char *nm = seats[a]->ops->begin(seats[a], a, aw_rng_derive(opts->seed, (uint64_t)a), &f);
-        if (!nm && opts->log)
+        /* A seat that cannot play, or whose getName failed (it plays under
+         * its default name): the fault goes to the log either way. */
+        if ((!nm || f.kind != AW_FAULT_NONE) && opts->log)
             pending_fault[a] = f;
         if (nm && opts->verbatim_names) {
             names[a] = nm;

@@ -485,7 +485,10 @@ static int do_name(lua_State *L)
     call_ctx *c = lua_touserdata(L, 1);
     lua_rawgeti(L, LUA_REGISTRYINDEX, c->s->agent_ref);
     int agent = lua_gettop(L);
-    if (call_method(L, agent, "getName", 0, 1) && lua_type(L, -1) == LUA_TSTRING) {
+    bool has = call_method(L, agent, "getName", 0, 1);
+    if (has && lua_type(L, -1) != LUA_TSTRING && lua_type(L, -1) != LUA_TNIL)
+        return aw_sandbox_reply_error(L, "getName() must return a string, not a %s", luaL_typename(L, -1));
+    if (has && lua_type(L, -1) == LUA_TSTRING) {
         size_t len;
         const char *nm = lua_tolstring(L, -1, &len);
         if (len > sizeof c->s->name - 1)
