@@ -287,6 +287,7 @@ static const char *rseat_begin(aw_seat *base, int agent, uint64_t agent_seed, aw
     (void)f;
     r->agent = agent;
     aw_wire_seat_reset(&r->ws, agent_seed);
+    r->ws.cur.role_request = r->srv->o->role_requests; /* INITIALIZE says the server asked ROLE */
     return r->name;
 }
 

@@ -333,6 +333,7 @@ int aw_wire_encode_packet(const aw_wire_packet *p, aw_buf *out, aw_error *err)
 void aw_wire_cursor_reset(aw_wire_cursor *c)
 {
     c->talk = c->whisper = -1;
+    c->role_request = false;
 }
 
 /* The official server's "minimize": the entries from the cursor on, unless
@@ -357,13 +358,16 @@ int aw_wire_encode_request(aw_wire_cursor *c, int request, const aw_info *info, 
     const aw_talk *wh = info->whispers;
     int nwh = info->whispers ? info->nwhispers : 0;
     if (request == AW_REQ_INITIALIZE || request == AW_REQ_DAILY_INITIALIZE) {
+        bool role_request = c->role_request; /* the seat's, not the day's */
         aw_wire_cursor_reset(c);
+        c->role_request = role_request;
         json_t *setting = NULL;
         if (request == AW_REQ_INITIALIZE) {
             if (!set)
                 return aw_fail(err, AW_EINVAL, "INITIALIZE needs the settings");
             aw_wire_setting w;
             aw_wire_setting_from(&w, set, agent_seed);
+            w.enable_role_request = c->role_request;
             setting = jsetting(&w);
         }
         return dump(jpacket(request, jinfo(info, 0, wh, nwh, true), setting, NULL, NULL), out, err);

@@ -97,6 +97,7 @@ int aw_wire_encode_packet(const aw_wire_packet *p, aw_buf *out, aw_error *err);
 /* What one agent has been sent of today's talk and whisper lists. */
 typedef struct aw_wire_cursor {
     int talk, whisper; /* -1: nothing counted as sent */
+    bool role_request; /* INITIALIZE says enableRoleRequest (the server asked ROLE); reset: false */
 } aw_wire_cursor;
 
 void aw_wire_cursor_reset(aw_wire_cursor *c);

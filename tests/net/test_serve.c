@@ -117,6 +117,9 @@ static void hostile(enum mode m)
         long len = read_line(fd, line, sizeof line, 20000);
         if (len < 0)
             break; /* the server closed the connection (or gave up on us) */
+        if (strstr(line, "\"request\":\"INITIALIZE\""))
+            CHECK_MSG(strstr(line, "\"enableRoleRequest\":true") != NULL, "%s: INITIALIZE does not say the server "
+                      "asked ROLE", mode_names[m]);
         json_error_t je;
         json_t *p = json_loads(line, 0, &je);
         const char *req = json_string_value(json_object_get(p, "request"));
