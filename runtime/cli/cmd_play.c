@@ -58,7 +58,8 @@ static void usage(FILE *out)
             "                      Japanese, instead of the protocol text\n"
             "  --isolate           run each agent in its own confined child process that\n"
             "                      speaks the official wire format (docs/isolation.md)\n"
-            "  --agent-output      show what agents print (default: on for one game)\n"
+            "  --agent-output      show what agents print (default: on for one game; with\n"
+            "                      --games each line says its game)\n"
             "  --no-agent-output   drop what agents print\n"
             "  --watch             reload an agent file that changed before the next game\n"
             "                      (a version that does not load is reported; the old one plays on)\n"
@@ -402,6 +403,7 @@ int cmd_play(int argc, char **argv)
     lo.output = agent_output ? stderr : NULL;
     lo.watch = watch;
     lo.watch_live = watch_live;
+    lo.number_games = games > 1 && !isolate; /* (a child seat counts one game per child) */
     aw_luaseat_talks(&lo);
     /* A word that is not a file is more likely a mistyped option. */
     for (int i = 0; i < nagents; i++) {

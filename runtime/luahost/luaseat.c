@@ -57,6 +57,7 @@ typedef struct luaseat {
     int swap_ref;  /* the new version's table during a mid-game reload */
     char *dir;     /* the agent's folder: it may require plain Lua modules from it */
     int agent;
+    long games;          /* begin calls so far: the number of the game under way */
     uint64_t agent_seed; /* the seat's own seed: randomSeed and math.random */
     char name[65];
     chan_cache talks, whispers;
@@ -516,8 +517,12 @@ static void flush_output(luaseat *s)
             size_t k = n < sizeof line ? n : sizeof line;
             memcpy(line, p, k);
             aw_sanitize_text(line, k, 0);
-            fprintf(s->opts.output, "[Agent[%02d] %s] %.*s%s\n", s->agent, s->name, (int)k, line,
-                    k < n ? "..." : "");
+            if (s->opts.number_games)
+                fprintf(s->opts.output, "[game %ld Agent[%02d] %s] %.*s%s\n", s->games, s->agent, s->name, (int)k,
+                        line, k < n ? "..." : "");
+            else
+                fprintf(s->opts.output, "[Agent[%02d] %s] %.*s%s\n", s->agent, s->name, (int)k, line,
+                        k < n ? "..." : "");
             p += n + 1;
         }
     }
@@ -909,6 +914,7 @@ static const char *seat_begin(aw_seat *base, int agent, uint64_t agent_seed, aw_
     if (s->opts.watch || s->opts.watch_live)
         maybe_reload(s);
     s->agent = agent;
+    s->games++;
     s->agent_seed = agent_seed;
     snprintf(s->name, sizeof s->name, "%s", s->default_name);
     aw_fault fault = {AW_FAULT_NONE, "", 0};

@@ -43,6 +43,10 @@ typedef struct aw_luaseat_opts {
      * agent's own fields (safe when the agent keeps its state in self, not
      * in locals of the file). */
     bool watch_live;
+    /* Prefix what the agent prints with the game's number too ("[game 3
+     * Agent[02] name] ..."), for runs of many games. Games are counted
+     * from 1 by the seat's begin calls. */
+    bool number_games;
 } aw_luaseat_opts;
 
 /* Reads the agent file and checks that it loads and returns a table (in a

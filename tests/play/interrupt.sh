@@ -1,6 +1,6 @@
 #!/bin/sh
 # play --games 0 runs until Ctrl-C, and Ctrl-C during --games ends with the
-# summary of the games played (exit status 0); a second one is not needed.
+# summary of the games played (exit status 0); agent output says its game.
 set -u
 bin=$1
 tmp=$(mktemp -d)
@@ -22,5 +22,10 @@ sleep 1
 kill -INT $pid
 wait $pid
 grep -q "^[0-9]* games of 5 players" "$tmp/out2" || { echo "FAIL: no summary of a bounded run"; fails=$((fails + 1)); }
+# with several games, what an agent prints says which game it belongs to
+printf 'return { initialize = function() print("hello") end }\n' > "$tmp/hello.lua"
+"$bin" play --games 2 --players 5 --seed 1 --quiet --agent-output "$tmp/hello.lua" > /dev/null 2> "$tmp/hello.err"
+grep -q '^\[game 2 Agent\[05\] hello\] hello$' "$tmp/hello.err" ||
+  { echo "FAIL: agent output without its game"; head -3 "$tmp/hello.err"; fails=$((fails + 1)); }
 [ $fails -eq 0 ] && echo "interrupt: ok"
 exit $fails
