@@ -242,6 +242,10 @@ static void record_event(aw_gamelog *l, const aw_event *ev)
                       ev->reason);
         if (ev->target)
             aw_buf_printf(b, "the rules use %s\n", agent_label(st, ev->target, y, sizeof y));
+        else if (ev->req == AW_REQ_ATTACK)
+            /* Not "nothing happens": the other votes (or, with none, a
+             * revote and then the rules' random choice) still decide. */
+            aw_buf_adds(b, "this attack vote is dropped\n");
         else
             aw_buf_adds(b, "nothing happens\n");
         break;
