@@ -69,6 +69,11 @@ aw_game *aw_game_start(const aw_game_opts *opts, aw_seat **seats, aw_error *err)
          * its default name): the fault goes to the log either way. */
         if ((!nm || f.kind != AW_FAULT_NONE) && opts->log)
             pending_fault[a] = f;
+        if ((!nm || f.kind != AW_FAULT_NONE) && opts->call) {
+            if (f.kind == AW_FAULT_NONE)
+                f.kind = AW_FAULT_ERROR;
+            opts->call(opts->call_ud, a, AW_REQ_NONE, 0, &f);
+        }
         if (nm && opts->verbatim_names) {
             names[a] = nm;
         } else if (nm) {
@@ -158,6 +163,8 @@ void aw_game_answer(aw_game *gm, int a, int rc, const aw_seat_reply *reply, cons
     }
     if (gm->opts.log)
         aw_gamelog_call(gm->opts.log, a, gm->req.kind, dt, rc < 0 ? &f : NULL);
+    if (gm->opts.call)
+        gm->opts.call(gm->opts.call_ud, a, gm->req.kind, dt, rc < 0 ? &f : NULL);
     if (!aw_req_needs_reply(gm->req.kind))
         return;
     bool ok = rc >= 0 && reply;

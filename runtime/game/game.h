@@ -46,6 +46,12 @@ typedef struct aw_game_opts {
      * commas, at most 64 bytes) unless this is set (the replay: its names
      * come from a log already). */
     bool verbatim_names;
+    /* Optional: sees every seat call as it is applied — the seat, the
+     * request (AW_REQ_NONE for begin), how long it took from ask to answer
+     * (0 for begin) and its fault (NULL when it answered): per-seat
+     * statistics for the contest and the play summary. */
+    void (*call)(void *ud, int agent, aw_req_kind kind, uint64_t ns, const aw_seat_fault *fault);
+    void *call_ud;
 } aw_game_opts;
 
 /* The synchronous driver: plays a whole game in this thread. Each batch's
