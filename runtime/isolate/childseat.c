@@ -63,6 +63,7 @@ typedef struct childseat {
     aw_buf obuf;   /* output of the current request */
     size_t odropped;
     bool lost;     /* the child was killed in this game: substitutes until the next begin */
+    bool named;    /* the running child gave its name without a fault */
     char lost_msg[200];
 
     int agent;
@@ -71,6 +72,7 @@ typedef struct childseat {
     char name[65];
     char *read_dir; /* owned copy of opts.read_dir */
     int budget_ms; /* of the current exchange */
+    int wall_ms;   /* its deadline, from when it was sent */
     uint64_t deadline;  /* of the current exchange: twice the budget from when it was sent */
     aw_req_kind pending; /* the request sent and not yet answered */
 } childseat;
@@ -149,6 +151,10 @@ static void child_main(childseat *c, int wire, int rep, int outfd)
     /* From here on, everything runs under the filter. */
     aw_wire_agent wa;
     aw_wire_agent_init(&wa, c->inner, &c->base_set);
+    /* A persistent child starts a fresh agent instance at each game's
+     * INITIALIZE, or keeps one instance from its first INITIALIZE on. */
+    wa.begin_at_initialize = c->opts.persistent && !c->opts.keep_instance;
+    wa.begin_at_first_initialize = c->opts.persistent && c->opts.keep_instance;
     wa.validate = c->opts.validate;
     wa.free_parsed = c->opts.free_parsed;
     aw_wire_agent_begin(&wa, c->agent, c->agent_seed);
@@ -330,8 +336,8 @@ static int await(childseat *c, int want, uint64_t deadline, int request, aw_seat
         uint64_t now = aw_now_ns();
         if (now >= deadline) {
             char m[160];
-            snprintf(m, sizeof m, "%s: no %s within %d ms (twice the budget)", rname,
-                     want == WANT_LINE ? "answer" : "report", 2 * c->budget_ms);
+            snprintf(m, sizeof m, "%s: no %s within %d ms%s", rname, want == WANT_LINE ? "answer" : "report",
+                     c->wall_ms, c->wall_ms == 2 * c->budget_ms ? " (twice the budget)" : " of wall time");
             return lose(c, f, AW_FAULT_TIMEOUT, m);
         }
         struct pollfd p[3] = {{c->wire, POLLIN, 0}, {c->rep, POLLIN, 0}, {c->outfd, POLLIN, 0}};
@@ -406,7 +412,8 @@ static int exchange_send(childseat *c, int request, const aw_info *info, const a
                          aw_seat_fault *f)
 {
     c->budget_ms = budget_ms;
-    c->deadline = aw_now_ns() + (uint64_t)budget_ms * 2 * 1000000u;
+    c->wall_ms = c->opts.wall_ms > 0 && request != AW_WIRE_REQ_NAME ? c->opts.wall_ms : 2 * budget_ms;
+    c->deadline = aw_now_ns() + (uint64_t)c->wall_ms * 1000000u;
     /* Bytes the child sent since the last exchange are out of protocol; a
      * child that died in between shows as the end of the stream. */
     struct pollfd p = {c->wire, POLLIN, 0};
@@ -518,15 +525,14 @@ static int budget_of(const childseat *c, const aw_settings *set)
     return 1000;
 }
 
-static const char *seat_begin(aw_seat *base, int agent, uint64_t agent_seed, aw_seat_fault *f)
+/* Forks a child and asks its name (which starts the agent). Returns the
+ * name, or NULL with *f filled: the agent is out (lost) until the next
+ * start. */
+static const char *start_child(childseat *c, aw_seat_fault *f)
 {
-    childseat *c = (childseat *)base;
-    stop_child(c, NULL, 0);
     c->lost = false;
-    c->agent = agent;
-    c->agent_seed = agent_seed;
-    aw_wire_seat_reset(&c->ws, agent_seed);
-    snprintf(c->name, sizeof c->name, "Agent[%02d]", agent);
+    c->named = false;
+    snprintf(c->name, sizeof c->name, "Agent[%02d]", c->agent);
     if (spawn(c, f) < 0) {
         c->lost = true;
         snprintf(c->lost_msg, sizeof c->lost_msg, "%.190s", f->msg);
@@ -564,7 +570,40 @@ static const char *seat_begin(aw_seat *base, int agent, uint64_t agent_seed, aw_
     c->name[len] = '\0';
     if (ef.kind != AW_FAULT_NONE)
         *f = ef; /* getName failed; the agent still plays */
+    c->named = ef.kind == AW_FAULT_NONE;
     return c->name;
+}
+
+static const char *seat_begin(aw_seat *base, int agent, uint64_t agent_seed, aw_seat_fault *f)
+{
+    childseat *c = (childseat *)base;
+    c->agent = agent;
+    c->agent_seed = agent_seed;
+    if (c->opts.persistent && c->pid > 0 && !c->lost) {
+        /* The child plays on: the next packet (INITIALIZE) carries the whole
+         * gameInfo with this game's agent and seed, and starts the game's
+         * agent instance in the child. */
+        aw_wire_seat_reset(&c->ws, agent_seed);
+        if (!c->named)
+            snprintf(c->name, sizeof c->name, "Agent[%02d]", agent);
+        return c->name;
+    }
+    stop_child(c, NULL, 0);
+    aw_wire_seat_reset(&c->ws, agent_seed);
+    return start_child(c, f);
+}
+
+int aw_childseat_ready(aw_seat *s, bool fresh, aw_seat_fault *f)
+{
+    childseat *c = (childseat *)s;
+    if (c->pid > 0 && !c->lost && !fresh)
+        return 0;
+    stop_child(c, NULL, 0);
+    /* The child's first instance starts with no game's seed; each game's
+     * INITIALIZE brings its own. */
+    c->agent_seed = 0;
+    aw_wire_seat_reset(&c->ws, 0);
+    return start_child(c, f) ? 0 : -1;
 }
 
 /* The request goes out at once and is answered later (seat_wait), so the

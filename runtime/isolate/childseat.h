@@ -44,6 +44,9 @@ typedef aw_seat *(*aw_childseat_make)(void *ud, FILE *output, aw_error *err);
 typedef struct aw_childseat_opts {
     int budget_ms;          /* the inner seat's budget per call; the child gets twice this per request
                                (0: the game's time limit, 1000 ms for NAME) */
+    int wall_ms;            /* the wall-clock time a request may take before the child is killed
+                               (0: twice the budget); with a CPU-time budget inside, make it
+                               generous, since a loaded machine stretches wall time */
     size_t memory_bytes;    /* the agent's memory cap (0: 64 MiB); the child's address space may grow by
                                this plus 256 MiB */
     FILE *output;           /* where the host copies what the agent prints, or NULL */
@@ -62,9 +65,25 @@ typedef struct aw_childseat_opts {
      * own). */
     int (*child_hook)(void *ud, int request, int wire_fd, int report_fd);
     void *hook_ud;
+    /* Keep the child across games (contests): begin forks only when no
+     * child runs (the first game, or after the child was lost), and each
+     * game's INITIALIZE starts a fresh agent instance inside it, as an
+     * official client does on one connection. The agent's name is asked
+     * once per child. */
+    bool persistent;
+    /* With persistent: one agent instance for every game the child plays
+     * (the regulation's sets), started at its first INITIALIZE;
+     * aw_childseat_ready(fresh) starts the next one. */
+    bool keep_instance;
 } aw_childseat_opts;
 
 aw_seat *aw_childseat_new(aw_childseat_make make, void *make_ud, const aw_childseat_opts *opts, aw_error *err);
+
+/* Makes sure a child runs (forking one and asking its name when none does,
+ * or always when fresh is set), so that drivers can start children between
+ * games, before they learn the next game's seed. Returns 0, or -1 with *f
+ * filled when the agent could not start (the next begin tries again). */
+int aw_childseat_ready(aw_seat *s, bool fresh, aw_seat_fault *f);
 
 /* The running child's process id, or 0 (for tests and diagnostics). */
 pid_t aw_childseat_pid(const aw_seat *s);

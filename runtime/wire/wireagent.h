@@ -28,11 +28,16 @@ typedef struct aw_wire_agent {
      * packet's agent and randomSeed), as over TCP where one connection plays
      * game after game. When false, the caller calls aw_wire_agent_begin once. */
     bool begin_at_initialize;
+    /* Whether the first INITIALIZE starts the inner seat (with the packet's
+     * agent and randomSeed) and later ones do not: one instance for game
+     * after game. */
+    bool begin_at_first_initialize;
     /* state */
     aw_wire_client cl;
     const char *name;   /* from the inner seat's begin; borrowed from it */
     aw_seat_fault begin_fault;
     bool begun;
+    bool initialized; /* an INITIALIZE has begun the inner seat */
 } aw_wire_agent;
 
 /* Sets up wa around inner (borrowed); base may be NULL (the aiwolf preset). */
