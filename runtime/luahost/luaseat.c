@@ -1026,7 +1026,10 @@ aw_seat *aw_luaseat_new(const char *path, const aw_luaseat_opts *opts, aw_error 
     s->file_signature = file_signature(s);
     hash_version(s);
 
-    /* Load it once now, so that a broken file is reported before any game. */
+    /* Load it once now, so that a broken file is reported before any game
+     * (unless the agent runs elsewhere, where begin reports it). */
+    if (s->opts.no_load_check)
+        return &s->base;
     aw_fault fault = {AW_FAULT_NONE, "", 0};
     int ref;
     aw_sandbox *sb = open_agent(s, 0, s->opts.budget_ms > 0 ? s->opts.budget_ms : 1000, &ref, &fault);

@@ -47,6 +47,10 @@ typedef struct aw_luaseat_opts {
      * Agent[02] name] ..."), for runs of many games. Games are counted
      * from 1 by the seat's begin calls. */
     bool number_games;
+    /* Do not run the agent's file at creation to check that it loads: the
+     * agent plays in a confined child (contests), where no untrusted code
+     * runs in the parent and a broken file shows as begin's fault. */
+    bool no_load_check;
 } aw_luaseat_opts;
 
 /* Reads the agent file and checks that it loads and returns a table (in a
