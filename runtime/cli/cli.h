@@ -10,6 +10,7 @@ int cmd_protocol(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
 int cmd_connect(int argc, char **argv);
 int cmd_serve(int argc, char **argv);
+int cmd_contest(int argc, char **argv);
 
 #include <stddef.h>
 

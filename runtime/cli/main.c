@@ -22,6 +22,7 @@ static const command commands[] = {
     {"replay", cmd_replay, "replay game logs through our engine and compare them byte for byte"},
     {"connect", cmd_connect, "play a Lua agent on an AIWolf server over TCP"},
     {"serve", cmd_serve, "host AIWolf games over TCP for agents in any language"},
+    {"contest", cmd_contest, "play a contest between sandboxed entries, with a report"},
 };
 
 static void usage(FILE *out)

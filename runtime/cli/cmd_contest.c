@@ -1,0 +1,1343 @@
+/* aiwolf contest: many games between sandboxed entries, with fair seating,
+ * resumable results and a report (docs/contest.md). The schedule is drawn
+ * here from the master seed; workers (this same program, started afresh
+ * with --worker, so they never hold the seed) play it on confined children;
+ * the runner collects their lines into DIR/games.tsv unit by unit. */
+#define _GNU_SOURCE /* nftw's FTW_PHYS */
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "results.h"
+#include "rng.h"
+#include "runner.h"
+#include "schedule.h"
+#include "settings.h"
+#include "util.h"
+#include "worker.h"
+
+#define MAX_ENTRIES 1000
+#define MAX_SETS 32
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: aiwolf contest [OPTIONS] --out DIR ENTRY...\n"
+            "       aiwolf contest merge --out DIR SHARD_DIR...\n"
+            "       aiwolf contest report DIR\n"
+            "\n"
+            "Plays a contest between sandboxed entries and writes its results and report\n"
+            "to DIR. An ENTRY is a Lua agent file or a folder with main.lua; each runs in\n"
+            "its own confined process that may read only its own folder. Running the same\n"
+            "command again continues an interrupted contest where it stopped.\n"
+            "\n"
+            "options:\n"
+            "  --format F            seed2015 (default): every entry plays at least\n"
+            "                        --games-per-entry games, fresh instances every game;\n"
+            "                        regulation: sets of --set-games games with the same\n"
+            "                        instances and seats, --sets sets per player count\n"
+            "  --players N[,M]       player counts (default: 15 for seed2015, 5,15 for\n"
+            "                        regulation)\n"
+            "  --games-per-entry N   seed2015: games each entry plays at least (default 1000)\n"
+            "  --sets K              regulation: sets per player count (default 10)\n"
+            "  --set-games N         regulation: games per set (default 100)\n"
+            "  --seed S              the master seed (default: drawn from the system and\n"
+            "                        kept in DIR, so a resumed run uses it)\n"
+            "  --jobs J              worker processes (default: every core)\n"
+            "  --budget MS           CPU time per agent call (default 100); a call that\n"
+            "                        takes twice that in wall time kills the agent's process\n"
+            "  --memory MB           memory cap per agent (default 64)\n"
+            "  --preset P            the rules (default: the format's: seed2015 or regulation)\n"
+            "  --set NAME=VALUE      change one rule setting (repeatable)\n"
+            "  --shard I/N           play only slice I of N (1-based); 'contest merge'\n"
+            "                        combines the slices' folders\n"
+            "  --quiet               no progress and no table on standard output\n"
+            "  --help                this text\n"
+            "\n"
+            "DIR receives contest.cfg, games.tsv (one line per game), logs/ (every game's\n"
+            "official CSV log), report.md, results.csv, results.json and report.html.\n"
+            "Exit status: 0 when every game was played, 1 when the contest stopped\n"
+            "(interrupted or failed; run it again to continue), 2 for bad usage.\n");
+}
+
+static int bad(const char *fmt, const char *arg)
+{
+    fprintf(stderr, "aiwolf contest: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, " (aiwolf contest --help)\n");
+    return 2;
+}
+
+/* ---- the contest's configuration (DIR/contest.cfg) ------------------------ */
+
+typedef struct entry {
+    char *path;      /* as given */
+    char *main;      /* the .lua file the seat loads */
+    char *read_dir;  /* the folder it may read */
+    char *name;      /* for people */
+    uint64_t hash;   /* of its files */
+} entry;
+
+typedef struct cfg {
+    aw_contest_format format;
+    int nplayers, players[4];
+    long games_per_entry;
+    int sets, set_games;
+    uint64_t seed;
+    int budget_ms, memory_mb;
+    char preset[32];
+    const char *sets_kv[MAX_SETS];
+    int nsets_kv;
+    int shard, nshards;
+    int nentries;
+    entry *entries;
+} cfg;
+
+static void cfg_free(cfg *c)
+{
+    for (int i = 0; i < c->nentries; i++) {
+        free(c->entries[i].path);
+        free(c->entries[i].main);
+        free(c->entries[i].read_dir);
+        free(c->entries[i].name);
+    }
+    free(c->entries);
+    for (int i = 0; i < c->nsets_kv; i++)
+        free((char *)c->sets_kv[i]);
+    memset(c, 0, sizeof *c);
+}
+
+static const char *format_name(aw_contest_format f)
+{
+    return f == AW_FORMAT_REGULATION ? "regulation" : "seed2015";
+}
+
+/* Everything that decides the results (the shard aside when !with_shard). */
+static void cfg_format(const cfg *c, bool with_shard, aw_buf *b)
+{
+    aw_buf_printf(b, "aiwolf-contest\t1\nformat\t%s\nplayers\t", format_name(c->format));
+    for (int i = 0; i < c->nplayers; i++)
+        aw_buf_printf(b, "%s%d", i ? "," : "", c->players[i]);
+    aw_buf_printf(b, "\ngames-per-entry\t%ld\nsets\t%d\nset-games\t%d\nseed\t%llu\nbudget\t%d\nmemory\t%d\npreset\t%s\n",
+                  c->games_per_entry, c->sets, c->set_games, (unsigned long long)c->seed, c->budget_ms, c->memory_mb,
+                  c->preset);
+    for (int i = 0; i < c->nsets_kv; i++)
+        aw_buf_printf(b, "set\t%s\n", c->sets_kv[i]);
+    if (with_shard)
+        aw_buf_printf(b, "shard\t%d/%d\n", c->shard, c->nshards);
+    for (int i = 0; i < c->nentries; i++)
+        aw_buf_printf(b, "entry\t%016llx\t%s\t%s\n", (unsigned long long)c->entries[i].hash, c->entries[i].name,
+                      c->entries[i].path);
+}
+
+static int parse_players(const char *s, cfg *c)
+{
+    c->nplayers = 0;
+    const char *p = s;
+    while (*p) {
+        char *e;
+        long v = strtol(p, &e, 10);
+        if (e == p || v < 3 || v > AW_MAX_PLAYERS || c->nplayers == 4)
+            return -1;
+        for (int i = 0; i < c->nplayers; i++)
+            if (c->players[i] == v)
+                return -1;
+        c->players[c->nplayers++] = (int)v;
+        if (*e == ',')
+            e++;
+        else if (*e)
+            return -1;
+        p = e;
+    }
+    return c->nplayers ? 0 : -1;
+}
+
+/* Reads DIR/contest.cfg into c (entries with path, name and hash only). */
+static int cfg_read(const char *dir, cfg *c, char *why, size_t whylen)
+{
+    memset(c, 0, sizeof *c);
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/contest.cfg", dir);
+    size_t len;
+    aw_error err;
+    char *text = aw_read_input(path, &len, &err);
+    if (!text) {
+        snprintf(why, whylen, "%s", err.msg);
+        return -1;
+    }
+    int rc = 0, cap = 0;
+    c->shard = c->nshards = 1;
+    char *save = NULL;
+    bool head = false;
+    for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+        char *tab = strchr(line, '\t');
+        if (!tab) {
+            rc = -1;
+            break;
+        }
+        *tab = 0;
+        const char *k = line, *v = tab + 1;
+        if (strcmp(k, "aiwolf-contest") == 0)
+            head = strcmp(v, "1") == 0;
+        else if (strcmp(k, "format") == 0)
+            c->format = strcmp(v, "regulation") == 0 ? AW_FORMAT_REGULATION : AW_FORMAT_SEED2015;
+        else if (strcmp(k, "players") == 0)
+            rc = parse_players(v, c);
+        else if (strcmp(k, "games-per-entry") == 0)
+            c->games_per_entry = atol(v);
+        else if (strcmp(k, "sets") == 0)
+            c->sets = atoi(v);
+        else if (strcmp(k, "set-games") == 0)
+            c->set_games = atoi(v);
+        else if (strcmp(k, "seed") == 0)
+            c->seed = strtoull(v, NULL, 10);
+        else if (strcmp(k, "budget") == 0)
+            c->budget_ms = atoi(v);
+        else if (strcmp(k, "memory") == 0)
+            c->memory_mb = atoi(v);
+        else if (strcmp(k, "preset") == 0)
+            snprintf(c->preset, sizeof c->preset, "%s", v);
+        else if (strcmp(k, "set") == 0 && c->nsets_kv < MAX_SETS)
+            c->sets_kv[c->nsets_kv++] = aw_xstrdup(v);
+        else if (strcmp(k, "shard") == 0) {
+            if (sscanf(v, "%d/%d", &c->shard, &c->nshards) != 2)
+                rc = -1;
+        } else if (strcmp(k, "entry") == 0) {
+            char *t1 = strchr(v, '\t'), *t2 = t1 ? strchr(t1 + 1, '\t') : NULL;
+            if (!t2 || c->nentries >= MAX_ENTRIES) {
+                rc = -1;
+                break;
+            }
+            if (c->nentries == cap) {
+                cap = cap ? cap * 2 : 16;
+                c->entries = aw_xrealloc(c->entries, (size_t)cap * sizeof *c->entries);
+            }
+            entry *e = &c->entries[c->nentries++];
+            memset(e, 0, sizeof *e);
+            e->hash = strtoull(v, NULL, 16);
+            e->name = aw_xstrndup(t1 + 1, (size_t)(t2 - t1 - 1));
+            e->path = aw_xstrdup(t2 + 1);
+        }
+        if (rc < 0)
+            break;
+    }
+    free(text);
+    if (rc < 0 || !head || !c->nplayers || !c->nentries) {
+        snprintf(why, whylen, "%.400s is not a contest configuration this version understands", path);
+        cfg_free(c);
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- entries --------------------------------------------------------------- */
+
+static uint64_t fnv(uint64_t h, const void *p, size_t n)
+{
+    const unsigned char *c = p;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ c[i]) * 1099511628211ull;
+    return h;
+}
+
+static uint64_t walk_sum;
+static size_t walk_root;
+static int walk_file(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+    (void)ftw;
+    if (type != FTW_F || !S_ISREG(st->st_mode))
+        return 0;
+    size_t len;
+    aw_error err;
+    char *text = aw_read_input(path, &len, &err);
+    uint64_t h = fnv(1469598103934665603ull, path + walk_root, strlen(path + walk_root));
+    if (text)
+        h = fnv(h, text, len);
+    free(text);
+    walk_sum += h; /* order does not matter */
+    return 0;
+}
+
+static int resolve_entry(const char *arg, entry *e)
+{
+    memset(e, 0, sizeof *e);
+    struct stat st;
+    if (stat(arg, &st) != 0) {
+        fprintf(stderr, "aiwolf contest: no entry '%s' (a Lua file or a folder with main.lua)\n", arg);
+        return -1;
+    }
+    char buf[PATH_MAX];
+    snprintf(buf, sizeof buf, "%s", arg);
+    size_t n = strlen(buf);
+    while (n > 1 && buf[n - 1] == '/')
+        buf[--n] = 0;
+    e->path = aw_xstrdup(buf);
+    if (S_ISDIR(st.st_mode)) {
+        char m[PATH_MAX + 16];
+        snprintf(m, sizeof m, "%s/main.lua", buf);
+        if (stat(m, &st) != 0 || !S_ISREG(st.st_mode)) {
+            fprintf(stderr, "aiwolf contest: the entry folder '%s' has no main.lua\n", arg);
+            return -1;
+        }
+        e->main = aw_xstrdup(m);
+        e->read_dir = aw_xstrdup(buf);
+        const char *slash = strrchr(buf, '/');
+        e->name = aw_xstrdup(slash ? slash + 1 : buf);
+        walk_sum = 0;
+        walk_root = strlen(buf);
+        nftw(buf, walk_file, 16, FTW_PHYS);
+        e->hash = walk_sum;
+    } else {
+        e->main = aw_xstrdup(buf);
+        const char *slash = strrchr(buf, '/');
+        e->read_dir = slash ? aw_xstrndup(buf, slash > buf ? (size_t)(slash - buf) : 1) : aw_xstrdup(".");
+        const char *base = slash ? slash + 1 : buf;
+        size_t bl = strlen(base);
+        if (bl > 4 && strcmp(base + bl - 4, ".lua") == 0)
+            bl -= 4;
+        e->name = aw_xstrndup(base, bl);
+        if (strcmp(e->name, "main") == 0 && slash) {
+            free(e->name);
+            const char *p = slash;
+            while (p > buf && p[-1] != '/')
+                p--;
+            e->name = aw_xstrndup(p, (size_t)(slash - p));
+        }
+        size_t len;
+        aw_error err;
+        char *text = aw_read_input(buf, &len, &err);
+        if (!text) {
+            fprintf(stderr, "aiwolf contest: cannot read the entry %s\n", err.msg);
+            return -1;
+        }
+        e->hash = fnv(1469598103934665603ull, text, len);
+        free(text);
+    }
+    /* Names are shown in tables and written in tab-separated files. */
+    for (char *c = e->name; *c; c++)
+        if ((unsigned char)*c < 0x20 || *c == 0x7f)
+            *c = '_';
+    return 0;
+}
+
+/* Names people can tell apart: a second "sample" becomes "sample#2". */
+static void unique_names(cfg *c)
+{
+    for (int i = 0; i < c->nentries; i++) {
+        int k = 1;
+        for (int j = 0; j < i; j++)
+            if (strcmp(c->entries[j].name, c->entries[i].name) == 0)
+                k++;
+        if (k > 1) {
+            char buf[300];
+            snprintf(buf, sizeof buf, "%.280s#%d", c->entries[i].name, k);
+            free(c->entries[i].name);
+            c->entries[i].name = aw_xstrdup(buf);
+        }
+    }
+}
+
+/* ---- the schedule and the statistics ---------------------------------------- */
+
+static int build_schedule(const cfg *c, aw_schedule *s, aw_settings *sets_by_players, aw_error *err)
+{
+    aw_schedule_opts so;
+    memset(&so, 0, sizeof so);
+    so.format = c->format;
+    so.nplayers = c->nplayers;
+    memcpy(so.players, c->players, sizeof so.players);
+    so.nentries = c->nentries;
+    so.games_per_entry = c->games_per_entry;
+    so.sets = c->sets;
+    so.set_games = c->set_games;
+    so.seed = c->seed;
+    for (int i = 0; i < c->nplayers; i++) {
+        int p = c->players[i];
+        if (aw_settings_from(&sets_by_players[p], c->preset, p, c->sets_kv, c->nsets_kv, err) < 0)
+            return -1;
+        memcpy(so.role_count[p], sets_by_players[p].role_count, sizeof so.role_count[p]);
+    }
+    return aw_schedule_build(s, &so, err);
+}
+
+static bool in_shard(const cfg *c, int unit)
+{
+    return unit % c->nshards == c->shard - 1;
+}
+
+typedef struct contest {
+    cfg c;
+    const char *dir;
+    aw_schedule sched;
+    aw_settings set[AW_MAX_PLAYERS + 1];
+    aw_contest_stats stats;
+    long total;          /* games of this shard */
+    long done_at_start;
+    int games_fd;
+    uint64_t t0;
+    bool tty, quiet;
+    int ticks;
+    const char **names, **paths;
+} contest;
+
+static void info_of(const contest *k, aw_contest_info *ci)
+{
+    memset(ci, 0, sizeof *ci);
+    ci->format = format_name(k->c.format);
+    ci->players = k->c.players;
+    ci->nplayers = k->c.nplayers;
+    ci->seed = k->c.seed;
+    ci->games_total = k->total;
+    ci->budget_ms = k->c.budget_ms;
+    ci->memory_mb = k->c.memory_mb;
+    ci->shard = k->c.shard;
+    ci->nshards = k->c.nshards;
+    ci->names = k->names;
+    ci->paths = k->paths;
+}
+
+/* Reads games.tsv: the units played whole (done[]), their lines into the
+ * statistics. Lines of a unit played in part, a last line cut short and
+ * lines that do not parse are dropped (the file is rewritten without
+ * them), so the units they belong to are played again. Returns the number
+ * of lines dropped, or -1. */
+static long load_games(contest *k, bool *done, aw_buf *kept)
+{
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/games.tsv", k->dir);
+    size_t len = 0;
+    aw_error err;
+    char *text = aw_read_input(path, &len, &err);
+    if (!text)
+        return errno == ENOENT || access(path, F_OK) != 0 ? 0 : -1;
+    int n = k->sched.nunits;
+    int *have = aw_xcalloc((size_t)n, sizeof *have);
+    long dropped = 0;
+    aw_game_record *rec = aw_xcalloc(1, sizeof *rec);
+    /* First pass: which units are whole. */
+    for (int pass = 0; pass < 2; pass++) {
+        const char *p = text, *end = text + len;
+        while (p < end) {
+            const char *nl = memchr(p, '\n', (size_t)(end - p));
+            if (!nl) {
+                dropped += pass == 0; /* cut short by a crash or a power loss */
+                break;
+            }
+            size_t ll = (size_t)(nl - p);
+            bool ok = aw_record_parse(p, ll, k->c.nentries, rec, &err) == 0 && rec->unit >= 0 && rec->unit < n &&
+                      in_shard(&k->c, rec->unit) && rec->game < k->sched.units[rec->unit].ngames &&
+                      rec->index == k->sched.units[rec->unit].first + rec->game &&
+                      rec->players == k->sched.units[rec->unit].players;
+            if (pass == 0) {
+                if (ok)
+                    have[rec->unit]++;
+                else
+                    dropped++;
+            } else if (ok && have[rec->unit] == k->sched.units[rec->unit].ngames) {
+                aw_contest_stats_add(&k->stats, rec, k->set[rec->players].role_count);
+                aw_buf_add(kept, p, ll + 1);
+                done[rec->unit] = true;
+            } else if (ok) {
+                dropped++;
+            }
+            p = nl + 1;
+        }
+    }
+    free(rec);
+    free(have);
+    free(text);
+    return dropped;
+}
+
+static void write_reports(contest *k, bool to_stdout)
+{
+    aw_contest_info ci;
+    info_of(k, &ci);
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/report.md", k->dir);
+    FILE *f = fopen(path, "we");
+    if (f) {
+        aw_contest_write_md(&k->stats, &ci, f);
+        if (fclose(f) != 0)
+            fprintf(stderr, "aiwolf contest: writing %s failed\n", path);
+    }
+    snprintf(path, sizeof path, "%s/results.csv", k->dir);
+    if ((f = fopen(path, "we"))) {
+        aw_contest_write_csv(&k->stats, &ci, f);
+        if (fclose(f) != 0)
+            fprintf(stderr, "aiwolf contest: writing %s failed\n", path);
+    }
+    aw_buf json;
+    aw_buf_init(&json);
+    aw_contest_write_json(&k->stats, &ci, &json);
+    snprintf(path, sizeof path, "%s/results.json", k->dir);
+    if ((f = fopen(path, "we"))) {
+        fwrite(json.data, 1, json.len, f);
+        if (fclose(f) != 0)
+            fprintf(stderr, "aiwolf contest: writing %s failed\n", path);
+    }
+    aw_buf_free(&json);
+    if (to_stdout)
+        aw_contest_write_md(&k->stats, &ci, stdout);
+}
+
+/* Writes games.tsv in game order (a finished contest's file is the same
+ * however many workers or shards played it). */
+static int sort_games(const char *dir, int nentries)
+{
+    char path[PATH_MAX], tmp[PATH_MAX + 8];
+    snprintf(path, sizeof path, "%s/games.tsv", dir);
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    size_t len;
+    aw_error err;
+    char *text = aw_read_input(path, &len, &err);
+    if (!text)
+        return -1;
+    long n = 0, cap = 0;
+    struct lrec {
+        long index;
+        const char *p;
+        size_t len;
+    } *v = NULL;
+    aw_game_record *rec = aw_xcalloc(1, sizeof *rec);
+    for (const char *p = text, *end = text + len; p < end;) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        if (!nl)
+            break;
+        if (aw_record_parse(p, (size_t)(nl - p), nentries, rec, &err) == 0) {
+            if (n == cap) {
+                cap = cap ? cap * 2 : 1024;
+                v = aw_xrealloc(v, (size_t)cap * sizeof *v);
+            }
+            v[n++] = (struct lrec){rec->index, p, (size_t)(nl - p) + 1};
+        }
+        p = nl + 1;
+    }
+    free(rec);
+    /* Insertion into order: the file is nearly sorted already. */
+    for (long i = 1; i < n; i++)
+        for (long j = i; j > 0 && v[j].index < v[j - 1].index; j--) {
+            struct lrec t = v[j];
+            v[j] = v[j - 1];
+            v[j - 1] = t;
+        }
+    FILE *f = fopen(tmp, "we");
+    int rc = f ? 0 : -1;
+    for (long i = 0; f && i < n; i++)
+        fwrite(v[i].p, 1, v[i].len, f);
+    if (f && (fflush(f) != 0 || fsync(fileno(f)) != 0))
+        rc = -1;
+    if (f && fclose(f) != 0)
+        rc = -1;
+    if (rc == 0 && rename(tmp, path) != 0)
+        rc = -1;
+    free(v);
+    free(text);
+    return rc;
+}
+
+/* ---- running -------------------------------------------------------------- */
+
+static void progress_line(contest *k, bool final)
+{
+    long done = k->stats.games;
+    double secs = (double)(aw_now_ns() - k->t0) / 1e9;
+    double rate = secs > 0 ? (double)(done - k->done_at_start) / secs : 0;
+    long faults = 0;
+    int lead = -1;
+    double best = -1;
+    for (int i = 0; i < k->stats.n; i++) {
+        const aw_entry_stats *e = &k->stats.e[i];
+        for (int f = 1; f < AW_NFAULTS; f++)
+            faults += e->faults[f];
+        double r = e->games ? (double)e->wins / (double)e->games : -1;
+        if (e->games && r > best) {
+            best = r;
+            lead = i;
+        }
+    }
+    char eta[32] = "-";
+    if (rate > 0 && done < k->total) {
+        long s = (long)((double)(k->total - done) / rate);
+        snprintf(eta, sizeof eta, "%ld:%02ld", s / 60, s % 60);
+    }
+    char leader[200] = "";
+    if (lead >= 0)
+        snprintf(leader, sizeof leader, "  leader %.60s %.3f", k->names[lead], best);
+    if (k->tty) {
+        int width = 24, fill = k->total ? (int)(width * done / k->total) : width;
+        char bar[32];
+        for (int i = 0; i < width; i++)
+            bar[i] = i < fill ? '#' : '.';
+        bar[width] = 0;
+        fprintf(stderr, "\r\033[K[%s] %ld/%ld games  %.1f games/s  ETA %s  faults %ld%s%s", bar, done, k->total, rate,
+                eta, faults, leader, final ? "\n" : "");
+    } else {
+        fprintf(stderr, "aiwolf contest: %ld/%ld games, %.1f games/s, ETA %s, faults %ld%s\n", done, k->total, rate,
+                eta, faults, leader);
+    }
+    fflush(stderr);
+}
+
+static void on_tick(void *ud)
+{
+    contest *k = ud;
+    k->ticks++;
+    if (k->quiet)
+        return;
+    if (k->tty || k->ticks % 10 == 0)
+        progress_line(k, false);
+}
+
+static int on_unit(void *ud, int unit, const char *lines, size_t len)
+{
+    contest *k = ud;
+    /* Check every line before any is kept. */
+    aw_game_record *rec = aw_xcalloc(1, sizeof *rec);
+    aw_error err;
+    int count = 0;
+    for (const char *p = lines, *end = lines + len; p < end;) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        if (!nl || aw_record_parse(p, (size_t)(nl - p), k->c.nentries, rec, &err) < 0 || rec->unit != unit) {
+            free(rec);
+            fprintf(stderr, "aiwolf contest: a worker sent a bad game line for unit %d\n", unit);
+            return -1;
+        }
+        count++;
+        p = nl + 1;
+    }
+    if (count != k->sched.units[unit].ngames) {
+        free(rec);
+        fprintf(stderr, "aiwolf contest: a worker sent %d games for unit %d of %d\n", count, unit,
+                k->sched.units[unit].ngames);
+        return -1;
+    }
+    /* One write: the unit is in the file whole, or (cut short by a crash)
+     * dropped at the next start. */
+    size_t off = 0;
+    while (off < len) {
+        ssize_t w = write(k->games_fd, lines + off, len - off);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            free(rec);
+            fprintf(stderr, "aiwolf contest: cannot write games.tsv: %s\n", strerror(errno));
+            return -1;
+        }
+        off += (size_t)w;
+    }
+    for (const char *p = lines, *end = lines + len; p < end;) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        aw_record_parse(p, (size_t)(nl - p), k->c.nentries, rec, &err);
+        aw_contest_stats_add(&k->stats, rec, k->set[rec->players].role_count);
+        p = nl + 1;
+    }
+    free(rec);
+    return 0;
+}
+
+static int worker_main(int argc, char **argv)
+{
+    aw_worker_opts o;
+    memset(&o, 0, sizeof o);
+    const char *sets[MAX_SETS];
+    o.sets = sets;
+    o.preset = "seed2015";
+    o.copies = 1;
+    o.budget_ms = 100;
+    o.memory_bytes = 64u << 20;
+    int i = 2;
+    for (; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(a, "--") == 0) {
+            i++;
+            break;
+        }
+        if (!v)
+            return bad("worker: %s needs a value", a);
+        if (strcmp(a, "--dir") == 0)
+            o.dir = v;
+        else if (strcmp(a, "--budget") == 0)
+            o.budget_ms = atoi(v);
+        else if (strcmp(a, "--memory") == 0)
+            o.memory_bytes = (size_t)atol(v) << 20;
+        else if (strcmp(a, "--copies") == 0)
+            o.copies = atoi(v);
+        else if (strcmp(a, "--preset") == 0)
+            o.preset = v;
+        else if (strcmp(a, "--set") == 0 && o.nsets < MAX_SETS)
+            sets[o.nsets++] = v;
+        else if (strcmp(a, "--keep-instance") == 0)
+            o.keep_instance = strcmp(v, "1") == 0;
+        else
+            return bad("worker: unknown option %s", a);
+        i++;
+    }
+    o.nentries = argc - i;
+    if (!o.dir || o.nentries < 1 || o.copies < 1)
+        return bad("%s", "worker: missing arguments");
+    const char **mains = aw_xcalloc((size_t)o.nentries, sizeof *mains);
+    const char **dirs = aw_xcalloc((size_t)o.nentries, sizeof *dirs);
+    const char **names = aw_xcalloc((size_t)o.nentries, sizeof *names);
+    for (int e = 0; e < o.nentries; e++) {
+        /* "main file \x1f folder \x1f name", resolved by the runner. */
+        mains[e] = argv[i + e];
+        char *s1 = strchr(argv[i + e], '\x1f'), *s2 = s1 ? strchr(s1 + 1, '\x1f') : NULL;
+        if (!s2) {
+            free(mains);
+            free(dirs);
+            free(names);
+            return bad("%s", "worker: bad entry argument");
+        }
+        *s1 = *s2 = 0;
+        dirs[e] = s1 + 1;
+        names[e] = s2 + 1;
+    }
+    o.entries = mains;
+    o.read_dirs = dirs;
+    o.names = names;
+    /* Die with the runner. */
+    prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+    int rc = aw_contest_worker(&o, stdin, stdout);
+    free(mains);
+    free(dirs);
+    free(names);
+    return rc;
+}
+
+static int write_file(const char *path, const char *data, size_t len)
+{
+    char tmp[PATH_MAX + 8];
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    FILE *f = fopen(tmp, "we");
+    if (!f)
+        return -1;
+    fwrite(data, 1, len, f);
+    if (fflush(f) != 0 || fsync(fileno(f)) != 0) {
+        fclose(f);
+        return -1;
+    }
+    if (fclose(f) != 0 || rename(tmp, path) != 0)
+        return -1;
+    return 0;
+}
+
+static void contest_free(contest *k)
+{
+    aw_schedule_free(&k->sched);
+    aw_contest_stats_free(&k->stats);
+    free(k->names);
+    free(k->paths);
+    cfg_free(&k->c);
+}
+
+/* Sets up k from its cfg: schedule, statistics, names. */
+static int contest_prepare(contest *k)
+{
+    aw_error err;
+    if (build_schedule(&k->c, &k->sched, k->set, &err) < 0) {
+        fprintf(stderr, "aiwolf contest: %s\n", err.msg);
+        return -1;
+    }
+    aw_contest_stats_init(&k->stats, k->c.nentries);
+    k->names = aw_xcalloc((size_t)k->c.nentries, sizeof *k->names);
+    k->paths = aw_xcalloc((size_t)k->c.nentries, sizeof *k->paths);
+    for (int i = 0; i < k->c.nentries; i++) {
+        k->names[i] = k->c.entries[i].name;
+        k->paths[i] = k->c.entries[i].path;
+    }
+    k->total = 0;
+    for (int u = 0; u < k->sched.nunits; u++)
+        if (in_shard(&k->c, u))
+            k->total += k->sched.units[u].ngames;
+    return 0;
+}
+
+static int report_main(int argc, char **argv)
+{
+    if (argc != 3 || argv[2][0] == '-') {
+        if (argc == 3 && strcmp(argv[2], "--help") == 0) {
+            usage(stdout);
+            return 0;
+        }
+        return bad("%s", "report takes one contest folder");
+    }
+    contest k;
+    memset(&k, 0, sizeof k);
+    k.dir = argv[2];
+    char why[600];
+    if (cfg_read(k.dir, &k.c, why, sizeof why) < 0) {
+        fprintf(stderr, "aiwolf contest: %s\n", why);
+        return 2;
+    }
+    if (contest_prepare(&k) < 0) {
+        contest_free(&k);
+        return 2;
+    }
+    bool *done = aw_xcalloc((size_t)k.sched.nunits + 1, sizeof *done);
+    aw_buf kept;
+    aw_buf_init(&kept);
+    long dropped = load_games(&k, done, &kept);
+    if (dropped > 0)
+        fprintf(stderr, "aiwolf contest: %ld game lines of units not played whole are left out\n", dropped);
+    write_reports(&k, true);
+    aw_buf_free(&kept);
+    free(done);
+    contest_free(&k);
+    return 0;
+}
+
+
+/* Links (or copies) a log of a shard into the merged folder. */
+static int bring_log(const char *from, const char *to)
+{
+    if (link(from, to) == 0 || errno == EEXIST)
+        return 0;
+    size_t len;
+    aw_error err;
+    char *text = aw_read_input(from, &len, &err);
+    if (!text)
+        return -1;
+    int rc = write_file(to, text, len);
+    free(text);
+    return rc;
+}
+
+static int merge_main(int argc, char **argv)
+{
+    const char *dir = NULL;
+    const char *shards[256];
+    int n = 0;
+    for (int i = 2; i < argc; i++) {
+        if (strcmp(argv[i], "--help") == 0) {
+            usage(stdout);
+            return 0;
+        }
+        if (strcmp(argv[i], "--out") == 0 && i + 1 < argc)
+            dir = argv[++i];
+        else if (strncmp(argv[i], "--out=", 6) == 0)
+            dir = argv[i] + 6;
+        else if (argv[i][0] == '-')
+            return bad("merge: unknown option '%s'", argv[i]);
+        else if (n < 256)
+            shards[n++] = argv[i];
+    }
+    if (!dir || n < 1)
+        return bad("%s", "merge needs --out DIR and the shards' folders");
+    char why[600];
+    cfg first;
+    if (cfg_read(shards[0], &first, why, sizeof why) < 0) {
+        fprintf(stderr, "aiwolf contest: %s\n", why);
+        return 2;
+    }
+    aw_buf want;
+    aw_buf_init(&want);
+    cfg_format(&first, false, &want);
+    int nshards = first.nshards;
+    bool *seen = aw_xcalloc((size_t)nshards + 1, sizeof *seen);
+    int rc = 2;
+    contest k;
+    memset(&k, 0, sizeof k);
+    aw_buf all;
+    aw_buf_init(&all);
+    for (int i = 0; i < n; i++) {
+        cfg sc;
+        if (cfg_read(shards[i], &sc, why, sizeof why) < 0) {
+            fprintf(stderr, "aiwolf contest: %s\n", why);
+            goto out;
+        }
+        aw_buf got;
+        aw_buf_init(&got);
+        cfg_format(&sc, false, &got);
+        bool same = got.len == want.len && memcmp(got.data, want.data, got.len) == 0 && sc.nshards == nshards;
+        int sh = sc.shard;
+        aw_buf_free(&got);
+        cfg_free(&sc);
+        if (!same) {
+            fprintf(stderr, "aiwolf contest: %s is a slice of another contest than %s\n", shards[i], shards[0]);
+            goto out;
+        }
+        if (seen[sh]) {
+            fprintf(stderr, "aiwolf contest: shard %d/%d is given twice\n", sh, nshards);
+            goto out;
+        }
+        seen[sh] = true;
+    }
+    for (int s = 1; s <= nshards; s++)
+        if (!seen[s])
+            fprintf(stderr, "aiwolf contest: warning: shard %d/%d is missing; the merged results lack its games\n", s,
+                    nshards);
+    if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+        fprintf(stderr, "aiwolf contest: cannot create the folder %s: %s\n", dir, strerror(errno));
+        goto out;
+    }
+    char path[PATH_MAX], from[PATH_MAX * 2], to[PATH_MAX * 2];
+    snprintf(path, sizeof path, "%s/contest.cfg", dir);
+    if (access(path, F_OK) == 0) {
+        fprintf(stderr, "aiwolf contest: %s holds a contest already; merge into a new folder\n", dir);
+        goto out;
+    }
+    snprintf(path, sizeof path, "%s/logs", dir);
+    if (mkdir(path, 0777) != 0 && errno != EEXIST) {
+        fprintf(stderr, "aiwolf contest: cannot create the folder %s: %s\n", path, strerror(errno));
+        goto out;
+    }
+    rc = 1;
+    for (int i = 0; i < n; i++) {
+        contest sk;
+        memset(&sk, 0, sizeof sk);
+        sk.dir = shards[i];
+        if (cfg_read(shards[i], &sk.c, why, sizeof why) < 0 || contest_prepare(&sk) < 0) {
+            contest_free(&sk);
+            goto out;
+        }
+        bool *done = aw_xcalloc((size_t)sk.sched.nunits + 1, sizeof *done);
+        aw_buf kept;
+        aw_buf_init(&kept);
+        long dropped = load_games(&sk, done, &kept);
+        if (dropped != 0 || sk.stats.games < sk.total)
+            fprintf(stderr, "aiwolf contest: warning: %s is not finished (%ld of %ld games); run it again first\n",
+                    shards[i], sk.stats.games, sk.total);
+        aw_game_record *rec = aw_xcalloc(1, sizeof *rec);
+        aw_error err;
+        int bad_log = 0;
+        for (const char *p = kept.data, *end = kept.data + kept.len; p && p < end;) {
+            const char *nl = memchr(p, '\n', (size_t)(end - p));
+            if (aw_record_parse(p, (size_t)(nl - p), sk.c.nentries, rec, &err) == 0) {
+                snprintf(from, sizeof from, "%s/%s", shards[i], rec->log);
+                snprintf(to, sizeof to, "%s/%s", dir, rec->log);
+                if (!strstr(rec->log, "..") && rec->log[0] != '/' && bring_log(from, to) < 0)
+                    bad_log++;
+            }
+            p = nl + 1;
+        }
+        if (bad_log)
+            fprintf(stderr, "aiwolf contest: warning: %d game logs of %s could not be brought over\n", bad_log,
+                    shards[i]);
+        if (kept.len)
+            aw_buf_add(&all, kept.data, kept.len);
+        free(rec);
+        aw_buf_free(&kept);
+        free(done);
+        contest_free(&sk);
+    }
+    first.shard = first.nshards = 1;
+    aw_buf cf;
+    aw_buf_init(&cf);
+    cfg_format(&first, true, &cf);
+    snprintf(path, sizeof path, "%s/contest.cfg", dir);
+    int w = write_file(path, cf.data, cf.len);
+    aw_buf_free(&cf);
+    snprintf(path, sizeof path, "%s/games.tsv", dir);
+    if (w < 0 || write_file(path, all.data ? all.data : "", all.len) < 0 || sort_games(dir, first.nentries) < 0) {
+        fprintf(stderr, "aiwolf contest: cannot write the merged results into %s\n", dir);
+        goto out;
+    }
+    k.dir = dir;
+    if (cfg_read(dir, &k.c, why, sizeof why) < 0 || contest_prepare(&k) < 0)
+        goto out;
+    {
+        bool *done = aw_xcalloc((size_t)k.sched.nunits + 1, sizeof *done);
+        aw_buf kept;
+        aw_buf_init(&kept);
+        load_games(&k, done, &kept);
+        aw_buf_free(&kept);
+        free(done);
+    }
+    write_reports(&k, true);
+    rc = k.stats.games == k.total ? 0 : 1;
+out:
+    contest_free(&k);
+    aw_buf_free(&all);
+    aw_buf_free(&want);
+    free(seen);
+    cfg_free(&first);
+    return rc;
+}
+
+int cmd_contest(int argc, char **argv)
+{
+    if (argc >= 2 && strcmp(argv[1], "--worker") == 0)
+        return worker_main(argc, argv);
+    if (argc >= 2 && strcmp(argv[1], "merge") == 0)
+        return merge_main(argc, argv);
+    if (argc >= 2 && strcmp(argv[1], "report") == 0)
+        return report_main(argc, argv);
+    contest k;
+    memset(&k, 0, sizeof k);
+    cfg *c = &k.c;
+    c->format = AW_FORMAT_SEED2015;
+    c->games_per_entry = 1000;
+    c->sets = 10;
+    c->set_games = 100;
+    c->budget_ms = 100;
+    c->memory_mb = 64;
+    c->shard = c->nshards = 1;
+    bool have_seed = false, have_players = false, have_preset = false;
+    int jobs = (int)sysconf(_SC_NPROCESSORS_ONLN);
+    const char *dir = NULL;
+    const char *args[MAX_ENTRIES];
+    int nargs = 0;
+    int rc = 2;
+    for (int i = 1; i < argc; i++) {
+        char opt[64];
+        const char *a = argv[i], *v = NULL;
+        const char *eq = strncmp(a, "--", 2) == 0 ? strchr(a, '=') : NULL;
+        if (eq && (size_t)(eq - a) < sizeof opt) {
+            snprintf(opt, sizeof opt, "%.*s", (int)(eq - a), a);
+            a = opt;
+            v = eq + 1;
+        }
+#define VALUE()                                                                                                        \
+    do {                                                                                                               \
+        if (!v) {                                                                                                      \
+            if (i + 1 >= argc) {                                                                                       \
+                bad("%s needs a value", a);                                                                            \
+                goto out;                                                                                              \
+            }                                                                                                          \
+            v = argv[++i];                                                                                             \
+        }                                                                                                              \
+    } while (0)
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            usage(stdout);
+            rc = 0;
+            goto out;
+        } else if (strcmp(a, "--format") == 0) {
+            VALUE();
+            if (strcmp(v, "seed2015") == 0)
+                c->format = AW_FORMAT_SEED2015;
+            else if (strcmp(v, "regulation") == 0)
+                c->format = AW_FORMAT_REGULATION;
+            else {
+                bad("--format is seed2015 or regulation, not '%s'", v);
+                goto out;
+            }
+        } else if (strcmp(a, "--players") == 0) {
+            VALUE();
+            if (parse_players(v, c) < 0) {
+                bad("--players takes up to four different counts from 3 to 18, e.g. 5,15 (not '%s')", v);
+                goto out;
+            }
+            have_players = true;
+        } else if (strcmp(a, "--games-per-entry") == 0 || strcmp(a, "--sets") == 0 ||
+                   strcmp(a, "--set-games") == 0 || strcmp(a, "--jobs") == 0 || strcmp(a, "--budget") == 0 ||
+                   strcmp(a, "--memory") == 0) {
+            VALUE();
+            char *e;
+            long x = strtol(v, &e, 10);
+            if (*e || e == v || x < 1 || x > 100000000) {
+                bad("%s takes a positive whole number", a);
+                goto out;
+            }
+            if (strcmp(a, "--games-per-entry") == 0)
+                c->games_per_entry = x;
+            else if (strcmp(a, "--sets") == 0)
+                c->sets = (int)x;
+            else if (strcmp(a, "--set-games") == 0)
+                c->set_games = (int)x;
+            else if (strcmp(a, "--jobs") == 0)
+                jobs = (int)(x > 256 ? 256 : x);
+            else if (strcmp(a, "--budget") == 0)
+                c->budget_ms = (int)(x > 600000 ? 600000 : x);
+            else
+                c->memory_mb = (int)(x > 65536 ? 65536 : x);
+        } else if (strcmp(a, "--seed") == 0) {
+            VALUE();
+            char *e;
+            errno = 0;
+            c->seed = strtoull(v, &e, 10);
+            if (*e || e == v || errno || v[0] == '-') {
+                bad("--seed takes a whole number from 0 to 18446744073709551615, not '%s'", v);
+                goto out;
+            }
+            have_seed = true;
+        } else if (strcmp(a, "--preset") == 0) {
+            VALUE();
+            snprintf(c->preset, sizeof c->preset, "%s", v);
+            have_preset = true;
+        } else if (strcmp(a, "--set") == 0) {
+            VALUE();
+            if (c->nsets_kv == MAX_SETS) {
+                bad("%s", "too many --set options");
+                goto out;
+            }
+            c->sets_kv[c->nsets_kv++] = aw_xstrdup(v);
+        } else if (strcmp(a, "--shard") == 0) {
+            VALUE();
+            char tail;
+            if (sscanf(v, "%d/%d%c", &c->shard, &c->nshards, &tail) != 2 || c->nshards < 1 || c->shard < 1 ||
+                c->shard > c->nshards) {
+                bad("--shard is I/N with 1 <= I <= N, e.g. 2/4 (not '%s')", v);
+                goto out;
+            }
+        } else if (strcmp(a, "--out") == 0) {
+            VALUE();
+            dir = v;
+        } else if (strcmp(a, "--quiet") == 0) {
+            k.quiet = true;
+        } else if (a[0] == '-' && a[1]) {
+            bad("unknown option '%s'", argv[i]);
+            goto out;
+        } else {
+            if (nargs == MAX_ENTRIES) {
+                bad("%s", "too many entries (1000 at most)");
+                goto out;
+            }
+            args[nargs++] = a;
+        }
+#undef VALUE
+    }
+    if (!dir) {
+        bad("%s", "--out DIR is required: the folder that receives the results");
+        goto out;
+    }
+    if (nargs < 1) {
+        bad("%s", "no entries given (aiwolf contest --out DIR agents/a.lua agents/b/ ...)");
+        goto out;
+    }
+    if (!have_players) {
+        c->nplayers = c->format == AW_FORMAT_REGULATION ? 2 : 1;
+        c->players[0] = c->format == AW_FORMAT_REGULATION ? 5 : 15;
+        c->players[1] = 15;
+    }
+    if (!have_preset)
+        snprintf(c->preset, sizeof c->preset, "%s", format_name(c->format));
+    if (c->format == AW_FORMAT_SEED2015) {
+        c->sets = 0;
+        c->set_games = 0;
+    } else {
+        c->games_per_entry = 0;
+    }
+    c->entries = aw_xcalloc((size_t)nargs, sizeof *c->entries);
+    for (int i = 0; i < nargs; i++) {
+        if (resolve_entry(args[i], &c->entries[c->nentries]) < 0) {
+            c->nentries++;
+            goto out;
+        }
+        c->nentries++;
+        for (int j = 0; j < i; j++)
+            if (strcmp(c->entries[j].main, c->entries[i].main) == 0) {
+                fprintf(stderr, "aiwolf contest: the entry %s is given twice\n", args[i]);
+                goto out;
+            }
+    }
+    for (int i = 0; i < c->nentries; i++)
+        for (int j = 0; j < i; j++)
+            if (strcmp(c->entries[j].read_dir, c->entries[i].read_dir) == 0) {
+                fprintf(stderr,
+                        "aiwolf contest: warning: %s and %s share the folder %s, so each can read the other's "
+                        "files; give each entry a folder of its own\n",
+                        c->entries[j].path, c->entries[i].path, c->entries[i].read_dir);
+                break;
+            }
+    unique_names(c);
+    k.dir = dir;
+    if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+        fprintf(stderr, "aiwolf contest: cannot create the folder %s: %s\n", dir, strerror(errno));
+        goto out;
+    }
+    /* A folder with a contest already: continue it, if it is this one. */
+    char cfgpath[PATH_MAX];
+    snprintf(cfgpath, sizeof cfgpath, "%s/contest.cfg", dir);
+    bool resume = access(cfgpath, F_OK) == 0;
+    if (resume) {
+        cfg old;
+        char why[600];
+        if (cfg_read(dir, &old, why, sizeof why) < 0) {
+            fprintf(stderr, "aiwolf contest: %s\n", why);
+            goto out;
+        }
+        if (!have_seed)
+            c->seed = old.seed;
+        aw_buf a1, a2;
+        aw_buf_init(&a1);
+        aw_buf_init(&a2);
+        cfg_format(c, true, &a1);
+        cfg_format(&old, true, &a2);
+        bool same = a1.len == a2.len && memcmp(a1.data, a2.data, a1.len) == 0;
+        if (!same) {
+            /* Say which line differs. */
+            const char *p = a1.data, *q = a2.data;
+            size_t i = 0;
+            while (i < a1.len && i < a2.len && p[i] == q[i])
+                i++;
+            size_t s1 = i, s2 = i;
+            while (s1 > 0 && p[s1 - 1] != '\n')
+                s1--;
+            s2 = s1;
+            const char *e1 = memchr(p + s1, '\n', a1.len - s1), *e2 = memchr(q + s2, '\n', a2.len - s2);
+            fprintf(stderr,
+                    "aiwolf contest: %s holds another contest (it has '%.*s', this run '%.*s'); give the same "
+                    "options and entries (unchanged) to continue it, or another --out\n",
+                    dir, e2 ? (int)(e2 - q - s2) : 0, q + s2, e1 ? (int)(e1 - p - s1) : 0, p + s1);
+        }
+        aw_buf_free(&a1);
+        aw_buf_free(&a2);
+        cfg_free(&old);
+        if (!same)
+            goto out;
+    } else {
+        if (!have_seed)
+            c->seed = aw_rng_os_seed();
+        aw_buf b;
+        aw_buf_init(&b);
+        cfg_format(c, true, &b);
+        int w = write_file(cfgpath, b.data, b.len);
+        aw_buf_free(&b);
+        if (w < 0) {
+            fprintf(stderr, "aiwolf contest: cannot write %s: %s\n", cfgpath, strerror(errno));
+            goto out;
+        }
+    }
+    if (contest_prepare(&k) < 0)
+        goto out;
+    {
+        bool *done = aw_xcalloc((size_t)k.sched.nunits + 1, sizeof *done);
+        bool *todo = aw_xcalloc((size_t)k.sched.nunits + 1, sizeof *todo);
+        aw_buf kept;
+        aw_buf_init(&kept);
+        long dropped = load_games(&k, done, &kept);
+        char gpath[PATH_MAX];
+        snprintf(gpath, sizeof gpath, "%s/games.tsv", dir);
+        if (dropped < 0) {
+            fprintf(stderr, "aiwolf contest: cannot read %s\n", gpath);
+            rc = 1;
+        } else if (dropped > 0 && write_file(gpath, kept.data ? kept.data : "", kept.len) < 0) {
+            fprintf(stderr, "aiwolf contest: cannot rewrite %s: %s\n", gpath, strerror(errno));
+            rc = 1;
+        }
+        aw_buf_free(&kept);
+        k.done_at_start = k.stats.games;
+        int ntodo = 0;
+        for (int u = 0; u < k.sched.nunits; u++)
+            if (in_shard(c, u) && !done[u]) {
+                todo[u] = true;
+                ntodo++;
+            }
+        if (rc == 1) {
+            free(done);
+            free(todo);
+            goto out;
+        }
+        if (!k.quiet) {
+            if (resume)
+                fprintf(stderr, "aiwolf contest: continuing %s: %ld of %ld games played%s\n", dir, k.stats.games,
+                        k.total, dropped > 0 ? " (the lines of units cut short are dropped and played again)" : "");
+            else {
+                char pl[64] = "";
+                for (int i = 0, o = 0; i < c->nplayers; i++)
+                    o += snprintf(pl + o, sizeof pl - (size_t)o, "%s%d", i ? "," : "", c->players[i]);
+                fprintf(stderr, "aiwolf contest: %d entries, %ld games (%s, %s players), seed %llu, %d jobs, into %s\n",
+                        c->nentries, k.total, format_name(c->format), pl, (unsigned long long)c->seed,
+                        jobs < ntodo ? jobs : ntodo, dir);
+            }
+        }
+        k.games_fd = open(gpath, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0666);
+        if (k.games_fd < 0) {
+            fprintf(stderr, "aiwolf contest: cannot write %s: %s\n", gpath, strerror(errno));
+            free(done);
+            free(todo);
+            rc = 1;
+            goto out;
+        }
+        /* The workers: this program afresh, told everything but the seed. */
+        char self[PATH_MAX];
+        ssize_t sl = readlink("/proc/self/exe", self, sizeof self - 1);
+        if (sl <= 0) {
+            fprintf(stderr, "aiwolf contest: cannot find this program (/proc/self/exe)\n");
+            free(done);
+            free(todo);
+            close(k.games_fd);
+            rc = 1;
+            goto out;
+        }
+        self[sl] = 0;
+        char nb[3][32];
+        snprintf(nb[0], sizeof nb[0], "%d", c->budget_ms);
+        snprintf(nb[1], sizeof nb[1], "%d", c->memory_mb);
+        snprintf(nb[2], sizeof nb[2], "%d", k.sched.max_copies);
+        int na = 0;
+        char **wargv = aw_xcalloc((size_t)(16 + 2 * c->nsets_kv + c->nentries + 1), sizeof *wargv);
+        char **owned = aw_xcalloc((size_t)c->nentries + 1, sizeof *owned);
+        wargv[na++] = self;
+        wargv[na++] = (char *)"contest";
+        wargv[na++] = (char *)"--worker";
+        wargv[na++] = (char *)"--dir";
+        wargv[na++] = (char *)dir;
+        wargv[na++] = (char *)"--budget";
+        wargv[na++] = nb[0];
+        wargv[na++] = (char *)"--memory";
+        wargv[na++] = nb[1];
+        wargv[na++] = (char *)"--copies";
+        wargv[na++] = nb[2];
+        wargv[na++] = (char *)"--preset";
+        wargv[na++] = c->preset;
+        wargv[na++] = (char *)"--keep-instance";
+        wargv[na++] = (char *)(c->format == AW_FORMAT_REGULATION ? "1" : "0");
+        for (int i = 0; i < c->nsets_kv; i++) {
+            wargv[na++] = (char *)"--set";
+            wargv[na++] = (char *)c->sets_kv[i];
+        }
+        wargv[na++] = (char *)"--";
+        for (int i = 0; i < c->nentries; i++) {
+            size_t l = strlen(c->entries[i].main) + strlen(c->entries[i].read_dir) + strlen(c->entries[i].name) + 3;
+            owned[i] = aw_xcalloc(l, 1);
+            snprintf(owned[i], l, "%s\x1f%s\x1f%s", c->entries[i].main, c->entries[i].read_dir, c->entries[i].name);
+            wargv[na++] = owned[i];
+        }
+        wargv[na] = NULL;
+        aw_runner r;
+        memset(&r, 0, sizeof r);
+        r.sched = &k.sched;
+        r.todo = todo;
+        r.worker_argv = wargv;
+        r.jobs = jobs;
+        r.on_unit = on_unit;
+        r.on_tick = on_tick;
+        r.ud = &k;
+        k.tty = isatty(2);
+        k.t0 = aw_now_ns();
+        int status = ntodo ? aw_runner_run(&r) : AW_RUNNER_DONE;
+        close(k.games_fd);
+        if (!k.quiet && ntodo)
+            progress_line(&k, true);
+        if (status == AW_RUNNER_FAILED && r.error[0])
+            fprintf(stderr, "aiwolf contest: %s\n", r.error);
+        if (status == AW_RUNNER_DONE && sort_games(dir, c->nentries) < 0)
+            fprintf(stderr, "aiwolf contest: cannot sort %s (the results are complete)\n", gpath);
+        write_reports(&k, !k.quiet);
+        if (status == AW_RUNNER_DONE) {
+            rc = 0;
+        } else {
+            fprintf(stderr,
+                    "aiwolf contest: %s after %ld of %ld games; the report covers those. Run the same command "
+                    "again to continue.\n",
+                    status == AW_RUNNER_INTERRUPTED ? "interrupted" : "stopped", k.stats.games, k.total);
+            rc = 1;
+        }
+        for (int i = 0; i < c->nentries; i++)
+            free(owned[i]);
+        free(owned);
+        free(wargv);
+        free(done);
+        free(todo);
+    }
+out:
+    if (k.sched.units || k.names)
+        contest_free(&k);
+    else
+        cfg_free(c);
+    return rc;
+}

@@ -1,0 +1,387 @@
+/* worker: plays a contest's units on long-lived confined children (see
+ * worker.h). */
+#include "worker.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "childseat.h"
+#include "game.h"
+#include "gamelog.h"
+#include "luaseat.h"
+#include "luaseat_talks.h"
+#include "results.h"
+#include "talkhooks.h"
+
+/* An entry that does not load plays nonetheless: every game it is in, its
+ * seat cannot start, so each of its requests gets the rules' substitute
+ * and counts as a fault (lost) against it. */
+typedef struct broken_seat {
+    aw_seat base;
+    char msg[400];
+} broken_seat;
+
+static const char *broken_begin(aw_seat *s, int agent, uint64_t seed, aw_seat_fault *f)
+{
+    (void)agent;
+    (void)seed;
+    f->kind = AW_FAULT_LOST;
+    snprintf(f->msg, sizeof f->msg, "the entry does not load: %s", ((broken_seat *)s)->msg);
+    return NULL;
+}
+
+static int broken_request(aw_seat *s, aw_req_kind kind, const aw_info *info, const aw_settings *set,
+                          aw_seat_reply *reply, aw_seat_fault *f)
+{
+    (void)kind;
+    (void)info;
+    (void)set;
+    (void)reply;
+    f->kind = AW_FAULT_LOST;
+    snprintf(f->msg, sizeof f->msg, "the entry does not load: %s", ((broken_seat *)s)->msg);
+    return -1;
+}
+
+static void broken_free(aw_seat *s)
+{
+    free(s);
+}
+
+static const aw_seat_ops broken_ops = {.begin = broken_begin, .request = broken_request, .free = broken_free};
+
+typedef struct lua_make {
+    const char *path;
+    const aw_luaseat_opts *lo;
+} lua_make;
+
+static aw_seat *make_lua(void *ud, FILE *output, aw_error *err)
+{
+    const lua_make *m = ud;
+    aw_luaseat_opts lo = *m->lo;
+    lo.output = output;
+    return aw_luaseat_new(m->path, &lo, err);
+}
+
+typedef struct worker {
+    const aw_worker_opts *o;
+    FILE *out;
+    aw_seat **pool;  /* [nentries * copies] */
+    bool *child;     /* [nentries * copies]: a child seat (not a broken one) */
+    aw_settings set[AW_MAX_PLAYERS + 1];
+    bool have_set[AW_MAX_PLAYERS + 1];
+    aw_game_record rec;
+    aw_buf line;
+    aw_buf notes; /* the current game's fault messages */
+} worker;
+
+#define FAULT_NOTES 3 /* fault messages kept per seat and game */
+
+static void on_call(void *ud, int agent, aw_req_kind kind, uint64_t ns, const aw_seat_fault *f)
+{
+    worker *w = ud;
+    aw_game_record *r = &w->rec;
+    if (agent < 1 || agent > AW_MAX_PLAYERS)
+        return;
+    if (f && f->kind > AW_FAULT_NONE && f->kind < AW_NFAULTS) {
+        int k = 0;
+        for (int i = 1; i < AW_NFAULTS; i++)
+            k += r->faults[agent][i];
+        r->faults[agent][f->kind]++;
+        /* Why, for the organiser: the first few of each seat's faults. */
+        if (k < FAULT_NOTES)
+            aw_buf_printf(&w->notes, "Agent[%02d]\t%s\t%s\t%s\t%s\n", agent, w->o->names[r->entry[agent]],
+                          kind == AW_REQ_NONE ? "START" : aw_req_name(kind), aw_fault_kind_name(f->kind), f->msg);
+        else if (k == FAULT_NOTES)
+            aw_buf_printf(&w->notes, "Agent[%02d]\t%s\t-\t-\t(further faults of this seat are only counted)\n",
+                          agent, w->o->names[r->entry[agent]]);
+    }
+    if (kind == AW_REQ_NONE)
+        return;
+    r->calls[agent]++;
+    r->times[agent][aw_time_bucket(ns)]++;
+}
+
+static int say_error(worker *w, const char *fmt, const char *arg)
+{
+    fputs("E ", w->out);
+    fprintf(w->out, fmt, arg);
+    fputc('\n', w->out);
+    fflush(w->out);
+    return 1;
+}
+
+static const aw_settings *settings_for(worker *w, int players, aw_error *err)
+{
+    if (!w->have_set[players]) {
+        if (aw_settings_from(&w->set[players], w->o->preset, players, w->o->sets, w->o->nsets, err) < 0)
+            return NULL;
+        w->set[players].time_limit_ms = w->o->budget_ms;
+        w->have_set[players] = true;
+    }
+    return &w->set[players];
+}
+
+/* Plays one game of a unit and reports it. Returns 0, or -1 when the
+ * worker cannot go on (it has said why). */
+static int play_one(worker *w, aw_seat **seats, const aw_settings *set, int unit, int g, long index, uint64_t seed,
+                    const aw_role *deal, const int *entry)
+{
+    aw_game_record *r = &w->rec;
+    memset(r, 0, sizeof *r);
+    r->index = index;
+    r->unit = unit;
+    r->game = g;
+    r->seed = seed;
+    r->players = set->players;
+    memcpy(r->entry, entry, sizeof r->entry);
+    snprintf(r->log, sizeof r->log, "logs/%06ld.log", index);
+    char path[4096], tmp[4096];
+    snprintf(path, sizeof path, "%s/%s", w->o->dir, r->log);
+    snprintf(tmp, sizeof tmp, "%s/logs/.%06ld.log.tmp", w->o->dir, index);
+    FILE *csv = fopen(tmp, "we");
+    if (!csv)
+        return -say_error(w, "cannot write a game's log: %s", strerror(errno));
+    aw_gamelog log;
+    aw_gamelog_init(&log, csv, NULL, NULL);
+    aw_game_opts go;
+    memset(&go, 0, sizeof go);
+    aw_talkhooks_game(&go);
+    go.settings = set;
+    go.seed = seed;
+    go.deal = deal;
+    go.log = &log;
+    go.game_no = (int)(index + 1);
+    go.call = on_call;
+    go.call_ud = w;
+    aw_buf_clear(&w->notes);
+    aw_game_result res;
+    aw_error err;
+    int rc = aw_game_play(&go, seats, &res, &err);
+    int flushed = aw_gamelog_flush(&log);
+    aw_gamelog_free(&log);
+    if (fclose(csv) != 0 || flushed < 0) {
+        remove(tmp);
+        return -say_error(w, "cannot write a game's log: %s", "disk full?");
+    }
+    if (rc < 0) {
+        remove(tmp);
+        return -say_error(w, "a game could not start: %s", err.msg);
+    }
+    if (rename(tmp, path) != 0)
+        return -say_error(w, "cannot write a game's log: %s", strerror(errno));
+    /* The faults' messages beside the log (logs/N.faults), so that an
+     * organiser can see why an entry failed. */
+    snprintf(path, sizeof path, "%s/logs/%06ld.faults", w->o->dir, index);
+    if (w->notes.len) {
+        FILE *nf = fopen(tmp, "we");
+        bool ok = nf && fwrite(w->notes.data, 1, w->notes.len, nf) == w->notes.len;
+        if (nf && fclose(nf) != 0)
+            ok = false;
+        if (!ok || rename(tmp, path) != 0) {
+            remove(tmp);
+            return -say_error(w, "cannot write a game's faults: %s", strerror(errno));
+        }
+    } else {
+        remove(path); /* from an earlier try of this game */
+    }
+    r->winner = res.winner;
+    r->days = res.days;
+    for (int a = 1; a <= set->players; a++)
+        r->role[a] = res.role[a];
+    aw_buf_clear(&w->line);
+    aw_buf_adds(&w->line, "R ");
+    aw_record_format(r, &w->line);
+    fwrite(w->line.data, 1, w->line.len, w->out);
+    fflush(w->out);
+    return 0;
+}
+
+/* "U unit first players ngames e1,e2,... seed:roles ..." */
+static int play_unit(worker *w, char *line)
+{
+    char *save = NULL;
+    char *tok = strtok_r(line, " ", &save);
+    long v[4];
+    for (int i = 0; i < 4; i++) {
+        tok = strtok_r(NULL, " ", &save);
+        char *e;
+        if (!tok || (v[i] = strtol(tok, &e, 10), *e) || v[i] < 0)
+            return -say_error(w, "bad unit line from the runner%s", "");
+    }
+    int unit = (int)v[0], players = (int)v[2], ngames = (int)v[3];
+    long first = v[1];
+    if (players < 3 || players > AW_MAX_PLAYERS || ngames < 1)
+        return -say_error(w, "bad unit line from the runner%s", "");
+    aw_error err;
+    const aw_settings *set = settings_for(w, players, &err);
+    if (!set)
+        return -say_error(w, "%s", err.msg);
+    int entry[AW_MAX_PLAYERS + 1] = {0};
+    aw_seat *seats[AW_MAX_PLAYERS + 1] = {0};
+    int used[AW_MAX_PLAYERS + 1] = {0};
+    tok = strtok_r(NULL, " ", &save);
+    char *es = tok, *esave = NULL;
+    for (int a = 1; a <= players; a++) {
+        char *t = strtok_r(a == 1 ? es : NULL, ",", &esave), *e;
+        long x = t ? strtol(t, &e, 10) : -1;
+        if (!t || *e || x < 0 || x >= w->o->nentries)
+            return -say_error(w, "bad unit line from the runner%s", "");
+        entry[a] = (int)x;
+        int copy = 0;
+        for (int b = 1; b < a; b++)
+            copy += entry[b] == entry[a];
+        if (copy >= w->o->copies)
+            return -say_error(w, "an entry holds more seats than it has children%s", "");
+        used[a] = entry[a] * w->o->copies + copy;
+        seats[a] = w->pool[used[a]];
+    }
+    for (int g = 0; g < ngames; g++) {
+        tok = strtok_r(NULL, " ", &save);
+        char *colon = tok ? strchr(tok, ':') : NULL, *e;
+        if (!colon || strlen(colon + 1) != (size_t)players)
+            return -say_error(w, "bad unit line from the runner%s", "");
+        *colon = 0;
+        uint64_t seed = strtoull(tok, &e, 10);
+        if (*e)
+            return -say_error(w, "bad unit line from the runner%s", "");
+        aw_role deal[AW_MAX_PLAYERS + 1];
+        deal[0] = AW_ROLE_NONE;
+        for (int a = 1; a <= players; a++) {
+            int d = colon[a] - '0';
+            if (d < 0 || d >= AW_NROLES)
+                return -say_error(w, "bad unit line from the runner%s", "");
+            deal[a] = (aw_role)d;
+        }
+        if (play_one(w, seats, set, unit, g, first + g, seed, deal, entry) < 0)
+            return -1;
+    }
+    /* Children lost in this unit start again now, before the next unit's
+     * seeds reach this process; under the regulation every child of the
+     * unit starts a fresh instance. */
+    for (int a = 1; a <= players; a++) {
+        if (!w->child[used[a]])
+            continue;
+        aw_seat_fault f;
+        aw_childseat_ready(w->pool[used[a]], w->o->keep_instance, &f);
+    }
+    fprintf(w->out, "D %d\n", unit);
+    fflush(w->out);
+    return 0;
+}
+
+int aw_contest_worker(const aw_worker_opts *o, FILE *in, FILE *out)
+{
+    worker w;
+    memset(&w, 0, sizeof w);
+    w.o = o;
+    w.out = out;
+    aw_buf_init(&w.line);
+    aw_buf_init(&w.notes);
+    int n = o->nentries * o->copies;
+    w.pool = aw_xcalloc((size_t)n, sizeof *w.pool);
+    w.child = aw_xcalloc((size_t)n, sizeof *w.child);
+    aw_luaseat_opts lo;
+    memset(&lo, 0, sizeof lo);
+    lo.budget_ms = o->budget_ms;
+    lo.memory_bytes = o->memory_bytes;
+    lo.no_load_check = true; /* no entry's code runs in the worker */
+    aw_luaseat_talks(&lo);
+    aw_game_opts hooks;
+    memset(&hooks, 0, sizeof hooks);
+    aw_talkhooks_game(&hooks);
+    aw_error err;
+    const aw_settings *base = settings_for(&w, 5, &err);
+    int status = 0;
+    if (!base) {
+        status = say_error(&w, "%s", err.msg);
+        goto done;
+    }
+    char logs[4096];
+    snprintf(logs, sizeof logs, "%s/logs", o->dir);
+    if (mkdir(logs, 0777) != 0 && errno != EEXIST) {
+        status = say_error(&w, "cannot create the logs folder: %s", strerror(errno));
+        goto done;
+    }
+    for (int e = 0; e < o->nentries; e++) {
+        for (int k = 0; k < o->copies; k++) {
+            int i = e * o->copies + k;
+            aw_childseat_opts co;
+            memset(&co, 0, sizeof co);
+            co.budget_ms = o->budget_ms;
+            co.memory_bytes = o->memory_bytes;
+            /* The budget is the agent's CPU time, enforced inside the child;
+             * the wall clock only ends a child that stopped answering at
+             * all, with room for a loaded machine and the batch's other
+             * children sharing the cores. */
+            co.wall_ms = 20 * o->budget_ms < 2000 ? 2000 : 20 * o->budget_ms;
+            co.base = base;
+            co.read_dir = o->read_dirs[e];
+            co.validate = hooks.validate;
+            co.free_parsed = hooks.free_parsed;
+            co.persistent = true;
+            co.keep_instance = o->keep_instance;
+            lua_make m = {o->entries[e], &lo};
+            w.pool[i] = aw_childseat_new(make_lua, &m, &co, &err);
+            if (w.pool[i]) {
+                w.child[i] = true;
+                continue;
+            }
+            if (k == 0) {
+                fprintf(w.out, "W entry %s does not load; it plays every game with its calls faulted: ", o->entries[e]);
+                for (const char *c = err.msg; *c; c++)
+                    fputc(*c == '\n' ? ' ' : *c, w.out);
+                fputc('\n', w.out);
+                fflush(w.out);
+            }
+            broken_seat *b = aw_xcalloc(1, sizeof *b);
+            b->base.ops = &broken_ops;
+            snprintf(b->msg, sizeof b->msg, "%.390s", err.msg);
+            w.pool[i] = &b->base;
+        }
+    }
+    /* Every child starts now, before any game's seed is known here. An
+     * entry that cannot start is said once (by its first child). */
+    for (int i = 0; i < n; i++)
+        if (w.child[i]) {
+            aw_seat_fault f = {AW_FAULT_NONE, ""};
+            if (aw_childseat_ready(w.pool[i], false, &f) < 0 && i % o->copies == 0) {
+                fprintf(w.out, "W entry %s cannot start (it plays its games with its calls faulted): ",
+                        o->entries[i / o->copies]);
+                for (const char *c = f.msg; *c; c++)
+                    fputc(*c == '\n' ? ' ' : *c, w.out);
+                fputc('\n', w.out);
+                fflush(w.out);
+            }
+        }
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t len;
+    while ((len = getline(&line, &cap, in)) > 0) {
+        if (line[len - 1] == '\n')
+            line[--len] = 0;
+        if (line[0] == 'U' && line[1] == ' ') {
+            if (play_unit(&w, line) < 0) {
+                status = 1;
+                break;
+            }
+        } else if (strcmp(line, "Q") == 0) {
+            break;
+        } else {
+            status = say_error(&w, "unknown line from the runner: %.80s", line);
+            break;
+        }
+    }
+    free(line);
+done:
+    for (int i = 0; i < n; i++)
+        if (w.pool[i])
+            w.pool[i]->ops->free(w.pool[i]);
+    free(w.pool);
+    free(w.child);
+    aw_buf_free(&w.line);
+    aw_buf_free(&w.notes);
+    return status;
+}
