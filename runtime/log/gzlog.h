@@ -28,7 +28,7 @@
 FILE *aw_gzlog_open_write(const char *path, aw_error *err);
 
 /* The most bytes `aiwolf check` and `aiwolf replay` inflate a .gz log to:
- * far above any game's log (a 15-player game writes about 100 KB), far
+ * far above any game's log (a 15-player game writes tens of KB), far
  * below what would exhaust a contest machine's memory. */
 #define AW_GZLOG_MAX_LOG ((size_t)256 << 20)
 
