@@ -18,8 +18,10 @@ int cmd_contest(int argc, char **argv);
  * log) or 2 (unusable input). */
 typedef int (*aw_cli_file_fn)(void *ud, const char *path, const char *text, size_t len);
 /* Reads each of files[0..nfiles) ("-": standard input, named <stdin>) and
- * hands it to fn; an unreadable file is reported as "aiwolf CMD: cannot read
- * ..." with status 2. Returns the worst status. */
+ * hands it to fn, inflated first when it starts with the gzip magic (up to
+ * AW_GZLOG_MAX_LOG bytes); an unreadable file is reported as "aiwolf CMD:
+ * cannot read ..." and a broken gzip file as "aiwolf CMD: PATH: REASON",
+ * both with status 2. Returns the worst status. */
 int aw_cli_each_file(const char *cmd, const char *const *files, int nfiles, aw_cli_file_fn fn, void *ud);
 
 #endif

@@ -39,11 +39,15 @@ static void usage(FILE *out)
                  "  -h, --help        show this help\n"
                  "  --                end of options; LOG may also be '-' for standard input\n"
                  "\n"
+                 "A LOG compressed with gzip (a .gz file, or anything starting with the gzip\n"
+                 "magic bytes, standard input too) is read as the log it holds.\n"
+                 "\n"
                  "Talk texts are not checked against the protocol here (aiwolf protocol\n"
                  "does that); everything else about the game is, see docs/log-format.md.\n"
                  "\n"
                  "exit status: 0 all logs legal, 1 some log illegal or incomplete,\n"
-                 "             2 bad usage or a file that cannot be read\n");
+                 "             2 bad usage or a file that cannot be read\n"
+                 "             (a truncated, damaged or oversized .gz too)\n");
 }
 
 static int validate_text(void *ud, const char *text, size_t len, aw_validation mode, aw_error *err)

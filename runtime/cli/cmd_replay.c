@@ -41,8 +41,12 @@ static void usage(FILE *out)
                  "  -h, --help        show this help\n"
                  "  --                end of options; LOG may also be '-' for standard input\n"
                  "\n"
+                 "A LOG compressed with gzip (a .gz file, or anything starting with the gzip\n"
+                 "magic bytes, standard input too) is read as the log it holds.\n"
+                 "\n"
                  "exit status: 0 every log reproduced, 1 some log differs or cannot be\n"
-                 "             replayed, 2 bad usage or a file that cannot be read\n");
+                 "             replayed, 2 bad usage or a file that cannot be read\n"
+                 "             (a truncated, damaged or oversized .gz too)\n");
 }
 
 typedef struct replay_ctx {

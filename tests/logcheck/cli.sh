@@ -83,5 +83,34 @@ expect_grep "--set max_revote=0 rejects a revote" "max_revote=0" "$T/out"
 "$BIN" check - <$FIX/tcp/5p_game6/game.log >"$T/out" 2>&1; expect_rc "stdin" 0 $?
 expect_grep "stdin is named" "^<stdin>: legal" "$T/out"
 
+# gzip logs, known by their first bytes whatever their name, on stdin too; a
+# broken one is an unreadable file (exit 2) and its message names it.
+L=$FIX/tcp/5p_game6/game.log
+"$BIN" check --help >"$T/out" 2>&1; expect_grep "--help says .gz logs are read" "compressed with gzip" "$T/out"
+gzip -c $L >"$T/g.log.gz"
+"$BIN" check "$T/g.log.gz" >"$T/out" 2>&1; expect_rc "a .gz log exits 0" 0 $?
+expect_grep "a .gz log is checked" "^$T/g.log.gz: legal (5 players, winner VILLAGER, 3 days)$" "$T/out"
+cp "$T/g.log.gz" "$T/g-named-plain.log"
+"$BIN" check "$T/g-named-plain.log" >"$T/out" 2>&1; expect_rc "gzip is known by its bytes, not its name" 0 $?
+gzip -c $L | "$BIN" check - >"$T/out" 2>&1; expect_rc "a .gz log on stdin" 0 $?
+expect_grep "a .gz stdin is named" "^<stdin>: legal" "$T/out"
+gzip -c "$T/selfvote.log" >"$T/selfvote.log.gz"
+"$BIN" check "$T/selfvote.log.gz" >"$T/out" 2>&1; expect_rc "an illegal .gz log exits 1" 1 $?
+expect_grep "lines of a .gz log are counted inflated" "^$T/selfvote.log.gz:37: illegal: agent 1 votes for itself" "$T/out"
+head -c 300 "$T/g.log.gz" >"$T/cut.log.gz"
+"$BIN" check "$T/cut.log.gz" $L >"$T/out" 2>&1; expect_rc "a truncated .gz exits 2" 2 $?
+expect_grep "a truncated .gz is named" "^aiwolf check: $T/cut.log.gz: truncated gzip data$" "$T/out"
+expect_grep "the next file is still checked" "5p_game6/game.log: legal" "$T/out"
+head -c 300 "$T/g.log.gz" | "$BIN" check - >"$T/out" 2>&1; expect_rc "a truncated .gz on stdin exits 2" 2 $?
+expect_grep "a truncated stdin is named" "^aiwolf check: <stdin>: truncated gzip data$" "$T/out"
+{ head -c 20 "$T/g.log.gz"; printf 'garbage, not deflate data at all'; } >"$T/bad.gz"
+"$BIN" check "$T/bad.gz" >"$T/out" 2>&1; expect_rc "a corrupt .gz exits 2" 2 $?
+expect_grep "a corrupt .gz is named" "^aiwolf check: $T/bad.gz: not valid gzip data: " "$T/out"
+# A bomb: 17 members of 16 MiB of zeros (272 MiB) in about 280 KB.
+head -c 16777216 /dev/zero | gzip -c >"$T/z.gz"
+for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17; do cat "$T/z.gz"; done >"$T/bomb.gz"
+"$BIN" check "$T/bomb.gz" >"$T/out" 2>&1; expect_rc "a gzip bomb exits 2" 2 $?
+expect_grep "a gzip bomb is refused by name" "^aiwolf check: $T/bomb.gz: gzip data inflates to more than 268435456 bytes" "$T/out"
+
 echo "$fails failed"
 [ "$fails" -eq 0 ]

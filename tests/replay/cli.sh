@@ -124,5 +124,29 @@ expect_rc "unreadable file exits 2" 2 $?
 expect_grep "unreadable file is named" "cannot read" "$T/out"
 expect_grep "the readable file is still replayed" "5p_game6/game.log: reproduced" "$T/out"
 
+# gzip logs, known by their first bytes whatever their name, on stdin too, and
+# several members joined (cat a.gz b.gz); a truncated one exits 2, named.
+L=$FIX/tcp/5p_game6/game.log
+"$BIN" replay --help >"$T/out" 2>&1; expect_grep "--help says .gz logs are read" "compressed with gzip" "$T/out"
+gzip -c $L >"$T/g.gz"
+"$BIN" replay "$T/g.gz" >"$T/out" 2>&1; expect_rc "a .gz log reproduces" 0 $?
+expect_grep "a .gz log is replayed" "^$T/g.gz: reproduced (89 lines)$" "$T/out"
+cp "$T/g.gz" "$T/g-plain-name.log"
+"$BIN" replay "$T/g-plain-name.log" >"$T/out" 2>&1; expect_rc "gzip is known by its bytes, not its name" 0 $?
+gzip -c $L | "$BIN" replay - >"$T/out" 2>&1; expect_rc "a .gz log on stdin" 0 $?
+expect_grep "a .gz stdin is named" "^<stdin>: reproduced (89 lines)$" "$T/out"
+{ head -n 40 $L | gzip -c; tail -n +41 $L | gzip -c; } >"$T/two.gz"
+"$BIN" replay "$T/two.gz" >"$T/out" 2>&1; expect_rc "a two-member .gz reproduces" 0 $?
+"$BIN" replay --record "$T/g.gz" >"$T/out" 2>&1; expect_rc "--record on a .gz" 0 $?
+head -c 400 "$T/g.gz" >"$T/cut.gz"
+"$BIN" replay "$T/cut.gz" $L >"$T/out" 2>&1; expect_rc "a truncated .gz exits 2" 2 $?
+expect_grep "a truncated .gz is named" "^aiwolf replay: $T/cut.gz: truncated gzip data$" "$T/out"
+expect_grep "the next file is still replayed" "5p_game6/game.log: reproduced" "$T/out"
+head -c 400 "$T/g.gz" | "$BIN" replay - >"$T/out" 2>&1; expect_rc "a truncated .gz on stdin exits 2" 2 $?
+expect_grep "a truncated stdin is named" "^aiwolf replay: <stdin>: truncated gzip data$" "$T/out"
+printf '\037\213' >"$T/magic-only.log"
+"$BIN" replay "$T/magic-only.log" >"$T/out" 2>&1; expect_rc "the gzip magic alone exits 2" 2 $?
+expect_grep "the gzip magic alone is named" "^aiwolf replay: $T/magic-only.log: truncated gzip data$" "$T/out"
+
 if [ $fails -ne 0 ]; then echo "$fails failed"; exit 1; fi
 echo "all passed"
