@@ -11,6 +11,7 @@
 #include "childseat.h"
 #include "game.h"
 #include "gamelog.h"
+#include "gzlog.h"
 #include "luaseat.h"
 #include "luaseat_talks.h"
 #include "results.h"
@@ -137,13 +138,14 @@ static int play_one(worker *w, aw_seat **seats, const aw_settings *set, int unit
     r->seed = seed;
     r->players = set->players;
     memcpy(r->entry, entry, sizeof r->entry);
-    snprintf(r->log, sizeof r->log, "logs/%06ld.log", index);
+    snprintf(r->log, sizeof r->log, "logs/%06ld.log.gz", index);
     char path[4096], tmp[4096];
     snprintf(path, sizeof path, "%s/%s", w->o->dir, r->log);
     snprintf(tmp, sizeof tmp, "%s/logs/.%06ld.log.tmp", w->o->dir, index);
-    FILE *csv = fopen(tmp, "we");
+    aw_error err;
+    FILE *csv = aw_gzlog_open_write(tmp, &err);
     if (!csv)
-        return -say_error(w, "cannot write a game's log: %s", strerror(errno));
+        return -say_error(w, "cannot write a game's log: %s", err.msg);
     aw_gamelog log;
     aw_gamelog_init(&log, csv, NULL, NULL);
     aw_game_opts go;
@@ -158,7 +160,6 @@ static int play_one(worker *w, aw_seat **seats, const aw_settings *set, int unit
     go.call_ud = w;
     aw_buf_clear(&w->notes);
     aw_game_result res;
-    aw_error err;
     int rc = aw_game_play(&go, seats, &res, &err);
     int flushed = aw_gamelog_flush(&log);
     aw_gamelog_free(&log);

@@ -3,7 +3,8 @@
  * confined child per entry and copy before it learns any game, then plays
  * the units it is sent on stdin, one line each, and answers each game with
  * its games.tsv line and each unit with a done line on stdout. Each game's
- * log is written under the contest's folder before its line is sent.
+ * log (the official CSV, gzip-compressed: logs/N.log.gz) is written under the
+ * contest's folder before its line is sent.
  *
  * The lines (text, one per line):
  *   runner → worker  U unit first players ngames entries seed:roles …
@@ -13,7 +14,8 @@
  *                    D unit                  the unit is played
  *                    E message               the worker cannot go on
  *                    W message               a warning for the organiser
- * Uses game, luahost (the Lua seat), isolate (child seats), results. */
+ * Uses game, log (gzlog), luahost (the Lua seat), isolate (child seats),
+ * results. */
 #ifndef AW_WORKER_H
 #define AW_WORKER_H
 

@@ -28,7 +28,7 @@ run a --jobs 2
 n=$(wc -l < "$tmp/a/games.tsv")
 [ "$n" -eq 40 ] || { echo "6 entries x 100 games at 15 players should be 40 games, got $n"; exit 1; }
 grep -q "broken/main.lua cannot start" "$tmp/a.err" || { echo "no warning for the broken entry:"; cat "$tmp/a.err"; exit 1; }
-"$bin" check --quiet --preset seed2015 "$tmp"/a/logs/*.log
+"$bin" check --quiet --preset seed2015 "$tmp"/a/logs/*.log.gz
 for f in report.md results.csv results.json; do [ -s "$tmp/a/$f" ] || { echo "no $f"; exit 1; }; done
 # games.tsv is in game order once the contest is complete.
 cut -f1 "$tmp/a/games.tsv" | sort -c -n
@@ -87,7 +87,7 @@ games m > "$tmp/gm"
 cmp -s "$tmp/ga" "$tmp/gm" || { echo "merged shards differ"; exit 1; }
 results m > "$tmp/rm"
 cmp -s "$tmp/ra" "$tmp/rm" || { echo "merged results differ"; exit 1; }
-"$bin" check --quiet --preset seed2015 "$tmp"/m/logs/*.log
+"$bin" check --quiet --preset seed2015 "$tmp"/m/logs/*.log.gz
 
 # Fairness: seats per entry and role shares.
 python3 - "$tmp/a/results.json" <<'PY'
