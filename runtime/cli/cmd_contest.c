@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "report_html.h"
 #include "results.h"
 #include "rng.h"
 #include "runner.h"
@@ -485,6 +486,12 @@ static void write_reports(contest *k, bool to_stdout)
     if ((f = fopen(path, "we"))) {
         fwrite(json.data, 1, json.len, f);
         if (fclose(f) != 0)
+            fprintf(stderr, "aiwolf contest: writing %s failed\n", path);
+    }
+    snprintf(path, sizeof path, "%s/report.html", k->dir);
+    if ((f = fopen(path, "we"))) {
+        int hw = aw_contest_write_html(f, json.data, json.len);
+        if (fclose(f) != 0 || hw < 0)
             fprintf(stderr, "aiwolf contest: writing %s failed\n", path);
     }
     aw_buf_free(&json);
