@@ -7,7 +7,8 @@
 # the console, show no error from window.onerror, and the hostile name must
 # not have become elements. It also takes a screenshot (1280 px wide); with
 # REPORT_SCREENSHOT=FILE it is copied to FILE (docs/images/contest-report.png).
-#   report_browser.sh RENDER_REPORT
+#   report_browser.sh RENDER_REPORT [AIWOLF]   (with AIWOLF, also the page of a
+#   small real contest)
 set -eu
 render=$1
 fixture=tests/contest/fixtures/results-sample.json
@@ -165,6 +166,18 @@ printf '{"format": "something else", "entries": []}' > "$tmp/other.json"
 if page other "$tmp/other.json"; then
   has other 'data-rendered="bad-data"'
   has other 'not the results of an aiwolf contest'
+fi
+
+# 3b. the page of a real contest, as `aiwolf contest` writes it
+if [ -n "${2:-}" ]; then
+  "$2" contest --quiet --games-per-entry 6 --seed 3 --jobs 2 --out "$tmp/real" \
+    agents/random.lua agents/sample.lua tests/contest/entries/crash 2>/dev/null > /dev/null \
+    || fail "real: the contest failed"
+  cp "$tmp/real/report.html" "$tmp/real.html"
+  if load real; then
+    has real 'data-rendered="ok"'
+    for name in random sample crash; do has real ">$name<"; done
+  fi
 fi
 
 # 4. a screenshot at 1280 px
