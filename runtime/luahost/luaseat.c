@@ -954,6 +954,13 @@ static int seat_request(aw_seat *base, aw_req_kind kind, const aw_info *info, co
                 swap_live(s);
         }
     }
+    if (kind == AW_REQ_INITIALIZE) {
+        /* A new game for the same instance (the regulation's sets): nothing
+         * cached from the last game may stand for this one. */
+        s->talks.day = s->whispers.day = -1;
+        for (int i = 0; i < NCACHED; i++)
+            s->cached[i].ref = LUA_NOREF;
+    }
     call_ctx c = {.s = s, .kind = kind, .info = info, .set = set, .reply_fault = AW_FAULT_NONE};
     aw_fault fault = {AW_FAULT_NONE, "", 0};
     int rc = aw_sandbox_run(s->sb, do_call, &c, &fault);

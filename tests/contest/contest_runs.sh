@@ -105,6 +105,19 @@ assert games["broken"]["faults"]["lost"] > 100, games["broken"]["faults"]
 assert sum(e["games"] for e in r["entries"]) == 600
 PY
 
+# Instances: fresh every game in seed2015, one per set in the regulation
+# (the counter entry says in a fault note which game of its instance each
+# one is; any other note of it is a broken info).
+"$bin" contest --quiet --games-per-entry 20 --seed 4 --out "$tmp/i1" agents/random.lua tests/contest/entries/counter 2>/dev/null > /dev/null
+"$bin" contest --quiet --format regulation --sets 1 --set-games 6 --seed 4 --out "$tmp/i2" agents/random.lua tests/contest/entries/counter 2>/dev/null > /dev/null
+notes() { cat "$tmp/$1"/logs/*.faults | grep "	counter	INITIALIZE" | sed 's/.*instance game \([0-9]*\) .*/\1/' | sort -n | uniq | tr '\n' ' '; }
+[ "$(notes i1)" = "1 " ] || { echo "seed2015 reused an instance: games $(notes i1)"; exit 1; }
+[ "$(notes i2)" = "1 2 3 4 5 6 " ] || { echo "a regulation set's instances played games $(notes i2)"; exit 1; }
+if cat "$tmp"/i1/logs/*.faults "$tmp"/i2/logs/*.faults | grep "	counter	" | grep -v "instance game\|only counted"; then
+  echo "the counter entry saw a broken info"; exit 1
+fi
+"$bin" check --quiet --preset regulation "$tmp"/i2/logs/*.log.gz
+
 # Bad usage.
 expect() { msg=$1; shift; st=0; "$bin" contest "$@" > /dev/null 2> "$tmp/err" || st=$?
   [ $st -eq 2 ] && grep -qF -e "$msg" "$tmp/err" || { echo "contest $*: status $st, $(cat "$tmp/err")"; exit 1; }; }
