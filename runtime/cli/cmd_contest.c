@@ -1114,6 +1114,10 @@ int cmd_contest(int argc, char **argv)
         bad("%s", "no entries given (aiwolf contest --out DIR agents/a.lua agents/b/ ...)");
         goto out;
     }
+    if (c->nshards > 1 && !have_seed && access(dir, F_OK) != 0) {
+        bad("%s", "--shard needs --seed: every slice must draw the same schedule");
+        goto out;
+    }
     if (!have_players) {
         c->nplayers = c->format == AW_FORMAT_REGULATION ? 2 : 1;
         c->players[0] = c->format == AW_FORMAT_REGULATION ? 5 : 15;

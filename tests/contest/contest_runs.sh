@@ -19,14 +19,14 @@ bin=$1
 tmp=$(mktemp -d)
 trap 'pkill -KILL -f "$tmp" 2>/dev/null; rm -rf "$tmp"' EXIT
 E="agents/random.lua agents/sample.lua agents/tutorial.lua tests/contest/entries/crash tests/contest/entries/garbage tests/contest/entries/broken"
-run() { out=$1; shift; "$bin" contest --quiet --games-per-entry 100 --seed 42 --out "$tmp/$out" "$@" $E 2> "$tmp/$out.err"; }
+run() { out=$1; shift; "$bin" contest --quiet --games-per-entry 60 --seed 42 --out "$tmp/$out" "$@" $E 2> "$tmp/$out.err"; }
 games() { cut -f1-12 "$tmp/$1/games.tsv"; }
 # The results without the time per call (the last two columns).
 results() { cut -d, -f1-36 "$tmp/$1/results.csv"; }
 
 run a --jobs 2
 n=$(wc -l < "$tmp/a/games.tsv")
-[ "$n" -eq 40 ] || { echo "6 entries x 100 games at 15 players should be 40 games, got $n"; exit 1; }
+[ "$n" -eq 24 ] || { echo "6 entries x 60 games at 15 players should be 24 games, got $n"; exit 1; }
 grep -q "broken/main.lua cannot start" "$tmp/a.err" || { echo "no warning for the broken entry:"; cat "$tmp/a.err"; exit 1; }
 "$bin" check --quiet --preset seed2015 "$tmp"/a/logs/*.log.gz
 for f in report.md results.csv results.json; do [ -s "$tmp/a/$f" ] || { echo "no $f"; exit 1; }; done
@@ -43,7 +43,7 @@ results a > "$tmp/ra"; results c > "$tmp/rc"
 cmp -s "$tmp/ra" "$tmp/rc" || { echo "results differ"; diff "$tmp/ra" "$tmp/rc"; exit 1; }
 
 # Interrupted after a few games, then continued.
-"$bin" contest --quiet --games-per-entry 100 --seed 42 --jobs 2 --out "$tmp/d" $E 2> "$tmp/d.err" &
+"$bin" contest --quiet --games-per-entry 60 --seed 42 --jobs 2 --out "$tmp/d" $E 2> "$tmp/d.err" &
 pid=$!
 i=0
 while [ "$(cat "$tmp/d/games.tsv" 2>/dev/null | wc -l)" -lt 8 ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i+1)); done
@@ -52,22 +52,22 @@ st=0; wait $pid || st=$?
 [ $st -eq 1 ] || { echo "an interrupted contest should exit 1, got $st"; cat "$tmp/d.err"; exit 1; }
 grep -q "Run the same command again" "$tmp/d.err" || { echo "no hint to continue:"; cat "$tmp/d.err"; exit 1; }
 part=$(wc -l < "$tmp/d/games.tsv")
-[ "$part" -lt 40 ] || { echo "the interruption came too late to test anything"; exit 1; }
+[ "$part" -lt 24 ] || { echo "the interruption came too late to test anything"; exit 1; }
 # The seed is kept in the folder: continuing needs no --seed.
-"$bin" contest --quiet --games-per-entry 100 --jobs 2 --out "$tmp/d" $E 2> "$tmp/d.err"
+"$bin" contest --quiet --games-per-entry 60 --jobs 2 --out "$tmp/d" $E 2> "$tmp/d.err"
 games d > "$tmp/gd"
 cmp -s "$tmp/ga" "$tmp/gd" || { echo "interrupted and continued differs"; exit 1; }
 
 # A power loss: the file ends in the middle of a line, and a line is lost.
 cp -r "$tmp/a" "$tmp/e"
-head -c 5000 "$tmp/a/games.tsv" > "$tmp/e/games.tsv"
+head -c 4000 "$tmp/a/games.tsv" > "$tmp/e/games.tsv"
 sed -i 3d "$tmp/e/games.tsv"
 run e --jobs 2
 games e > "$tmp/ge"
 cmp -s "$tmp/ga" "$tmp/ge" || { echo "a contest cut short and continued differs"; exit 1; }
 
 # A worker killed in the middle: its unit is played again.
-"$bin" contest --quiet --games-per-entry 100 --seed 42 --jobs 2 --out "$tmp/f" $E 2> "$tmp/f.err" &
+"$bin" contest --quiet --games-per-entry 60 --seed 42 --jobs 2 --out "$tmp/f" $E 2> "$tmp/f.err" &
 pid=$!
 i=0
 while [ "$(cat "$tmp/f/games.tsv" 2>/dev/null | wc -l)" -lt 4 ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i+1)); done
@@ -81,7 +81,7 @@ cmp -s "$tmp/ga" "$tmp/gf" || { echo "a contest with a dead worker differs"; exi
 run s1 --jobs 1 --shard 1/2
 run s2 --jobs 1 --shard 2/2
 n1=$(wc -l < "$tmp/s1/games.tsv"); n2=$(wc -l < "$tmp/s2/games.tsv")
-[ $((n1 + n2)) -eq 40 ] && [ "$n1" -gt 0 ] && [ "$n2" -gt 0 ] || { echo "shards of $n1 and $n2 games"; exit 1; }
+[ $((n1 + n2)) -eq 24 ] && [ "$n1" -gt 0 ] && [ "$n2" -gt 0 ] || { echo "shards of $n1 and $n2 games"; exit 1; }
 "$bin" contest merge --out "$tmp/m" "$tmp/s1" "$tmp/s2" > /dev/null
 games m > "$tmp/gm"
 cmp -s "$tmp/ga" "$tmp/gm" || { echo "merged shards differ"; exit 1; }
@@ -102,7 +102,7 @@ for name in ("random", "sample", "tutorial"):
 assert games["crash"]["faults"]["error"] > 100, games["crash"]["faults"]
 assert games["garbage"]["faults"]["reply"] > 10, games["garbage"]["faults"]
 assert games["broken"]["faults"]["lost"] > 100, games["broken"]["faults"]
-assert sum(e["games"] for e in r["entries"]) == 600
+assert sum(e["games"] for e in r["entries"]) == 360
 PY
 
 # Instances: fresh every game in seed2015, one per set in the regulation
@@ -129,7 +129,8 @@ expect "given twice" --out "$tmp/x" agents/random.lua agents/random.lua
 expect "--format is seed2015 or regulation" --format nope --out "$tmp/x" agents/random.lua
 expect "--players takes" --players 2 --out "$tmp/x" agents/random.lua
 expect "--shard is I/N" --shard 3/2 --out "$tmp/x" agents/random.lua
+expect "--shard needs --seed" --shard 1/2 --out "$tmp/x" agents/random.lua
 # Another contest in the same folder is refused, saying what differs.
-st=0; "$bin" contest --quiet --games-per-entry 100 --seed 43 --out "$tmp/a" $E 2> "$tmp/err" || st=$?
+st=0; "$bin" contest --quiet --games-per-entry 60 --seed 43 --out "$tmp/a" $E 2> "$tmp/err" || st=$?
 [ $st -eq 2 ] && grep -q "holds another contest (it has 'seed	42'" "$tmp/err" || { echo "reused folder: $st $(cat "$tmp/err")"; exit 1; }
 echo ok
