@@ -326,6 +326,9 @@ int aw_runner_run(aw_runner *o)
     run r;
     memset(&r, 0, sizeof r);
     r.o = o;
+    /* A worker that died with its input pipe open must not take the runner
+     * with it: the write fails instead, and its exit is handled. */
+    signal(SIGPIPE, SIG_IGN);
     o->error[0] = 0;
     int n = o->sched->nunits;
     r.queue = aw_xcalloc((size_t)n + 1, sizeof *r.queue);
