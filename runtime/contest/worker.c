@@ -313,11 +313,6 @@ int aw_contest_worker(const aw_worker_opts *o, FILE *in, FILE *out)
             memset(&co, 0, sizeof co);
             co.budget_ms = o->budget_ms;
             co.memory_bytes = o->memory_bytes;
-            /* The budget is the agent's CPU time, enforced inside the child;
-             * the wall clock only ends a child that stopped answering at
-             * all, with room for a loaded machine and the batch's other
-             * children sharing the cores. */
-            co.wall_ms = 20 * o->budget_ms < 2000 ? 2000 : 20 * o->budget_ms;
             co.base = base;
             co.read_dir = o->read_dirs[e];
             co.validate = hooks.validate;

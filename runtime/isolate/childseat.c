@@ -72,8 +72,15 @@ typedef struct childseat {
     char name[65];
     char *read_dir; /* owned copy of opts.read_dir */
     int budget_ms; /* of the current exchange */
-    int wall_ms;   /* its deadline, from when it was sent */
-    uint64_t deadline;  /* of the current exchange: twice the budget from when it was sent */
+    /* The deadlines of the current exchange (see exchange_send): the
+     * child's CPU time (its process clock, when the kernel gives it) and,
+     * as the outer bound, the wall clock. */
+    bool has_cpu_clock;
+    clockid_t cpu_clock;    /* the child's process CPU-time clock */
+    bool cpu_timed;         /* the current exchange has a CPU deadline */
+    uint64_t cpu_deadline;  /* of cpu_clock: twice the budget from when the packet was sent */
+    uint64_t deadline;      /* of the wall clock: deadline_span from then */
+    uint64_t deadline_span; /* 20x the budget (at least 2 s); without cpu_clock, twice the budget */
     aw_req_kind pending; /* the request sent and not yet answered */
 } childseat;
 
@@ -304,8 +311,45 @@ static int lose_with(childseat *c, aw_seat_fault *f)
     return lose(c, f, f->kind, what);
 }
 
+/* The child's CPU time, or 0 when it cannot be read. */
+static uint64_t child_cpu_ns(const childseat *c)
+{
+    struct timespec ts;
+    if (!c->has_cpu_clock || clock_gettime(c->cpu_clock, &ts) != 0)
+        return 0;
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Whether the current exchange is past a deadline: writes why into m and
+ * returns 1; otherwise returns 0 and sets *ms to how long to wait at most
+ * before looking again (the child's CPU time advances no faster than the
+ * wall clock: it is one thread). */
+static int past_deadline(childseat *c, const char *what, char *m, size_t cap, int *ms)
+{
+    uint64_t now = aw_now_ns();
+    if (now >= c->deadline) {
+        if (c->cpu_timed)
+            snprintf(m, cap, "%s within %d ms (the wall-clock bound)", what,
+                     (int)(c->deadline_span / 1000000u));
+        else
+            snprintf(m, cap, "%s within %d ms (twice the budget)", what, 2 * c->budget_ms);
+        return 1;
+    }
+    uint64_t wait = c->deadline - now, cpu = c->cpu_timed ? child_cpu_ns(c) : 0;
+    if (cpu) {
+        if (cpu >= c->cpu_deadline) {
+            snprintf(m, cap, "%s within %d ms of CPU time (twice the budget)", what, 2 * c->budget_ms);
+            return 1;
+        }
+        if (c->cpu_deadline - cpu < wait)
+            wait = c->cpu_deadline - cpu;
+    }
+    *ms = (int)((wait + 999999) / 1000000);
+    return 0;
+}
+
 /* Waits for the reply line or a whole report frame until the deadline. */
-static int await(childseat *c, int want, uint64_t deadline, int request, aw_seat_fault *f)
+static int await(childseat *c, int want, int request, aw_seat_fault *f)
 {
     char buf[65536];
     const char *rname = aw_wire_request_name(request);
@@ -333,15 +377,13 @@ static int await(childseat *c, int want, uint64_t deadline, int request, aw_seat
                 return 0;
             }
         }
-        uint64_t now = aw_now_ns();
-        if (now >= deadline) {
-            char m[160];
-            snprintf(m, sizeof m, "%s: no %s within %d ms%s", rname, want == WANT_LINE ? "answer" : "report",
-                     c->wall_ms, c->wall_ms == 2 * c->budget_ms ? " (twice the budget)" : " of wall time");
-            return lose(c, f, AW_FAULT_TIMEOUT, m);
+        char why[120], late[160];
+        int ms;
+        if (past_deadline(c, want == WANT_LINE ? "answer" : "report", why, sizeof why, &ms)) {
+            snprintf(late, sizeof late, "%s: no %s", rname, why);
+            return lose(c, f, AW_FAULT_TIMEOUT, late);
         }
         struct pollfd p[3] = {{c->wire, POLLIN, 0}, {c->rep, POLLIN, 0}, {c->outfd, POLLIN, 0}};
-        int ms = (int)((deadline - now + 999999) / 1000000);
         int pr = poll(p, c->outfd >= 0 ? 3 : 2, ms);
         if (pr < 0 && errno != EINTR)
             return lose(c, f, AW_FAULT_LOST, "poll failed");
@@ -376,7 +418,7 @@ static int await(childseat *c, int want, uint64_t deadline, int request, aw_seat
 }
 
 /* Sends one packet line, within the deadline. */
-static int send_line(childseat *c, const aw_buf *b, uint64_t deadline, aw_seat_fault *f)
+static int send_line(childseat *c, const aw_buf *b, aw_seat_fault *f)
 {
     size_t off = 0;
     while (off < b->len) {
@@ -389,11 +431,12 @@ static int send_line(childseat *c, const aw_buf *b, uint64_t deadline, aw_seat_f
             continue;
         if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK)
             return lose(c, f, AW_FAULT_LOST, "the packet could not be sent");
-        uint64_t now = aw_now_ns();
-        if (now >= deadline)
+        char why[120];
+        int ms;
+        if (past_deadline(c, "reading", why, sizeof why, &ms))
             return lose(c, f, AW_FAULT_TIMEOUT, "the agent's process stopped reading");
         struct pollfd p[2] = {{c->wire, POLLOUT, 0}, {c->outfd, POLLIN, 0}};
-        if (poll(p, c->outfd >= 0 ? 2 : 1, (int)((deadline - now + 999999) / 1000000)) > 0 &&
+        if (poll(p, c->outfd >= 0 ? 2 : 1, ms) > 0 &&
             c->outfd >= 0 && (p[1].revents & POLLIN))
             take_output(c);
     }
@@ -411,9 +454,18 @@ static int send_line(childseat *c, const aw_buf *b, uint64_t deadline, aw_seat_f
 static int exchange_send(childseat *c, int request, const aw_info *info, const aw_settings *set, int budget_ms,
                          aw_seat_fault *f)
 {
+    /* The sandbox in the child counts the agent's CPU time (docs/sandbox.md),
+     * so the host does too: on a loaded machine a child that waits for a
+     * CPU is not killed for it. It gets twice the budget of CPU time, and
+     * 20x the budget (at least 2 s) of wall-clock time, as the sandbox's
+     * own last resort: only a child that does not run (or a machine so
+     * loaded that it gets a tenth of a CPU) meets that one. */
     c->budget_ms = budget_ms;
-    c->wall_ms = c->opts.wall_ms > 0 && request != AW_WIRE_REQ_NAME ? c->opts.wall_ms : 2 * budget_ms;
-    c->deadline = aw_now_ns() + (uint64_t)c->wall_ms * 1000000u;
+    uint64_t budget_ns = (uint64_t)budget_ms * 1000000u, cpu = child_cpu_ns(c);
+    c->cpu_timed = cpu != 0;
+    c->deadline_span = cpu ? (budget_ns * 20 > 2000000000u ? budget_ns * 20 : 2000000000u) : budget_ns * 2;
+    c->deadline = aw_now_ns() + c->deadline_span;
+    c->cpu_deadline = cpu + budget_ns * 2;
     /* Bytes the child sent since the last exchange are out of protocol; a
      * child that died in between shows as the end of the stream. */
     struct pollfd p = {c->wire, POLLIN, 0};
@@ -431,15 +483,15 @@ static int exchange_send(childseat *c, int request, const aw_info *info, const a
     aw_buf_clear(&c->pkt);
     if (aw_wire_seat_send(&c->ws, request, info, set, &c->pkt, f) < 0)
         return f->kind == AW_FAULT_REPLY ? lose_with(c, f) : -1;
-    return send_line(c, &c->pkt, c->deadline, f);
+    return send_line(c, &c->pkt, f);
 }
 
 static int exchange_finish(childseat *c, int request, aw_seat_fault *f)
 {
-    if (aw_wire_request_has_reply(request) && await(c, WANT_LINE, c->deadline, request, f) < 0)
+    if (aw_wire_request_has_reply(request) && await(c, WANT_LINE, request, f) < 0)
         return -1;
     aw_seat_fault rf = {AW_FAULT_NONE, ""};
-    if (await(c, WANT_REPORT, c->deadline, request, &rf) < 0) {
+    if (await(c, WANT_REPORT, request, &rf) < 0) {
         *f = rf;
         return -1;
     }
@@ -510,6 +562,7 @@ static int spawn(childseat *c, aw_seat_fault *f)
     if (o[1] >= 0)
         close(o[1]);
     c->pid = pid;
+    c->has_cpu_clock = clock_getcpuclockid(pid, &c->cpu_clock) == 0;
     c->wire = w[0];
     c->rep = r[0];
     c->outfd = o[0];

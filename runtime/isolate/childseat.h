@@ -44,9 +44,6 @@ typedef aw_seat *(*aw_childseat_make)(void *ud, FILE *output, aw_error *err);
 typedef struct aw_childseat_opts {
     int budget_ms;          /* the inner seat's budget per call; the child gets twice this per request
                                (0: the game's time limit, 1000 ms for NAME) */
-    int wall_ms;            /* the wall-clock time a request may take before the child is killed
-                               (0: twice the budget); with a CPU-time budget inside, make it
-                               generous, since a loaded machine stretches wall time */
     size_t memory_bytes;    /* the agent's memory cap (0: 64 MiB); the child's address space may grow by
                                this plus 256 MiB */
     FILE *output;           /* where the host copies what the agent prints, or NULL */

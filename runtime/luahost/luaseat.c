@@ -830,7 +830,7 @@ static bool maybe_reload(luaseat *s)
     s->source_len = len;
     s->mods = mods;
     s->nmods = nmods;
-    aw_fault fault = {AW_FAULT_NONE, "", 0};
+    aw_fault fault = {AW_FAULT_NONE, "", 0, 0};
     int ref;
     aw_sandbox *sb = open_agent(s, 0, s->opts.budget_ms > 0 ? s->opts.budget_ms : 1000, &ref, &fault);
     if (!sb) {
@@ -890,7 +890,7 @@ static int do_swap(lua_State *L)
 
 static void swap_live(luaseat *s)
 {
-    aw_fault fault = {AW_FAULT_NONE, "", 0};
+    aw_fault fault = {AW_FAULT_NONE, "", 0, 0};
     if (load_agent_table(s, s->sb, &s->swap_ref, &fault) < 0) {
         fprintf(stderr, "aiwolf: %s: the new version does not load in the running game: %s\n", s->path, fault.msg);
         return;
@@ -917,7 +917,7 @@ static const char *seat_begin(aw_seat *base, int agent, uint64_t agent_seed, aw_
     s->games++;
     s->agent_seed = agent_seed;
     snprintf(s->name, sizeof s->name, "%s", s->default_name);
-    aw_fault fault = {AW_FAULT_NONE, "", 0};
+    aw_fault fault = {AW_FAULT_NONE, "", 0, 0};
     /* The agent's own math.random is seeded from the game and its seat, so a
      * game replays exactly and no two agents draw the same numbers. */
     s->sb = open_agent(s, agent_seed, s->opts.budget_ms, &s->agent_ref, &fault);
@@ -962,7 +962,7 @@ static int seat_request(aw_seat *base, aw_req_kind kind, const aw_info *info, co
             s->cached[i].ref = LUA_NOREF;
     }
     call_ctx c = {.s = s, .kind = kind, .info = info, .set = set, .reply_fault = AW_FAULT_NONE};
-    aw_fault fault = {AW_FAULT_NONE, "", 0};
+    aw_fault fault = {AW_FAULT_NONE, "", 0, 0};
     int rc = aw_sandbox_run(s->sb, do_call, &c, &fault);
     flush_output(s);
     if (rc < 0) {
@@ -1037,7 +1037,7 @@ aw_seat *aw_luaseat_new(const char *path, const aw_luaseat_opts *opts, aw_error 
      * (unless the agent runs elsewhere, where begin reports it). */
     if (s->opts.no_load_check)
         return &s->base;
-    aw_fault fault = {AW_FAULT_NONE, "", 0};
+    aw_fault fault = {AW_FAULT_NONE, "", 0, 0};
     int ref;
     aw_sandbox *sb = open_agent(s, 0, s->opts.budget_ms > 0 ? s->opts.budget_ms : 1000, &ref, &fault);
     if (!sb) {

@@ -210,6 +210,7 @@ static void sb_abandon(aw_sandbox *sb)
     sb->expired = 0;
     sb->cur = NULL;
     sb->deadline = UINT64_MAX;
+    sb->wall_limit = UINT64_MAX;
     sb->L = lua_newstate(sb_alloc, sb);
     if (sb->L) {
         lua_atpanic(sb->L, sb_panic);
@@ -226,13 +227,17 @@ static int sb_pcall_killable(aw_sandbox *volatile sb, int nres, int armed)
 {
     if (sigsetjmp(sb->kill_jmp, 1) != 0)
         return SB_KILLED;
-    /* One budget past the deadline, and at least 100 ms (so at the default
-     * budget of 100 ms and above the whole call stays within twice its
-     * budget, give or take the timer's 5 ms period): late enough that the
-     * hook comes first whenever it can. It stops most calls a few ms past
-     * the deadline, but unwinding a stack overflow 300 000 frames deep takes
-     * up to some 90 ms whatever the budget. */
+    /* One budget of CPU time past the deadline, and at least 100 ms (so at
+     * the default budget of 100 ms and above the whole call stays within
+     * twice its budget of CPU time, give or take the timer's 5 ms period):
+     * late enough that the hook comes first whenever it can. It stops most
+     * calls a few ms past the deadline, but unwinding a stack overflow
+     * 300 000 frames deep takes up to some 90 ms whatever the budget. And
+     * on the wall clock, at twice the wall-clock bound: a call that spends
+     * no CPU (host code waiting inside it, a thread that is never
+     * scheduled) never reaches the first. */
     sb->kill_at = sb->deadline + (sb->budget_ns > 100000000u ? sb->budget_ns : 100000000u);
+    sb->wall_kill_at = sb->wall_start + 2 * sb_wall_bound_ns(sb);
     sb->kill_armed = armed;
     int status = lua_pcall(sb->L, 1, nres, 0);
     sb->kill_armed = 0;
@@ -263,13 +268,19 @@ int sb_protected(aw_sandbox *sb, lua_CFunction fn, void *ud, int nres, aw_fault 
         snprintf(fault->msg, sizeof fault->msg, "memory cap of %zu bytes reached", sb->lim.memory_bytes);
         return -AW_ENOMEM;
     }
-    uint64_t start = aw_now_ns();
+    /* The wall clock first: the CPU deadline cannot pass before
+     * wall_start + budget (the thread's CPU time advances no faster). */
+    uint64_t wall_start = aw_now_ns(), cpu_start = sb_cpu_ns();
     sb->in_call = 1;
     sb->expired = 0;
     sb->reply_fault = 0;
     sb->main_nest = 0;
     sb->cur = L;
-    sb->deadline = start + sb->budget_ns;
+    sb->cpu_start = cpu_start;
+    sb->deadline = cpu_start + sb->budget_ns;
+    sb->wall_start = wall_start;
+    sb->wall_limit = wall_start + sb_wall_bound_ns(sb);
+    sb->cpu_check_at = wall_start + sb->budget_ns;
     sb->next_check = sb->units + SB_CHECK_UNITS;
     sb->units_start = sb->units;
     sb->work_expired = 0;
@@ -300,11 +311,12 @@ int sb_protected(aw_sandbox *sb, lua_CFunction fn, void *ud, int nres, aw_fault 
             sb_wd_arm(outer);
         sb_abandon(sb);
         fault->kind = AW_FAULT_TIMEOUT;
-        fault->elapsed_ns = aw_now_ns() - start;
+        fault->elapsed_ns = sb_cpu_ns() - cpu_start;
+        fault->wall_ns = aw_now_ns() - wall_start;
         snprintf(fault->msg, sizeof fault->msg,
                  "time budget of %d ms exceeded and the call could not be stopped (stuck in the collector or a C "
-                 "function) after %.1f ms: the agent was killed",
-                 sb->lim.budget_ms, (double)fault->elapsed_ns / 1e6);
+                 "function, or not running) after %.1f ms CPU, %.1f ms wall: the agent was killed",
+                 sb->lim.budget_ms, (double)fault->elapsed_ns / 1e6, (double)fault->wall_ns / 1e6);
         return -AW_EINVAL;
     }
     if (armed)
@@ -312,24 +324,35 @@ int sb_protected(aw_sandbox *sb, lua_CFunction fn, void *ud, int nres, aw_fault 
     sb_wd_running = outer;
     if (outer && outer->in_call)
         sb_wd_arm(outer); /* the outer call's deadline is still running */
-    uint64_t end = aw_now_ns();
+    uint64_t wall_end = aw_now_ns(), cpu_end = sb_cpu_ns();
     int expired = sb->expired, by_work = sb->work_expired;
     sb->units_last = sb->units - sb->units_start;
     sb->in_call = 0;
     sb->expired = 0;
     sb->cur = NULL;
     sb->deadline = UINT64_MAX;
-    fault->elapsed_ns = end - start;
+    sb->wall_limit = UINT64_MAX;
+    fault->elapsed_ns = cpu_end - cpu_start;
+    fault->wall_ns = wall_end - wall_start;
     if (status == LUA_OK && !expired)
         return 0;
+    double cpu_ms = (double)fault->elapsed_ns / 1e6, wall_ms = (double)fault->wall_ns / 1e6;
     if (expired && by_work) {
         fault->kind = AW_FAULT_TIMEOUT;
-        snprintf(fault->msg, sizeof fault->msg, "work budget of %llu units exceeded (after %.1f ms)",
-                 (unsigned long long)sb->lim.work_budget, (double)(end - start) / 1e6);
+        snprintf(fault->msg, sizeof fault->msg, "work budget of %llu units exceeded (after %.1f ms CPU)",
+                 (unsigned long long)sb->lim.work_budget, cpu_ms);
+    } else if (expired && fault->elapsed_ns < sb->budget_ns && fault->wall_ns >= sb_wall_bound_ns(sb)) {
+        /* Stopped by the wall-clock bound, not by the budget. */
+        fault->kind = AW_FAULT_TIMEOUT;
+        snprintf(fault->msg, sizeof fault->msg,
+                 "time budget of %d ms exceeded: the wall-clock bound of %.0f ms passed after only %.1f ms CPU "
+                 "(the machine is overloaded, or host code waited inside the call)",
+                 sb->lim.budget_ms, (double)sb_wall_bound_ns(sb) / 1e6, cpu_ms);
     } else if (expired) {
         fault->kind = AW_FAULT_TIMEOUT;
-        snprintf(fault->msg, sizeof fault->msg, "time budget of %d ms exceeded (stopped after %.1f ms)",
-                 sb->lim.budget_ms, (double)(end - start) / 1e6);
+        snprintf(fault->msg, sizeof fault->msg,
+                 "time budget of %d ms exceeded (stopped after %.1f ms CPU, %.1f ms wall)", sb->lim.budget_ms, cpu_ms,
+                 wall_ms);
     } else if (status == LUA_ERRMEM) {
         fault->kind = AW_FAULT_MEMORY;
         snprintf(fault->msg, sizeof fault->msg, "memory cap of %zu bytes reached", sb->lim.memory_bytes);
@@ -376,6 +399,7 @@ aw_sandbox *aw_sandbox_new(const aw_sandbox_limits *limits, aw_error *err)
     sb->lim.module_dir = sb->module_dir;
     sb->budget_ns = (uint64_t)sb->lim.budget_ms * 1000000u;
     sb->deadline = UINT64_MAX;
+    sb->wall_limit = UINT64_MAX;
     sb->next_check = SB_CHECK_UNITS;
     sb->hook_count = SB_HOOK_COUNT;
     aw_buf_init(&sb->out);

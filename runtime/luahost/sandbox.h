@@ -1,6 +1,7 @@
 /* sandbox: one isolated Lua 5.4 state per agent, with a memory cap enforced in
- * its allocator, a time budget per call enforced by an instruction-count hook
- * (which pcall cannot swallow), bounded C library calls, and only the
+ * its allocator, a time budget per call (of the calling thread's CPU time,
+ * with a wall-clock bound at 10x) enforced by a watchdog timer and an
+ * instruction-count hook (which pcall cannot swallow), bounded C library calls, and only the
  * libraries an agent may use: no files, network, threads or processes.
  * `require` serves only LPeg and the project's embedded lua/ modules (and,
  * when a module directory is given, plain Lua files from it).
@@ -23,7 +24,8 @@
 typedef struct aw_sandbox aw_sandbox;
 
 typedef struct aw_sandbox_limits {
-    int budget_ms;          /* time per call; default 100 */
+    int budget_ms;          /* CPU time per call (the calling thread's); default 100. Wall-clock
+                               time per call is bounded at 10x that, at least 1 s (docs/sandbox.md) */
     size_t memory_bytes;    /* allocator cap; default 64 MiB */
     uint64_t seed;          /* seeds the agent's math.random */
     size_t output_bytes;    /* cap on the agent's print() log; default 64 KiB */
@@ -42,7 +44,8 @@ void aw_sandbox_limits_default(aw_sandbox_limits *l);
 typedef struct aw_fault {
     aw_fault_kind kind;
     char msg[512];       /* one line, safe to print: what went wrong, with file:line where known */
-    uint64_t elapsed_ns; /* wall time the call took */
+    uint64_t elapsed_ns; /* CPU time the call took (the calling thread's): what the budget counts */
+    uint64_t wall_ns;    /* wall-clock time it took */
 } aw_fault;
 
 
@@ -65,9 +68,10 @@ int aw_sandbox_load(aw_sandbox *sb, const char *src, size_t len, const char *chu
  * was. Returns 0, or a negative value with *fault filled. */
 int aw_sandbox_run(aw_sandbox *sb, lua_CFunction fn, void *ud, aw_fault *fault);
 
-/* The last resort: a call still running a whole budget past its deadline is
- * stuck where nothing can stop it (inside Lua's garbage collector, or a C
- * function the sandbox failed to bound). The watchdog then abandons it —
+/* The last resort: a call still running a whole budget (of CPU time) past
+ * its deadline, or twice its wall-clock bound (20x the budget, at least 2 s)
+ * after its start, is stuck where nothing can stop it (inside Lua's garbage
+ * collector, or a C function the sandbox failed to bound). The watchdog then abandons it —
  * jumps out and frees the state's memory without Lua — and the call fails
  * with AW_FAULT_TIMEOUT and a message ending in "the agent was killed". The
  * agent is gone: every later load/run fails at once, and aw_sandbox_state
@@ -76,8 +80,9 @@ int aw_sandbox_run(aw_sandbox *sb, lua_CFunction fn, void *ud, aw_fault *fault);
  * must not hold resources across calls into the agent (it must not anyway:
  * errors unwind it with longjmp). */
 
-/* Embedding: the watchdog's signal. Each budgeted call arms a per-thread
- * POSIX timer that signals the calling thread at the deadline (see
+/* Embedding: the watchdog's signal. Each budgeted call arms per-thread
+ * POSIX timers (one on the thread's CPU-time clock, one on the monotonic
+ * clock) that signal the calling thread at the deadline (see
  * docs/sandbox.md); the handler only asks the running Lua thread to stop.
  * The signal is chosen once per process, when the first call is budgeted:
  * by default the first real-time signal from SIGRTMIN+4 up whose

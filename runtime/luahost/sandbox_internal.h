@@ -29,8 +29,17 @@
 
 #include "luamods.h"
 
+/* The wall-clock bound of a call: SB_WALL_FACTOR times its budget, at
+ * least SB_WALL_MIN_NS; the last resort acts at twice that (see
+ * docs/sandbox.md, "How time is enforced"). */
+#define SB_WALL_FACTOR 10u
+#define SB_WALL_MIN_NS 1000000000u
+/* The CPU clock is read at most every SB_CPU_SLACK_NS of wall-clock time
+ * once fewer than that many ns of the budget are left (sb_clock_past). */
+#define SB_CPU_SLACK_NS 250000u
+
 /* Without the watchdog (below), a count hook fires every SB_HOOK_COUNT VM
- * instructions of a thread and reads the (vDSO) clock. With it, no hook is
+ * instructions of a thread and reads the clocks (sb_clock_past). With it, no hook is
  * installed until the deadline: in Lua 5.4 any count hook sends every
  * instruction through luaG_traceexec, which doubles the cost of call-heavy
  * code. Either way, after the deadline the hook is armed with count 1. */
@@ -69,7 +78,14 @@ struct aw_sandbox {
     size_t peak;                /* most it ever held */
     size_t grown;               /* growth since the allocator last read the clock */
     uint64_t budget_ns;
-    uint64_t deadline;          /* UINT64_MAX outside calls */
+    /* The clocks of a call (see sb_clock_past): the budget counts the
+     * calling thread's CPU time (sb_cpu_ns); the wall clock (aw_now_ns)
+     * only bounds the call from outside. */
+    uint64_t deadline;          /* thread CPU time at which the call is over budget; UINT64_MAX outside calls */
+    uint64_t cpu_start;         /* thread CPU time when the call started */
+    uint64_t wall_start;        /* wall clock when the call started */
+    uint64_t wall_limit;        /* wall clock at which the call is stopped whatever its CPU time */
+    uint64_t cpu_check_at;      /* wall clock before which the CPU deadline cannot pass: no need to read it */
     uint64_t units;             /* work units charged so far (all calls) */
     uint64_t units_start;       /* units when the current call started */
     uint64_t units_last;        /* units the last call used */
@@ -83,7 +99,8 @@ struct aw_sandbox {
     volatile sig_atomic_t in_alloc; /* in malloc/free or other host code: no kill now */
     volatile sig_atomic_t in_libc;  /* in a libc call that takes a lock (mktime, strftime): no kill now */
     volatile sig_atomic_t kill_armed;
-    uint64_t kill_at;           /* when the watchdog abandons the call */
+    uint64_t kill_at;           /* thread CPU time at which the watchdog abandons the call */
+    uint64_t wall_kill_at;      /* wall clock at which it does so whatever the CPU time */
     sigjmp_buf kill_jmp;
     int dead;                   /* the state was abandoned: every call fails */
     size_t since_gc;            /* growth since the last such collection */
@@ -143,6 +160,8 @@ int sb_xpcall(lua_State *L);
 void sb_copy_line(char *dst, size_t cap, const char *s, size_t len);
 int sb_over_work(aw_sandbox *sb);
 int sb_past_deadline(aw_sandbox *sb);
+uint64_t sb_cpu_ns(void);
+uint64_t sb_wall_bound_ns(const aw_sandbox *sb);
 int sb_raise_timeout(lua_State *L, aw_sandbox *sb);
 int sb_wd_arm(aw_sandbox *sb);
 void sb_charge(lua_State *L, aw_sandbox *sb, uint64_t n);

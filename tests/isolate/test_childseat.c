@@ -186,7 +186,7 @@ typedef struct hook {
 } hook;
 
 enum { H_NONE, H_CRASH, H_HANG, H_MEGABYTE, H_GARBAGE_VOTE, H_STRAY, H_FLOOD, H_EXIT, H_OPEN_WRITE, H_SOCKET,
-       H_FORK, H_BAD_REPORT, H_NMODES };
+       H_FORK, H_BAD_REPORT, H_SLEEP, H_NMODES };
 
 static int child_hook(void *ud, int request, int wire, int report)
 {
@@ -196,7 +196,12 @@ static int child_hook(void *ud, int request, int wire, int report)
         if (request == AW_REQ_TALK)
             raise(SIGSEGV);
         return 0;
-    case H_HANG:
+    case H_HANG: /* spends CPU time: killed at twice the budget of it */
+        if (request == AW_REQ_VOTE)
+            for (volatile unsigned long k = 0;; k++)
+                ;
+        return 0;
+    case H_SLEEP: /* spends none: killed at the wall-clock bound */
         if (request == AW_REQ_VOTE)
             for (;;) {
                 struct timespec ts = {1, 0};
@@ -360,11 +365,11 @@ static void determinism(void)
 static void hostile(void)
 {
     const char *names[] = {"none", "crash", "hang", "megabyte", "garbage-vote", "stray", "flood", "exit",
-                           "open-write", "socket", "fork", "bad-report"};
+                           "open-write", "socket", "fork", "bad-report", "sleep"};
     /* the fault kind the events log must show, and a word of its message */
     const char *want[][2] = {{NULL, NULL},
                              {"lost", "signal 11"},
-                             {"timeout", "no answer within 500 ms"},
+                             {"timeout", "no answer within 500 ms of CPU time"},
                              {"reply", "longer than 64 KiB"},
                              {"reply", "agentIdx"},
                              {"reply", "unexpected bytes"},
@@ -373,7 +378,8 @@ static void hostile(void)
                              {"lost", "forbidden system call"},
                              {"lost", "forbidden system call"},
                              {"lost", "forbidden system call"},
-                             {"reply", "garbage on the report channel"}};
+                             {"reply", "garbage on the report channel"},
+                             {"timeout", "no answer within 5000 ms (the wall-clock bound)"}};
     aw_settings s;
     CHECK(aw_settings_preset(&s, "aiwolf", 5, NULL) == 0);
     for (int m = H_CRASH; m < H_NMODES; m++) {
@@ -384,8 +390,9 @@ static void hostile(void)
         if (m == H_CRASH && aw_confine_sanitized())
             printf("(the AddressSanitizer SEGV report that follows is the crash under test)\n");
         uint64_t t0 = aw_now_ns();
-        /* A budget of 250 ms: the hanging child is killed after 500 ms, and a
-         * loaded machine does not push the well-behaved ones past that. */
+        /* A budget of 250 ms: the hanging child is killed after 500 ms of
+         * CPU time, the sleeping one after 5 s (20x), and a loaded machine
+         * does not push the well-behaved ones past that (CPU time). */
         play(&s, 77 + (uint64_t)m, true, &h, 250, &p);
         double secs = (aw_now_ns() - t0) / 1e9;
         CHECK_MSG(p.rc == 0 && p.res.winner != AW_TEAM_NONE, "%s: the game did not finish", names[m]);
@@ -420,7 +427,7 @@ static void hostile(void)
         }
         /* after the loss: substitutes, not more waiting */
         CHECK_MSG(strstr(p.events, "out of this game") != NULL, "%s: no later substitute", names[m]);
-        CHECK_MSG(secs < 5, "%s: took %.1f s", names[m], secs);
+        CHECK_MSG(secs < (m == H_SLEEP ? 10 : 5), "%s: took %.1f s", names[m], secs);
         CHECK_MSG(count_fds() == fd0, "%s: %d descriptors before, %d after", names[m], fd0, count_fds());
         CHECK_MSG(no_children(), "%s: a child was left behind", names[m]);
         played_free(&p);
