@@ -2,6 +2,7 @@
  * writing the official CSV log) or many games in a row (printing a summary
  * of wins by team, role and agent, and the speed). Uses game, luaseat,
  * gamelog, settings. */
+#define _DEFAULT_SOURCE /* realpath */
 #include <errno.h>
 #include <limits.h>
 #include <signal.h>
@@ -45,6 +46,12 @@ static void usage(FILE *out)
             "  --games N           play N games with seeds S, S+1, ...; print a summary\n"
             "                      (0: until Ctrl-C; Ctrl-C always ends with the summary\n"
             "                      of the games played)\n"
+            "  --vs                head to head: exactly two agent files, games in pairs on\n"
+            "                      one seed with the seats swapped (each plays the other's\n"
+            "                      roles), so luck cancels; the summary gives the difference\n"
+            "                      in win rate with its 95%% interval (default 200 games)\n"
+            "  --summary FILE      also write the summary for tools: FILE.json or FILE.csv\n"
+            "                      (or json:FILE, csv:FILE; '-' is standard output)\n"
             "  --log PATH          write the official CSV game log to PATH (with --games,\n"
             "                      PATH is a folder that receives one SEED.log per game)\n"
             "  --events FILE       write every event, fault and call time as JSON lines\n"
@@ -221,14 +228,29 @@ static int play_after(void *ud, long gno, aw_gamelog *log)
     return rc;
 }
 
+/* Progress: in place on a terminal, a line every two seconds otherwise;
+ * games/s, the time left, faults, and the first agent's win rate so far. */
+static const char *const *progress_names;
+static bool progress_tty, progress_shown;
 static void play_progress(void *ud, const aw_tally *t, long games)
 {
     (void)ud;
+    double rate = t->secs > 0 ? t->played / t->secs : 0;
+    char left[48] = "Ctrl-C for the summary";
+    if (games != LONG_MAX && rate > 0) {
+        long s = (long)((double)(games - t->played) / rate);
+        snprintf(left, sizeof left, "%ld:%02ld left", s / 60, s % 60);
+    }
+    char done[40];
     if (games == LONG_MAX)
-        fprintf(stderr, "aiwolf play: %ld games (%.0f games/s; Ctrl-C for the summary)\n", t->played,
-                t->played / t->secs);
+        snprintf(done, sizeof done, "%ld games", t->played);
     else
-        fprintf(stderr, "aiwolf play: %ld/%ld games (%.0f games/s)\n", t->played, games, t->played / t->secs);
+        snprintf(done, sizeof done, "%ld/%ld games", t->played, games);
+    double w = t->entry_games[0] ? 100.0 * t->entry_wins[0] / t->entry_games[0] : 0;
+    fprintf(stderr, "%saiwolf play: %s, %.0f games/s, %s, faults %ld, %.40s wins %.1f%%%s", progress_tty ? "\r\033[K" : "",
+            done, rate, left, t->faults, progress_names[0], w, progress_tty ? "" : "\n");
+    fflush(stderr);
+    progress_shown = true;
 }
 
 /* Ctrl-C during --games: the game under way is played out, then the
@@ -243,6 +265,8 @@ static void on_interrupt(int sig)
 int cmd_play(int argc, char **argv)
 {
     const char *preset = "aiwolf", *roles = NULL, *describe = NULL, *deal_spec = NULL, *log_path = NULL, *events_path = NULL;
+    const char *summary_spec = NULL;
+    bool vs = false;
     long players = 0, games = 1, budget = 0, memory = 0;
     uint64_t seed = 0, work = 0;
     bool have_seed = false, quiet = false, list = false, watch = false, watch_live = false, isolate = false;
@@ -270,7 +294,7 @@ int cmd_play(int argc, char **argv)
                      strcmp(o, "--set") == 0 || strcmp(o, "--seed") == 0 || strcmp(o, "--deal") == 0 ||
                      strcmp(o, "--games") == 0 || strcmp(o, "--log") == 0 || strcmp(o, "--events") == 0 ||
                      strcmp(o, "--budget") == 0 || strcmp(o, "--memory") == 0 || strcmp(o, "--work") == 0 ||
-                     strcmp(o, "--describe") == 0;
+                     strcmp(o, "--describe") == 0 || strcmp(o, "--summary") == 0;
         if (takes && !v)
             return bad("%s needs a value (aiwolf play --help)", o);
         if (eqv && !takes)
@@ -317,6 +341,10 @@ int cmd_play(int argc, char **argv)
         } else if (strcmp(o, "--work") == 0) {
             if (aw_parse_u64(v, &work) != 0 || work == 0)
                 return bad("--work: '%s' is not a positive number of work units", v);
+        } else if (strcmp(o, "--summary") == 0) {
+            summary_spec = v;
+        } else if (strcmp(o, "--vs") == 0) {
+            vs = true;
         } else if (strcmp(o, "--quiet") == 0) {
             quiet = true;
         } else if (strcmp(o, "--isolate") == 0) {
@@ -375,6 +403,31 @@ int cmd_play(int argc, char **argv)
         aw_buf_free(&b);
         return 0;
     }
+    /* --summary FILE.json|FILE.csv, or json:FILE / csv:FILE ("-": stdout). */
+    bool summary_json = false;
+    const char *summary_path = NULL;
+    if (summary_spec) {
+        size_t sl = strlen(summary_spec);
+        if (strncmp(summary_spec, "json:", 5) == 0 || strncmp(summary_spec, "csv:", 4) == 0) {
+            summary_json = summary_spec[0] == 'j';
+            summary_path = strchr(summary_spec, ':') + 1;
+        } else if (sl > 5 && strcmp(summary_spec + sl - 5, ".json") == 0) {
+            summary_json = true;
+            summary_path = summary_spec;
+        } else if (sl > 4 && strcmp(summary_spec + sl - 4, ".csv") == 0) {
+            summary_path = summary_spec;
+        }
+        if (!summary_path || !*summary_path)
+            return bad("--summary: '%s' is neither FILE.json, FILE.csv, json:FILE nor csv:FILE", summary_spec);
+    }
+    if (vs && nagents != 2)
+        return bad("%s", "--vs takes exactly two agent files (aiwolf play --vs --games 1000 mine.lua theirs.lua)");
+    if (vs && games == 1)
+        games = 200;
+    if (vs && games != LONG_MAX && games % 2)
+        games++; /* whole mirrored pairs */
+    if (vs && deal_spec)
+        return bad("%s", "--vs deals the roles itself (the same deal twice, mirrored): drop --deal");
     if (watch && games == 1)
         return bad("%s", "--watch reloads an agent between games: give --games N (0: until Ctrl-C), or "
                          "--watch-live for changes during one game");
@@ -417,12 +470,34 @@ int cmd_play(int argc, char **argv)
             return 2;
         }
     }
-    aw_seat *seats[AW_MAX_PLAYERS + 1] = {0};
+    /* The same file given twice is one entry (one row in the summary). */
+    int entry_of_arg[256];
+    const char *entry_names[256];
+    int nentries = 0;
+    for (int i = 0; i < nagents; i++) {
+        char ri[PATH_MAX], rj[PATH_MAX];
+        entry_of_arg[i] = -1;
+        for (int j = 0; j < i && entry_of_arg[i] < 0; j++)
+            if (realpath(agents[i], ri) && realpath(agents[j], rj) && strcmp(ri, rj) == 0)
+                entry_of_arg[i] = entry_of_arg[j];
+        if (entry_of_arg[i] < 0) {
+            entry_of_arg[i] = nentries;
+            entry_names[nentries++] = agents[i];
+        }
+    }
+    if (vs && nentries != 2)
+        return bad("%s", "--vs needs two different agent files");
+    aw_seat *seats[AW_MAX_PLAYERS + 1] = {0}, *mirror[AW_MAX_PLAYERS + 1] = {0};
     int rc = 0;
     for (int a = 1; a <= set.players; a++) {
         const char *path = agents[(a - 1) % nagents];
         seats[a] = isolate ? isolated_seat(path, &lo, &set, &err) : aw_luaseat_new(path, &lo, &err);
-        if (!seats[a]) {
+        if (seats[a] && vs) {
+            /* The mirror game: the other agent in this seat. */
+            const char *other = agents[a % 2];
+            mirror[a] = isolate ? isolated_seat(other, &lo, &set, &err) : aw_luaseat_new(other, &lo, &err);
+        }
+        if (!seats[a] || (vs && !mirror[a])) {
             fprintf(stderr, "aiwolf play: %s\n", err.msg);
             rc = 2;
             goto done;
@@ -449,10 +524,16 @@ int cmd_play(int argc, char **argv)
     mo.game.deal = deal_spec ? deal : NULL;
     aw_talkhooks_game(&mo.game);
     mo.games = games;
-    int entry_of[AW_MAX_PLAYERS + 1];
-    for (int a = 1; a <= set.players; a++)
-        entry_of[a] = (a - 1) % nagents;
+    int entry_of[AW_MAX_PLAYERS + 1], mirror_entry_of[AW_MAX_PLAYERS + 1];
+    for (int a = 1; a <= set.players; a++) {
+        entry_of[a] = entry_of_arg[(a - 1) % nagents];
+        mirror_entry_of[a] = 1 - entry_of[a];
+    }
     mo.entry_of = entry_of;
+    if (vs) {
+        mo.mirror = mirror;
+        mo.mirror_entry_of = mirror_entry_of;
+    }
     mo.before = play_before;
     mo.after = play_after;
     mo.progress = games > 1 && !quiet ? play_progress : NULL;
@@ -462,8 +543,12 @@ int cmd_play(int argc, char **argv)
         signal(SIGINT, on_interrupt);
     }
     aw_tally tally;
-    aw_tally_init(&tally, nagents);
+    aw_tally_init(&tally, nentries);
+    progress_names = entry_names;
+    progress_tty = isatty(2);
     int mrc = aw_match_run(&mo, seats, &tally, &err);
+    if (progress_tty && mo.progress && progress_shown)
+        fputc('\n', stderr);
     if (mrc == AW_MATCH_STOPPED || tally.output_errors)
         rc = 1;
     if (mrc == AW_MATCH_FAILED) {
@@ -473,7 +558,23 @@ int cmd_play(int argc, char **argv)
     if (mrc == AW_MATCH_INTERRUPTED)
         fprintf(stderr, "aiwolf play: interrupted after %ld game%s\n", tally.played, tally.played == 1 ? "" : "s");
     if (games > 1 && tally.played > 0)
-        aw_tally_print(&tally, stdout, &set, seed, agents);
+        aw_tally_print(&tally, stdout, &set, seed, entry_names);
+    if (summary_path && tally.played > 0) {
+        FILE *sf = strcmp(summary_path, "-") == 0 ? stdout : fopen(summary_path, "w");
+        if (!sf) {
+            fprintf(stderr, "aiwolf play: cannot write %s: %s\n", summary_path, strerror(errno));
+            rc = 1;
+        } else {
+            if (summary_json)
+                aw_tally_write_json(&tally, sf, &set, seed, entry_names);
+            else
+                aw_tally_write_csv(&tally, sf, entry_names);
+            if (sf == stdout ? fflush(sf) != 0 : fclose(sf) != 0) {
+                fprintf(stderr, "aiwolf play: writing %s failed\n", summary_path);
+                rc = 1;
+            }
+        }
+    }
     aw_tally_free(&tally);
 close_events:
     if (events && (events == stdout ? fflush(events) : fclose(events)) != 0) {
@@ -481,8 +582,11 @@ close_events:
         rc = 1;
     }
 done:
-    for (int a = 1; a <= set.players; a++)
+    for (int a = 1; a <= set.players; a++) {
         if (seats[a])
             seats[a]->ops->free(seats[a]);
+        if (mirror[a])
+            mirror[a]->ops->free(mirror[a]);
+    }
     return rc;
 }

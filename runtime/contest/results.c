@@ -1,6 +1,8 @@
 /* results: contest game lines and the report (see results.h). */
 #include "results.h"
 
+#include "match.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -281,22 +283,6 @@ void aw_contest_stats_add(aw_contest_stats *s, const aw_game_record *r, const in
                 s->meet[r->entry[b] * s->n + r->entry[a]]++;
             }
     }
-}
-
-void aw_wilson(long w, long n, double *lo, double *hi)
-{
-    if (n <= 0) {
-        *lo = 0;
-        *hi = 1;
-        return;
-    }
-    const double z = 1.959963984540054;
-    double p = (double)w / (double)n, nn = (double)n;
-    double den = 1 + z * z / nn;
-    double centre = (p + z * z / (2 * nn)) / den;
-    double half = z * sqrt(p * (1 - p) / nn + z * z / (4 * nn * nn)) / den;
-    *lo = centre - half < 0 ? 0 : centre - half;
-    *hi = centre + half > 1 ? 1 : centre + half;
 }
 
 double aw_time_quantile(const uint64_t *t, double q)

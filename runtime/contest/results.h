@@ -74,8 +74,7 @@ void aw_contest_stats_free(aw_contest_stats *s);
 /* role_count: the role table of a game of rec->players players. */
 void aw_contest_stats_add(aw_contest_stats *s, const aw_game_record *rec, const int role_count[AW_NROLES]);
 
-/* The 95 % Wilson score interval of w wins in n games. */
-void aw_wilson(long w, long n, double *lo, double *hi);
+/* (The Wilson interval is match.h's aw_wilson.) */
 /* The time per call at quantile q (0..1) of a histogram, in µs (0: none). */
 double aw_time_quantile(const uint64_t *times, double q);
 

@@ -18,6 +18,7 @@ struct aw_game {
     uint64_t t0[AW_MAX_PLAYERS + 1];    /* when each was asked */
     uint64_t calls;
     int faults;
+    int seat_faults[AW_MAX_PLAYERS + 1][AW_FAULT_LOST + 1];
 };
 
 static void on_event(void *ud, const aw_event *ev)
@@ -67,7 +68,7 @@ aw_game *aw_game_start(const aw_game_opts *opts, aw_seat **seats, aw_error *err)
         const char *nm = seats[a]->ops->begin(seats[a], a, aw_rng_derive(opts->seed, (uint64_t)a), &f);
         /* A seat that cannot play, or whose getName failed (it plays under
          * its default name): the fault goes to the log either way. */
-        if ((!nm || f.kind != AW_FAULT_NONE) && opts->log)
+        if (!nm || f.kind != AW_FAULT_NONE)
             pending_fault[a] = f;
         if ((!nm || f.kind != AW_FAULT_NONE) && opts->call) {
             if (f.kind == AW_FAULT_NONE)
@@ -89,6 +90,11 @@ aw_game *aw_game_start(const aw_game_opts *opts, aw_seat **seats, aw_error *err)
 
     aw_engine_hooks hooks = {on_event, opts->validate ? on_validate : NULL,
                              opts->free_parsed ? on_free_parsed : NULL, opts->choose ? on_choose : NULL, gm};
+    for (int a = 1; a <= n; a++) {
+        aw_seat_fault *f = &pending_fault[a];
+        if (f->kind > AW_FAULT_NONE && f->kind <= AW_FAULT_LOST)
+            gm->seat_faults[a][f->kind]++;
+    }
     gm->g = aw_engine_new(set, opts->seed, names, opts->deal, &hooks, err);
     for (int a = 1; a <= n; a++)
         free(owned[a]);
@@ -160,6 +166,8 @@ void aw_game_answer(aw_game *gm, int a, int rc, const aw_seat_reply *reply, cons
             f.kind = AW_FAULT_ERROR;
         rc = -1;
         gm->faults++;
+        if (f.kind > AW_FAULT_NONE && f.kind <= AW_FAULT_LOST)
+            gm->seat_faults[a][f.kind]++;
     }
     if (gm->opts.log)
         aw_gamelog_call(gm->opts.log, a, gm->req.kind, dt, rc < 0 ? &f : NULL);
@@ -183,6 +191,7 @@ void aw_game_end(aw_game *gm, aw_game_result *res)
         res->days = st->day;
         res->calls = gm->calls;
         res->faults = gm->faults;
+        memcpy(res->seat_faults, gm->seat_faults, sizeof res->seat_faults);
         for (int a = 1; a <= st->n; a++) {
             res->role[a] = st->role[a];
             res->alive[a] = st->alive[a];

@@ -21,6 +21,7 @@ typedef struct aw_game_result {
     bool alive[AW_MAX_PLAYERS + 1];
     int faults;   /* seat calls that failed */
     uint64_t calls;
+    int seat_faults[AW_MAX_PLAYERS + 1][AW_FAULT_LOST + 1]; /* per seat, by kind */
 } aw_game_result;
 
 /* Plays one game. seats[1..n] are borrowed. deal may be NULL. validate and

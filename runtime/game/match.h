@@ -12,24 +12,51 @@
 
 #include "game.h"
 
+/* One row of the summary: an entry (an agent file) in one version. */
+typedef struct aw_tally_row {
+    int entry;
+    char version[20]; /* "" when the seat does not say */
+    long games, wins;
+    long role_games[AW_NROLES], role_wins[AW_NROLES];
+    long faults[AW_FAULT_LOST + 1]; /* faulty calls by kind */
+} aw_tally_row;
+
 typedef struct aw_tally {
     long played, draws, faults;
     int team_wins[3];
     int role_games[AW_NROLES], role_wins[AW_NROLES];
     int nentries;
     int *entry_games, *entry_wins; /* [nentries] */
+    aw_tally_row *rows;            /* by entry, then by version in order of appearance */
+    int nrows, caprows;
+    /* Head to head (aw_match_opts.mirror): per pair of mirrored games, the
+     * difference between entry 0's and entry 1's win rates. */
+    long pairs;
+    double pair_sum, pair_sumsq;
     int output_errors;             /* games whose output could not be written */
     double secs;                   /* wall time so far */
 } aw_tally;
 
 void aw_tally_init(aw_tally *t, int nentries);
 void aw_tally_free(aw_tally *t);
-/* Counts one game: entry_of[a] is the entry seat a played for (1..n). */
-void aw_tally_add(aw_tally *t, const aw_game_result *res, int players, const int *entry_of);
-/* The summary people read: games and speed, wins by team, by role, by
- * entry, faults. first_seed is the first game's seed. */
+/* Counts one game: entry_of[a] is the entry seat a played for (1..n);
+ * version_of[a] (may be NULL, or hold NULLs) the version that seat played. */
+void aw_tally_add(aw_tally *t, const aw_game_result *res, int players, const int *entry_of,
+                  const char *const *version_of);
+/* The summary people read: games and speed, wins by team, by role, and by
+ * entry and version with 95 % Wilson intervals, win rates by role and
+ * faults by kind; the head-to-head difference when there was one.
+ * first_seed is the first game's seed. */
 void aw_tally_print(const aw_tally *t, FILE *out, const aw_settings *set, uint64_t first_seed,
                     const char *const *entry_names);
+/* The rows for tools: JSON (one object) or CSV (a header and a row per
+ * entry and version). */
+void aw_tally_write_json(const aw_tally *t, FILE *out, const aw_settings *set, uint64_t first_seed,
+                         const char *const *entry_names);
+void aw_tally_write_csv(const aw_tally *t, FILE *out, const char *const *entry_names);
+
+/* The 95 % Wilson score interval of w wins in n games. */
+void aw_wilson(long w, long n, double *lo, double *hi);
 
 typedef struct aw_match_opts {
     aw_game_opts game;   /* for every game; seed, log and game_no are set per game */
@@ -48,6 +75,12 @@ typedef struct aw_match_opts {
     /* When not NULL and set (a signal handler may set it), no further game
      * starts; the one under way is played out. */
     volatile int *stop;
+    /* Head to head: games come in pairs with the same seed (so the same
+     * deal by seat), the second with the mirror seats and entries (each
+     * seat's agent swapped), so that the two entries play each other's
+     * roles and luck cancels. */
+    aw_seat **mirror;
+    const int *mirror_entry_of;
 } aw_match_opts;
 
 enum { AW_MATCH_DONE = 0, AW_MATCH_STOPPED = 1, AW_MATCH_FAILED = 2, AW_MATCH_INTERRUPTED = 3 };

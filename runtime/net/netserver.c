@@ -351,7 +351,7 @@ static void table_end(table *t, bool finished)
         int entry_of[AW_MAX_PLAYERS + 1];
         for (int a = 1; a <= set->players; a++)
             entry_of[a] = s->o->local[a] ? 1 : 0;
-        aw_tally_add(s->tally, &res, set->players, entry_of);
+        aw_tally_add(s->tally, &res, set->players, entry_of, NULL);
         s->tally->secs = (double)(aw_now_ns() - s->t0) / 1e9;
         s->finished++;
         say(s, "game %ld ended: %s won on day %d (%ld of %ld done)", t->gno + 1, aw_team_name(res.winner), res.days,

@@ -21,7 +21,7 @@ fail=0
 err() { echo "FAIL: $*" >&2; fail=1; }
 
 # rate AGENTFILE SUMMARY: the agent's win rate in tenths of a percent
-rate() { awk -v a="$1" '$1 == a { sub("%", "", $4); printf "%d", $4 * 10 }' "$2"; }
+rate() { awk -v a="$1" '$1 == a { sub("%", "", $4); printf "%d", $4 * 10; exit }' "$2"; }
 # wins TEAM SUMMARY: the team's wins
 wins() { awk -v t="$1" '$1 == t && NF == 3 { print $2; exit }' "$2"; }
 

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "match.h"
 #include "results.h"
 #include "schedule.h"
 #include "test.h"
