@@ -228,10 +228,22 @@ static int play_after(void *ud, long gno, aw_gamelog *log)
     return rc;
 }
 
-/* Progress: in place on a terminal, a line every two seconds otherwise;
- * games/s, the time left, faults, and the first agent's win rate so far. */
 static const char *const *progress_names;
 static bool progress_tty, progress_shown;
+
+/* Each agent version's first fault, at once (with --games). */
+static void play_first_fault(void *ud, long gno, int entry, const char *version, int agent, aw_req_kind kind,
+                             const aw_seat_fault *f)
+{
+    (void)ud;
+    fprintf(stderr, "%saiwolf play: [game %ld] first fault of %s%s%.8s (Agent[%02d]): %s %s: %s\n",
+            progress_tty && progress_shown ? "\r\033[K" : "", gno + 1, progress_names[entry], version ? "@" : "",
+            version ? version : "", agent, kind == AW_REQ_NONE ? "start" : aw_req_name(kind),
+            aw_fault_kind_name(f->kind), f->msg);
+}
+
+/* Progress: in place on a terminal, a line every two seconds otherwise;
+ * games/s, the time left, faults, and the first agent's win rate so far. */
 static void play_progress(void *ud, const aw_tally *t, long games)
 {
     (void)ud;
@@ -537,6 +549,7 @@ int cmd_play(int argc, char **argv)
     mo.before = play_before;
     mo.after = play_after;
     mo.progress = games > 1 && !quiet ? play_progress : NULL;
+    mo.first_fault = games > 1 && !quiet ? play_first_fault : NULL;
     mo.ud = &po;
     if (games > 1) {
         mo.stop = &play_stop;

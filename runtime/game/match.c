@@ -307,8 +307,42 @@ void aw_tally_write_csv(const aw_tally *t, FILE *out, const char *const *entry_n
     }
 }
 
+/* The game's call hook during a match: passes every call on to the
+ * caller's hook and reports each entry's first fault in each version. */
+typedef struct match_calls {
+    const aw_match_opts *o;
+    aw_seat **seats;
+    const int *entry_of;
+    long gno;
+    char (*seen)[24]; /* "entry:version" keys already reported */
+    int nseen, capseen;
+} match_calls;
+
+static void match_call(void *ud, int agent, aw_req_kind kind, uint64_t ns, const aw_seat_fault *f)
+{
+    match_calls *mc = ud;
+    if (mc->o->game.call)
+        mc->o->game.call(mc->o->game.call_ud, agent, kind, ns, f);
+    if (!f || !mc->o->first_fault || agent < 1 || agent > AW_MAX_PLAYERS)
+        return;
+    aw_seat *s = mc->seats[agent];
+    const char *v = s->ops->version ? s->ops->version(s) : NULL;
+    char key[24];
+    snprintf(key, sizeof key, "%d:%.16s", mc->entry_of[agent], v ? v : "");
+    for (int i = 0; i < mc->nseen; i++)
+        if (strcmp(mc->seen[i], key) == 0)
+            return;
+    if (mc->nseen == mc->capseen) {
+        mc->capseen = mc->capseen ? mc->capseen * 2 : 8;
+        mc->seen = aw_xrealloc(mc->seen, (size_t)mc->capseen * sizeof *mc->seen);
+    }
+    memcpy(mc->seen[mc->nseen++], key, sizeof key);
+    mc->o->first_fault(mc->o->ud, mc->gno, mc->entry_of[agent], v, agent, kind, f);
+}
+
 int aw_match_run(const aw_match_opts *o, aw_seat **seats, aw_tally *t, aw_error *err)
 {
+    match_calls mc = {.o = o};
     uint64_t t0 = aw_now_ns(), last_progress = t0;
     double secs0 = t->secs;
     int status = AW_MATCH_DONE;
@@ -324,6 +358,11 @@ int aw_match_run(const aw_match_opts *o, aw_seat **seats, aw_tally *t, aw_error 
         aw_seat **gseats = mirrored ? o->mirror : seats;
         const int *eof = mirrored ? o->mirror_entry_of : o->entry_of;
         go.seed = o->game.seed + (uint64_t)(o->mirror ? gno / 2 : gno);
+        mc.seats = gseats;
+        mc.entry_of = eof;
+        mc.gno = gno;
+        go.call = match_call;
+        go.call_ud = &mc;
         go.game_no = (int)gno;
         go.log = NULL;
         if (o->before && o->before(o->ud, gno, go.seed, &go.log) < 0) {
@@ -367,5 +406,6 @@ int aw_match_run(const aw_match_opts *o, aw_seat **seats, aw_tally *t, aw_error 
         }
     }
     t->secs = secs0 + (aw_now_ns() - t0) / 1e9;
+    free(mc.seen);
     return status;
 }

@@ -81,6 +81,11 @@ typedef struct aw_match_opts {
      * roles and luck cancels. */
     aw_seat **mirror;
     const int *mirror_entry_of;
+    /* The first fault of each entry in each version (its version() string),
+     * as it happens: an author watching a run sees a new version's first
+     * error at once, not only in the summary. May be NULL. */
+    void (*first_fault)(void *ud, long gno, int entry, const char *version, int agent, aw_req_kind kind,
+                        const aw_seat_fault *fault);
 } aw_match_opts;
 
 enum { AW_MATCH_DONE = 0, AW_MATCH_STOPPED = 1, AW_MATCH_FAILED = 2, AW_MATCH_INTERRUPTED = 3 };

@@ -6,6 +6,7 @@
 #    name that says neither);
 #  - --vs plays mirrored pairs on one seed (each agent plays the other's
 #    roles: equal role counts), and prints the difference with its interval;
+#  - each agent version's first fault is printed at once, with file:line;
 #  - with --watch, a changed file is a row of its own (agent@version).
 set -eu
 bin=$1
@@ -55,6 +56,12 @@ assert h["pairs"] == 20 and h["ci_low"] <= h["difference"] <= h["ci_high"], h
 PY
 st=0; "$bin" play --vs agents/random.lua > /dev/null 2> "$tmp/err" || st=$?
 [ $st -eq 2 ] && grep -q "exactly two agent files" "$tmp/err" || { echo "--vs with one agent: $st"; exit 1; }
+
+# The first fault of each agent version is said at once, once.
+"$bin" play --games 20 --seed 1 agents/random.lua tests/contest/entries/crash/main.lua > /dev/null 2> "$tmp/ff"
+[ "$(grep -c 'first fault of tests/contest/entries/crash/main.lua@[0-9a-f]* (Agent\[[0-9]*\]): DAILY_INITIALIZE error: tests/contest/entries/crash/main.lua:5:' "$tmp/ff")" -eq 1 ] \
+  || { echo "the first fault is not said once:"; cat "$tmp/ff"; exit 1; }
+grep -q "first fault of agents/random.lua" "$tmp/ff" && { echo "a fault for random.lua?"; exit 1; }
 
 # Versions: a file changed while watching is a row of its own.
 mkdir "$tmp/agent"
