@@ -50,6 +50,9 @@ static void usage(FILE *out)
             "                      one seed with the seats swapped (each plays the other's\n"
             "                      roles), so luck cancels; the summary gives the difference\n"
             "                      in win rate with its 95%% interval (default 200 games)\n"
+            "  --jobs J            play --games on J processes (default: every core; 1 with\n"
+            "                      --events, --watch or --agent-output); the summary is the\n"
+            "                      one a single process gives\n"
             "  --summary FILE      also write the summary for tools: FILE.json or FILE.csv\n"
             "                      (or json:FILE, csv:FILE; '-' is standard output)\n"
             "  --log PATH          write the official CSV game log to PATH (with --games,\n"
@@ -279,6 +282,7 @@ int cmd_play(int argc, char **argv)
     const char *preset = "aiwolf", *roles = NULL, *describe = NULL, *deal_spec = NULL, *log_path = NULL, *events_path = NULL;
     const char *summary_spec = NULL;
     bool vs = false;
+    long jobs = -1;
     long players = 0, games = 1, budget = 0, memory = 0;
     uint64_t seed = 0, work = 0;
     bool have_seed = false, quiet = false, list = false, watch = false, watch_live = false, isolate = false;
@@ -306,7 +310,7 @@ int cmd_play(int argc, char **argv)
                      strcmp(o, "--set") == 0 || strcmp(o, "--seed") == 0 || strcmp(o, "--deal") == 0 ||
                      strcmp(o, "--games") == 0 || strcmp(o, "--log") == 0 || strcmp(o, "--events") == 0 ||
                      strcmp(o, "--budget") == 0 || strcmp(o, "--memory") == 0 || strcmp(o, "--work") == 0 ||
-                     strcmp(o, "--describe") == 0 || strcmp(o, "--summary") == 0;
+                     strcmp(o, "--describe") == 0 || strcmp(o, "--summary") == 0 || strcmp(o, "--jobs") == 0;
         if (takes && !v)
             return bad("%s needs a value (aiwolf play --help)", o);
         if (eqv && !takes)
@@ -355,6 +359,9 @@ int cmd_play(int argc, char **argv)
                 return bad("--work: '%s' is not a positive number of work units", v);
         } else if (strcmp(o, "--summary") == 0) {
             summary_spec = v;
+        } else if (strcmp(o, "--jobs") == 0) {
+            if (aw_parse_long(v, 1, 256, &jobs) != 0)
+                return bad("--jobs: '%s' is not a number of processes (1 to 256)", v);
         } else if (strcmp(o, "--vs") == 0) {
             vs = true;
         } else if (strcmp(o, "--quiet") == 0) {
@@ -440,6 +447,14 @@ int cmd_play(int argc, char **argv)
         games++; /* whole mirrored pairs */
     if (vs && deal_spec)
         return bad("%s", "--vs deals the roles itself (the same deal twice, mirrored): drop --deal");
+    /* Many games use every core unless something must be written by one
+     * process in order (events, agent output, reload messages). */
+    const char *one_process = events_path ? "--events" : watch ? "--watch" : watch_live ? "--watch-live"
+                              : agent_output == 1 ? "--agent-output" : NULL;
+    if (jobs > 1 && one_process)
+        return bad("%s is written by one process: use --jobs 1", one_process);
+    if (jobs < 0)
+        jobs = games > 1 && !one_process && !isolate ? sysconf(_SC_NPROCESSORS_ONLN) : 1;
     if (watch && games == 1)
         return bad("%s", "--watch reloads an agent between games: give --games N (0: until Ctrl-C), or "
                          "--watch-live for changes during one game");
@@ -550,6 +565,7 @@ int cmd_play(int argc, char **argv)
     mo.after = play_after;
     mo.progress = games > 1 && !quiet ? play_progress : NULL;
     mo.first_fault = games > 1 && !quiet ? play_first_fault : NULL;
+    mo.jobs = (int)jobs;
     mo.ud = &po;
     if (games > 1) {
         mo.stop = &play_stop;

@@ -1,10 +1,17 @@
 /* match: many games between the same seats (see match.h). */
 #include "match.h"
 
+#include <errno.h>
 #include <math.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 void aw_tally_init(aw_tally *t, int nentries)
 {
@@ -308,15 +315,60 @@ void aw_tally_write_csv(const aw_tally *t, FILE *out, const char *const *entry_n
 }
 
 /* The game's call hook during a match: passes every call on to the
- * caller's hook and reports each entry's first fault in each version. */
+ * caller's hook and reports each entry's first fault in each version
+ * (through a worker's pipe when fwd is set). */
 typedef struct match_calls {
     const aw_match_opts *o;
     aw_seat **seats;
     const int *entry_of;
     long gno;
+    int fwd;          /* a worker's pipe, or -1 */
     char (*seen)[24]; /* "entry:version" keys already reported */
     int nseen, capseen;
 } match_calls;
+
+/* What a worker sends back: a game's result, a first fault, its end. */
+typedef struct wrec {
+    char type; /* 'R', 'F', 'E' */
+    long gno;
+    aw_game_result res;
+    char versions[AW_MAX_PLAYERS + 1][20];
+    int entry, agent, status, output_errors;
+    aw_req_kind kind;
+    aw_seat_fault fault;
+    char msg[256];
+} wrec;
+
+static bool seen_before(match_calls *mc, int entry, const char *v)
+{
+    char key[24];
+    snprintf(key, sizeof key, "%d:%.16s", entry, v ? v : "");
+    for (int i = 0; i < mc->nseen; i++)
+        if (strcmp(mc->seen[i], key) == 0)
+            return true;
+    if (mc->nseen == mc->capseen) {
+        mc->capseen = mc->capseen ? mc->capseen * 2 : 8;
+        mc->seen = aw_xrealloc(mc->seen, (size_t)mc->capseen * sizeof *mc->seen);
+    }
+    memcpy(mc->seen[mc->nseen++], key, sizeof key);
+    return false;
+}
+
+static int write_rec(int fd, const wrec *r)
+{
+    const char *p = (const char *)r;
+    size_t n = sizeof *r;
+    while (n) {
+        ssize_t w = write(fd, p, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return -1;
+        p += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
 
 static void match_call(void *ud, int agent, aw_req_kind kind, uint64_t ns, const aw_seat_fault *f)
 {
@@ -327,77 +379,98 @@ static void match_call(void *ud, int agent, aw_req_kind kind, uint64_t ns, const
         return;
     aw_seat *s = mc->seats[agent];
     const char *v = s->ops->version ? s->ops->version(s) : NULL;
-    char key[24];
-    snprintf(key, sizeof key, "%d:%.16s", mc->entry_of[agent], v ? v : "");
-    for (int i = 0; i < mc->nseen; i++)
-        if (strcmp(mc->seen[i], key) == 0)
-            return;
-    if (mc->nseen == mc->capseen) {
-        mc->capseen = mc->capseen ? mc->capseen * 2 : 8;
-        mc->seen = aw_xrealloc(mc->seen, (size_t)mc->capseen * sizeof *mc->seen);
+    if (seen_before(mc, mc->entry_of[agent], v))
+        return;
+    if (mc->fwd >= 0) {
+        wrec *r = aw_xcalloc(1, sizeof *r);
+        r->type = 'F';
+        r->gno = mc->gno;
+        r->entry = mc->entry_of[agent];
+        r->agent = agent;
+        r->kind = kind;
+        r->fault = *f;
+        snprintf(r->versions[0], sizeof r->versions[0], "%s", v ? v : "");
+        write_rec(mc->fwd, r);
+        free(r);
+        return;
     }
-    memcpy(mc->seen[mc->nseen++], key, sizeof key);
     mc->o->first_fault(mc->o->ud, mc->gno, mc->entry_of[agent], v, agent, kind, f);
 }
 
-int aw_match_run(const aw_match_opts *o, aw_seat **seats, aw_tally *t, aw_error *err)
+/* Counts game gno's result (in game order). */
+static void account(const aw_match_opts *o, aw_tally *t, long gno, const aw_game_result *res,
+                    const char *const *versions, long pair[4])
 {
-    match_calls mc = {.o = o};
+    bool mirrored = o->mirror && gno % 2 == 1;
+    const int *eof = mirrored ? o->mirror_entry_of : o->entry_of;
+    int n = o->game.settings->players;
+    aw_tally_add(t, res, n, eof, versions);
+    if (!o->mirror)
+        return;
+    /* Entry 0's win rate minus entry 1's, over the pair. */
+    for (int a = 1; a <= n; a++) {
+        bool won = aw_role_team(res->role[a]) == res->winner;
+        pair[eof[a] == 0 ? 0 : 1]++;
+        pair[eof[a] == 0 ? 2 : 3] += won;
+    }
+    if (mirrored) {
+        double d = (double)pair[2] / (double)(pair[0] ? pair[0] : 1) - (double)pair[3] / (double)(pair[1] ? pair[1] : 1);
+        t->pairs++;
+        t->pair_sum += d;
+        t->pair_sumsq += d * d;
+        pair[0] = pair[1] = pair[2] = pair[3] = 0;
+    }
+}
+
+/* Plays game gno: 1 when done (*res filled), 0 when `before` stopped the
+ * match, -1 when the game could not start. */
+static int play_one(const aw_match_opts *o, aw_seat **seats, match_calls *mc, long gno, aw_game_result *res,
+                    const char **versions, int *output_errors, aw_error *err)
+{
+    aw_game_opts go = o->game;
+    /* Head to head: pairs of games on one seed, the second mirrored. */
+    bool mirrored = o->mirror && gno % 2 == 1;
+    aw_seat **gseats = mirrored ? o->mirror : seats;
+    go.seed = o->game.seed + (uint64_t)(o->mirror ? gno / 2 : gno);
+    mc->seats = gseats;
+    mc->entry_of = mirrored ? o->mirror_entry_of : o->entry_of;
+    mc->gno = gno;
+    go.call = match_call;
+    go.call_ud = mc;
+    go.game_no = (int)gno;
+    go.log = NULL;
+    if (o->before && o->before(o->ud, gno, go.seed, &go.log) < 0)
+        return 0;
+    int prc = aw_game_play(&go, gseats, res, err);
+    if (o->after && o->after(o->ud, gno, go.log) < 0)
+        (*output_errors)++;
+    if (prc < 0)
+        return -1;
+    for (int a = 1; a <= go.settings->players; a++)
+        versions[a] = gseats[a]->ops->version ? gseats[a]->ops->version(gseats[a]) : NULL;
+    return 1;
+}
+
+static int run_here(const aw_match_opts *o, aw_seat **seats, aw_tally *t, aw_error *err)
+{
+    match_calls mc = {.o = o, .fwd = -1};
     uint64_t t0 = aw_now_ns(), last_progress = t0;
     double secs0 = t->secs;
     int status = AW_MATCH_DONE;
-    long pair_games[2] = {0, 0}, pair_wins[2] = {0, 0};
+    long pair[4] = {0, 0, 0, 0};
     for (long gno = 0; gno < o->games; gno++) {
         if (o->stop && *o->stop) {
             status = AW_MATCH_INTERRUPTED;
             break;
         }
-        aw_game_opts go = o->game;
-        /* Head to head: pairs of games on one seed, the second mirrored. */
-        bool mirrored = o->mirror && gno % 2 == 1;
-        aw_seat **gseats = mirrored ? o->mirror : seats;
-        const int *eof = mirrored ? o->mirror_entry_of : o->entry_of;
-        go.seed = o->game.seed + (uint64_t)(o->mirror ? gno / 2 : gno);
-        mc.seats = gseats;
-        mc.entry_of = eof;
-        mc.gno = gno;
-        go.call = match_call;
-        go.call_ud = &mc;
-        go.game_no = (int)gno;
-        go.log = NULL;
-        if (o->before && o->before(o->ud, gno, go.seed, &go.log) < 0) {
-            status = AW_MATCH_STOPPED;
-            break;
-        }
         aw_game_result res;
-        int prc = aw_game_play(&go, gseats, &res, err);
-        if (o->after && o->after(o->ud, gno, go.log) < 0)
-            t->output_errors++;
-        if (prc < 0) {
-            status = AW_MATCH_FAILED;
+        const char *versions[AW_MAX_PLAYERS + 1] = {0};
+        int rc = play_one(o, seats, &mc, gno, &res, versions, &t->output_errors, err);
+        if (rc <= 0) {
+            status = rc == 0 ? AW_MATCH_STOPPED : AW_MATCH_FAILED;
             break;
         }
-        const char *versions[AW_MAX_PLAYERS + 1] = {0};
-        for (int a = 1; a <= go.settings->players; a++)
-            if (gseats[a]->ops->version)
-                versions[a] = gseats[a]->ops->version(gseats[a]);
-        aw_tally_add(t, &res, go.settings->players, eof, versions);
-        if (o->mirror) {
-            /* Entry 0's win rate minus entry 1's, over the pair. */
-            for (int a = 1; a <= go.settings->players; a++) {
-                bool won = aw_role_team(res.role[a]) == res.winner;
-                pair_games[eof[a] == 0 ? 0 : 1]++;
-                pair_wins[eof[a] == 0 ? 0 : 1] += won;
-            }
-            if (mirrored) {
-                double d = (double)pair_wins[0] / (double)(pair_games[0] ? pair_games[0] : 1) -
-                           (double)pair_wins[1] / (double)(pair_games[1] ? pair_games[1] : 1);
-                t->pairs++;
-                t->pair_sum += d;
-                t->pair_sumsq += d * d;
-                pair_games[0] = pair_games[1] = pair_wins[0] = pair_wins[1] = 0;
-            }
-        }
+        account(o, t, gno, &res, versions, pair);
         uint64_t now = aw_now_ns();
         t->secs = secs0 + (now - t0) / 1e9;
         if (o->progress && now - last_progress > 2000000000ull) {
@@ -408,4 +481,231 @@ int aw_match_run(const aw_match_opts *o, aw_seat **seats, aw_tally *t, aw_error 
     t->secs = secs0 + (aw_now_ns() - t0) / 1e9;
     free(mc.seen);
     return status;
+}
+
+/* In a worker, Ctrl-C (from the terminal, or passed on by the parent) only
+ * asks it to stop after its game, however often it comes; the parent
+ * decides when to give up. */
+static volatile int *worker_stop;
+static void on_worker_int(int sig)
+{
+    (void)sig;
+    if (worker_stop)
+        *worker_stop = 1;
+}
+
+/* A worker's whole life: every jobs-th game (pair, head to head) from
+ * `first`, a record for each, then the end record. */
+static void worker(const aw_match_opts *o, aw_seat **seats, int id, int fd)
+{
+    match_calls mc = {.o = o, .fwd = fd};
+    worker_stop = o->stop;
+    signal(SIGINT, worker_stop ? on_worker_int : SIG_IGN);
+    wrec *r = aw_xcalloc(1, sizeof *r);
+    int status = AW_MATCH_DONE, output_errors = 0;
+    aw_error err;
+    memset(&err, 0, sizeof err);
+    long step = o->mirror ? 2 : 1;
+    for (long g0 = (long)id * step; g0 < o->games && status == AW_MATCH_DONE; g0 += (long)o->jobs * step) {
+        for (long gno = g0; gno < g0 + step && gno < o->games; gno++) {
+            if (gno == g0 && o->stop && *o->stop) {
+                status = AW_MATCH_INTERRUPTED;
+                break;
+            }
+            memset(r, 0, sizeof *r);
+            const char *versions[AW_MAX_PLAYERS + 1] = {0};
+            int rc = play_one(o, seats, &mc, gno, &r->res, versions, &output_errors, &err);
+            if (rc <= 0) {
+                status = rc == 0 ? AW_MATCH_STOPPED : AW_MATCH_FAILED;
+                break;
+            }
+            r->type = 'R';
+            r->gno = gno;
+            for (int a = 1; a <= AW_MAX_PLAYERS; a++)
+                snprintf(r->versions[a], sizeof r->versions[a], "%s", versions[a] ? versions[a] : "");
+            if (write_rec(fd, r) < 0) {
+                status = AW_MATCH_FAILED;
+                break;
+            }
+        }
+    }
+    memset(r, 0, sizeof *r);
+    r->type = 'E';
+    r->status = status;
+    r->output_errors = output_errors;
+    snprintf(r->msg, sizeof r->msg, "%.250s", err.msg);
+    write_rec(fd, r);
+    free(r);
+    free(mc.seen);
+    fflush(NULL);
+    _exit(0);
+}
+
+static int run_workers(const aw_match_opts *o, aw_seat **seats, aw_tally *t, aw_error *err)
+{
+    int jobs = o->jobs;
+    uint64_t t0 = aw_now_ns(), last_progress = t0;
+    double secs0 = t->secs;
+    pid_t *pid = aw_xcalloc((size_t)jobs, sizeof *pid);
+    int *fd = aw_xcalloc((size_t)jobs, sizeof *fd);
+    size_t *have = aw_xcalloc((size_t)jobs, sizeof *have);
+    wrec *in = aw_xcalloc((size_t)jobs, sizeof *in);
+    fflush(NULL); /* nothing buffered here is written twice */
+    int started = 0;
+    for (int j = 0; j < jobs; j++) {
+        int p[2];
+        if (pipe(p) != 0)
+            break;
+        pid_t c = fork();
+        if (c < 0) {
+            close(p[0]);
+            close(p[1]);
+            break;
+        }
+        if (c == 0) {
+            /* Die with the parent (a second Ctrl-C ends it at once). */
+            prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+            close(p[0]);
+            for (int k = 0; k < j; k++)
+                close(fd[k]);
+            worker(o, seats, j, p[1]);
+        }
+        close(p[1]);
+        pid[j] = c;
+        fd[j] = p[0];
+        started++;
+    }
+    int status = AW_MATCH_DONE;
+    if (started < jobs) {
+        /* Fewer workers than asked: the games of the missing ones would be
+         * lost, so stop them all and say so. */
+        for (int j = 0; j < started; j++)
+            kill(pid[j], SIGKILL);
+        aw_fail(err, AW_EIO, "cannot start %d worker processes: %s", jobs, strerror(errno));
+        status = AW_MATCH_FAILED;
+    }
+    /* Results wait here until every earlier game's has come. */
+    long next = 0, cap = 64;
+    wrec **pending = aw_xcalloc((size_t)cap, sizeof *pending);
+    long pair[4] = {0, 0, 0, 0};
+    match_calls mc = {.o = o, .fwd = -1};
+    int open = status == AW_MATCH_DONE ? started : 0;
+    bool bad_end = false, told = false;
+    while (open > 0) {
+        /* A stop (Ctrl-C) here reaches the workers too: each plays out its
+         * game and ends. */
+        if (o->stop && *o->stop && !told) {
+            told = true;
+            for (int j = 0; j < started; j++)
+                kill(pid[j], SIGINT);
+        }
+        struct pollfd pf[64];
+        int map[64], np = 0;
+        for (int j = 0; j < jobs && np < 64; j++)
+            if (fd[j] >= 0) {
+                pf[np] = (struct pollfd){fd[j], POLLIN, 0};
+                map[np++] = j;
+            }
+        int pr = poll(pf, (nfds_t)np, 500);
+        for (int i = 0; i < np && pr > 0; i++) {
+            if (!(pf[i].revents & (POLLIN | POLLHUP | POLLERR)))
+                continue;
+            int j = map[i];
+            ssize_t n = read(fd[j], (char *)&in[j] + have[j], sizeof in[j] - have[j]);
+            if (n < 0 && errno == EINTR)
+                continue;
+            if (n <= 0) {
+                /* Ended without its end record: it died. */
+                close(fd[j]);
+                fd[j] = -1;
+                open--;
+                bad_end = true;
+                continue;
+            }
+            have[j] += (size_t)n;
+            if (have[j] < sizeof in[j])
+                continue;
+            have[j] = 0;
+            wrec *r = &in[j];
+            if (r->type == 'F') {
+                if (o->first_fault && !seen_before(&mc, r->entry, r->versions[0]))
+                    o->first_fault(o->ud, r->gno, r->entry, r->versions[0][0] ? r->versions[0] : NULL, r->agent,
+                                   r->kind, &r->fault);
+            } else if (r->type == 'E') {
+                t->output_errors += r->output_errors;
+                if (r->status == AW_MATCH_FAILED) {
+                    aw_fail(err, AW_EINVAL, "%s", r->msg);
+                    status = AW_MATCH_FAILED;
+                } else if (r->status == AW_MATCH_STOPPED && status == AW_MATCH_DONE) {
+                    status = AW_MATCH_STOPPED;
+                } else if (r->status == AW_MATCH_INTERRUPTED && status == AW_MATCH_DONE) {
+                    status = AW_MATCH_INTERRUPTED;
+                }
+                close(fd[j]);
+                fd[j] = -1;
+                open--;
+            } else if (r->type == 'R' && r->gno >= next) {
+                while (r->gno - next >= cap) {
+                    pending = aw_xrealloc(pending, (size_t)cap * 2 * sizeof *pending);
+                    memset(pending + cap, 0, (size_t)cap * sizeof *pending);
+                    cap *= 2;
+                }
+                wrec *k = aw_xmalloc(sizeof *k);
+                *k = *r;
+                /* The window starts at `next`: slot (gno - next). */
+                pending[r->gno - next] = k;
+                while (pending[0]) {
+                    const char *versions[AW_MAX_PLAYERS + 1];
+                    for (int a = 0; a <= AW_MAX_PLAYERS; a++)
+                        versions[a] = pending[0]->versions[a][0] ? pending[0]->versions[a] : NULL;
+                    account(o, t, next, &pending[0]->res, versions, pair);
+                    free(pending[0]);
+                    memmove(pending, pending + 1, (size_t)(cap - 1) * sizeof *pending);
+                    pending[cap - 1] = NULL;
+                    next++;
+                }
+            }
+        }
+        uint64_t now = aw_now_ns();
+        t->secs = secs0 + (now - t0) / 1e9;
+        if (o->progress && now - last_progress > 2000000000ull) {
+            last_progress = now;
+            o->progress(o->ud, t, o->games);
+        }
+    }
+    /* After an interruption or a failure, later games may have come before
+     * earlier ones: count them too, in order. */
+    for (long i = 0; i < cap; i++)
+        if (pending[i]) {
+            const char *versions[AW_MAX_PLAYERS + 1];
+            for (int a = 0; a <= AW_MAX_PLAYERS; a++)
+                versions[a] = pending[i]->versions[a][0] ? pending[i]->versions[a] : NULL;
+            account(o, t, next + i, &pending[i]->res, versions, pair);
+            free(pending[i]);
+        }
+    for (int j = 0; j < started; j++) {
+        while (waitpid(pid[j], NULL, 0) < 0 && errno == EINTR)
+            ;
+    }
+    if (bad_end && status == AW_MATCH_DONE) {
+        aw_fail(err, AW_EIO, "a worker process died; the summary counts the games it finished");
+        status = AW_MATCH_FAILED;
+    }
+    if (o->stop && *o->stop && status == AW_MATCH_DONE && next < o->games)
+        status = AW_MATCH_INTERRUPTED;
+    t->secs = secs0 + (aw_now_ns() - t0) / 1e9;
+    free(pending);
+    free(mc.seen);
+    free(pid);
+    free(fd);
+    free(have);
+    free(in);
+    return status;
+}
+
+int aw_match_run(const aw_match_opts *o, aw_seat **seats, aw_tally *t, aw_error *err)
+{
+    if (o->jobs > 1 && o->games > 1)
+        return run_workers(o, seats, t, err);
+    return run_here(o, seats, t, err);
 }

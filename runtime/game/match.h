@@ -86,6 +86,13 @@ typedef struct aw_match_opts {
      * error at once, not only in the summary. May be NULL. */
     void (*first_fault)(void *ud, long gno, int entry, const char *version, int agent, aw_req_kind kind,
                         const aw_seat_fault *fault);
+    /* Worker processes (0 or 1: none, the games are played here). Each is
+     * forked with the seats as they are and plays every jobs-th game (or
+     * pair); the results come back and are counted in game order, so the
+     * tally is the one a single process gives. before/after run in the
+     * workers (per-game files only: nothing they write may be shared);
+     * progress and first_fault run here. */
+    int jobs;
 } aw_match_opts;
 
 enum { AW_MATCH_DONE = 0, AW_MATCH_STOPPED = 1, AW_MATCH_FAILED = 2, AW_MATCH_INTERRUPTED = 3 };
