@@ -4,6 +4,7 @@
 # existing folder and names that are not plain folder names.
 set -u
 bin=$1
+case $bin in /*) ;; *) bin=$PWD/$bin ;; esac # the spec runs in the new folder
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fails=0
