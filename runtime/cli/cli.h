@@ -11,6 +11,8 @@ int cmd_replay(int argc, char **argv);
 int cmd_connect(int argc, char **argv);
 int cmd_serve(int argc, char **argv);
 int cmd_contest(int argc, char **argv);
+int cmd_new(int argc, char **argv);
+int cmd_lint(int argc, char **argv);
 
 #include <stddef.h>
 

@@ -23,6 +23,8 @@ static const command commands[] = {
     {"connect", cmd_connect, "play a Lua agent on an AIWolf server over TCP"},
     {"serve", cmd_serve, "host AIWolf games over TCP for agents in any language"},
     {"contest", cmd_contest, "play a contest between sandboxed entries, with a report"},
+    {"new", cmd_new, "create a folder with a new agent to start from, editor and test set-up"},
+    {"lint", cmd_lint, "check agent files for what would fail in a game, before a game does"},
 };
 
 static void usage(FILE *out)

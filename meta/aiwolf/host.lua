@@ -1,0 +1,96 @@
+---@meta
+-- aiwolf-lua: what the host (the aiwolf binary) hands a Lua agent, for
+-- lua-language-server (LuaLS). Annotations only: never required, never run
+-- by a game. The reference is docs/agents.md ("The agent API", "info and
+-- setting"); the host builds these tables in runtime/luahost/luaseat.c.
+
+---@alias aiwolf.Role "VILLAGER"|"SEER"|"MEDIUM"|"BODYGUARD"|"WEREWOLF"|"POSSESSED"|"FREEMASON"|"FOX"
+---@alias aiwolf.Species "HUMAN"|"WEREWOLF"
+---@alias aiwolf.Status "ALIVE"|"DEAD"
+---@alias aiwolf.Preset "aiwolf"|"seed2015"|"regulation"
+
+---One talk or whisper of the day.
+---@class aiwolf.Talk
+---@field agent integer who said it
+---@field day integer
+---@field idx integer the day's talk number from 0 (the ID of `AGREE TALK day1 ID:3`)
+---@field turn integer the talk turn
+---@field text string what was logged: the agent's text if it was valid, else `Skip`
+---@field parsed? aiwolf.Sentence the host's parse of `text`; absent when the host replaced the text
+
+---One vote (or attack vote).
+---@class aiwolf.Vote
+---@field agent integer who voted
+---@field day integer
+---@field target integer for whom
+
+---A divination or medium result.
+---@class aiwolf.Judge
+---@field agent integer the seer or medium
+---@field day integer
+---@field target integer
+---@field result aiwolf.Species
+
+---The game as the agent sees it: a new table for every call (treat it as read-only).
+---@class aiwolf.Info
+---@field agent integer own number (agents are 1..N)
+---@field day integer current day (0 is the first night)
+---@field role aiwolf.Role own role
+---@field statusMap aiwolf.Status[] every agent 1..N: "ALIVE" or "DEAD" (`#info.statusMap` is N)
+---@field roleMap table<integer, aiwolf.Role> own role; a werewolf also sees the other werewolves; at finish everyone's
+---@field remainTalkMap table<integer, integer> talks left today; empty at night
+---@field remainWhisperMap table<integer, integer> whispers left today; empty for non-werewolves
+---@field existingRoleList aiwolf.Role[] the roles in this game, sorted by name
+---@field talkList aiwolf.Talk[] today's talks in order (the same table grows during the day: do not modify it)
+---@field whisperList aiwolf.Talk[] today's whispers (werewolves; empty for others)
+---@field voteList aiwolf.Vote[] the final vote round of the previous day
+---@field latestVoteList aiwolf.Vote[] the latest vote round today (during a revote and the night)
+---@field executedAgent? integer the agent executed the previous day
+---@field latestExecutedAgent? integer the agent executed today (at night)
+---@field lastDeadAgentList integer[] agents killed by the werewolves last night (empty if the attack failed)
+---@field divineResult? aiwolf.Judge seer: the latest result
+---@field mediumResult? aiwolf.Judge medium: the latest result
+---@field attackedAgent? integer werewolves: last night's attack target
+---@field attackVoteList aiwolf.Vote[] werewolves: the attack votes
+---@field latestAttackVoteList aiwolf.Vote[] werewolves: the latest attack votes
+---@field guardedAgent? integer bodyguard: last night's guard
+
+---The game's rules, given to `initialize` only.
+---@class aiwolf.Setting
+---@field playerNum integer number of agents
+---@field roleNumMap table<aiwolf.Role, integer> how many of each role (0 for absent ones)
+---@field maxTalk integer real talks per agent per day
+---@field maxTalkTurn integer talk turns per day
+---@field maxWhisper integer real whispers per agent per day
+---@field maxWhisperTurn integer whisper turns per day
+---@field maxSkip integer consecutive Skips allowed before one counts as Over
+---@field maxRevote integer revotes after a tie
+---@field maxAttackRevote integer attack revotes after a tie
+---@field enableNoAttack boolean the werewolves may skip the attack
+---@field enableNoExecution boolean the vote may end with no execution
+---@field enableRoleRequest boolean always false
+---@field talkOnFirstDay boolean
+---@field votableInFirstDay boolean always false
+---@field voteVisible boolean
+---@field whisperBeforeRevote boolean
+---@field validateUtterance boolean
+---@field timeLimit integer time per call in milliseconds
+---@field randomSeed integer this agent's own seed for the game (its math.random starts from it)
+---@field preset aiwolf.Preset
+---@field talkMode "turns"|"rounds"
+
+---The methods the game calls on an agent (every one is optional). The host
+---calls them with `:`, so `self` is the agent's table; it looks them up with
+---`__index`, so they may be inherited (see `aiwolf.agent`).
+---@class aiwolf.AgentMethods
+---@field getName? fun(self): string once, when the seat is set up: the name in records and logs
+---@field initialize? fun(self, info: aiwolf.Info, setting: aiwolf.Setting) once, at the start of the game
+---@field update? fun(self, info: aiwolf.Info) before every other call except initialize and getName
+---@field dayStart? fun(self) at the start of each day (day 0 included), after update
+---@field talk? fun(self): string? each talk turn: a protocol 3.6 sentence; nil means Skip
+---@field whisper? fun(self): string? werewolves, each whisper turn; nil means Skip
+---@field vote? fun(self): integer? each vote round: an agent number
+---@field divine? fun(self): integer? seer, every night
+---@field guard? fun(self): integer? bodyguard, every night from day 1
+---@field attack? fun(self): integer? werewolves, every night from day 1
+---@field finish? fun(self) once, when the game is over (update saw every role first)

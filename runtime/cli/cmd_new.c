@@ -1,0 +1,298 @@
+/* cmd_new: `aiwolf new NAME` creates a folder with an agent to start from
+ * (templates/agent/), the LuaLS annotation library (meta/), a luacheck
+ * configuration made from the sandbox's own globals (lualint) and a busted
+ * spec. The templates are compiled into the binary, so the folder works
+ * without this repository. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli.h"
+#include "lualint.h"
+#include "luamods.h"
+
+#ifndef AIWOLF_VERSION
+#define AIWOLF_VERSION "dev"
+#endif
+
+extern const aw_luamod aw_agent_templates[];
+extern const aw_luamod aw_meta_files[];
+
+#define META_DIR ".aiwolf-meta"
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: aiwolf new [--role-aware] [--dir PARENT] NAME\n"
+            "\n"
+            "Creates the folder NAME (in PARENT, default the current folder) with a new\n"
+            "agent to start from:\n"
+            "  main.lua                a commented agent that plays sensibly, built on\n"
+            "                          require \"aiwolf.agent\" (docs/agents.md)\n"
+            "  spec/NAME_spec.lua      a busted spec: lints the agent and plays games of it\n"
+            "                          with the aiwolf binary (AIWOLF_BIN, else aiwolf on\n"
+            "                          the PATH), checking that no call faults\n"
+            "  .luarc.json             lua-language-server settings: Lua 5.4, no io/debug,\n"
+            "                          and the annotations below as a library\n"
+            "  " META_DIR "/aiwolf/    annotations (---@meta) of the agent's methods, info,\n"
+            "                          setting, aiwolf.agent and aiwolf.protocol\n"
+            "  .luacheckrc             luacheck settings: exactly the sandbox's globals\n"
+            "\n"
+            "NAME is a plain folder name: letters, digits, '_', '-' and '.', not starting\n"
+            "with '.' or '-', at most 64 characters. An existing NAME is never touched.\n"
+            "\n"
+            "options:\n"
+            "  --role-aware    main.lua has a part for each role (seer, medium, bodyguard,\n"
+            "                  werewolf, possessed, villager) instead of one for all\n"
+            "  --dir PARENT    create NAME inside PARENT (which must exist)\n"
+            "  -h, --help      show this help\n"
+            "\n"
+            "Then: aiwolf play NAME/main.lua NAME/main.lua; aiwolf lint NAME/main.lua;\n"
+            "(cd NAME && busted). See README.md, \"Write your own agent\".\n"
+            "\n"
+            "exit status: 0 created, 1 NAME exists or a file could not be written,\n"
+            "             2 bad usage or a bad NAME\n");
+}
+
+static const char *bad_name(const char *name)
+{
+    size_t n = strlen(name);
+    if (n == 0)
+        return "it is empty";
+    if (n > 64)
+        return "it is longer than 64 characters";
+    if (name[0] == '.' || name[0] == '-')
+        return "it starts with '.' or '-'";
+    for (size_t i = 0; i < n; i++) {
+        char c = name[i];
+        if (c == '/')
+            return "it has a '/' (use --dir PARENT for the folder to create it in)";
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-' ||
+              c == '.'))
+            return "only letters, digits, '_', '-' and '.' are allowed";
+    }
+    return NULL;
+}
+
+static const aw_luamod *template_named(const char *name)
+{
+    for (const aw_luamod *m = aw_agent_templates; m->name; m++)
+        if (strcmp(m->name, name) == 0)
+            return m;
+    return NULL;
+}
+
+/* text with {{NAME}} and {{CLASS}} replaced */
+static void expand(aw_buf *out, const char *text, size_t len, const char *name, const char *cls)
+{
+    const char *p = text, *end = text + len;
+    while (p < end) {
+        const char *q = strstr(p, "{{");
+        if (!q || q >= end) {
+            aw_buf_add(out, p, (size_t)(end - p));
+            break;
+        }
+        aw_buf_add(out, p, (size_t)(q - p));
+        if (strncmp(q, "{{NAME}}", 8) == 0) {
+            aw_buf_adds(out, name);
+            p = q + 8;
+        } else if (strncmp(q, "{{CLASS}}", 9) == 0) {
+            aw_buf_adds(out, cls);
+            p = q + 9;
+        } else {
+            aw_buf_add(out, q, 2);
+            p = q + 2;
+        }
+    }
+}
+
+/* Writes a new file (never replacing one); 0 or -1 with a message. */
+static int write_new(const char *dir, const char *rel, const char *data, size_t len)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/%s", dir, rel);
+    FILE *f = fopen(path, "wx");
+    if (!f) {
+        fprintf(stderr, "aiwolf new: cannot create %s: %s\n", path, strerror(errno));
+        return -1;
+    }
+    size_t w = fwrite(data, 1, len, f);
+    if (fclose(f) != 0 || w != len) {
+        fprintf(stderr, "aiwolf new: cannot write %s\n", path);
+        return -1;
+    }
+    return 0;
+}
+
+static int make_dir(const char *dir, const char *rel)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/%s", dir, rel);
+    if (mkdir(path, 0777) != 0) {
+        fprintf(stderr, "aiwolf new: cannot create the folder %s: %s\n", path, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+static const char luarc[] =
+    "{\n"
+    "  \"$schema\": \"https://raw.githubusercontent.com/LuaLS/vscode-lua/master/setting/schema.json\",\n"
+    "  \"runtime.version\": \"Lua 5.4\",\n"
+    "  \"runtime.builtin\": {\"io\": \"disable\", \"debug\": \"disable\"},\n"
+    "  \"workspace.library\": [\"" META_DIR "\"],\n"
+    "  \"workspace.checkThirdParty\": false,\n"
+    "  \"diagnostics.globals\": []\n"
+    "}\n";
+
+static int write_luacheckrc(const char *dir)
+{
+    aw_buf b;
+    aw_buf_init(&b);
+    aw_buf_adds(&b, "-- luacheck settings for this agent, made by `aiwolf new` (aiwolf-lua " AIWOLF_VERSION ").\n"
+                    "-- The standard below lists exactly the globals of the agents' sandbox and\n"
+                    "-- the fields of its libraries (docs/sandbox.md): no io, debug, dofile,\n"
+                    "-- loadfile; os has clock, time, date and difftime only; no string.dump.\n"
+                    "-- So `luacheck .` flags globals you set, names you misspell and library\n"
+                    "-- functions a game does not have. (`aiwolf lint main.lua` checks much of\n"
+                    "-- this without luacheck; luacheck adds unused and shadowed variables.)\n");
+    aw_error err;
+    if (aw_lualint_luacheck_std(&b, &err) < 0) {
+        fprintf(stderr, "aiwolf new: %s\n", err.msg);
+        aw_buf_free(&b);
+        return -1;
+    }
+    aw_buf_adds(&b, "std = \"aiwolf_sandbox\"\n"
+                    "max_line_length = 120\n"
+                    "exclude_files = {\"" META_DIR "/**\"}\n"
+                    "-- the specs run under plain Lua 5.4 with busted, outside the sandbox\n"
+                    "files[\"spec/**/*.lua\"] = {std = \"lua54+busted\"}\n");
+    int rc = write_new(dir, ".luacheckrc", b.data, b.len);
+    aw_buf_free(&b);
+    return rc;
+}
+
+int cmd_new(int argc, char **argv)
+{
+    const char *name = NULL, *parent = ".";
+    bool roles = false;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            usage(stdout);
+            return 0;
+        } else if (strcmp(a, "--role-aware") == 0) {
+            roles = true;
+        } else if (strcmp(a, "--dir") == 0 || strncmp(a, "--dir=", 6) == 0) {
+            if (a[5] == '=') {
+                parent = a + 6;
+            } else if (i + 1 < argc) {
+                parent = argv[++i];
+            } else {
+                fprintf(stderr, "aiwolf new: --dir needs a folder (aiwolf new --help)\n");
+                return 2;
+            }
+        } else if (a[0] == '-' && a[1]) {
+            fprintf(stderr, "aiwolf new: unknown option '%s' (aiwolf new --help)\n", a);
+            return 2;
+        } else if (name) {
+            fprintf(stderr, "aiwolf new: give one NAME, not '%s' and '%s' (aiwolf new --help)\n", name, a);
+            return 2;
+        } else {
+            name = a;
+        }
+    }
+    if (!name) {
+        fprintf(stderr, "aiwolf new: no NAME given: aiwolf new NAME creates the folder NAME (aiwolf new --help)\n");
+        return 2;
+    }
+    const char *why = bad_name(name);
+    if (why) {
+        fprintf(stderr, "aiwolf new: '%s' is not a plain folder name: %s\n", name, why);
+        return 2;
+    }
+    struct stat st;
+    if (stat(parent, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        fprintf(stderr, "aiwolf new: --dir %s: no such folder\n", parent);
+        return 2;
+    }
+    char dir[4096];
+    if (strcmp(parent, ".") == 0)
+        snprintf(dir, sizeof dir, "%s", name);
+    else
+        snprintf(dir, sizeof dir, "%s%s%s", parent, parent[strlen(parent) - 1] == '/' ? "" : "/", name);
+    if (lstat(dir, &st) == 0) {
+        fprintf(stderr, "aiwolf new: %s already exists: choose another NAME (nothing was changed)\n", dir);
+        return 1;
+    }
+    if (mkdir(dir, 0777) != 0) {
+        fprintf(stderr, "aiwolf new: cannot create the folder %s: %s\n", dir, strerror(errno));
+        return 1;
+    }
+
+    /* a Lua identifier for the annotations' class name */
+    char cls[80];
+    size_t k = 0;
+    if (name[0] >= '0' && name[0] <= '9')
+        k = (size_t)snprintf(cls, sizeof cls, "Agent_");
+    for (const char *p = name; *p && k + 1 < sizeof cls; p++)
+        cls[k++] = (*p == '-' || *p == '.') ? '_' : *p;
+    cls[k] = 0;
+
+    int rc = 0;
+    const aw_luamod *main_t = template_named(roles ? "main_roles" : "main");
+    const aw_luamod *spec_t = template_named("spec");
+    if (!main_t || !spec_t) {
+        fprintf(stderr, "aiwolf new: this binary was built without its templates\n");
+        return 1;
+    }
+    aw_buf b;
+    aw_buf_init(&b);
+    expand(&b, main_t->source, main_t->len, name, cls);
+    rc |= write_new(dir, "main.lua", b.data, b.len);
+    if (rc == 0)
+        rc |= make_dir(dir, "spec");
+    if (rc == 0) {
+        char rel[128];
+        snprintf(rel, sizeof rel, "spec/%s_spec.lua", name);
+        aw_buf_clear(&b);
+        expand(&b, spec_t->source, spec_t->len, name, cls);
+        rc |= write_new(dir, rel, b.data, b.len);
+    }
+    aw_buf_free(&b);
+    if (rc == 0)
+        rc |= write_new(dir, ".luarc.json", luarc, sizeof luarc - 1);
+    if (rc == 0)
+        rc |= write_luacheckrc(dir);
+    if (rc == 0)
+        rc |= make_dir(dir, META_DIR);
+    /* the annotation library, folders first (aiwolf/agent.lua needs aiwolf/) */
+    for (const aw_luamod *m = aw_meta_files; rc == 0 && m->name; m++) {
+        char rel[300];
+        snprintf(rel, sizeof rel, META_DIR "/%s", m->path);
+        for (char *s = strchr(rel + sizeof META_DIR, '/'); s; s = strchr(s + 1, '/')) {
+            *s = 0;
+            char full[4400];
+            snprintf(full, sizeof full, "%s/%s", dir, rel);
+            if (stat(full, &st) != 0)
+                rc |= make_dir(dir, rel);
+            *s = '/';
+        }
+        if (rc == 0)
+            rc |= write_new(dir, rel, m->source, m->len);
+    }
+    if (rc != 0) {
+        fprintf(stderr, "aiwolf new: %s is incomplete: remove it and try again\n", dir);
+        return 1;
+    }
+    printf("created %s/ with main.lua, spec/%s_spec.lua, .luarc.json, .luacheckrc, " META_DIR "/\n"
+           "next:\n"
+           "  aiwolf play %s/main.lua %s/main.lua          # one game, printed\n"
+           "  aiwolf lint %s/main.lua                      # checks before a game\n"
+           "  aiwolf play --games 200 --watch %s/main.lua OTHER.lua   # edit while it plays\n"
+           "  cd %s && busted                              # the spec (needs lua-busted)\n",
+           dir, name, dir, dir, dir, dir, dir);
+    return 0;
+}
