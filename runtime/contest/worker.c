@@ -318,7 +318,6 @@ int aw_contest_worker(const aw_worker_opts *o, FILE *in, FILE *out)
              * all, with room for a loaded machine and the batch's other
              * children sharing the cores. */
             co.wall_ms = 20 * o->budget_ms < 2000 ? 2000 : 20 * o->budget_ms;
-            co.base = base;
             co.read_dir = o->read_dirs[e];
             co.validate = hooks.validate;
             co.free_parsed = hooks.free_parsed;
