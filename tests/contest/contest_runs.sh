@@ -17,7 +17,7 @@
 set -eu
 bin=$1
 tmp=$(mktemp -d)
-trap 'pkill -KILL -f "$tmp" 2>/dev/null; rm -rf "$tmp"' EXIT
+trap 'pkill -KILL -f "$tmp" 2>/dev/null || :; rm -rf "$tmp"' EXIT
 E="agents/random.lua agents/sample.lua agents/tutorial.lua tests/contest/entries/crash tests/contest/entries/garbage tests/contest/entries/broken"
 run() { out=$1; shift; "$bin" contest --quiet --games-per-entry 60 --seed 42 --out "$tmp/$out" "$@" $E 2> "$tmp/$out.err"; }
 games() { cut -f1-12 "$tmp/$1/games.tsv"; }
