@@ -45,7 +45,6 @@ static aw_seat *new_seat(kind k, bool isolated, const aw_settings *set, uint64_t
         aw_childseat_opts co;
         memset(&co, 0, sizeof co);
         co.budget_ms = set->time_limit_ms;
-        co.base = set;
         aw_game_opts hooks;
         memset(&hooks, 0, sizeof hooks);
         aw_talkhooks_game(&hooks);

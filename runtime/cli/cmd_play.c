@@ -155,14 +155,13 @@ static aw_seat *make_lua(void *ud, FILE *output, aw_error *err)
     return aw_luaseat_new(m->path, &lo, err);
 }
 
-static aw_seat *isolated_seat(const char *path, const aw_luaseat_opts *lo, const aw_settings *set, aw_error *err)
+static aw_seat *isolated_seat(const char *path, const aw_luaseat_opts *lo, aw_error *err)
 {
     aw_childseat_opts co;
     memset(&co, 0, sizeof co);
     co.budget_ms = lo->budget_ms;
     co.memory_bytes = lo->memory_bytes;
     co.output = lo->output;
-    co.base = set;
     /* The agent may read its own folder, where its modules are (as in
      * process: the Lua seat's module folder). */
     char dir[4096];
@@ -518,11 +517,11 @@ int cmd_play(int argc, char **argv)
     int rc = 0;
     for (int a = 1; a <= set.players; a++) {
         const char *path = agents[(a - 1) % nagents];
-        seats[a] = isolate ? isolated_seat(path, &lo, &set, &err) : aw_luaseat_new(path, &lo, &err);
+        seats[a] = isolate ? isolated_seat(path, &lo, &err) : aw_luaseat_new(path, &lo, &err);
         if (seats[a] && vs) {
             /* The mirror game: the other agent in this seat. */
             const char *other = agents[a % 2];
-            mirror[a] = isolate ? isolated_seat(other, &lo, &set, &err) : aw_luaseat_new(other, &lo, &err);
+            mirror[a] = isolate ? isolated_seat(other, &lo, &err) : aw_luaseat_new(other, &lo, &err);
         }
         if (!seats[a] || (vs && !mirror[a])) {
             fprintf(stderr, "aiwolf play: %s\n", err.msg);

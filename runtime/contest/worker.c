@@ -313,7 +313,6 @@ int aw_contest_worker(const aw_worker_opts *o, FILE *in, FILE *out)
             memset(&co, 0, sizeof co);
             co.budget_ms = o->budget_ms;
             co.memory_bytes = o->memory_bytes;
-            co.base = base;
             co.read_dir = o->read_dirs[e];
             co.validate = hooks.validate;
             co.free_parsed = hooks.free_parsed;

@@ -1,7 +1,7 @@
-/* childseat: an agent in a confined child process that speaks the official
- * wire format (see childseat.h). The host half encodes packets, enforces the
- * deadline with poll and judges what comes back; the child half decodes
- * packets into a client-side gameInfo and calls the inner seat.
+/* childseat: an agent in a confined child process (see childseat.h). The
+ * host half sends one ask frame per request (childframe.h), enforces the
+ * deadline with poll and judges the answer frame that comes back; the child
+ * half rebuilds the agent's view from the frames and calls the inner seat.
  *
  * Why fork and not posix_spawn of /proc/self/exe: the inner seat (the Lua
  * agent's source, its options, the protocol hooks) is already built in the
@@ -28,38 +28,32 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "childframe.h"
 #include "confine.h"
-#include "wire.h"
-#include "wireagent.h"
-#include "wireseat.h"
 
 
-#define REPLY_MAX_LINE 65536        /* longest reply line the host accepts */
-#define PACKET_MAX_LINE (64u << 20) /* longest packet the child accepts */
-#define OUTPUT_MAX (256u << 10)     /* agent output copied per request */
-#define REPORT_MAGIC 0x50525741u    /* "AWRP" */
-
-/* The child's report after each request. */
-typedef struct report {
-    uint32_t magic;
-    int32_t request;
-    int32_t fault; /* aw_fault_kind */
-    uint32_t msg_len;
-} report;
+#define REPLY_MAX 65536            /* longest reply text the host accepts */
+#define ASK_MAX (64u << 20)        /* longest ask frame the child accepts */
+#define OUTPUT_MAX (256u << 10)    /* agent output copied per request */
+/* The host's answer buffer: the longest valid frame and one byte more, so
+ * that bytes past a frame are always seen. */
+#define ANSWER_CAP (AW_CF_ANSWER_HEADER + AW_CF_MSG_MAX + REPLY_MAX + 1)
 
 typedef struct childseat {
     aw_seat base;
     aw_seat *inner;
     aw_childseat_opts opts;
-    aw_settings base_set;
     FILE *out;       /* the inner seat's output stream (see make) */
     char outbuf[4096];
 
     /* the running child */
     pid_t pid;
-    int wire, rep, outfd; /* host ends */
-    aw_wire_seat ws;      /* the wire's framing (packets out, the reply line in) */
-    aw_buf rbuf;   /* report bytes */
+    int sock, outfd;   /* host ends: the frames both ways; what the agent prints */
+    aw_cf_sent sent;   /* what the child holds of the view */
+    uint32_t seq;      /* of the last ask */
+    char *rbuf;        /* answer bytes (ANSWER_CAP) */
+    size_t rlen;
+    aw_cf_answer ans;  /* the last complete answer (its text points into rbuf) */
     aw_buf obuf;   /* output of the current request */
     size_t odropped;
     bool lost;     /* the child was killed in this game: substitutes until the next begin */
@@ -67,7 +61,7 @@ typedef struct childseat {
     char lost_msg[200];
 
     int agent;
-    uint64_t agent_seed; /* the seat's own seed (seat.h), sent as randomSeed */
+    uint64_t agent_seed; /* the seat's own seed (seat.h), sent with INITIALIZE */
     aw_buf pkt;
     char name[65];
     char *read_dir; /* owned copy of opts.read_dir */
@@ -78,10 +72,10 @@ typedef struct childseat {
     bool has_cpu_clock;
     clockid_t cpu_clock;    /* the child's process CPU-time clock */
     bool cpu_timed;         /* the current exchange has a CPU deadline */
-    uint64_t cpu_deadline;  /* of cpu_clock: twice the budget from when the packet was sent */
+    uint64_t cpu_deadline;  /* of cpu_clock: twice the budget from when the request was sent */
     uint64_t deadline;      /* of the wall clock: deadline_span from then */
     uint64_t deadline_span; /* 20x the budget (at least 2 s); without cpu_clock, twice the budget */
-    aw_req_kind pending; /* the request sent and not yet answered */
+    int pending;   /* the request sent and not yet answered */
 } childseat;
 
 static void set_fault(aw_seat_fault *f, aw_fault_kind k, const char *fmt, ...)
@@ -113,24 +107,69 @@ static int write_all(int fd, const void *p, size_t n)
     return 0;
 }
 
-static int send_report(int fd, int request, const aw_seat_fault *f)
+/* The inner seat as the child runs it. */
+typedef struct child_agent {
+    aw_seat *inner;
+    const char *name;  /* from begin; borrowed from the inner seat; NULL: it could not start */
+    aw_seat_fault begin_fault;
+    bool initialized;  /* an INITIALIZE has begun an instance (persistent children) */
+} child_agent;
+
+static void agent_begin(child_agent *a, int who, uint64_t seed)
 {
-    size_t len = f->kind == AW_FAULT_NONE ? 0 : strnlen(f->msg, sizeof f->msg);
-    report r = {REPORT_MAGIC, request, (int32_t)f->kind, (uint32_t)len};
-    char buf[sizeof r + sizeof f->msg];
-    memcpy(buf, &r, sizeof r);
-    memcpy(buf + sizeof r, f->msg, len);
-    return write_all(fd, buf, sizeof r + len);
+    a->begin_fault = (aw_seat_fault){AW_FAULT_NONE, ""};
+    a->name = a->inner->ops->begin(a->inner, who, seed, &a->begin_fault);
+}
+
+/* Asks the inner seat; fills the answer's parts. */
+static void agent_answer(childseat *c, child_agent *a, aw_cf_view *view, int request, aw_seat_fault *f, const char **text,
+                         size_t *len, int *target)
+{
+    *text = NULL;
+    *len = 0;
+    *target = AW_NO_AGENT;
+    if (request == AW_CF_REQ_NAME) {
+        *text = a->name;
+        *len = a->name ? strlen(a->name) : 0;
+        *f = a->begin_fault;
+        return;
+    }
+    /* A persistent child starts a fresh agent instance at each game's
+     * INITIALIZE (with the game's agent and the seed the frame brings), or
+     * keeps one instance from its first INITIALIZE on. */
+    if (request == AW_REQ_INITIALIZE && c->opts.persistent && (!c->opts.keep_instance || !a->initialized)) {
+        agent_begin(a, view->v.agent, view->seed);
+        a->initialized = true;
+    }
+    if (!a->name) {
+        set_fault(f, AW_FAULT_LOST, "the agent failed to load at the start of the game");
+        return;
+    }
+    aw_req_kind k = (aw_req_kind)request;
+    aw_seat_reply r = {NULL, 0, AW_NO_AGENT};
+    int rc = a->inner->ops->request(a->inner, k, &view->v, &view->set, &r, f);
+    if (rc == AW_SEAT_PENDING && a->inner->ops->wait)
+        rc = a->inner->ops->wait(a->inner, &r, f);
+    if (rc != 0 && f->kind == AW_FAULT_NONE)
+        f->kind = AW_FAULT_ERROR;
+    if (rc != 0 || f->kind != AW_FAULT_NONE || !aw_req_needs_reply(k))
+        return;
+    if (aw_req_wants_text(k)) {
+        *text = r.text;
+        *len = r.text ? r.len : 0;
+    } else {
+        *target = r.target;
+    }
 }
 
 /* The child's whole life; never returns. */
-static void child_main(childseat *c, int wire, int rep, int outfd)
+static void child_main(childseat *c, int sock, int outfd)
 {
     signal(SIGPIPE, SIG_IGN); /* a write to a closed host socket fails instead */
     /* Keep 0-2 harmless and out of the way of the kept descriptors. */
     int null = open("/dev/null", O_RDWR | O_CLOEXEC);
-    int *fds[3] = {&wire, &rep, &outfd};
-    for (int i = 0; i < 3; i++)
+    int *fds[2] = {&sock, &outfd};
+    for (int i = 0; i < 2; i++)
         if (*fds[i] >= 0 && *fds[i] < 3)
             *fds[i] = fcntl(*fds[i], F_DUPFD_CLOEXEC, 3);
     /* (Under AddressSanitizer stderr stays the host's, for its reports.) */
@@ -145,65 +184,76 @@ static void child_main(childseat *c, int wire, int rep, int outfd)
         close(outfd);
         outfd = fileno(c->out);
     }
-    int keep[3] = {wire, rep, outfd};
+    int keep[2] = {sock, outfd};
     aw_error err;
-    if (aw_confine(keep, outfd >= 0 ? 3 : 2, c->opts.read_dir, c->opts.memory_bytes, &err) < 0) {
-        aw_seat_fault f;
-        set_fault(&f, AW_FAULT_LOST, "cannot confine the agent's process: %.400s", err.msg);
-        write_all(wire, "\n", 1);
-        send_report(rep, AW_WIRE_REQ_NAME, &f);
-        _exit(3);
-    }
+    aw_seat_fault confine_fault = {AW_FAULT_NONE, ""};
+    if (aw_confine(keep, outfd >= 0 ? 2 : 1, c->opts.read_dir, c->opts.memory_bytes, &err) < 0)
+        set_fault(&confine_fault, AW_FAULT_LOST, "cannot confine the agent's process: %.400s", err.msg);
 
-    /* From here on, everything runs under the filter. */
-    aw_wire_agent wa;
-    aw_wire_agent_init(&wa, c->inner, &c->base_set);
-    /* A persistent child starts a fresh agent instance at each game's
-     * INITIALIZE, or keeps one instance from its first INITIALIZE on. */
-    wa.begin_at_initialize = c->opts.persistent && !c->opts.keep_instance;
-    wa.begin_at_first_initialize = c->opts.persistent && c->opts.keep_instance;
-    wa.validate = c->opts.validate;
-    wa.free_parsed = c->opts.free_parsed;
-    aw_wire_agent_begin(&wa, c->agent, c->agent_seed);
-    aw_wire_reader in;
-    aw_wire_reader_init(&in, PACKET_MAX_LINE);
+    /* From here on, everything runs under the filter (or, when confinement
+     * failed, only the framing runs: the first answer says so and the child
+     * exits). */
+    child_agent a = {c->inner, NULL, {AW_FAULT_NONE, ""}, false};
+    if (confine_fault.kind == AW_FAULT_NONE)
+        agent_begin(&a, c->agent, c->agent_seed);
+    aw_cf_view view;
+    aw_cf_view_init(&view);
+    view.validate = c->opts.validate;
+    view.free_parsed = c->opts.free_parsed;
+    size_t cap = 65536, have = 0;
+    char *in = aw_xmalloc(cap);
     aw_buf out;
     aw_buf_init(&out);
-    char buf[65536];
     for (;;) {
-        const char *line;
-        size_t len;
-        int rc;
-        while ((rc = aw_wire_reader_next(&in, &line, &len)) == 0) {
-            ssize_t n = read(wire, buf, sizeof buf);
+        /* One ask frame: its header, then its payload. */
+        aw_cf_ask_header h;
+        size_t need = AW_CF_ASK_HEADER;
+        for (;;) {
+            if (have >= AW_CF_ASK_HEADER) {
+                if (aw_cf_ask_header_read(in, &h) < 0 || h.len > ASK_MAX)
+                    _exit(4);
+                need = AW_CF_ASK_HEADER + h.len;
+                if (need > cap) {
+                    while (cap < need)
+                        cap *= 2;
+                    in = aw_xrealloc(in, cap);
+                }
+                if (have >= need)
+                    break;
+            }
+            ssize_t n = read(sock, in + have, cap - have);
             if (n < 0 && errno == EINTR)
                 continue;
             if (n <= 0)
                 _exit(0); /* the host closed the game */
-            aw_wire_reader_feed(&in, buf, (size_t)n);
+            have += (size_t)n;
         }
-        if (rc < 0)
-            _exit(4);
-        int request = aw_wire_agent_take(&wa, line, len, &err);
-        if (request < 0)
+        if (aw_cf_view_apply(&view, in + AW_CF_ASK_HEADER, h.len, &err) < 0)
             _exit(5);
+        memmove(in, in + need, have - need);
+        have -= need;
 
         aw_seat_fault f = {AW_FAULT_NONE, ""};
-        aw_buf_clear(&out);
-        bool reply = false;
-        if (!(c->opts.child_hook && c->opts.child_hook(c->opts.hook_ud, request, wire, rep)))
-            aw_wire_agent_answer(&wa, request, &out, &reply, &f);
-        /* Output, then the report, then the reply: the host wakes up once,
-         * for the reply, and finds the rest already there. */
+        if (confine_fault.kind != AW_FAULT_NONE) {
+            aw_buf_clear(&out);
+            aw_cf_answer_encode(&out, h.request, h.seq, &confine_fault, NULL, 0, AW_NO_AGENT);
+            write_all(sock, out.data, out.len);
+            _exit(3);
+        }
+        if (c->opts.child_hook && c->opts.child_hook(c->opts.hook_ud, h.request, h.seq, sock))
+            continue;
+        const char *text;
+        size_t len;
+        int target;
+        agent_answer(c, &a, &view, h.request, &f, &text, &len, &target);
+        /* The output first, then the answer in one write: the host wakes
+         * up once, for the answer, and finds the output already there. */
         if (c->out)
             fflush(c->out);
-        if (send_report(rep, request, &f) < 0)
+        aw_buf_clear(&out);
+        aw_cf_answer_encode(&out, h.request, h.seq, &f, text, len, target);
+        if (write_all(sock, out.data, out.len) < 0)
             _exit(0);
-        if (reply) {
-            aw_buf_addc(&out, '\n');
-            if (write_all(wire, out.data, out.len) < 0)
-                _exit(0);
-        }
     }
 }
 
@@ -238,15 +288,13 @@ static void stop_child(childseat *c, char *why, size_t whylen)
         }
         c->pid = 0;
     }
-    if (c->wire >= 0)
-        close(c->wire);
-    if (c->rep >= 0)
-        close(c->rep);
+    if (c->sock >= 0)
+        close(c->sock);
     if (c->outfd >= 0)
         close(c->outfd);
-    c->wire = c->rep = c->outfd = -1;
-    aw_wire_seat_reset(&c->ws, c->agent_seed);
-    aw_buf_clear(&c->rbuf);
+    c->sock = c->outfd = -1;
+    aw_cf_sent_reset(&c->sent);
+    c->rlen = 0;
 }
 
 /* Kills the child for good in this game and fills the fault. */
@@ -261,6 +309,14 @@ static int lose(childseat *c, aw_seat_fault *f, aw_fault_kind kind, const char *
     c->lost = true;
     snprintf(c->lost_msg, sizeof c->lost_msg, "%.190s", f->msg);
     return -1;
+}
+
+/* lose() with the fault the framing reported. */
+static int lose_with(childseat *c, aw_seat_fault *f)
+{
+    char what[sizeof f->msg];
+    snprintf(what, sizeof what, "%s", f->msg);
+    return lose(c, f, f->kind, what);
 }
 
 static void flush_output(childseat *c)
@@ -301,16 +357,6 @@ static void take_output(childseat *c)
     }
 }
 
-enum { WANT_LINE, WANT_REPORT };
-
-/* lose() with the fault the framing reported. */
-static int lose_with(childseat *c, aw_seat_fault *f)
-{
-    char what[sizeof f->msg];
-    snprintf(what, sizeof what, "%s", f->msg);
-    return lose(c, f, f->kind, what);
-}
-
 /* The child's CPU time, or 0 when it cannot be read. */
 static uint64_t child_cpu_ns(const childseat *c)
 {
@@ -329,8 +375,7 @@ static int past_deadline(childseat *c, const char *what, char *m, size_t cap, in
     uint64_t now = aw_now_ns();
     if (now >= c->deadline) {
         if (c->cpu_timed)
-            snprintf(m, cap, "%s within %d ms (the wall-clock bound)", what,
-                     (int)(c->deadline_span / 1000000u));
+            snprintf(m, cap, "%s within %d ms (the wall-clock bound)", what, (int)(c->deadline_span / 1000000u));
         else
             snprintf(m, cap, "%s within %d ms (twice the budget)", what, 2 * c->budget_ms);
         return 1;
@@ -348,81 +393,57 @@ static int past_deadline(childseat *c, const char *what, char *m, size_t cap, in
     return 0;
 }
 
-/* Waits for the reply line or a whole report frame until the deadline. */
-static int await(childseat *c, int want, int request, aw_seat_fault *f)
+/* Waits for the whole answer frame to the last ask until the deadline.
+ * Reads before it polls: in a batch, most children have answered by the
+ * time the host gets to them. */
+static int await(childseat *c, int request, aw_seat_fault *f)
 {
-    char buf[65536];
-    const char *rname = aw_wire_request_name(request);
+    const char *rname = aw_cf_request_name(request);
     for (;;) {
-        if (want == WANT_LINE) {
-            if (!aw_wire_seat_awaiting(&c->ws))
-                return 0;
-        } else if (c->rbuf.len >= sizeof(report)) {
-            report r;
-            memcpy(&r, c->rbuf.data, sizeof r);
-            if (r.magic != REPORT_MAGIC || r.request != request || r.fault < AW_FAULT_NONE || r.fault > AW_FAULT_LOST ||
-                r.msg_len >= sizeof f->msg || (r.fault == AW_FAULT_NONE && r.msg_len))
-                return lose(c, f, AW_FAULT_REPLY, "garbage on the report channel");
-            if (c->rbuf.len >= sizeof r + r.msg_len) {
-                if (c->rbuf.len > sizeof r + r.msg_len)
-                    return lose(c, f, AW_FAULT_REPLY, "unexpected bytes on the report channel");
-                f->kind = (aw_fault_kind)r.fault;
-                memcpy(f->msg, c->rbuf.data + sizeof r, r.msg_len);
-                f->msg[r.msg_len] = '\0';
-                /* Only printable bytes reach the log. */
-                for (char *m = f->msg; *m; m++)
-                    if ((unsigned char)*m < 0x20 || *m == 0x7f)
-                        *m = '?';
-                aw_buf_clear(&c->rbuf);
+        if (c->rlen) {
+            long n = aw_cf_answer_parse(c->rbuf, c->rlen, request, c->seq, REPLY_MAX, &c->ans, f);
+            if (n < 0)
+                return lose_with(c, f);
+            if (n > 0) {
+                if ((size_t)n != c->rlen) {
+                    char m[96];
+                    snprintf(m, sizeof m, "%s: unexpected bytes on the wire after the answer", rname);
+                    return lose(c, f, AW_FAULT_REPLY, m);
+                }
                 return 0;
             }
+        }
+        ssize_t n = take(c->sock, c->rbuf + c->rlen, ANSWER_CAP - c->rlen);
+        if (n == 0) {
+            char m[64];
+            snprintf(m, sizeof m, "%s: connection closed", rname);
+            return lose(c, f, AW_FAULT_LOST, m);
+        }
+        if (n > 0) {
+            c->rlen += (size_t)n;
+            continue;
         }
         char why[120], late[160];
         int ms;
-        if (past_deadline(c, want == WANT_LINE ? "answer" : "report", why, sizeof why, &ms)) {
+        if (past_deadline(c, "answer", why, sizeof why, &ms)) {
             snprintf(late, sizeof late, "%s: no %s", rname, why);
             return lose(c, f, AW_FAULT_TIMEOUT, late);
         }
-        struct pollfd p[3] = {{c->wire, POLLIN, 0}, {c->rep, POLLIN, 0}, {c->outfd, POLLIN, 0}};
-        int pr = poll(p, c->outfd >= 0 ? 3 : 2, ms);
+        struct pollfd p[2] = {{c->sock, POLLIN, 0}, {c->outfd, POLLIN, 0}};
+        int pr = poll(p, c->outfd >= 0 ? 2 : 1, ms);
         if (pr < 0 && errno != EINTR)
             return lose(c, f, AW_FAULT_LOST, "poll failed");
-        if (pr <= 0)
-            continue;
-        if (c->outfd >= 0 && (p[2].revents & (POLLIN | POLLHUP | POLLERR)))
+        if (pr > 0 && c->outfd >= 0 && (p[1].revents & (POLLIN | POLLHUP | POLLERR)))
             take_output(c);
-        if (p[0].revents & (POLLIN | POLLHUP | POLLERR)) {
-            ssize_t n = take(c->wire, buf, sizeof buf);
-            if (n == 0) {
-                char m[64];
-                snprintf(m, sizeof m, "%s: connection closed", rname);
-                return lose(c, f, AW_FAULT_LOST, m);
-            }
-            if (n > 0 && aw_wire_seat_feed(&c->ws, buf, (size_t)n, f) < 0)
-                return lose_with(c, f);
-        }
-        if (p[1].revents & (POLLIN | POLLHUP | POLLERR)) {
-            ssize_t n = take(c->rep, buf, sizeof buf);
-            if (n == 0) {
-                char m[64];
-                snprintf(m, sizeof m, "%s: connection closed", rname);
-                return lose(c, f, AW_FAULT_LOST, m);
-            }
-            if (n > 0) {
-                aw_buf_add(&c->rbuf, buf, (size_t)n);
-                if (c->rbuf.len > sizeof(report) + sizeof f->msg)
-                    return lose(c, f, AW_FAULT_REPLY, "flood on the report channel");
-            }
-        }
     }
 }
 
-/* Sends one packet line, within the deadline. */
-static int send_line(childseat *c, const aw_buf *b, aw_seat_fault *f)
+/* Sends one ask frame, within the deadline. */
+static int send_frame(childseat *c, const aw_buf *b, aw_seat_fault *f)
 {
     size_t off = 0;
     while (off < b->len) {
-        ssize_t n = send(c->wire, b->data + off, b->len - off, MSG_NOSIGNAL | MSG_DONTWAIT);
+        ssize_t n = send(c->sock, b->data + off, b->len - off, MSG_NOSIGNAL | MSG_DONTWAIT);
         if (n > 0) {
             off += (size_t)n;
             continue;
@@ -430,12 +451,12 @@ static int send_line(childseat *c, const aw_buf *b, aw_seat_fault *f)
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK)
-            return lose(c, f, AW_FAULT_LOST, "the packet could not be sent");
+            return lose(c, f, AW_FAULT_LOST, "the request could not be sent");
         char why[120];
         int ms;
         if (past_deadline(c, "reading", why, sizeof why, &ms))
             return lose(c, f, AW_FAULT_TIMEOUT, "the agent's process stopped reading");
-        struct pollfd p[2] = {{c->wire, POLLOUT, 0}, {c->outfd, POLLIN, 0}};
+        struct pollfd p[2] = {{c->sock, POLLOUT, 0}, {c->outfd, POLLIN, 0}};
         if (poll(p, c->outfd >= 0 ? 2 : 1, ms) > 0 &&
             c->outfd >= 0 && (p[1].revents & POLLIN))
             take_output(c);
@@ -443,14 +464,11 @@ static int send_line(childseat *c, const aw_buf *b, aw_seat_fault *f)
     return 0;
 }
 
-/* One exchange: the packet, the reply line if the request has one, the
- * report. */
 /* One exchange, in two halves so that a batch's requests can all be on
  * their way before the first answer is awaited: exchange_send writes the
- * packet (and starts the deadline), exchange_finish awaits the reply line
- * if the request has one, then the report. exchange_finish returns 0, 1
- * when the inner seat failed (the child is fine; *f says why), or -1 when
- * the child was lost. */
+ * ask frame (and starts the deadline), exchange_finish awaits the answer
+ * frame. exchange_finish returns 0, 1 when the inner seat failed (the child
+ * is fine; *f says why), or -1 when the child was lost. */
 static int exchange_send(childseat *c, int request, const aw_info *info, const aw_settings *set, int budget_ms,
                          aw_seat_fault *f)
 {
@@ -466,38 +484,24 @@ static int exchange_send(childseat *c, int request, const aw_info *info, const a
     c->deadline_span = cpu ? (budget_ns * 20 > 2000000000u ? budget_ns * 20 : 2000000000u) : budget_ns * 2;
     c->deadline = aw_now_ns() + c->deadline_span;
     c->cpu_deadline = cpu + budget_ns * 2;
-    /* Bytes the child sent since the last exchange are out of protocol; a
-     * child that died in between shows as the end of the stream. */
-    struct pollfd p = {c->wire, POLLIN, 0};
-    if (poll(&p, 1, 0) > 0 && (p.revents & (POLLIN | POLLHUP | POLLERR))) {
-        char one;
-        ssize_t n = recv(c->wire, &one, 1, MSG_PEEK | MSG_DONTWAIT);
-        if (n > 0)
-            return lose(c, f, AW_FAULT_REPLY, "unexpected bytes on the wire (a reply nobody asked for)");
-        if (n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) {
-            char m[64];
-            snprintf(m, sizeof m, "%s: connection closed", aw_wire_request_name(request));
-            return lose(c, f, AW_FAULT_LOST, m);
-        }
-    }
+    /* Whatever the child sent since its last answer is in the buffer or
+     * the socket: it cannot carry this ask's sequence number, so await
+     * finds it out of protocol. */
+    c->seq++;
+    c->pending = request;
     aw_buf_clear(&c->pkt);
-    if (aw_wire_seat_send(&c->ws, request, info, set, &c->pkt, f) < 0)
-        return f->kind == AW_FAULT_REPLY ? lose_with(c, f) : -1;
-    return send_line(c, &c->pkt, f);
+    aw_cf_ask_encode(&c->sent, request, c->seq, info, set, request == AW_REQ_INITIALIZE, c->agent_seed, &c->pkt);
+    return send_frame(c, &c->pkt, f);
 }
 
 static int exchange_finish(childseat *c, int request, aw_seat_fault *f)
 {
-    if (aw_wire_request_has_reply(request) && await(c, WANT_LINE, request, f) < 0)
+    if (await(c, request, f) < 0)
         return -1;
-    aw_seat_fault rf = {AW_FAULT_NONE, ""};
-    if (await(c, WANT_REPORT, request, &rf) < 0) {
-        *f = rf;
-        return -1;
-    }
+    c->rlen = 0; /* the answer's text stays readable until the next exchange */
     take_output(c);
-    if (rf.kind != AW_FAULT_NONE) {
-        *f = rf;
+    if (c->ans.fault.kind != AW_FAULT_NONE) {
+        *f = c->ans.fault;
         return 1; /* the inner seat failed; the child is fine */
     }
     return 0;
@@ -513,23 +517,15 @@ static int exchange(childseat *c, int request, const aw_info *info, const aw_set
 
 static int spawn(childseat *c, aw_seat_fault *f)
 {
-    int w[2], r[2], o[2] = {-1, -1};
+    int w[2], o[2] = {-1, -1};
     if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, w) != 0) {
         set_fault(f, AW_FAULT_LOST, "socketpair: %s", strerror(errno));
-        return -1;
-    }
-    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, r) != 0) {
-        set_fault(f, AW_FAULT_LOST, "socketpair: %s", strerror(errno));
-        close(w[0]);
-        close(w[1]);
         return -1;
     }
     if (c->out && socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, o) != 0) {
         set_fault(f, AW_FAULT_LOST, "socketpair: %s", strerror(errno));
         close(w[0]);
         close(w[1]);
-        close(r[0]);
-        close(r[1]);
         return -1;
     }
     pid_t parent = getpid();
@@ -539,7 +535,6 @@ static int spawn(childseat *c, aw_seat_fault *f)
         set_fault(f, AW_FAULT_LOST, "fork: %s", strerror(errno));
         for (int i = 0; i < 2; i++) {
             close(w[i]);
-            close(r[i]);
             if (o[i] >= 0)
                 close(o[i]);
         }
@@ -551,21 +546,20 @@ static int spawn(childseat *c, aw_seat_fault *f)
         if (getppid() != parent)
             _exit(0);
         close(w[0]);
-        close(r[0]);
         if (o[0] >= 0)
             close(o[0]);
-        child_main(c, w[1], r[1], o[1]);
+        child_main(c, w[1], o[1]);
         _exit(0);
     }
     close(w[1]);
-    close(r[1]);
     if (o[1] >= 0)
         close(o[1]);
     c->pid = pid;
     c->has_cpu_clock = clock_getcpuclockid(pid, &c->cpu_clock) == 0;
-    c->wire = w[0];
-    c->rep = r[0];
+    c->sock = w[0];
     c->outfd = o[0];
+    aw_cf_sent_reset(&c->sent);
+    c->rlen = 0;
     return 0;
 }
 
@@ -596,17 +590,15 @@ static const char *start_child(childseat *c, aw_seat_fault *f)
      * machine can make the start slow while no agent call is running yet. */
     int start_budget = 2 * budget_of(c, NULL) < 2500 ? 2500 : 2 * budget_of(c, NULL);
     aw_seat_fault ef = {AW_FAULT_NONE, ""};
-    int rc = exchange(c, AW_WIRE_REQ_NAME, NULL, NULL, start_budget, &ef);
+    int rc = exchange(c, AW_CF_REQ_NAME, NULL, NULL, start_budget, &ef);
     flush_output(c);
     if (rc < 0) {
         *f = ef;
         return NULL;
     }
-    aw_seat_reply r;
-    aw_wire_seat_reply(&c->ws, AW_WIRE_REQ_NAME, &r, f);
-    const char *text = r.text;
-    size_t len = r.len;
-    if (!text) {
+    const char *text = c->ans.text;
+    size_t len = c->ans.len;
+    if (!text || !len) {
         /* The inner seat could not start (its fault says why): the agent
          * sits out this game. */
         *f = ef;
@@ -633,16 +625,15 @@ static const char *seat_begin(aw_seat *base, int agent, uint64_t agent_seed, aw_
     c->agent = agent;
     c->agent_seed = agent_seed;
     if (c->opts.persistent && c->pid > 0 && !c->lost) {
-        /* The child plays on: the next packet (INITIALIZE) carries the whole
-         * gameInfo with this game's agent and seed, and starts the game's
+        /* The child plays on: the next frame (INITIALIZE) carries the whole
+         * view with this game's agent and seed, and starts the game's
          * agent instance in the child. */
-        aw_wire_seat_reset(&c->ws, agent_seed);
+        aw_cf_sent_reset(&c->sent);
         if (!c->named)
             snprintf(c->name, sizeof c->name, "Agent[%02d]", agent);
         return c->name;
     }
     stop_child(c, NULL, 0);
-    aw_wire_seat_reset(&c->ws, agent_seed);
     return start_child(c, f);
 }
 
@@ -655,7 +646,6 @@ int aw_childseat_ready(aw_seat *s, bool fresh, aw_seat_fault *f)
     /* The child's first instance starts with no game's seed; each game's
      * INITIALIZE brings its own. */
     c->agent_seed = 0;
-    aw_wire_seat_reset(&c->ws, 0);
     return start_child(c, f) ? 0 : -1;
 }
 
@@ -675,24 +665,23 @@ static int seat_request(aw_seat *base, aw_req_kind kind, const aw_info *info, co
         flush_output(c);
         return -1;
     }
-    c->pending = kind;
     return AW_SEAT_PENDING;
 }
 
 static int seat_wait(aw_seat *base, aw_seat_reply *reply, aw_seat_fault *f)
 {
     childseat *c = (childseat *)base;
-    aw_req_kind kind = c->pending;
+    aw_req_kind kind = (aw_req_kind)c->pending;
     int rc = exchange_finish(c, kind, f);
     flush_output(c);
     if (rc != 0)
         return -1;
     if (!aw_req_needs_reply(kind))
         return 0;
-    /* The child formats targets itself: anything else means it is not the
-     * child we started. */
-    if (aw_wire_seat_reply(&c->ws, (int)kind, reply, f) < 0)
-        return lose_with(c, f);
+    /* The text is borrowed from the answer buffer until the next call. */
+    reply->text = c->ans.text;
+    reply->len = c->ans.len;
+    reply->target = c->ans.target;
     return 0;
 }
 
@@ -700,8 +689,7 @@ static void seat_free(aw_seat *base)
 {
     childseat *c = (childseat *)base;
     stop_child(c, NULL, 0);
-    aw_wire_seat_free(&c->ws);
-    aw_buf_free(&c->rbuf);
+    free(c->rbuf);
     aw_buf_free(&c->obuf);
     aw_buf_free(&c->pkt);
     if (c->inner)
@@ -732,20 +720,12 @@ aw_seat *aw_childseat_new(aw_childseat_make make, void *make_ud, const aw_childs
 {
     childseat *c = aw_xcalloc(1, sizeof *c);
     c->base.ops = &child_ops;
-    c->wire = c->rep = c->outfd = -1;
+    c->sock = c->outfd = -1;
     if (opts)
         c->opts = *opts;
-    if (c->opts.base)
-        c->base_set = *c->opts.base;
-    else if (aw_settings_preset(&c->base_set, "aiwolf", 5, err) < 0) {
-        free(c);
-        return NULL;
-    }
-    c->opts.base = NULL;
     if (c->opts.read_dir)
         c->opts.read_dir = c->read_dir = aw_xstrdup(c->opts.read_dir);
-    aw_wire_seat_init(&c->ws, REPLY_MAX_LINE);
-    aw_buf_init(&c->rbuf);
+    c->rbuf = aw_xmalloc(ANSWER_CAP);
     aw_buf_init(&c->obuf);
     aw_buf_init(&c->pkt);
     if (c->opts.output) {

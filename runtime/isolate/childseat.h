@@ -1,13 +1,14 @@
 /* childseat: a seat whose agent runs in a child process, for contests. The
  * child is forked at the start of every game (before the engine deals the
  * roles, so its copy of the host's memory holds no secret of that game),
- * closes every descriptor but its three sockets, confines itself (resource
+ * closes every descriptor but its sockets, confines itself (resource
  * limits, no new privileges, a hand-written seccomp-BPF allow-list) and only
- * then starts the agent. From there it speaks the official AIWolf wire format
- * with the host over a socketpair: one JSON packet per line in, one reply
- * line out, so the agent sees exactly what an official TCP client sees. A
- * second socket carries a small binary report after every request (the
- * inner seat's fault, if any), a third what the agent prints.
+ * then starts the agent. From there host and child exchange compact binary
+ * frames over one socketpair (childframe.h): one ask per request (the
+ * agent's view, only what changed since the last one), one answer per
+ * request in one write (the inner seat's fault, the text or the target), so
+ * the agent sees exactly what it would see in process. A second socket,
+ * only when opts.output is set, carries what the agent prints.
  *
  * The host times every request and gives the child twice the budget; on a
  * time-out, a broken or unexpected byte stream, or the child's death it kills
@@ -17,7 +18,7 @@
  * game forks a fresh child. A crash of Lua (or of anything in the child)
  * takes down only that agent.
  *
- * Uses confine, wire, seat, view, settings, util and Linux (fork,
+ * Uses childframe, confine, seat, view, settings, util and Linux (fork,
  * socketpair, poll). See docs/isolation.md.
  *
  * Ownership: aw_childseat_new takes ownership of the inner seat that `make`
@@ -47,8 +48,6 @@ typedef struct aw_childseat_opts {
     size_t memory_bytes;    /* the agent's memory cap (0: 64 MiB); the child's address space may grow by
                                this plus 256 MiB */
     FILE *output;           /* where the host copies what the agent prints, or NULL */
-    const aw_settings *base; /* what the child assumes for the settings the wire does not carry
-                                (copied; NULL: the aiwolf preset) */
     const char *read_dir;   /* a folder the agent may read files beneath (its modules), enforced with
                                Landlock; NULL, or a kernel without Landlock: no file can be opened
                                (copied) */
@@ -56,11 +55,12 @@ typedef struct aw_childseat_opts {
      * free_parsed hooks, as in aw_game_opts); NULL: talks carry none. */
     aw_validate_fn *validate;
     void (*free_parsed)(void *ud, void *parsed);
-    /* Tests only. Runs in the child, confined, before each request reaches
-     * the inner seat; it may write to wire_fd (or report_fd) itself and
-     * return 1 to skip the inner seat (the child then writes no reply of its
-     * own). */
-    int (*child_hook)(void *ud, int request, int wire_fd, int report_fd);
+    /* Tests only. Runs in the child, confined, before each request (with
+     * the ask's sequence number) reaches the inner seat; it may write raw
+     * bytes or frames (childframe.h) to fd, the frames' socket, itself and
+     * return 1 to skip the inner seat (the child then writes no answer of
+     * its own). */
+    int (*child_hook)(void *ud, int request, unsigned seq, int fd);
     void *hook_ud;
     /* Keep the child across games (contests): begin forks only when no
      * child runs (the first game, or after the child was lost), and each

@@ -13,8 +13,8 @@
  * wire-protocol.md.
  *
  * Uses jansson (only this module includes it), engine/view/settings types and
- * util. Nothing here does I/O: the child seat (childseat.c) and a future TCP
- * client/server move the bytes.
+ * util. Nothing here does I/O: the TCP client and server (runtime/net) move the
+ * bytes. (Child seats use their own compact framing, childframe.h.)
  *
  * Ownership: an aw_wire_packet filled by aw_wire_decode owns everything it
  * points to (aw_wire_packet_free). An aw_wire_client owns its gameInfo;
@@ -119,7 +119,7 @@ typedef struct aw_wire_client {
     aw_wire_setting setting;
     /* Optional: called once for each talk/whisper that enters the client's
      * lists, to attach a parsed form (aw_talk.parsed); free_parsed releases
-     * it. Used by the child seat to hand agents the same parsed trees as the
+     * it. Used by the TCP client to hand agents the same parsed trees as the
      * in-process seat. */
     void (*parse)(void *ud, aw_talk *t);
     void (*free_parsed)(void *ud, void *parsed);

@@ -87,11 +87,8 @@ void aw_wire_agent_answer(aw_wire_agent *wa, int request, aw_buf *out, bool *has
         aw_buf_adds(out, wa->role ? wa->role : "none");
         return;
     }
-    if (request == AW_REQ_INITIALIZE &&
-        (wa->begin_at_initialize || (wa->begin_at_first_initialize && !wa->initialized))) {
+    if (request == AW_REQ_INITIALIZE && wa->begin_at_initialize)
         aw_wire_agent_begin(wa, wa->cl.info.v.agent, (uint64_t)wa->cl.setting.random_seed);
-        wa->initialized = true;
-    }
     aw_seat_reply r = {NULL, 0, AW_NO_AGENT};
     int src = -1;
     if (wa->begun && wa->name) {

@@ -2,9 +2,9 @@
  * agent (any seat) that is handed one packet line at a time and gives back
  * the reply line, if the request has one. It merges talk/whisper deltas into
  * the last gameInfo, answers NAME and ROLE, never answers the requests that
- * expect no answer, and writes targets as {"agentIdx":N}. A forked child
- * runs it over a socketpair (childseat.c); `aiwolf connect` will run it over
- * TCP. Uses wire, seat, settings, util.
+ * expect no answer, and writes targets as {"agentIdx":N}. The TCP client
+ * (`aiwolf connect`, netclient.c) runs it over its socket. Uses wire, seat,
+ * settings, util.
  *
  * Ownership: the inner seat is borrowed. aw_wire_agent_free releases what
  * the agent holds. */
@@ -28,16 +28,11 @@ typedef struct aw_wire_agent {
      * packet's agent and randomSeed), as over TCP where one connection plays
      * game after game. When false, the caller calls aw_wire_agent_begin once. */
     bool begin_at_initialize;
-    /* Whether the first INITIALIZE starts the inner seat (with the packet's
-     * agent and randomSeed) and later ones do not: one instance for game
-     * after game. */
-    bool begin_at_first_initialize;
     /* state */
     aw_wire_client cl;
     const char *name;   /* from the inner seat's begin; borrowed from it */
     aw_seat_fault begin_fault;
     bool begun;
-    bool initialized; /* an INITIALIZE has begun the inner seat */
 } aw_wire_agent;
 
 /* Sets up wa around inner (borrowed); base may be NULL (the aiwolf preset). */

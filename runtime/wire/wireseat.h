@@ -3,7 +3,7 @@
  * line to send (a full gameInfo or only the new talks, as the official
  * server decides); bytes that arrive become the awaited reply line, or a
  * fault (bytes nobody asked for, a line past the limit). The transport —
- * poll on a socketpair for a child (childseat.c), libuv for a TCP client —
+ * libuv for a TCP client (netserver.c) —
  * moves the bytes and keeps the deadline. Uses wire, seat, util.
  *
  * Ownership: aw_wire_seat_free releases what aw_wire_seat_init took. */

@@ -33,6 +33,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "childframe.h"
 #include "childseat.h"
 #include "confine.h"
 #include "cseat.h"
@@ -186,9 +187,21 @@ typedef struct hook {
 } hook;
 
 enum { H_NONE, H_CRASH, H_HANG, H_MEGABYTE, H_GARBAGE_VOTE, H_STRAY, H_FLOOD, H_EXIT, H_OPEN_WRITE, H_SOCKET,
-       H_FORK, H_BAD_REPORT, H_SLEEP, H_NMODES };
+       H_FORK, H_BAD_FRAME, H_DOUBLE, H_TEXT_NOTIFY, H_SLEEP, H_NMODES };
 
-static int child_hook(void *ud, int request, int wire, int report)
+/* Writes an answer frame as a (hostile) child would. */
+static void write_answer(int fd, int request, unsigned seq, const char *text, size_t len, int target)
+{
+    aw_buf b;
+    aw_buf_init(&b);
+    aw_seat_fault none = {AW_FAULT_NONE, ""};
+    aw_cf_answer_encode(&b, request, seq, &none, text, len, target);
+    ssize_t w = write(fd, b.data, b.len);
+    (void)w;
+    aw_buf_free(&b);
+}
+
+static int child_hook(void *ud, int request, unsigned seq, int fd)
 {
     hook *h = ud;
     switch (h->mode) {
@@ -212,31 +225,27 @@ static int child_hook(void *ud, int request, int wire, int report)
         if (request == AW_REQ_TALK) {
             static char mb[1 << 20];
             memset(mb, 'x', sizeof mb);
-            mb[sizeof mb - 1] = '\n';
-            ssize_t w = write(wire, mb, sizeof mb);
-            (void)w;
+            write_answer(fd, request, seq, mb, sizeof mb, AW_NO_AGENT);
             return 1;
         }
         return 0;
     case H_GARBAGE_VOTE:
         if (request == AW_REQ_VOTE) {
-            ssize_t w = write(wire, "{\"agentIdx\": 1}\n", 16);
-            (void)w;
+            write_answer(fd, request, seq, "{\"agentIdx\": 1}", 15, AW_NO_AGENT);
             return 1;
         }
         return 0;
     case H_STRAY:
-        if (request == AW_REQ_DAILY_INITIALIZE) {
-            ssize_t w = write(wire, "Skip\n", 5);
-            (void)w;
-        }
+        /* an answer to an earlier request, before the real one */
+        if (request == AW_REQ_DAILY_INITIALIZE)
+            write_answer(fd, AW_REQ_TALK, seq - 1, "Skip", 4, AW_NO_AGENT);
         return 0;
     case H_FLOOD:
         if (request == AW_REQ_DAILY_FINISH) {
             static char junk[1 << 16];
             memset(junk, 'j', sizeof junk);
             for (int i = 0; i < 160; i++) /* 10 MiB */
-                if (write(wire, junk, sizeof junk) < 0)
+                if (write(fd, junk, sizeof junk) < 0)
                     break;
         }
         return 0;
@@ -256,12 +265,26 @@ static int child_hook(void *ud, int request, int wire, int report)
         if (request == AW_REQ_TALK && fork() == 0)
             _exit(0);
         return 0;
-    case H_BAD_REPORT:
+    case H_BAD_FRAME:
         if (request == AW_REQ_DAILY_FINISH) {
-            /* a report frame from some other world, before the real one */
-            static const char junk[64] = "this is not a report frame, not even close.......";
-            ssize_t w = write(report, junk, sizeof junk);
+            /* the right magic, request and number, a fault kind from some other world */
+            aw_cf_answer_header a = {AW_CF_ANSWER_MAGIC, request, seq, 99, 0, 0, 0, AW_NO_AGENT};
+            ssize_t w = write(fd, &a, sizeof a);
             (void)w;
+            return 1;
+        }
+        return 0;
+    case H_DOUBLE:
+        /* a right answer, then the child's own: the second is a reply
+         * nobody asked for, whether the host reads both at once or the
+         * second at the next request */
+        if (request == AW_REQ_DAILY_INITIALIZE)
+            write_answer(fd, request, seq, NULL, 0, AW_NO_AGENT);
+        return 0;
+    case H_TEXT_NOTIFY:
+        if (request == AW_REQ_DAILY_INITIALIZE) {
+            write_answer(fd, request, seq, "hello", 5, AW_NO_AGENT);
+            return 1;
         }
         return 0;
     }
@@ -295,7 +318,6 @@ static void play(const aw_settings *s, uint64_t seed, bool isolated, hook *h, in
         aw_childseat_opts co;
         memset(&co, 0, sizeof co);
         co.budget_ms = budget_ms;
-        co.base = s;
         if (h && h->agent == a) {
             co.child_hook = child_hook;
             co.hook_ud = h;
@@ -365,7 +387,7 @@ static void determinism(void)
 static void hostile(void)
 {
     const char *names[] = {"none", "crash", "hang", "megabyte", "garbage-vote", "stray", "flood", "exit",
-                           "open-write", "socket", "fork", "bad-report", "sleep"};
+                           "open-write", "socket", "fork", "bad-frame", "double", "text-notify", "sleep"};
     /* the fault kind the events log must show, and a word of its message */
     const char *want[][2] = {{NULL, NULL},
                              {"lost", "signal 11"},
@@ -373,12 +395,14 @@ static void hostile(void)
                              {"reply", "longer than 64 KiB"},
                              {"reply", "agentIdx"},
                              {"reply", "unexpected bytes"},
-                             {"reply", "unexpected bytes"},
+                             {"reply", "garbage on the wire"},
                              {"lost", "exited with status 0"},
                              {"lost", "forbidden system call"},
                              {"lost", "forbidden system call"},
                              {"lost", "forbidden system call"},
-                             {"reply", "garbage on the report channel"},
+                             {"reply", "broken answer frame"},
+                             {"reply", "unexpected bytes"},
+                             {"reply", "a text reply where none is due"},
                              {"timeout", "no answer within 5000 ms (the wall-clock bound)"}};
     aw_settings s;
     CHECK(aw_settings_preset(&s, "aiwolf", 5, NULL) == 0);
@@ -444,7 +468,6 @@ static void restart(void)
     aw_childseat_opts co;
     memset(&co, 0, sizeof co);
     co.budget_ms = 200;
-    co.base = &s;
     aw_error err;
     aw_seat *seat = aw_childseat_new(make_random, &seed, &co, &err);
     aw_seat_fault f = {AW_FAULT_NONE, ""};
