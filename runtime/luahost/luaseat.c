@@ -402,17 +402,37 @@ static const char *method_for(aw_req_kind k)
     }
 }
 
-/* Reads the method's result without calling any of the agent's metamethods. */
+/* Reads the method's result. The only agent code it may run is the
+ * __tostring metamethod of a table returned by talk()/whisper() (a sentence
+ * of aiwolf.protocol: `return P.vote(3)`), called here inside the sandbox
+ * and under the call's budget; its result must be a real string. No other
+ * metamethod runs. */
 static void take_reply(lua_State *L, call_ctx *c, int idx)
 {
     const char *method = method_for(c->kind);
+    idx = lua_absindex(L, idx);
     int t = lua_type(L, idx);
     if (aw_req_wants_text(c->kind)) {
         if (t == LUA_TNIL)
             return;
+        if (t == LUA_TTABLE && luaL_getmetafield(L, idx, "__tostring") != LUA_TNIL) { /* raw lookup */
+            lua_pushvalue(L, idx);
+            lua_call(L, 1, 1); /* an error in it is the agent's error */
+            int rt = lua_type(L, -1);
+            if (rt != LUA_TSTRING) {
+                c->reply_fault = AW_FAULT_REPLY;
+                snprintf(c->reply_msg, sizeof c->reply_msg,
+                         "%s() returned a table whose __tostring gave a %s, not a string", method,
+                         lua_typename(L, rt));
+                return;
+            }
+            lua_replace(L, idx);
+            t = LUA_TSTRING;
+        }
         if (t != LUA_TSTRING) {
             c->reply_fault = AW_FAULT_REPLY;
-            snprintf(c->reply_msg, sizeof c->reply_msg, "%s() must return a string, not a %s", method,
+            snprintf(c->reply_msg, sizeof c->reply_msg,
+                     "%s() must return a string (or a sentence of aiwolf.protocol), not a %s", method,
                      lua_typename(L, t));
             return;
         }
