@@ -159,13 +159,14 @@ end
 -- Talk -----------------------------------------------------------------------
 
 -- A.tree(talk): the parsed tree of a talkList/whisperList entry: the host's
--- talk.parsed when present, else P.parse(talk.text) when the parser is
--- available, else nil (and a message).
+-- talk.parsed when present, else P.parse(talk.text, "lenient") when the
+-- parser is available (the game already accepted the text, under whatever
+-- mode it validates with), else nil (and a message).
 function A.tree(talk)
   if type(talk) ~= "table" then error("A.tree: expected a talk entry, got " .. tostring(talk), 2) end
   if talk.parsed then return talk.parsed end
   if type(talk.text) ~= "string" then return nil, "the talk has no text" end
-  return P.parse(talk.text)
+  return P.parse(talk.text, "lenient")
 end
 
 -- Operators whose operands the speaker asserts (states as true, or as its

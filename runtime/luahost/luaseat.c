@@ -350,6 +350,10 @@ static void push_setting(lua_State *L, const aw_settings *set, uint64_t seed)
     set_bool(L, "voteVisible", set->vote_visible);
     set_bool(L, "whisperBeforeRevote", set->whisper_before_revote);
     set_bool(L, "validateUtterance", set->validation != AW_VALIDATE_OFF);
+    lua_pushstring(L, set->validation == AW_VALIDATE_STRICT    ? "strict"
+                      : set->validation == AW_VALIDATE_LENIENT ? "lenient"
+                                                               : "off");
+    lua_setfield(L, -2, "validation");
     set_int(L, "timeLimit", set->time_limit_ms);
     set_int(L, "randomSeed", (lua_Integer)seed);
     lua_pushstring(L, set->preset);

@@ -30,4 +30,24 @@ if grep -q '"fault"' "$tmp/s.jsonl"; then fail "a sentence was taken for a fault
 grep -q '"fault":"reply","message":"talk() returned a table whose __tostring gave a number, not a string"' "$tmp/b.jsonl" ||
   fail "a __tostring giving a number was not a reply fault"
 
+# 3. P.parse checks as the game does: strict by default (like the default
+# preset's games and `aiwolf protocol`), lenient on request, and
+# setting.validation names the game's own mode.
+cat > "$tmp/parses.lua" <<'LUA'
+local P = require "aiwolf.protocol"
+return { initialize = function(self, info, setting)
+  print(string.format("default=%s lenient=%s game=%s mode=%s", tostring(P.parse("vote Agent1") ~= nil),
+    tostring(P.parse("vote Agent1", "lenient") ~= nil), tostring(P.parse("vote Agent1", setting.validation) ~= nil),
+    setting.validation))
+end }
+LUA
+"$bin" play --players 5 --seed 1 --agent-output "$tmp/parses.lua" agents/random.lua 2> "$tmp/p.err" > /dev/null ||
+  fail "play for P.parse failed"
+grep -q 'default=false lenient=true game=false mode=strict' "$tmp/p.err" || fail "P.parse is not strict by default: $(cat "$tmp/p.err")"
+"$bin" play --players 5 --seed 1 --preset seed2015 --agent-output "$tmp/parses.lua" agents/random.lua 2> "$tmp/p.err" > /dev/null ||
+  fail "play for P.parse (seed2015) failed"
+grep -q 'default=false lenient=true game=true mode=lenient' "$tmp/p.err" || fail "setting.validation is not the game's mode: $(cat "$tmp/p.err")"
+printf 'vote Agent1\n' | "$bin" protocol | grep -q '^invalid' || fail "aiwolf protocol accepts lenient text by default"
+printf 'vote Agent1\n' | "$bin" protocol --lenient | grep -q '^valid' || fail "aiwolf protocol --lenient refuses lenient text"
+
 echo "author loop: ok"
