@@ -50,4 +50,36 @@ grep -q 'default=false lenient=true game=true mode=lenient' "$tmp/p.err" || fail
 printf 'vote Agent1\n' | "$bin" protocol | grep -q '^invalid' || fail "aiwolf protocol accepts lenient text by default"
 printf 'vote Agent1\n' | "$bin" protocol --lenient | grep -q '^valid' || fail "aiwolf protocol --lenient refuses lenient text"
 
+# 4. A runtime error carries file:line and a short traceback of the agent's
+# own frames, on the same line; an error raised in a tail-called function
+# gets the position Lua still knows, marked "(tail call)".
+# 5. The fault names the agent's method: "update(): ...", "talk(): ...".
+mkdir "$tmp/tb"
+cat > "$tmp/tb/deep.lua" <<'LUA'
+local a = {}
+local function check(c, m) if not c then error(m, 2) end end
+local function deep3() local t = nil; return t.x + 1 end
+local function deep2() local v = deep3(); return v end
+local function deep1() local v = deep2(); return v end
+function a:talk() return check(false, "bad talk") end
+function a:vote() return assert(nil, "no vote") end
+function a:update(info) if info.day == 1 then local v = deep1(); return v end end
+function a:finish() while true do end end
+return a
+LUA
+"$bin" play --players 5 --seed 3 --budget 50 --events "$tmp/tb.jsonl" "$tmp/tb/deep.lua" agents/random.lua > "$tmp/tb.txt" ||
+  fail "play with a failing agent failed"
+f="$tmp/tb/deep.lua"
+grep -qF "! Agent[01] DAILY_INITIALIZE error: update(): $f:3: attempt to index a nil value (local 't') [traceback: $f:3, $f:4, $f:5, $f:8]" "$tmp/tb.txt" ||
+  fail "no traceback, or no method, for an error in update(): $(grep DAILY_INITIALIZE "$tmp/tb.txt" | head -1)"
+grep -qF "\"message\":\"update(): $f:3: attempt to index a nil value (local 't') [traceback: $f:3, $f:4, $f:5, $f:8]\"" "$tmp/tb.jsonl" ||
+  fail "the events do not carry the traceback"
+grep -qF "! Agent[01] TALK error: talk(): $f:2: bad talk [traceback: $f:2 (tail call)]" "$tmp/tb.txt" ||
+  fail "an error in a tail-called function lost its position: $(grep 'TALK error' "$tmp/tb.txt" | head -1)"
+grep -qF "! Agent[01] VOTE error: vote(): $f:7: no vote" "$tmp/tb.txt" ||
+  fail "assert in vote() has no position or method: $(grep 'VOTE error' "$tmp/tb.txt" | head -1)"
+grep -q '! Agent\[01\] FINISH timeout: finish(): time budget of 50 ms exceeded' "$tmp/tb.txt" ||
+  fail "a time-out does not name the method"
+if grep '^  !' "$tmp/tb.txt" | awk 'length > 600 { exit 1 }'; then :; else fail "a fault line is not bounded"; fi
+
 echo "author loop: ok"
