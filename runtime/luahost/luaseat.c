@@ -382,6 +382,7 @@ static void push_setting(lua_State *L, const aw_settings *set, uint64_t seed)
 
 #define TRACE_FRAMES 4   /* frames shown at most */
 #define TRACE_MSG_MAX 300 /* bytes of the error message kept before the traceback */
+#define TRACE_SCAN 32     /* frames looked at, from the innermost */
 
 /* Whether a frame runs in one of the agent's own files (the agent file and
  * its modules), not in the embedded library or in C. */
@@ -431,7 +432,9 @@ static int add_traceback(lua_State *L)
     int shown = 0, more = 0;
     char first[LUA_IDSIZE + 16] = "";
     lua_Debug ar;
-    for (int level = 1; lua_getstack(L, level, &ar); level++) {
+    /* lua_getstack walks from the top: a bounded scan stays cheap even
+     * under a stack overflow hundreds of thousands of frames deep. */
+    for (int level = 1; level <= TRACE_SCAN && lua_getstack(L, level, &ar); level++) {
         if (!lua_getinfo(L, "Slt", &ar) || !own_frame(&ar))
             continue;
         if (shown == TRACE_FRAMES) {
