@@ -170,6 +170,15 @@ static const char *agent_label(const aw_state *st, int a, char *buf, size_t n)
     return buf;
 }
 
+/* Replacements the rules make for legal answers: a missing target (nil,
+ * or no such method: the rules choose) and a Skip past maxSkip (it counts as
+ * Over). The record shows them as notes ("  - "), not as '!' lines, which
+ * are kept for mistakes and faults. */
+static bool quiet_reason(const char *reason)
+{
+    return strcmp(reason, "no target") == 0 || strcmp(reason, "too many Skips in a row") == 0;
+}
+
 static void record_event(aw_gamelog *l, const aw_event *ev)
 {
     const aw_state *st = aw_engine_state(l->game);
@@ -238,8 +247,11 @@ static void record_event(aw_gamelog *l, const aw_event *ev)
         break;
     }
     case AW_EV_SUBSTITUTE:
-        aw_buf_printf(b, "  ! %s %s: %s; ", agent_label(st, ev->agent, x, sizeof x), aw_req_name(ev->req),
-                      ev->reason);
+        /* "no target": the agent answered nil or has no such method (legal:
+         * the rules choose), or a fault shown on its own '!' line just
+         * before. Either way no new mistake: a note, not a '!' line. */
+        aw_buf_printf(b, "  %c %s %s: %s; ", quiet_reason(ev->reason) ? '-' : '!',
+                      agent_label(st, ev->agent, x, sizeof x), aw_req_name(ev->req), ev->reason);
         if (ev->target)
             aw_buf_printf(b, "the rules use %s\n", agent_label(st, ev->target, y, sizeof y));
         else if (ev->req == AW_REQ_ATTACK)
@@ -250,9 +262,9 @@ static void record_event(aw_gamelog *l, const aw_event *ev)
             aw_buf_adds(b, "nothing happens\n");
         break;
     case AW_EV_TALK_REPLACED:
-        aw_buf_printf(b, "  ! %s %s: %s; logged as %s", agent_label(st, ev->agent, x, sizeof x), aw_req_name(ev->req),
-                      ev->reason, ev->talk->text);
-        if (ev->text) {
+        aw_buf_printf(b, "  %c %s %s: %s; logged as %s", quiet_reason(ev->reason) ? '-' : '!',
+                      agent_label(st, ev->agent, x, sizeof x), aw_req_name(ev->req), ev->reason, ev->talk->text);
+        if (ev->text && ev->text_len) {
             aw_buf_adds(b, " (said \"");
             plain_str(b, ev->text, ev->text_len, 120);
             aw_buf_adds(b, "\")");

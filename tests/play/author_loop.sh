@@ -82,4 +82,22 @@ grep -q '! Agent\[01\] FINISH timeout: finish(): time budget of 50 ms exceeded' 
   fail "a time-out does not name the method"
 if grep '^  !' "$tmp/tb.txt" | awk 'length > 600 { exit 1 }'; then :; else fail "a fault line is not bounded"; fi
 
+# 6. Legal answers are quiet: talk() returning nil (Skip), no whisper() or
+# no methods at all give no '!' line, no fault and no "no answer"; real
+# faults stay loud.
+printf 'return {}\n' > "$tmp/empty.lua"
+printf 'return { talk = function() return nil end }\n' > "$tmp/niltalk.lua"
+"$bin" play --players 15 --seed 11 --events "$tmp/q.jsonl" "$tmp/empty.lua" "$tmp/niltalk.lua" > "$tmp/q.txt" ||
+  fail "play with quiet agents failed"
+if grep -q '^  !' "$tmp/q.txt"; then fail "legal answers shown as faults: $(grep '^  !' "$tmp/q.txt" | head -3)"; fi
+if grep -q '"fault"' "$tmp/q.jsonl"; then fail "a legal answer counted as a fault"; fi
+if grep -q '"reason":"no answer"' "$tmp/q.jsonl"; then fail "a legal answer logged as no answer"; fi
+grep -q '^  whisper Agent\[[0-9]*\] (WEREWOLF): Skip$' "$tmp/q.txt" || fail "no whisper in the quiet game"
+grep -q '^  - Agent\[[0-9]*\] VOTE: no target; the rules use Agent\[[0-9]*\]$' "$tmp/q.txt" ||
+  fail "a missing vote is not noted"
+printf 'return { talk = function() error("talk is broken") end }\n' > "$tmp/raises.lua"
+"$bin" play --players 5 --seed 11 "$tmp/raises.lua" agents/random.lua > "$tmp/loud.txt" || fail "play with a raising agent failed"
+grep -q '^  ! Agent\[01\] TALK error: talk(): .*talk is broken' "$tmp/loud.txt" || fail "a fault in talk() is not loud"
+grep -q '^  ! Agent\[01\] TALK: no answer; logged as Skip$' "$tmp/loud.txt" || fail "the Skip after a fault is not loud"
+
 echo "author loop: ok"
