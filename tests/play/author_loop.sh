@@ -100,4 +100,16 @@ printf 'return { talk = function() error("talk is broken") end }\n' > "$tmp/rais
 grep -q '^  ! Agent\[01\] TALK error: talk(): .*talk is broken' "$tmp/loud.txt" || fail "a fault in talk() is not loud"
 grep -q '^  ! Agent\[01\] TALK: no answer; logged as Skip$' "$tmp/loud.txt" || fail "the Skip after a fault is not loud"
 
+# 7. --quiet on one game still prints its result line (on standard error
+# when standard output carries the events).
+"$bin" play --quiet --seed 5 agents/random.lua > "$tmp/quiet.txt" || fail "play --quiet failed"
+[ "$(wc -l < "$tmp/quiet.txt")" -eq 1 ] || fail "play --quiet printed $(wc -l < "$tmp/quiet.txt") lines"
+grep -Eq '^Result: (VILLAGER|WEREWOLF) wins after day [0-9]+ \([0-9]+ humans and [0-9]+ werewolves alive; seed 5\)$' "$tmp/quiet.txt" ||
+  fail "play --quiet gave no result line: $(cat "$tmp/quiet.txt")"
+"$bin" play --seed 5 agents/random.lua | grep '^Result: ' | cut -d'(' -f1 > "$tmp/loud_result.txt"
+[ "$(cut -d'(' -f1 "$tmp/quiet.txt")" = "$(cat "$tmp/loud_result.txt")" ] || fail "the quiet result differs from the record's"
+"$bin" play --quiet --seed 5 --events - agents/random.lua > "$tmp/ev_only.txt" 2> "$tmp/ev_err.txt" || fail "play --quiet --events - failed"
+if grep -qv '^{' "$tmp/ev_only.txt"; then fail "the result line went into the events on standard output"; fi
+grep -q '^Result: ' "$tmp/ev_err.txt" || fail "no result line on standard error with --events -"
+
 echo "author loop: ok"
