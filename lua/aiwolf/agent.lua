@@ -4,7 +4,7 @@
 --   * pure helpers over the `info` table the host hands to agents: living
 --     agents (sorted), living others, fellow werewolves, uniform random
 --     choice, arg-max with random tie breaks, and the sentences of a talk
---     with their subjects resolved;
+--     (nested ones included) with their subjects resolved;
 --   * A.Agent, a base agent with default methods that keep what an agent
 --     usually wants to remember across calls: the latest info, its own
 --     divination/medium results accumulated over the days, who came out as
@@ -159,41 +159,57 @@ end
 -- Talk -----------------------------------------------------------------------
 
 -- A.tree(talk): the parsed tree of a talkList/whisperList entry: the host's
--- talk.parsed when present, else P.parse(talk.text) when the parser is
--- available, else nil (and a message).
+-- talk.parsed when present, else P.parse(talk.text, "lenient") when the
+-- parser is available (the game already accepted the text, under whatever
+-- mode it validates with), else nil (and a message).
 function A.tree(talk)
   if type(talk) ~= "table" then error("A.tree: expected a talk entry, got " .. tostring(talk), 2) end
   if talk.parsed then return talk.parsed end
   if type(talk.text) ~= "string" then return nil, "the talk has no text" end
-  return P.parse(talk.text)
+  return P.parse(talk.text, "lenient")
 end
 
-local function collect(s, who, out)
-  local v = s.verb
+-- Operators whose operands the speaker asserts (states as true, or as its
+-- own intention): AND, both parts of BECAUSE (the reason too), and DAY.
+-- Under NOT, OR, XOR, REQUEST and INQUIRE the speaker asserts nothing about
+-- an operand alone.
+local asserting = {AND = true, BECAUSE = true, DAY = true}
+
+local function collect(s, who, asserted, op, depth, out)
   local subj = s.subject
   if subj == nil then subj = who end
-  if v == "AND" then
-    for _, a in ipairs(s.args) do collect(a, subj, out) end
-  elseif v == "BECAUSE" then
-    -- The reason is background; the conclusion is what the speaker says now.
-    if s.args[2] then collect(s.args[2], subj, out) end
-  elseif v == "DAY" then
-    if s.args[1] then collect(s.args[1], subj, out) end
-  else
-    out[#out + 1] = {who = subj, s = s}
+  out[#out + 1] = {who = subj, s = s, asserted = asserted, op = op, depth = depth}
+  local args = s.args
+  if type(args) ~= "table" then return end
+  local v = s.verb
+  -- Spec 4.1: inside REQUEST/INQUIRE an omitted subject is the addressee;
+  -- elsewhere it is the enclosing sentence's subject.
+  local inner = (v == "REQUEST" or v == "INQUIRE") and s.target or subj
+  local keeps = asserted and asserting[v] == true
+  for _, a in ipairs(args) do
+    if type(a) == "table" then collect(a, inner, keeps, v, depth + 1, out) end
   end
 end
 
--- A.sentences(talk): what one talk asserts, as a list of {who = subject,
--- s = sentence}: the top sentence, the operands of AND, the conclusion of
--- BECAUSE and the content of DAY, each with its subject resolved (an omitted
--- subject is the speaker; `who` may be P.ANY). REQUEST, INQUIRE, NOT, OR and
--- XOR are returned whole, not opened. An empty list when the talk cannot be
--- parsed.
+-- A.sentences(talk): every sentence of one talk, nested ones included, in
+-- text order (an operator before its operands), as a list of entries
+--   {who = subject, s = sentence, asserted = bool, op = verb or nil, depth = n}
+-- who: the subject resolved (spec 4.1: an omitted subject is the speaker at
+--   the top, the addressee inside REQUEST/INQUIRE, else the enclosing
+--   sentence's subject; who may be P.ANY);
+-- asserted: whether the speaker states it: true for the top sentence and,
+--   recursively, for the operands of AND, both parts of BECAUSE (reason and
+--   conclusion) and the content of DAY; false for anything under NOT, OR,
+--   XOR, REQUEST or INQUIRE (`REQUEST ANY (VOTE Agent[03])` lists the
+--   REQUEST, asserted, and the VOTE, not asserted, with who = "ANY");
+-- op: the verb of the enclosing operator (nil for the top sentence);
+-- depth: 0 for the top sentence, 1 for its operands, ...
+-- The operator sentences themselves are listed too (`BECAUSE (A) (B)` gives
+-- BECAUSE, A, B). An empty list when the talk cannot be parsed.
 function A.sentences(talk)
   local tree = A.tree(talk)
   local out = {}
-  if tree then collect(tree, talk.agent, out) end
+  if tree then collect(tree, talk.agent, true, nil, 0, out) end
   return out
 end
 
@@ -221,7 +237,8 @@ function Agent:getName() return self.name or "agent" end
 --   self.divined / self.identified: {[target] = "HUMAN"|"WEREWOLF"} from them;
 --   self.claims: {[agent] = role}, each agent's latest COMINGOUT of itself;
 --   self.claimants: agents in the order they first came out (any role);
---   self.reports: DIVINED/IDENTIFIED heard in talk, in talk order, one per
+--   self.reports: DIVINED/IDENTIFIED heard in talk (asserted ones, nested
+--     included: the reason of BECAUSE, inside AND or DAY), in talk order, one per
 --     (speaker, verb, target): {who, verb, target, species, day};
 --   self.declared: {[agent] = target}, the latest VOTE each agent declared today;
 --   self.estimates: {[agent] = {[target] = role}}, latest ESTIMATEs today;
@@ -281,9 +298,12 @@ function Agent:_hear_whisper(talk, who, s)
 end
 
 -- update: keeps self.info and the state listed at initialize, reading only
--- the talks and whispers not seen yet. For each new talk sentence it calls
--- self:onTalk(talk, who, s) and for each whisper sentence
--- self:onWhisper(talk, who, s), if the agent defines them.
+-- the talks and whispers not seen yet. Only asserted sentences (see
+-- A.sentences) count as claims, reports, declared votes and estimates. For
+-- each new talk sentence (every entry of A.sentences, nested ones included)
+-- it calls self:onTalk(talk, who, s, entry) and for each whisper sentence
+-- self:onWhisper(talk, who, s, entry), if the agent defines them; check
+-- entry.asserted before taking s as what the speaker states.
 function Agent:update(info)
   self.info = info
   if self.me == nil then self.me, self.role = info.agent, info.role end
@@ -317,8 +337,8 @@ function Agent:update(info)
   for i = self._talk_seen + 1, #talks do
     local t = talks[i]
     for _, x in ipairs(A.sentences(t)) do
-      self:_hear(t, x.who, x.s)
-      if self.onTalk then self:onTalk(t, x.who, x.s) end
+      if x.asserted then self:_hear(t, x.who, x.s) end
+      if self.onTalk then self:onTalk(t, x.who, x.s, x) end
     end
   end
   self._talk_seen = #talks
@@ -326,8 +346,8 @@ function Agent:update(info)
   for i = self._whisper_seen + 1, #whispers do
     local t = whispers[i]
     for _, x in ipairs(A.sentences(t)) do
-      self:_hear_whisper(t, x.who, x.s)
-      if self.onWhisper then self:onWhisper(t, x.who, x.s) end
+      if x.asserted then self:_hear_whisper(t, x.who, x.s) end
+      if self.onWhisper then self:onWhisper(t, x.who, x.s, x) end
     end
   end
   self._whisper_seen = #whispers

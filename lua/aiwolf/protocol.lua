@@ -211,7 +211,11 @@ Sentence.__tostring = P.print
 local no_core = "the protocol parser needs the C core aiwolf.protocol_core (run inside aiwolf)"
 
 -- P.parse(text [, mode]): tree, or nil and a message with the byte offset.
--- mode: "lenient" (default: also Agent1, OVER, SKIP, any letter case) or "strict".
+-- mode: "strict" (default: exactly what games accept under the default
+-- preset, and what `aiwolf protocol` accepts without --lenient) or
+-- "lenient" (also Agent1, OVER, SKIP, any letter case). To parse as the
+-- game at hand validates, pass setting.validation. P.parse_lenient(text) is
+-- P.parse(text, "lenient").
 function P.parse(text, mode)
   if type(text) ~= "string" then error("P.parse: text must be a string", 2) end
   if not core then return nil, no_core end
@@ -220,14 +224,22 @@ function P.parse(text, mode)
   return attach(t)
 end
 
--- P.validate(text [, mode]): true, or nil and a message. mode also "off".
+-- P.parse_lenient(text): P.parse(text, "lenient").
+function P.parse_lenient(text)
+  if type(text) ~= "string" then error("P.parse_lenient: text must be a string", 2) end
+  return P.parse(text, "lenient")
+end
+
+-- P.validate(text [, mode]): true, or nil and a message. mode "strict"
+-- (default), "lenient" or "off".
 function P.validate(text, mode)
   if type(text) ~= "string" then error("P.validate: text must be a string", 2) end
   if not core then return nil, no_core end
   return core.validate(text, mode)
 end
 
--- P.normalize(text [, mode]): the canonical text of text, or nil, message.
+-- P.normalize(text [, mode]): the canonical text of text, or nil, message
+-- (mode "strict", the default, or "lenient").
 function P.normalize(text, mode)
   if type(text) ~= "string" then error("P.normalize: text must be a string", 2) end
   if not core then return nil, no_core end

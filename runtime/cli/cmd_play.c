@@ -63,7 +63,7 @@ static void usage(FILE *out)
             "  --work UNITS        also a deterministic budget per call, in work units (VM\n"
             "                      instructions plus library work; docs/sandbox.md): the same\n"
             "                      agent stops at the same point on any machine and load\n"
-            "  --quiet             print no record (single game) or no progress (--games)\n"
+            "  --quiet             one game: print only its result line; --games: no progress\n"
             "  --describe en|ja    the record says what each talk means, in English or\n"
             "                      Japanese, instead of the protocol text\n"
             "  --isolate           run each agent in its own confined child process that\n"
@@ -184,7 +184,8 @@ static aw_seat *isolated_seat(const char *path, const aw_luaseat_opts *lo, aw_er
 typedef struct play_out {
     const char *log_path; /* a file for one game, a folder of SEED.log for many */
     long games;
-    FILE *record;         /* the readable record (one game, not quiet) */
+    FILE *record;         /* the readable record (one game) */
+    bool result_only;     /* one game, --quiet: the result line only */
     FILE *events;
     const char *describe;
     FILE *csv;            /* the current game's */
@@ -206,6 +207,7 @@ static int play_before(void *ud, long gno, uint64_t seed, aw_gamelog **log)
             return -1;
     }
     aw_gamelog_init(&po->log, po->csv, po->record, po->events);
+    po->log.result_only = po->result_only;
     if (po->describe)
         aw_talkhooks_describe(&po->log, po->describe);
     *log = &po->log;
@@ -542,7 +544,11 @@ int cmd_play(int argc, char **argv)
         goto close_events;
     }
 
-    play_out po = {log_path, games, games == 1 && !quiet ? stdout : NULL, events, describe, NULL, {0}};
+    /* One game: the record, or with --quiet its result line alone (on
+     * standard error when standard output carries the events or the log). */
+    bool stdout_taken = events == stdout || (log_path && strcmp(log_path, "-") == 0);
+    FILE *record = games != 1 ? NULL : !quiet ? stdout : stdout_taken ? stderr : stdout;
+    play_out po = {log_path, games, record, games == 1 && quiet, events, describe, NULL, {0}};
     aw_match_opts mo;
     memset(&mo, 0, sizeof mo);
     mo.game.settings = &set;

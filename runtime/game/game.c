@@ -176,8 +176,13 @@ void aw_game_answer(aw_game *gm, int a, int rc, const aw_seat_reply *reply, cons
     if (!aw_req_needs_reply(gm->req.kind))
         return;
     bool ok = rc >= 0 && reply;
+    /* An answer without text (talk() returned nil, or the agent has no
+     * whisper()) is the agent's legal Skip: an empty text, which the rules
+     * log as Skip without a remark. No text after a fault stays NULL: "no
+     * answer", shown as such. */
     if (aw_req_wants_text(gm->req.kind))
-        aw_engine_reply_text(gm->g, a, ok ? reply->text : NULL, ok ? reply->len : 0);
+        aw_engine_reply_text(gm->g, a, ok ? (reply->text ? reply->text : "") : NULL,
+                             ok && reply->text ? reply->len : 0);
     else
         aw_engine_reply_target(gm->g, a, ok ? reply->target : AW_NO_AGENT);
 }

@@ -170,13 +170,35 @@ static const char *agent_label(const aw_state *st, int a, char *buf, size_t n)
     return buf;
 }
 
+/* Replacements the rules make for legal answers: a missing target (nil,
+ * or no such method: the rules choose) and a Skip past maxSkip (it counts as
+ * Over). The record shows them as notes ("  - "), not as '!' lines, which
+ * are kept for mistakes and faults. */
+static bool quiet_reason(const char *reason)
+{
+    return strcmp(reason, "no target") == 0 || strcmp(reason, "too many Skips in a row") == 0;
+}
+
+/* The one line `play --quiet` prints for a single game. */
+static void result_line(aw_gamelog *l, const aw_event *ev, aw_buf *b)
+{
+    if (ev->team == AW_TEAM_NONE)
+        aw_buf_printf(b, "Result: no winner: the day limit ended the game after day %d", ev->day - 1);
+    else
+        aw_buf_printf(b, "Result: %s wins after day %d", aw_team_name(ev->team), ev->day - 1);
+    aw_buf_printf(b, " (%d humans and %d werewolves alive; seed %llu)\n", ev->humans, ev->wolves,
+                  (unsigned long long)aw_engine_seed(l->game));
+}
+
 static void record_event(aw_gamelog *l, const aw_event *ev)
 {
     const aw_state *st = aw_engine_state(l->game);
     aw_buf *b = &l->line;
     char x[24], y[24];
     aw_buf_clear(b);
-    if (ev->kind != AW_EV_STATUS && ev->kind != AW_EV_RESULT && ev->day != l->record_day) {
+    if (l->result_only && ev->kind != AW_EV_RESULT)
+        return;
+    if (!l->result_only && ev->kind != AW_EV_STATUS && ev->kind != AW_EV_RESULT && ev->day != l->record_day) {
         l->record_day = ev->day;
         aw_buf_printf(b, "Day %d\n", ev->day);
     }
@@ -223,6 +245,10 @@ static void record_event(aw_gamelog *l, const aw_event *ev)
             aw_buf_printf(b, "  >> %s is attacked, but guarded\n", agent_label(st, ev->target, x, sizeof x));
         break;
     case AW_EV_RESULT: {
+        if (l->result_only) {
+            result_line(l, ev, b);
+            break;
+        }
         if (ev->team == AW_TEAM_NONE)
             aw_buf_printf(b, "Result: no winner: the day limit ended the game after day %d (%d humans and %d "
                           "werewolves alive)\n", ev->day - 1, ev->humans, ev->wolves);
@@ -238,8 +264,11 @@ static void record_event(aw_gamelog *l, const aw_event *ev)
         break;
     }
     case AW_EV_SUBSTITUTE:
-        aw_buf_printf(b, "  ! %s %s: %s; ", agent_label(st, ev->agent, x, sizeof x), aw_req_name(ev->req),
-                      ev->reason);
+        /* "no target": the agent answered nil or has no such method (legal:
+         * the rules choose), or a fault shown on its own '!' line just
+         * before. Either way no new mistake: a note, not a '!' line. */
+        aw_buf_printf(b, "  %c %s %s: %s; ", quiet_reason(ev->reason) ? '-' : '!',
+                      agent_label(st, ev->agent, x, sizeof x), aw_req_name(ev->req), ev->reason);
         if (ev->target)
             aw_buf_printf(b, "the rules use %s\n", agent_label(st, ev->target, y, sizeof y));
         else if (ev->req == AW_REQ_ATTACK)
@@ -250,9 +279,9 @@ static void record_event(aw_gamelog *l, const aw_event *ev)
             aw_buf_adds(b, "nothing happens\n");
         break;
     case AW_EV_TALK_REPLACED:
-        aw_buf_printf(b, "  ! %s %s: %s; logged as %s", agent_label(st, ev->agent, x, sizeof x), aw_req_name(ev->req),
-                      ev->reason, ev->talk->text);
-        if (ev->text) {
+        aw_buf_printf(b, "  %c %s %s: %s; logged as %s", quiet_reason(ev->reason) ? '-' : '!',
+                      agent_label(st, ev->agent, x, sizeof x), aw_req_name(ev->req), ev->reason, ev->talk->text);
+        if (ev->text && ev->text_len) {
             aw_buf_adds(b, " (said \"");
             plain_str(b, ev->text, ev->text_len, 120);
             aw_buf_adds(b, "\")");
@@ -271,7 +300,7 @@ void aw_gamelog_begin(aw_gamelog *l, const aw_engine *g, int game_no)
     l->game_no = game_no;
     l->record_day = -1;
     aw_buf *b = &l->line;
-    if (l->record) {
+    if (l->record && !l->result_only) {
         char x[24];
         aw_buf_clear(b);
         aw_buf_printf(b, "Game: %d players, preset %s, seed %llu\n", st->n, s->preset,
@@ -338,7 +367,7 @@ void aw_gamelog_call(aw_gamelog *l, int agent, aw_req_kind kind, uint64_t elapse
         aw_buf_adds(b, "}\n");
         out(l, l->events, b);
     }
-    if (l->record && fault && fault->kind != AW_FAULT_NONE) {
+    if (l->record && !l->result_only && fault && fault->kind != AW_FAULT_NONE) {
         char x[24];
         aw_buf_clear(b);
         aw_buf_printf(b, "  ! %s %s %s: ", agent_label(st, agent, x, sizeof x), aw_req_name(kind),

@@ -10,6 +10,7 @@
 #ifndef AW_GAMELOG_H
 #define AW_GAMELOG_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "engine.h"
@@ -21,6 +22,7 @@ typedef struct aw_gamelog {
     FILE *events;
     const aw_engine *game; /* borrowed, set by aw_gamelog_begin */
     int record_day;        /* last day printed in the record */
+    bool result_only;      /* the record gets the result line only (play --quiet, one game) */
     int game_no;           /* echoed in JSON events */
     aw_buf line;
     int write_errors;      /* count of failed writes (disk full, closed pipe) */

@@ -82,7 +82,9 @@ void aw_protocol_push(lua_State *L, const aw_sentence *s)
 static aw_validation check_mode(lua_State *L, int arg, bool allow_off)
 {
     static const char *const names[] = {"strict", "lenient", "off", NULL};
-    int m = luaL_checkoption(L, arg, "lenient", names);
+    /* Strict by default, as games validate under the default preset and as
+     * `aiwolf protocol` checks without --lenient. */
+    int m = luaL_checkoption(L, arg, "strict", names);
     if (m == 2 && !allow_off)
         luaL_argerror(L, arg, "mode must be \"strict\" or \"lenient\"");
     return m == 0 ? AW_VALIDATE_STRICT : m == 1 ? AW_VALIDATE_LENIENT : AW_VALIDATE_OFF;

@@ -9,6 +9,7 @@
 #include <dirent.h>
 #include <sys/stat.h>
 
+#include "luamods.h"
 #include "sandbox.h"
 
 /* Longest reply text copied out of the agent; longer ones are passed on
@@ -76,12 +77,25 @@ typedef struct call_ctx {
     int target;
     aw_fault_kind reply_fault;
     char reply_msg[200];
+    const char *method; /* the agent's method being called, for fault messages */
 } call_ctx;
 
 static void seat_fault(aw_seat_fault *f, aw_fault_kind kind, const char *msg)
 {
     f->kind = kind;
     snprintf(f->msg, sizeof f->msg, "%s", msg);
+}
+
+/* A fault that happened while the agent's method ran, named after it:
+ * "update(): x.lua:3: oops". Reply faults already name the method. */
+static void method_fault(aw_seat_fault *f, aw_fault_kind kind, const char *method, const char *msg)
+{
+    if (!method || kind == AW_FAULT_REPLY) {
+        seat_fault(f, kind, msg);
+        return;
+    }
+    f->kind = kind;
+    snprintf(f->msg, sizeof f->msg, "%s(): %s", method, msg);
 }
 
 /* A failed sandbox call as a seat's fault (the same kinds; util.h). */
@@ -350,6 +364,10 @@ static void push_setting(lua_State *L, const aw_settings *set, uint64_t seed)
     set_bool(L, "voteVisible", set->vote_visible);
     set_bool(L, "whisperBeforeRevote", set->whisper_before_revote);
     set_bool(L, "validateUtterance", set->validation != AW_VALIDATE_OFF);
+    lua_pushstring(L, set->validation == AW_VALIDATE_STRICT    ? "strict"
+                      : set->validation == AW_VALIDATE_LENIENT ? "lenient"
+                                                               : "off");
+    lua_setfield(L, -2, "validation");
     set_int(L, "timeLimit", set->time_limit_ms);
     set_int(L, "randomSeed", (lua_Integer)seed);
     lua_pushstring(L, set->preset);
@@ -360,12 +378,99 @@ static void push_setting(lua_State *L, const aw_settings *set, uint64_t seed)
 
 /* ---- calls ------------------------------------------------------------- */
 
+/* ---- tracebacks ----------------------------------------------------------- */
+
+#define TRACE_FRAMES 4   /* frames shown at most */
+#define TRACE_MSG_MAX 300 /* bytes of the error message kept before the traceback */
+#define TRACE_SCAN 32     /* frames looked at, from the innermost */
+
+/* Whether a frame runs in one of the agent's own files (the agent file and
+ * its modules), not in the embedded library or in C. */
+static bool own_frame(const lua_Debug *ar)
+{
+    if (ar->currentline <= 0 || !ar->source || ar->source[0] != '@')
+        return false;
+    for (const aw_luamod *m = aw_luamods; m->name; m++)
+        if (strcmp(ar->source + 1, m->path) == 0)
+            return false;
+    return true;
+}
+
+/* Whether msg starts with a position "file:line:" (as error() and runtime
+ * errors write it). */
+static bool has_position(const char *msg, size_t len)
+{
+    for (size_t i = 0; i + 1 < len && msg[i] != ' '; i++) {
+        if (msg[i] != ':' || msg[i + 1] < '0' || msg[i + 1] > '9')
+            continue;
+        size_t j = i + 1;
+        while (j < len && msg[j] >= '0' && msg[j] <= '9')
+            j++;
+        if (j < len && msg[j] == ':')
+            return true;
+    }
+    return false;
+}
+
+/* The message handler of calls into the agent: a string error gets the
+ * position of the innermost frame in the agent's own files when it has none
+ * (an error(msg, 2) in a tail-called function, assert), and a short
+ * traceback of those frames, file:line only, at most TRACE_FRAMES, on the
+ * same line: "msg [traceback: x.lua:3, x.lua:10 (tail call), x.lua:14]". A
+ * frame marked "(tail call)" was entered by a tail call: its caller's frame
+ * is gone. Other error values pass unchanged. Runs no agent code; a memory
+ * error here is reported as one (time-outs are reported by the sandbox
+ * whatever the message). */
+static int add_traceback(lua_State *L)
+{
+    size_t len;
+    const char *msg = lua_type(L, 1) == LUA_TSTRING ? lua_tolstring(L, 1, &len) : NULL;
+    if (!msg)
+        return 1;
+    char trace[TRACE_FRAMES * (LUA_IDSIZE + 24) + 16];
+    size_t used = 0;
+    int shown = 0, more = 0;
+    char first[LUA_IDSIZE + 16] = "";
+    lua_Debug ar;
+    /* lua_getstack walks from the top: a bounded scan stays cheap even
+     * under a stack overflow hundreds of thousands of frames deep. */
+    for (int level = 1; level <= TRACE_SCAN && lua_getstack(L, level, &ar); level++) {
+        if (!lua_getinfo(L, "Slt", &ar) || !own_frame(&ar))
+            continue;
+        if (shown == TRACE_FRAMES) {
+            more = 1;
+            break;
+        }
+        if (!shown)
+            snprintf(first, sizeof first, "%s:%d", ar.short_src, ar.currentline);
+        int n = snprintf(trace + used, sizeof trace - used, "%s%s:%d%s", shown ? ", " : "", ar.short_src,
+                         ar.currentline, ar.istailcall ? " (tail call)" : "");
+        if (n < 0 || (size_t)n >= sizeof trace - used)
+            break;
+        used += (size_t)n;
+        shown++;
+    }
+    if (!shown)
+        return 1;
+    bool positioned = has_position(msg, len);
+    int keep = len > TRACE_MSG_MAX ? TRACE_MSG_MAX : (int)len;
+    if (shown == 1 && positioned && !strstr(trace, "(tail call)"))
+        return 1; /* the message already says all one frame would */
+    lua_pushstring(L, positioned ? "" : first);
+    lua_pushstring(L, positioned ? "" : ": ");
+    lua_pushlstring(L, msg, (size_t)keep);
+    lua_pushfstring(L, "%s [traceback: %s%s]", keep < (int)len ? "..." : "", trace, more ? ", ..." : "");
+    lua_concat(L, 4);
+    return 1;
+}
+
 /* Calls agent:method(...) with the nargs values on top of the stack if the
  * agent has that method (looked up with metamethods: class-style agents
  * work); leaves nres results, or none if there is no such method. Returns
  * whether the method existed. */
-static bool call_method(lua_State *L, int agent, const char *method, int nargs, int nres)
+static bool call_method(lua_State *L, call_ctx *c, int agent, const char *method, int nargs, int nres)
 {
+    c->method = method;
     lua_getfield(L, agent, method);
     if (lua_isnil(L, -1)) {
         lua_pop(L, 1 + nargs);
@@ -374,7 +479,15 @@ static bool call_method(lua_State *L, int agent, const char *method, int nargs, 
     lua_insert(L, -(nargs + 1));
     lua_pushvalue(L, agent);
     lua_insert(L, -(nargs + 1));
-    lua_call(L, nargs + 1, nres);
+    /* Called with a message handler that adds a short traceback; the error
+     * goes on up as it was raised (lua_error raises a memory error again as
+     * a memory error; a time-out is the sandbox's to report). */
+    int fn = lua_gettop(L) - (nargs + 1);
+    lua_pushcfunction(L, add_traceback);
+    lua_insert(L, fn);
+    if (lua_pcall(L, nargs + 1, nres, fn) != LUA_OK)
+        return lua_error(L), false;
+    lua_remove(L, fn);
     return true;
 }
 
@@ -402,17 +515,37 @@ static const char *method_for(aw_req_kind k)
     }
 }
 
-/* Reads the method's result without calling any of the agent's metamethods. */
+/* Reads the method's result. The only agent code it may run is the
+ * __tostring metamethod of a table returned by talk()/whisper() (a sentence
+ * of aiwolf.protocol: `return P.vote(3)`), called here inside the sandbox
+ * and under the call's budget; its result must be a real string. No other
+ * metamethod runs. */
 static void take_reply(lua_State *L, call_ctx *c, int idx)
 {
     const char *method = method_for(c->kind);
+    idx = lua_absindex(L, idx);
     int t = lua_type(L, idx);
     if (aw_req_wants_text(c->kind)) {
         if (t == LUA_TNIL)
             return;
+        if (t == LUA_TTABLE && luaL_getmetafield(L, idx, "__tostring") != LUA_TNIL) { /* raw lookup */
+            lua_pushvalue(L, idx);
+            lua_call(L, 1, 1); /* an error in it is the agent's error */
+            int rt = lua_type(L, -1);
+            if (rt != LUA_TSTRING) {
+                c->reply_fault = AW_FAULT_REPLY;
+                snprintf(c->reply_msg, sizeof c->reply_msg,
+                         "%s() returned a table whose __tostring gave a %s, not a string", method,
+                         lua_typename(L, rt));
+                return;
+            }
+            lua_replace(L, idx);
+            t = LUA_TSTRING;
+        }
         if (t != LUA_TSTRING) {
             c->reply_fault = AW_FAULT_REPLY;
-            snprintf(c->reply_msg, sizeof c->reply_msg, "%s() must return a string, not a %s", method,
+            snprintf(c->reply_msg, sizeof c->reply_msg,
+                     "%s() must return a string (or a sentence of aiwolf.protocol), not a %s", method,
                      lua_typename(L, t));
             return;
         }
@@ -467,16 +600,16 @@ static int do_call(lua_State *L)
     if (c->kind == AW_REQ_INITIALIZE) {
         push_info(L, s, c->info);
         push_setting(L, c->set, s->agent_seed);
-        call_method(L, agent, "initialize", 2, 0);
+        call_method(L, c, agent, "initialize", 2, 0);
         return 0;
     }
     push_info(L, s, c->info);
-    call_method(L, agent, "update", 1, 0);
+    call_method(L, c, agent, "update", 1, 0);
     const char *method = method_for(c->kind);
     if (!method)
         return 0;
     bool wants = aw_req_needs_reply(c->kind);
-    if (call_method(L, agent, method, 0, wants ? 1 : 0) && wants)
+    if (call_method(L, c, agent, method, 0, wants ? 1 : 0) && wants)
         take_reply(L, c, -1);
     return 0;
 }
@@ -486,7 +619,7 @@ static int do_name(lua_State *L)
     call_ctx *c = lua_touserdata(L, 1);
     lua_rawgeti(L, LUA_REGISTRYINDEX, c->s->agent_ref);
     int agent = lua_gettop(L);
-    bool has = call_method(L, agent, "getName", 0, 1);
+    bool has = call_method(L, c, agent, "getName", 0, 1);
     if (has && lua_type(L, -1) != LUA_TSTRING && lua_type(L, -1) != LUA_TNIL)
         return aw_sandbox_reply_error(L, "getName() must return a string, not a %s", luaL_typename(L, -1));
     if (has && lua_type(L, -1) == LUA_TSTRING) {
@@ -927,7 +1060,7 @@ static const char *seat_begin(aw_seat *base, int agent, uint64_t agent_seed, aw_
     }
     call_ctx c = {.s = s, .kind = AW_REQ_NONE};
     if (aw_sandbox_run(s->sb, do_name, &c, &fault) < 0) {
-        seat_fault(f, map_fault(fault.kind), fault.msg);
+        method_fault(f, map_fault(fault.kind), c.method, fault.msg);
         flush_output(s);
         return s->name; /* the agent still plays; getName failed */
     }
@@ -966,7 +1099,7 @@ static int seat_request(aw_seat *base, aw_req_kind kind, const aw_info *info, co
     int rc = aw_sandbox_run(s->sb, do_call, &c, &fault);
     flush_output(s);
     if (rc < 0) {
-        seat_fault(f, map_fault(fault.kind), fault.msg);
+        method_fault(f, map_fault(fault.kind), c.method, fault.msg);
         /* A call stopped half-way may leave the cached lists half-built. */
         s->talks.day = s->whispers.day = -1;
         for (int i = 0; i < NCACHED; i++)

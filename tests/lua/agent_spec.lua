@@ -106,21 +106,77 @@ describe("aiwolf.agent sentences", function()
     assert.are.equal("VOTE", list[1].s.verb)
   end)
 
-  it("opens AND, the conclusion of BECAUSE and DAY", function()
+  local function verbs_of(list)
+    local out = {}
+    for i, x in ipairs(list) do
+      out[i] = string.format("%s %s%s", x.who, x.s.verb, x.asserted and "" or " (not asserted)")
+    end
+    return out
+  end
+
+  it("lists operators and every nested sentence, in text order", function()
     local s = P.and_(P.comingout(4, "SEER"), P.because(P.divined(2, "WEREWOLF"), P.vote(2)),
       P.day(1, P.by(3, P.vote(5))))
     local list = A.sentences(talk(4, s))
-    local verbs = {}
-    for i, x in ipairs(list) do verbs[i] = x.who .. " " .. x.s.verb end
-    assert.are.same({"4 COMINGOUT", "4 VOTE", "3 VOTE"}, verbs)
+    assert.are.same({"4 AND", "4 COMINGOUT", "4 BECAUSE", "4 DIVINED", "4 VOTE", "4 DAY", "3 VOTE"},
+      verbs_of(list))
+    assert.are.same({0, 1, 1, 2, 2, 1, 2}, (function()
+      local d = {}
+      for i, x in ipairs(list) do d[i] = x.depth end
+      return d
+    end)())
+    assert.is_nil(list[1].op)
+    assert.are.equal("BECAUSE", list[4].op)
   end)
 
-  it("keeps REQUEST whole and returns nothing for an unparsable talk", function()
-    local list = A.sentences(talk(2, P.request(P.ANY, P.vote(3))))
-    assert.are.equal("REQUEST", list[1].s.verb)
+  it("opens BECAUSE: the reason is listed and asserted, as the sample seer talks", function()
+    local list = A.sentences(talk(1, P.because(P.divined(3, "WEREWOLF"), P.vote(3))))
+    assert.are.same({"1 BECAUSE", "1 DIVINED", "1 VOTE"}, verbs_of(list))
+  end)
+
+  it("opens REQUEST, INQUIRE, NOT, OR and XOR without asserting their operands", function()
+    assert.are.same({"2 REQUEST", "ANY VOTE (not asserted)"},
+      verbs_of(A.sentences(talk(2, P.request(P.ANY, P.vote(3))))))
+    assert.are.same({"2 INQUIRE", "5 VOTED (not asserted)"},
+      verbs_of(A.sentences(talk(2, P.inquire(5, P.voted(P.ANY))))))
+    assert.are.same({"2 NOT", "2 DIVINED (not asserted)"},
+      verbs_of(A.sentences(talk(2, P.not_(P.divined(3, "WEREWOLF"))))))
+    assert.are.same({"2 OR", "2 VOTE (not asserted)", "2 VOTE (not asserted)"},
+      verbs_of(A.sentences(talk(2, P.or_(P.vote(3), P.vote(4))))))
+    assert.are.same({"2 XOR", "2 ESTIMATE (not asserted)", "2 ESTIMATE (not asserted)"},
+      verbs_of(A.sentences(talk(2, P.xor(P.estimate(3, "WEREWOLF"), P.estimate(4, "WEREWOLF"))))))
+    -- an assertion under a non-asserting operator stays unasserted
+    assert.are.same({"2 NOT", "2 AND (not asserted)", "2 VOTE (not asserted)"},
+      verbs_of(A.sentences(talk(2, P.not_(P.and_(P.vote(3)))))))
+  end)
+
+  it("returns nothing for an unparsable talk", function()
     if not P.has_parser then
       assert.are.same({}, A.sentences({agent = 1, day = 1, idx = 0, turn = 0, text = "VOTE Agent[02]"}))
     end
+  end)
+
+  it("hears reports nested in BECAUSE, AND and DAY, and not under NOT or REQUEST", function()
+    local ag = A.new{}
+    local talks = {
+      talk(1, P.because(P.divined(3, "WEREWOLF"), P.vote(3)), 1, 0),
+      talk(2, P.and_(P.comingout(2, "MEDIUM"), P.day(1, P.identified(4, "HUMAN"))), 1, 1),
+      talk(5, P.not_(P.divined(2, "WEREWOLF")), 1, 2),
+      talk(5, P.request(4, P.vote(1)), 1, 3),
+    }
+    local i = info{day = 1, me = 5, talks = talks}
+    ag:initialize(info{day = 0, me = 5}, {})
+    local heard = {}
+    function ag:onTalk(t, who, s, x) heard[#heard + 1] = t.idx .. ":" .. s.verb .. (x.asserted and "" or "?") end
+    ag:update(i)
+    assert.are.same({
+      {who = 1, verb = "DIVINED", target = 3, species = "WEREWOLF", day = 1},
+      {who = 2, verb = "IDENTIFIED", target = 4, species = "HUMAN", day = 1},
+    }, ag.reports)
+    assert.are.same({[1] = 3}, ag.declared) -- not {[4] = 1}: REQUEST asks, it does not declare
+    assert.are.same({[2] = "MEDIUM"}, ag.claims)
+    assert.are.same({"0:BECAUSE", "0:DIVINED", "0:VOTE", "1:AND", "1:COMINGOUT", "1:DAY", "1:IDENTIFIED",
+      "2:NOT", "2:DIVINED?", "3:REQUEST", "3:VOTE?"}, heard)
   end)
 end)
 

@@ -30,6 +30,7 @@ local function ok(c, what)
 end
 
 ok(P.has_parser, "C core is loaded")
+local r, err
 
 -- The table shape aw_protocol_push gives.
 local t = P.parse("Agent[01] BECAUSE (DAY 1 (DIVINED Agent[03] WEREWOLF)) (AND (VOTE Agent[03]) (REQUEST ANY (VOTE Agent[03])))")
@@ -39,14 +40,27 @@ eq(t, {verb = "BECAUSE", subject = 1, args = {
     {verb = "REQUEST", target = "ANY", args = {{verb = "VOTE", target = 3}}}}}}}, "push shape")
 eq(P.parse("AGREE TALK day1 ID:3"), {verb = "AGREE", talk = {type = "TALK", day = 1, id = 3}}, "agree shape")
 eq(P.parse("Over"), {verb = "OVER"}, "over")
-eq(P.parse("SKIP"), {verb = "SKIP"}, "seed SKIP in lenient")
+eq(P.parse("SKIP", "lenient"), {verb = "SKIP"}, "seed SKIP in lenient")
+eq(P.parse_lenient("SKIP"), {verb = "SKIP"}, "P.parse_lenient")
 eq(P.parse("ESTIMATE ANY ANY"), {verb = "ESTIMATE", target = "ANY", role = "ANY"}, "ANY role")
 eq(P.parse("ANY VOTE Agent[00]"), {verb = "VOTE", subject = "ANY", target = "ANY"}, "Agent[00] is ANY")
-eq(P.parse("Agent1 COMINGOUT Agent1 SEER"), {verb = "COMINGOUT", subject = 1, target = 1, role = "SEER"}, "seed agent")
+eq(P.parse("Agent1 COMINGOUT Agent1 SEER", "lenient"), {verb = "COMINGOUT", subject = 1, target = 1, role = "SEER"}, "seed agent")
+
+-- Strict by default, as games validate under the default preset and as
+-- `aiwolf protocol` checks without --lenient.
+r, err = P.parse("SKIP")
+ok(r == nil and err:match("^at byte 0: expected 'Over' or 'Skip'"), "P.parse is strict by default: " .. tostring(err))
+r, err = P.parse("Agent1 COMINGOUT Agent1 SEER")
+ok(r == nil and err:match("^at byte 0:"), "strict by default rejects Agent1: " .. tostring(err))
+ok(P.validate("vote Agent[01]") == nil, "P.validate is strict by default")
+ok(P.validate("vote Agent[01]", "lenient") == true, "P.validate lenient")
+ok(P.normalize("vote Agent1") == nil, "P.normalize is strict by default")
+ok(P.normalize("vote Agent1", "lenient") == "VOTE Agent[01]", "P.normalize lenient")
+ok(not pcall(P.parse_lenient, 42), "parse_lenient(42) raises")
 ok(tostring(P.parse("VOTE Agent[1]")) == "VOTE Agent[01]", "tostring on parsed tree")
 
 -- Failures: nil plus a message with the byte offset; misuse raises.
-local r, err = P.parse("VOTE Agent1", "strict")
+r, err = P.parse("VOTE Agent1", "strict")
 ok(r == nil and err:match("^at byte 5:"), "strict rejects Agent1: " .. tostring(err))
 r, err = P.parse("VOTE Agent[01]) junk")
 ok(r == nil and err:match("at byte %d+"), "junk rejected: " .. tostring(err))
