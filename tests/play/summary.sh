@@ -59,7 +59,7 @@ st=0; "$bin" play --vs agents/random.lua > /dev/null 2> "$tmp/err" || st=$?
 
 # The first fault of each agent version is said at once, once.
 "$bin" play --games 20 --seed 1 agents/random.lua tests/contest/entries/crash/main.lua > /dev/null 2> "$tmp/ff"
-[ "$(grep -c 'first fault of tests/contest/entries/crash/main.lua@[0-9a-f]* (Agent\[[0-9]*\]): DAILY_INITIALIZE error: tests/contest/entries/crash/main.lua:5:' "$tmp/ff")" -eq 1 ] \
+[ "$(grep -c 'first fault of tests/contest/entries/crash/main.lua@[0-9a-f]* (Agent\[[0-9]*\]): DAILY_INITIALIZE error: update(): tests/contest/entries/crash/main.lua:5:' "$tmp/ff")" -eq 1 ] \
   || { echo "the first fault is not said once:"; cat "$tmp/ff"; exit 1; }
 grep -q "first fault of agents/random.lua" "$tmp/ff" && { echo "a fault for random.lua?"; exit 1; }
 
