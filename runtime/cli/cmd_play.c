@@ -64,6 +64,8 @@ static void usage(FILE *out)
             "                      instructions plus library work; docs/sandbox.md): the same\n"
             "                      agent stops at the same point on any machine and load\n"
             "  --quiet             one game: print only its result line; --games: no progress\n"
+            "  --hide-over         the record leaves out talks and whispers that only say\n"
+            "                      Over or Skip (turn markers and vote tallies stay)\n"
             "  --describe en|ja    the record says what each talk means, in English or\n"
             "                      Japanese, instead of the protocol text\n"
             "  --isolate           run each agent in its own confined child process that\n"
@@ -190,6 +192,7 @@ typedef struct play_out {
     const char *describe;
     FILE *csv;            /* the current game's */
     aw_gamelog log;
+    bool hide_over;       /* the record leaves out Over and Skip talks */
 } play_out;
 
 static int play_before(void *ud, long gno, uint64_t seed, aw_gamelog **log)
@@ -210,6 +213,7 @@ static int play_before(void *ud, long gno, uint64_t seed, aw_gamelog **log)
     po->log.result_only = po->result_only;
     if (po->describe)
         aw_talkhooks_describe(&po->log, po->describe);
+    po->log.hide_over = po->hide_over;
     *log = &po->log;
     return 0;
 }
@@ -282,7 +286,7 @@ int cmd_play(int argc, char **argv)
 {
     const char *preset = "aiwolf", *roles = NULL, *describe = NULL, *deal_spec = NULL, *log_path = NULL, *events_path = NULL;
     const char *summary_spec = NULL;
-    bool vs = false;
+    bool vs = false, hide_over = false;
     long jobs = -1;
     long players = 0, games = 1, budget = 0, memory = 0;
     uint64_t seed = 0, work = 0;
@@ -367,6 +371,8 @@ int cmd_play(int argc, char **argv)
             vs = true;
         } else if (strcmp(o, "--quiet") == 0) {
             quiet = true;
+        } else if (strcmp(o, "--hide-over") == 0) {
+            hide_over = true;
         } else if (strcmp(o, "--isolate") == 0) {
             isolate = true;
         } else if (strcmp(o, "--agent-output") == 0) {
@@ -548,7 +554,7 @@ int cmd_play(int argc, char **argv)
      * standard error when standard output carries the events or the log). */
     bool stdout_taken = events == stdout || (log_path && strcmp(log_path, "-") == 0);
     FILE *record = games != 1 ? NULL : !quiet ? stdout : stdout_taken ? stderr : stdout;
-    play_out po = {log_path, games, record, games == 1 && quiet, events, describe, NULL, {0}};
+    play_out po = {log_path, games, record, games == 1 && quiet, events, describe, NULL, {0}, hide_over};
     aw_match_opts mo;
     memset(&mo, 0, sizeof mo);
     mo.game.settings = &set;

@@ -190,6 +190,47 @@ static void result_line(aw_gamelog *l, const aw_event *ev, aw_buf *b)
                   (unsigned long long)aw_engine_seed(l->game));
 }
 
+/* The tally of the vote round just recorded: "  tally   Agent[04] 2,
+ * Agent[01] 1", most votes first. */
+static void tally_line(aw_gamelog *l, const aw_state *st, aw_buf *b)
+{
+    if (!l->tally_votes)
+        return;
+    char x[24];
+    aw_buf_adds(b, l->tally_kind == AW_EV_VOTE ? "  tally   " : "  attack tally ");
+    bool first = true;
+    for (int left = l->tally_votes; left > 0;) {
+        int best = 0;
+        for (int a = 1; a <= AW_MAX_PLAYERS; a++)
+            if (l->tally[a] > l->tally[best])
+                best = a;
+        if (!best || !l->tally[best])
+            break;
+        aw_buf_printf(b, "%s%s %d", first ? "" : ", ", agent_label(st, best, x, sizeof x), l->tally[best]);
+        left -= l->tally[best];
+        l->tally[best] = 0;
+        first = false;
+    }
+    aw_buf_addc(b, '\n');
+    memset(l->tally, 0, sizeof l->tally);
+    l->tally_votes = 0;
+}
+
+static void count_vote(aw_gamelog *l, const aw_event *ev)
+{
+    l->tally_kind = ev->kind;
+    l->tally_round = ev->round;
+    if (ev->target >= 1 && ev->target <= AW_MAX_PLAYERS) {
+        l->tally[ev->target]++;
+        l->tally_votes++;
+    }
+}
+
+static bool only_over(const aw_talk *t)
+{
+    return (t->len == 4 && (memcmp(t->text, "Over", 4) == 0 || memcmp(t->text, "Skip", 4) == 0));
+}
+
 static void record_event(aw_gamelog *l, const aw_event *ev)
 {
     const aw_state *st = aw_engine_state(l->game);
@@ -198,15 +239,29 @@ static void record_event(aw_gamelog *l, const aw_event *ev)
     aw_buf_clear(b);
     if (l->result_only && ev->kind != AW_EV_RESULT)
         return;
+    /* A vote round ends with the first event that is not one of its votes. */
+    bool in_round = (ev->kind == AW_EV_VOTE || ev->kind == AW_EV_ATTACK_VOTE) && (int)ev->kind == l->tally_kind &&
+                    ev->round == l->tally_round && ev->day == l->record_day;
+    if (!l->result_only && !in_round && ev->kind != AW_EV_STATUS && ev->kind != AW_EV_SUBSTITUTE &&
+        ev->kind != AW_EV_TALK_REPLACED)
+        tally_line(l, st, b);
     if (!l->result_only && ev->kind != AW_EV_STATUS && ev->kind != AW_EV_RESULT && ev->day != l->record_day) {
         l->record_day = ev->day;
+        l->talk_turn = l->whisper_turn = -1;
         aw_buf_printf(b, "Day %d\n", ev->day);
     }
     switch (ev->kind) {
     case AW_EV_STATUS:
         break;
     case AW_EV_TALK:
-    case AW_EV_WHISPER:
+    case AW_EV_WHISPER: {
+        int *turn = ev->kind == AW_EV_TALK ? &l->talk_turn : &l->whisper_turn;
+        if (ev->talk->turn != *turn) {
+            *turn = ev->talk->turn;
+            aw_buf_printf(b, "  --- %s turn %d ---\n", ev->kind == AW_EV_TALK ? "talk" : "whisper", *turn);
+        }
+        if (l->hide_over && only_over(ev->talk))
+            break;
         aw_buf_printf(b, "  %s %s (%s): ", ev->kind == AW_EV_TALK ? "talk   " : "whisper",
                       agent_label(st, ev->talk->agent, x, sizeof x), aw_role_name(st->role[ev->talk->agent]));
         if (l->describe && ev->talk->parsed)
@@ -215,9 +270,11 @@ static void record_event(aw_gamelog *l, const aw_event *ev)
             plain_str(b, ev->talk->text, ev->talk->len, 300);
         aw_buf_addc(b, '\n');
         break;
+    }
     case AW_EV_VOTE:
         aw_buf_printf(b, "  vote    %s -> %s%s\n", agent_label(st, ev->agent, x, sizeof x),
                       agent_label(st, ev->target, y, sizeof y), ev->round ? " (revote)" : "");
+        count_vote(l, ev);
         break;
     case AW_EV_EXECUTE:
         aw_buf_printf(b, "  >> %s (%s) is executed\n", agent_label(st, ev->agent, x, sizeof x),
@@ -234,6 +291,7 @@ static void record_event(aw_gamelog *l, const aw_event *ev)
     case AW_EV_ATTACK_VOTE:
         aw_buf_printf(b, "  attack vote %s -> %s%s\n", agent_label(st, ev->agent, x, sizeof x),
                       agent_label(st, ev->target, y, sizeof y), ev->round ? " (revote)" : "");
+        count_vote(l, ev);
         break;
     case AW_EV_ATTACK:
         if (ev->target < 1)
@@ -299,6 +357,9 @@ void aw_gamelog_begin(aw_gamelog *l, const aw_engine *g, int game_no)
     l->game = g;
     l->game_no = game_no;
     l->record_day = -1;
+    l->talk_turn = l->whisper_turn = -1;
+    l->tally_kind = l->tally_votes = 0;
+    memset(l->tally, 0, sizeof l->tally);
     aw_buf *b = &l->line;
     if (l->record && !l->result_only) {
         char x[24];

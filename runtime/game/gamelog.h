@@ -30,6 +30,14 @@ typedef struct aw_gamelog {
      * (appends a description of t to out; see talkhooks.h). */
     void (*describe)(void *ud, const aw_talk *t, aw_buf *out);
     void *describe_ud;
+    /* The record leaves out the talks and whispers that say only Over or
+     * Skip (play --hide-over). */
+    bool hide_over;
+    /* record state: the turn last marked (talk, whisper) and the vote
+     * round being counted for its tally line */
+    int talk_turn, whisper_turn;
+    int tally_kind, tally_round, tally_votes;
+    int tally[AW_MAX_PLAYERS + 1];
 } aw_gamelog;
 
 void aw_gamelog_init(aw_gamelog *l, FILE *csv, FILE *record, FILE *events);
