@@ -554,6 +554,11 @@ int cmd_play(int argc, char **argv)
      * standard error when standard output carries the events or the log). */
     bool stdout_taken = events == stdout || (log_path && strcmp(log_path, "-") == 0);
     FILE *record = games != 1 ? NULL : !quiet ? stdout : stdout_taken ? stderr : stdout;
+    /* One game's record on stdout and the agents' output on stderr may go
+     * to the same file: write each record line at once, so that they
+     * interleave in the order they happened. */
+    if (record == stdout)
+        setvbuf(stdout, NULL, _IOLBF, 0);
     play_out po = {log_path, games, record, games == 1 && quiet, events, describe, NULL, {0}, hide_over};
     aw_match_opts mo;
     memset(&mo, 0, sizeof mo);

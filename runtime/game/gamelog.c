@@ -245,7 +245,9 @@ static void record_event(aw_gamelog *l, const aw_event *ev)
     if (!l->result_only && !in_round && ev->kind != AW_EV_STATUS && ev->kind != AW_EV_SUBSTITUTE &&
         ev->kind != AW_EV_TALK_REPLACED)
         tally_line(l, st, b);
-    if (!l->result_only && ev->kind != AW_EV_STATUS && ev->kind != AW_EV_RESULT && ev->day != l->record_day) {
+    /* The day's header comes with its first event, its status lines
+     * included, so that what agents print at the day's start follows it. */
+    if (!l->result_only && ev->kind != AW_EV_RESULT && ev->day != l->record_day) {
         l->record_day = ev->day;
         l->talk_turn = l->whisper_turn = -1;
         aw_buf_printf(b, "Day %d\n", ev->day);

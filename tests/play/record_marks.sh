@@ -2,7 +2,7 @@
 # The readable record marks each talk turn ("--- talk turn N ---"), ends
 # each vote round with its tally (the counts of the vote lines above it,
 # most first), and with --hide-over leaves out talks that only say Over or
-# Skip (the turn markers stay).
+# Skip (the turn markers stay); agent prints follow their day's header.
 set -eu
 bin=$1
 tmp=$(mktemp -d)
@@ -36,4 +36,21 @@ PY
   grep -Ev "\): (Over|Skip)$" "$tmp/r" > "$tmp/r2"
   cmp -s "$tmp/r2" "$tmp/h" || { echo "seed $seed: --hide-over changed more than the Over lines"; diff "$tmp/r2" "$tmp/h" | head; exit 1; }
 done
+# What an agent prints comes after the header of the day it is printed in,
+# even when the record and the prints go to one file.
+mkdir "$tmp/p"
+printf 'local a = {}\nfunction a:dayStart() print("start of a day") end\nreturn a\n' > "$tmp/p/p.lua"
+"$bin" play --seed 2 "$tmp/p/p.lua" agents/random.lua > "$tmp/mixed" 2>&1
+python3 - "$tmp/mixed" <<'PY'
+import sys
+lines = open(sys.argv[1]).read().splitlines()
+assert lines[0].startswith("Game:"), lines[0]
+day = None
+for i, line in enumerate(lines):
+    if line.startswith("Day "):
+        day = i
+    if line.endswith("start of a day"):
+        assert day is not None and all(not l.startswith("  talk") for l in lines[day:i]), (i, line)
+assert day is not None
+PY
 echo ok
