@@ -553,7 +553,9 @@ int cmd_play(int argc, char **argv)
     /* One game: the record, or with --quiet its result line alone (on
      * standard error when standard output carries the events or the log). */
     bool stdout_taken = events == stdout || (log_path && strcmp(log_path, "-") == 0);
-    FILE *record = games != 1 ? NULL : !quiet ? stdout : stdout_taken ? stderr : stdout;
+    /* When --events - or --log - takes standard output, the record (or the
+     * --quiet result line) goes to standard error, never mixed into it. */
+    FILE *record = games != 1 ? NULL : stdout_taken ? stderr : stdout;
     /* One game's record on stdout and the agents' output on stderr may go
      * to the same file: write each record line at once, so that they
      * interleave in the order they happened. */

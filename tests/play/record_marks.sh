@@ -53,4 +53,9 @@ for i, line in enumerate(lines):
         assert day is not None and all(not l.startswith("  talk") for l in lines[day:i]), (i, line)
 assert day is not None
 PY
+# With --events -, standard output holds the events alone (the record goes
+# to standard error).
+"$bin" play --seed 2 --events - agents/random.lua > "$tmp/ev" 2> "$tmp/rec"
+if grep -qv '^{' "$tmp/ev"; then echo "--events -: something else on stdout"; grep -v '^{' "$tmp/ev" | head -3; exit 1; fi
+grep -q '^Game: 5 players' "$tmp/rec" || { echo "--events -: no record on stderr"; exit 1; }
 echo ok
