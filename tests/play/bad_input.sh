@@ -48,5 +48,9 @@ for opt in --preset --players --roles --set --seed --deal --games --log --events
   grep -q -- "$opt" "$tmp/help" || { echo "FAIL: --help does not explain $opt"; fails=$((fails + 1)); }
 done
 "$bin" --help > /dev/null || { echo "FAIL: aiwolf --help"; fails=$((fails + 1)); }
+# An empty agent file says what is missing.
+: > "$tmp/empty.lua"
+"$bin" play "$tmp/empty.lua" 2> "$tmp/empty.err" > /dev/null
+grep -q "the file returns nothing: end it with 'return agent'" "$tmp/empty.err" || { echo "FAIL: empty agent: $(cat "$tmp/empty.err")"; fails=$((fails + 1)); }
 [ $fails -eq 0 ] && echo "bad input: ok"
 exit $fails
