@@ -244,14 +244,6 @@ static int cfg_read(const char *dir, cfg *c, char *why, size_t whylen)
 
 /* ---- entries --------------------------------------------------------------- */
 
-static uint64_t fnv(uint64_t h, const void *p, size_t n)
-{
-    const unsigned char *c = p;
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ c[i]) * 1099511628211ull;
-    return h;
-}
-
 static uint64_t walk_sum;
 static size_t walk_root;
 static int walk_file(const char *path, const struct stat *st, int type, struct FTW *ftw)
@@ -262,9 +254,9 @@ static int walk_file(const char *path, const struct stat *st, int type, struct F
     size_t len;
     aw_error err;
     char *text = aw_read_input(path, &len, &err);
-    uint64_t h = fnv(1469598103934665603ull, path + walk_root, strlen(path + walk_root));
+    uint64_t h = aw_fnv64(AW_FNV64_INIT, path + walk_root, strlen(path + walk_root));
     if (text)
-        h = fnv(h, text, len);
+        h = aw_fnv64(h, text, len);
     free(text);
     walk_sum += h; /* order does not matter */
     return 0;
@@ -322,7 +314,7 @@ static int resolve_entry(const char *arg, entry *e)
             fprintf(stderr, "aiwolf contest: cannot read the entry %s\n", err.msg);
             return -1;
         }
-        e->hash = fnv(1469598103934665603ull, text, len);
+        e->hash = aw_fnv64(AW_FNV64_INIT, text, len);
         free(text);
     }
     /* Names are shown in tables and written in tab-separated files. */

@@ -144,19 +144,6 @@ static FILE *open_out(const char *path)
 }
 
 /* --isolate: the Lua seat, built here, runs in a child seat (childseat.h). */
-typedef struct lua_make {
-    const char *path;
-    const aw_luaseat_opts *lo;
-} lua_make;
-
-static aw_seat *make_lua(void *ud, FILE *output, aw_error *err)
-{
-    const lua_make *m = ud;
-    aw_luaseat_opts lo = *m->lo;
-    lo.output = output;
-    return aw_luaseat_new(m->path, &lo, err);
-}
-
 static aw_seat *isolated_seat(const char *path, const aw_luaseat_opts *lo, aw_error *err)
 {
     aw_childseat_opts co;
@@ -178,8 +165,8 @@ static aw_seat *isolated_seat(const char *path, const aw_luaseat_opts *lo, aw_er
     aw_talkhooks_game(&hooks);
     co.validate = hooks.validate;
     co.free_parsed = hooks.free_parsed;
-    lua_make m = {path, lo};
-    return aw_childseat_new(make_lua, &m, &co, err);
+    aw_luaseat_spec m = {path, lo};
+    return aw_childseat_new(aw_luaseat_make, &m, &co, err);
 }
 
 /* The outputs of play's games (match.h's before/after). */

@@ -448,22 +448,6 @@ void aw_contest_write_md(const aw_contest_stats *s, const aw_contest_info *ci, F
     free(order);
 }
 
-/* CSV fields are quoted when they hold a comma, a quote or a line break. */
-static void csv_text(FILE *out, const char *s)
-{
-    if (!strpbrk(s, ",\"\r\n")) {
-        fputs(s, out);
-        return;
-    }
-    fputc('"', out);
-    for (; *s; s++) {
-        if (*s == '"')
-            fputc('"', out);
-        fputc(*s, out);
-    }
-    fputc('"', out);
-}
-
 void aw_contest_write_csv(const aw_contest_stats *s, const aw_contest_info *ci, FILE *out)
 {
     int *order = aw_xcalloc((size_t)s->n, sizeof *order);
@@ -482,9 +466,9 @@ void aw_contest_write_csv(const aw_contest_stats *s, const aw_contest_info *ci, 
         double lo, hi;
         aw_wilson(e->wins, e->games, &lo, &hi);
         fprintf(out, "%d,", k + 1);
-        csv_text(out, ci->names[i]);
+        aw_csv_field(out, ci->names[i]);
         fputc(',', out);
-        csv_text(out, ci->paths[i]);
+        aw_csv_field(out, ci->paths[i]);
         fprintf(out, ",%ld,%ld,%.6f,%.6f,%.6f,%ld,%ld,%ld,%ld", e->games, e->wins, rate(e->wins, e->games), lo, hi,
                 e->team_games[0], e->team_wins[0], e->team_games[1], e->team_wins[1]);
         for (int r = 0; r < AW_NROLES; r++)
@@ -497,20 +481,10 @@ void aw_contest_write_csv(const aw_contest_stats *s, const aw_contest_info *ci, 
     free(order);
 }
 
+/* (report_html escapes '<' where it puts this JSON into the page.) */
 static void json_str(aw_buf *b, const char *s)
 {
-    aw_buf_addc(b, '"');
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            aw_buf_printf(b, "\\%c", *p);
-        else if (*p < 0x20 || *p == 0x7f)
-            aw_buf_printf(b, "\\u%04x", *p);
-        else if (*p == '<')
-            aw_buf_adds(b, "\\u003c"); /* safe inside a <script> too */
-        else
-            aw_buf_addc(b, (char)*p);
-    }
-    aw_buf_addc(b, '"');
+    aw_buf_add_json(b, s, strlen(s));
 }
 
 static void json_gw(aw_buf *b, const char *key, long g, long w, bool comma)

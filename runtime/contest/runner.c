@@ -170,9 +170,7 @@ static void on_line(wproc *w, const char *line, size_t len)
         dispatch(r);
     } else if (len >= 2 && line[0] == 'W' && line[1] == ' ') {
         /* Every worker says it: print each warning once. */
-        uint64_t h = 1469598103934665603ull;
-        for (size_t i = 0; i < len; i++)
-            h = (h ^ (unsigned char)line[i]) * 1099511628211ull;
+        uint64_t h = aw_fnv64(AW_FNV64_INIT, line, len);
         for (int i = 0; i < r->nwarned; i++)
             if (r->warned[i] == h)
                 return;

@@ -53,19 +53,6 @@ static void broken_free(aw_seat *s)
 
 static const aw_seat_ops broken_ops = {.begin = broken_begin, .request = broken_request, .free = broken_free};
 
-typedef struct lua_make {
-    const char *path;
-    const aw_luaseat_opts *lo;
-} lua_make;
-
-static aw_seat *make_lua(void *ud, FILE *output, aw_error *err)
-{
-    const lua_make *m = ud;
-    aw_luaseat_opts lo = *m->lo;
-    lo.output = output;
-    return aw_luaseat_new(m->path, &lo, err);
-}
-
 typedef struct worker {
     const aw_worker_opts *o;
     FILE *out;
@@ -318,8 +305,8 @@ int aw_contest_worker(const aw_worker_opts *o, FILE *in, FILE *out)
             co.free_parsed = hooks.free_parsed;
             co.persistent = true;
             co.keep_instance = o->keep_instance;
-            lua_make m = {o->entries[e], &lo};
-            w.pool[i] = aw_childseat_new(make_lua, &m, &co, &err);
+            aw_luaseat_spec m = {o->entries[e], &lo};
+            w.pool[i] = aw_childseat_new(aw_luaseat_make, &m, &co, &err);
             if (w.pool[i]) {
                 w.child[i] = true;
                 continue;

@@ -226,6 +226,54 @@ size_t aw_utf8_char_len(const char *s, size_t left)
     return n;
 }
 
+void aw_buf_add_json(aw_buf *b, const char *s, size_t len)
+{
+    aw_buf_addc(b, '"');
+    size_t i = 0;
+    while (i < len) {
+        unsigned char c = (unsigned char)s[i];
+        size_t n = aw_utf8_char_len(s + i, len - i);
+        if (n == 0) {
+            aw_buf_adds(b, "\\ufffd");
+            i++;
+        } else if (c == '"' || c == '\\') {
+            aw_buf_addc(b, '\\');
+            aw_buf_addc(b, (char)c);
+            i++;
+        } else if (c < 0x20 || c == 0x7f) {
+            aw_buf_printf(b, "\\u%04x", c);
+            i++;
+        } else {
+            aw_buf_add(b, s + i, n);
+            i += n;
+        }
+    }
+    aw_buf_addc(b, '"');
+}
+
+void aw_csv_field(FILE *out, const char *s)
+{
+    if (!strpbrk(s, ",\"\r\n")) {
+        fputs(s, out);
+        return;
+    }
+    fputc('"', out);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', out);
+        fputc(*s, out);
+    }
+    fputc('"', out);
+}
+
+uint64_t aw_fnv64(uint64_t h, const void *data, size_t len)
+{
+    const unsigned char *c = data;
+    for (size_t i = 0; i < len; i++)
+        h = (h ^ c[i]) * 1099511628211ull;
+    return h;
+}
+
 void aw_sanitize_text(char *s, size_t len, int keep_newlines)
 {
     size_t i = 0;

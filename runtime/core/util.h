@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /* Error codes returned (negated) by functions between C modules. */
 enum {
@@ -68,6 +69,20 @@ int aw_parse_u64(const char *s, uint64_t *out);
 /* The length of the valid UTF-8 character at s (left bytes available), or
  * 0 when the bytes there are not valid UTF-8. */
 size_t aw_utf8_char_len(const char *s, size_t left);
+
+/* Appends s[0..len) as a JSON string: quotes and backslashes escaped,
+ * control bytes as \u00XX, bytes that are not valid UTF-8 as U+FFFD, so the
+ * output stays valid JSON whatever the text held. */
+void aw_buf_add_json(aw_buf *b, const char *s, size_t len);
+
+/* Writes s as one CSV field: quoted (quotes doubled) when it holds a comma,
+ * a quote or a line break. */
+void aw_csv_field(FILE *out, const char *s);
+
+/* FNV-1a, 64 bits: h is AW_FNV64_INIT or an earlier result (to hash pieces
+ * one after the other). Not for secrets. */
+#define AW_FNV64_INIT 1469598103934665603ull
+uint64_t aw_fnv64(uint64_t h, const void *data, size_t len);
 
 /* Makes agent text safe to show on a terminal or in a log, in place: control
  * bytes (but tabs, and newlines when keep_newlines) and bytes that are not

@@ -66,33 +66,6 @@ void aw_gamelog_csv_line(const aw_event *ev, const aw_state *st, aw_buf *o)
     }
 }
 
-/* JSON string with control bytes escaped and bytes that are not valid UTF-8
- * replaced by U+FFFD, so the event file stays valid whatever an agent said. */
-static void json_str(aw_buf *b, const char *s, size_t len)
-{
-    aw_buf_addc(b, '"');
-    size_t i = 0;
-    while (i < len) {
-        unsigned char c = (unsigned char)s[i];
-        size_t n = aw_utf8_char_len(s + i, len - i);
-        if (n == 0) {
-            aw_buf_adds(b, "\\ufffd");
-            i++;
-        } else if (c == '"' || c == '\\') {
-            aw_buf_addc(b, '\\');
-            aw_buf_addc(b, (char)c);
-            i++;
-        } else if (c < 0x20 || c == 0x7f) {
-            aw_buf_printf(b, "\\u%04x", c);
-            i++;
-        } else {
-            aw_buf_add(b, s + i, n);
-            i += n;
-        }
-    }
-    aw_buf_addc(b, '"');
-}
-
 /* Printable form of agent text for the record: control bytes become '?'. */
 static void plain_str(aw_buf *b, const char *s, size_t len, size_t max)
 {
@@ -120,7 +93,7 @@ static void json_event(aw_gamelog *l, const aw_event *ev)
     case AW_EV_WHISPER:
         aw_buf_printf(b, ",\"idx\":%d,\"turn\":%d,\"agent\":%d,\"text\":", ev->talk->idx, ev->talk->turn,
                       ev->talk->agent);
-        json_str(b, ev->talk->text, ev->talk->len);
+        aw_buf_add_json(b, ev->talk->text, ev->talk->len);
         break;
     case AW_EV_VOTE:
     case AW_EV_ATTACK_VOTE:
@@ -146,15 +119,15 @@ static void json_event(aw_gamelog *l, const aw_event *ev)
     case AW_EV_SUBSTITUTE:
         aw_buf_printf(b, ",\"agent\":%d,\"call\":\"%s\",\"given\":%d,\"used\":%d,\"reason\":", ev->agent,
                       aw_req_name(ev->req), ev->given, ev->target);
-        json_str(b, ev->reason, strlen(ev->reason));
+        aw_buf_add_json(b, ev->reason, strlen(ev->reason));
         break;
     case AW_EV_TALK_REPLACED:
         aw_buf_printf(b, ",\"agent\":%d,\"call\":\"%s\",\"said\":", ev->agent, aw_req_name(ev->req));
-        json_str(b, ev->text ? ev->text : "", ev->text ? ev->text_len : 0);
+        aw_buf_add_json(b, ev->text ? ev->text : "", ev->text ? ev->text_len : 0);
         aw_buf_adds(b, ",\"logged\":");
-        json_str(b, ev->talk->text, ev->talk->len);
+        aw_buf_add_json(b, ev->talk->text, ev->talk->len);
         aw_buf_adds(b, ",\"reason\":");
-        json_str(b, ev->reason, strlen(ev->reason));
+        aw_buf_add_json(b, ev->reason, strlen(ev->reason));
         break;
     }
     aw_buf_adds(b, "}\n");
@@ -380,7 +353,7 @@ void aw_gamelog_begin(aw_gamelog *l, const aw_engine *g, int game_no)
         for (int a = 1; a <= st->n; a++) {
             aw_buf_printf(b, "%s{\"agent\":%d,\"role\":\"%s\",\"name\":", a > 1 ? "," : "", a,
                           aw_role_name(st->role[a]));
-            json_str(b, st->name[a], strlen(st->name[a]));
+            aw_buf_add_json(b, st->name[a], strlen(st->name[a]));
             aw_buf_addc(b, '}');
         }
         aw_buf_adds(b, "]}\n");
@@ -395,7 +368,7 @@ void aw_gamelog_version(aw_gamelog *l, int agent, const char *version)
     aw_buf *b = &l->line;
     aw_buf_clear(b);
     aw_buf_printf(b, "{\"game\":%d,\"event\":\"version\",\"agent\":%d,\"version\":", l->game_no, agent);
-    json_str(b, version, strlen(version));
+    aw_buf_add_json(b, version, strlen(version));
     aw_buf_adds(b, "}\n");
     out(l, l->events, b);
 }
@@ -425,7 +398,7 @@ void aw_gamelog_call(aw_gamelog *l, int agent, aw_req_kind kind, uint64_t elapse
                       l->game_no, st->day, agent, aw_req_name(kind), (unsigned long long)(elapsed_ns / 1000));
         if (fault && fault->kind != AW_FAULT_NONE) {
             aw_buf_printf(b, ",\"fault\":\"%s\",\"message\":", aw_fault_kind_name(fault->kind));
-            json_str(b, fault->msg, strnlen(fault->msg, sizeof fault->msg));
+            aw_buf_add_json(b, fault->msg, strnlen(fault->msg, sizeof fault->msg));
         }
         aw_buf_adds(b, "}\n");
         out(l, l->events, b);

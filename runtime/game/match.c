@@ -225,18 +225,14 @@ void aw_tally_print(const aw_tally *t, FILE *out, const aw_settings *set, uint64
     fprintf(out, "\nagent faults (errors, time-outs, bad replies): %ld\n", t->faults);
 }
 
+/* A JSON string (util's escaping) on a stream. */
 static void json_str(FILE *out, const char *s)
 {
-    fputc('"', out);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            fprintf(out, "\\%c", *p);
-        else if (*p < 0x20 || *p == 0x7f)
-            fprintf(out, "\\u%04x", *p);
-        else
-            fputc(*p, out);
-    }
-    fputc('"', out);
+    aw_buf b;
+    aw_buf_init(&b);
+    aw_buf_add_json(&b, s, strlen(s));
+    fputs(b.data, out);
+    aw_buf_free(&b);
 }
 
 void aw_tally_write_json(const aw_tally *t, FILE *out, const aw_settings *set, uint64_t first_seed,
@@ -279,21 +275,6 @@ void aw_tally_write_json(const aw_tally *t, FILE *out, const aw_settings *set, u
     fprintf(out, "\n}\n");
 }
 
-static void csv_str(FILE *out, const char *s)
-{
-    if (!strpbrk(s, ",\"\r\n")) {
-        fputs(s, out);
-        return;
-    }
-    fputc('"', out);
-    for (; *s; s++) {
-        if (*s == '"')
-            fputc('"', out);
-        fputc(*s, out);
-    }
-    fputc('"', out);
-}
-
 void aw_tally_write_csv(const aw_tally *t, FILE *out, const char *const *entry_names)
 {
     fprintf(out, "agent,version,games,wins,win_rate,ci_low,ci_high");
@@ -304,7 +285,7 @@ void aw_tally_write_csv(const aw_tally *t, FILE *out, const char *const *entry_n
         const aw_tally_row *r = &t->rows[i];
         double lo, hi;
         aw_wilson(r->wins, r->games, &lo, &hi);
-        csv_str(out, entry_names[r->entry]);
+        aw_csv_field(out, entry_names[r->entry]);
         fprintf(out, ",%s,%ld,%ld,%.6f,%.6f,%.6f", r->version, r->games, r->wins,
                 r->games ? (double)r->wins / (double)r->games : 0.0, lo, hi);
         for (int k = 0; k < AW_NROLES; k++)

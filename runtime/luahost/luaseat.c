@@ -1187,3 +1187,11 @@ aw_seat *aw_luaseat_new(const char *path, const aw_luaseat_opts *opts, aw_error 
     aw_sandbox_free(sb);
     return &s->base;
 }
+
+aw_seat *aw_luaseat_make(void *spec, FILE *output, aw_error *err)
+{
+    const aw_luaseat_spec *m = spec;
+    aw_luaseat_opts lo = *m->opts;
+    lo.output = output;
+    return aw_luaseat_new(m->path, &lo, err);
+}

@@ -58,4 +58,13 @@ typedef struct aw_luaseat_opts {
  * with file:line. */
 aw_seat *aw_luaseat_new(const char *path, const aw_luaseat_opts *opts, aw_error *err);
 
+/* A Lua seat to be made later with its output stream given then: the maker
+ * a child seat takes (childseat.h's aw_childseat_make, ud an
+ * aw_luaseat_spec). */
+typedef struct aw_luaseat_spec {
+    const char *path;
+    const aw_luaseat_opts *opts; /* copied, with output replaced */
+} aw_luaseat_spec;
+aw_seat *aw_luaseat_make(void *spec, FILE *output, aw_error *err);
+
 #endif
