@@ -28,6 +28,7 @@ typedef struct module_src {
     char *path; /* "strategy/wolf.lua", relative to the folder */
     char *text;
     size_t len;
+    aw_buf code; /* its bytecode once a sandbox compiled it (empty before) */
 } module_src;
 
 /* Parts of info that change seldom (statusMap, yesterday's votes, ...) are
@@ -45,6 +46,8 @@ typedef struct luaseat {
     char *path;
     char *source;              /* the agent file's text as last accepted */
     size_t source_len;
+    aw_buf scratch;            /* a module's bytecode being dumped */
+    aw_buf code;               /* the source compiled (bytecode), once a sandbox ran it: later games load this */
     module_src *mods;          /* with watching: the folder's modules as last accepted */
     int nmods;
     uint64_t signature;        /* of the files' names, sizes and times when read */
@@ -668,7 +671,11 @@ static int load_agent_table(luaseat *s, aw_sandbox *sb, int *ref, aw_fault *faul
 {
     char chunkname[300];
     snprintf(chunkname, sizeof chunkname, "@%s", s->path);
-    if (aw_sandbox_load(sb, s->source, s->source_len, chunkname, fault) < 0)
+    /* The text is compiled (under the budget, in the sandbox) once per
+     * version; later sandboxes load that bytecode, ours, never an agent's. */
+    int rc = s->code.len ? aw_sandbox_load_code(sb, s->code.data, s->code.len, chunkname, fault)
+                         : aw_sandbox_load_keep(sb, s->source, s->source_len, chunkname, &s->code, fault);
+    if (rc < 0)
         return -1;
     lua_State *L = aw_sandbox_state(sb);
     if (lua_type(L, -1) != LUA_TTABLE) {
@@ -702,18 +709,38 @@ static bool watching(const luaseat *s)
 
 static char snapshot_key; /* registry key of the seat, for the loader */
 
+static int dump_writer(lua_State *L, const void *p, size_t sz, void *ud)
+{
+    (void)L;
+    aw_buf_add(ud, p, sz);
+    return 0;
+}
+
 static int snapshot_loader(lua_State *L)
 {
     const char *name = luaL_checkstring(L, 1);
     lua_rawgetp(L, LUA_REGISTRYINDEX, &snapshot_key);
-    const luaseat *s = lua_touserdata(L, -1);
+    luaseat *s = lua_touserdata(L, -1);
     for (int i = 0; s && i < s->nmods; i++) {
-        const module_src *m = &s->mods[i];
+        module_src *m = &s->mods[i];
         if (strcmp(m->name, name) != 0)
             continue;
         lua_pushfstring(L, "@%s", m->path);
-        if (luaL_loadbufferx(L, m->text, m->len, lua_tostring(L, -1), "t") != LUA_OK)
-            return lua_error(L);
+        /* Compiled once per version of the module: its bytecode (made here
+         * from the text, never taken from the agent) serves later games. */
+        if (m->code.len) {
+            if (luaL_loadbufferx(L, m->code.data, m->code.len, lua_tostring(L, -1), "b") != LUA_OK)
+                return lua_error(L);
+        } else {
+            if (luaL_loadbufferx(L, m->text, m->len, lua_tostring(L, -1), "t") != LUA_OK)
+                return lua_error(L);
+            /* Dumped aside first: a call stopped half-way keeps no half. */
+            aw_buf_clear(&s->scratch);
+            lua_dump(L, dump_writer, &s->scratch, 0);
+            aw_buf_free(&m->code);
+            m->code = s->scratch;
+            aw_buf_init(&s->scratch);
+        }
         lua_pushstring(L, m->name);
         lua_pushstring(L, m->path);
         lua_call(L, 2, 1);
@@ -751,6 +778,7 @@ static void free_modules(module_src *mods, int n)
         free(mods[i].name);
         free(mods[i].path);
         free(mods[i].text);
+        aw_buf_free(&mods[i].code);
     }
     free(mods);
 }
@@ -824,6 +852,7 @@ static void walk(const char *dir, const char *rel, int depth, uint64_t *sig, mod
                 *c = '.';
         m->text = text;
         m->len = tlen;
+        aw_buf_init(&m->code);
     }
     closedir(d);
 }
@@ -965,6 +994,8 @@ static bool maybe_reload(luaseat *s)
     size_t old_len = s->source_len;
     module_src *old_mods = s->mods;
     int old_n = s->nmods;
+    aw_buf old_code = s->code;
+    aw_buf_init(&s->code);
     s->source = src;
     s->source_len = len;
     s->mods = mods;
@@ -977,6 +1008,8 @@ static bool maybe_reload(luaseat *s)
         s->source_len = old_len;
         s->mods = old_mods;
         s->nmods = old_n;
+        aw_buf_free(&s->code);
+        s->code = old_code;
         free(src);
         free_modules(mods, nmods);
         char msg[700];
@@ -988,6 +1021,7 @@ static bool maybe_reload(luaseat *s)
     aw_sandbox_free(sb);
     free(old);
     free_modules(old_mods, old_n);
+    aw_buf_free(&old_code);
     char was[sizeof s->version];
     memcpy(was, s->version, sizeof was);
     hash_version(s);
@@ -1130,6 +1164,8 @@ static void seat_free(aw_seat *base)
     close_agent(s);
     free(s->path);
     free(s->source);
+    aw_buf_free(&s->code);
+    aw_buf_free(&s->scratch);
     free_modules(s->mods, s->nmods);
     free(s->default_name);
     free(s->dir);
@@ -1155,6 +1191,8 @@ aw_seat *aw_luaseat_new(const char *path, const aw_luaseat_opts *opts, aw_error 
     s->path = aw_xstrdup(path);
     s->source = src;
     s->source_len = len;
+    aw_buf_init(&s->code);
+    aw_buf_init(&s->scratch);
     s->reply = aw_xmalloc(REPLY_MAX + 1);
     s->talks.ref = s->whispers.ref = LUA_NOREF;
     for (int i = 0; i < NCACHED; i++)

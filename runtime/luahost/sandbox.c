@@ -455,22 +455,54 @@ typedef struct sb_load_args {
     const char *src;
     size_t len;
     const char *name;
+    aw_buf *keep; /* receives the compiled chunk, or NULL */
+    int binary;   /* src is bytecode the host compiled (aw_sandbox_load_code) */
 } sb_load_args;
+
+static int sb_dump_writer(lua_State *L, const void *p, size_t sz, void *ud)
+{
+    (void)L;
+    aw_buf_add(ud, p, sz);
+    return 0;
+}
 
 static int sb_load_body(lua_State *L)
 {
     sb_load_args *a = lua_touserdata(L, 1);
     if (a->len > SB_MAX_SOURCE)
         return luaL_error(L, "%s: source larger than %d bytes", a->name, (int)SB_MAX_SOURCE);
-    if (sb_load_text(L, sb_of(L), a->src, a->len, a->name) != LUA_OK)
-        return lua_error(L);
+    if (a->binary) {
+        if (luaL_loadbufferx(L, a->src, a->len, a->name, "b") != LUA_OK)
+            return lua_error(L);
+    } else {
+        if (sb_load_text(L, sb_of(L), a->src, a->len, a->name) != LUA_OK)
+            return lua_error(L);
+        if (a->keep)
+            lua_dump(L, sb_dump_writer, a->keep, 0); /* with debug information: messages keep file:line */
+    }
     lua_call(L, 0, 1);
     return 1;
 }
 
 int aw_sandbox_load(aw_sandbox *sb, const char *src, size_t len, const char *chunkname, aw_fault *fault)
 {
-    sb_load_args a = {src, len, chunkname ? chunkname : "=agent"};
+    return aw_sandbox_load_keep(sb, src, len, chunkname, NULL, fault);
+}
+
+int aw_sandbox_load_keep(aw_sandbox *sb, const char *src, size_t len, const char *chunkname, aw_buf *code,
+                         aw_fault *fault)
+{
+    sb_load_args a = {src, len, chunkname ? chunkname : "=agent", code, 0};
+    size_t had = code ? code->len : 0;
+    int rc = sb_protected(sb, sb_load_body, &a, 1, fault);
+    if (rc < 0 && code)
+        code->len = had; /* a chunk that does not run is not kept */
+    return rc;
+}
+
+int aw_sandbox_load_code(aw_sandbox *sb, const char *code, size_t len, const char *chunkname, aw_fault *fault)
+{
+    sb_load_args a = {code, len, chunkname ? chunkname : "=agent", NULL, 1};
     return sb_protected(sb, sb_load_body, &a, 1, fault);
 }
 

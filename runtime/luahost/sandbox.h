@@ -61,6 +61,18 @@ lua_State *aw_sandbox_state(aw_sandbox *sb);
  * *fault says why, and a negative value is returned. */
 int aw_sandbox_load(aw_sandbox *sb, const char *src, size_t len, const char *chunkname, aw_fault *fault);
 
+/* aw_sandbox_load, and when code is not NULL the compiled chunk is also
+ * appended to it as Lua bytecode (with debug information) — only when the
+ * chunk compiled and ran: on failure code is left as it was. The bytecode is
+ * the host's own compile of a text, so later sandboxes may run it with
+ * aw_sandbox_load_code instead of compiling the text again. */
+int aw_sandbox_load_keep(aw_sandbox *sb, const char *src, size_t len, const char *chunkname, aw_buf *code,
+                         aw_fault *fault);
+
+/* Runs bytecode that aw_sandbox_load_keep made (never bytes from an agent:
+ * agents can only load text) as aw_sandbox_load runs a text. */
+int aw_sandbox_load_code(aw_sandbox *sb, const char *code, size_t len, const char *chunkname, aw_fault *fault);
+
 /* Runs fn(L) as a protected call with the time budget armed and ud as a light
  * userdata at stack index 1. fn may build argument tables, call into agent
  * code with lua_call and read results; every Lua error, time-out or memory

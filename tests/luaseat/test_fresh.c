@@ -1,0 +1,91 @@
+/* Nothing of one game survives into the next, although later games load the
+ * agent (and, when watching, its folder's modules) from bytecode compiled
+ * once: an agent that counts in a local of its file, in a module's table, in
+ * a global and in a field of the string library sees 1 in every game. */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cseat.h"
+#include "game.h"
+#include "luaseat.h"
+#include "test.h"
+
+static void write_file(const char *file, const char *text)
+{
+    FILE *f = fopen(file, "w");
+    fputs(text, f);
+    fclose(f);
+}
+
+static char *play(aw_seat *lua, uint64_t seed)
+{
+    aw_settings set;
+    aw_error err;
+    aw_settings_preset(&set, "aiwolf", 5, &err);
+    aw_seat *seats[6];
+    seats[1] = lua;
+    for (int a = 2; a <= 5; a++)
+        seats[a] = aw_cseat_random((uint64_t)a);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *csv = open_memstream(&buf, &len);
+    aw_gamelog log;
+    aw_gamelog_init(&log, csv, NULL, NULL);
+    aw_game_opts go;
+    memset(&go, 0, sizeof go);
+    go.settings = &set;
+    go.seed = seed;
+    go.log = &log;
+    aw_game_result res;
+    CHECK(aw_game_play(&go, seats, &res, &err) == 0);
+    CHECK_INT(res.faults, 0);
+    aw_gamelog_free(&log);
+    fclose(csv);
+    for (int a = 2; a <= 5; a++)
+        seats[a]->ops->free(seats[a]);
+    return buf;
+}
+
+int main(void)
+{
+    char dir[256], path[300], modpath[300];
+    snprintf(dir, sizeof dir, "/tmp/aiwolf_fresh_XXXXXX");
+    CHECK(mkdtemp(dir) != NULL);
+    snprintf(path, sizeof path, "%s/agent.lua", dir);
+    snprintf(modpath, sizeof modpath, "%s/counts.lua", dir);
+    write_file(modpath, "return { n = 0 }\n");
+    write_file(path, "local m = require 'counts'\n"
+                     "local count = 0\n"
+                     "local agent = {}\n"
+                     "function agent:getName()\n"
+                     "  count = count + 1; m.n = m.n + 1; counter = (counter or 0) + 1\n"
+                     "  string.seen = (string.seen or 0) + 1\n"
+                     "  return 'g' .. count .. '-' .. m.n .. '-' .. counter .. '-' .. string.seen\n"
+                     "end\n"
+                     "function agent:finish() assert(count == 1 and m.n == 1 and counter == 1) end\n"
+                     "return agent\n");
+    for (int watch = 0; watch <= 1; watch++) {
+        aw_luaseat_opts lo;
+        memset(&lo, 0, sizeof lo);
+        lo.watch = watch;
+        aw_error err;
+        aw_seat *lua = aw_luaseat_new(path, &lo, &err);
+        CHECK_MSG(lua != NULL, "%s", err.msg);
+        if (!lua)
+            break;
+        for (int game = 1; game <= 3; game++) {
+            char *log = play(lua, (uint64_t)game);
+            CHECK_MSG(strstr(log, "0,status,1,") && strstr(log, ",g1-1-1-1\n"),
+                      "game %d (watch %d) saw the state of an earlier game", game, watch);
+            free(log);
+        }
+        lua->ops->free(lua);
+    }
+    unlink(modpath);
+    unlink(path);
+    rmdir(dir);
+    return test_done();
+}
