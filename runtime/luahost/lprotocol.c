@@ -129,6 +129,22 @@ static int l_parse(lua_State *L)
     return 1;
 }
 
+int aw_protocol_push_text(lua_State *L, const char *text, size_t len, aw_validation mode)
+{
+    aw_error err = {0};
+    aw_sentence *s = aw_protocol_parse(text, len, mode, &err);
+    if (!s)
+        return 0;
+    /* As in l_parse: the C tree is freed even if building the tables raises. */
+    lua_pushcfunction(L, push_tree);
+    lua_pushlightuserdata(L, s);
+    int rc = lua_pcall(L, 1, 1, 0);
+    aw_sentence_free(s);
+    if (rc != LUA_OK)
+        lua_error(L);
+    return 1;
+}
+
 static int l_validate(lua_State *L)
 {
     size_t len;

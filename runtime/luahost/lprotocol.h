@@ -35,4 +35,9 @@ int aw_luaopen_protocol_core(lua_State *L);
  * error only if Lua cannot allocate. */
 void aw_protocol_push(lua_State *L, const aw_sentence *s);
 
+/* Parses text under mode and pushes its tree as aw_protocol_push does,
+ * returning 1; returns 0 and pushes nothing when it does not parse. Raises
+ * (after freeing the C tree) only if Lua cannot allocate. */
+int aw_protocol_push_text(lua_State *L, const char *text, size_t len, aw_validation mode);
+
 #endif

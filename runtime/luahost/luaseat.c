@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <lauxlib.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,12 +17,6 @@
  * truncated to one byte over the engine's limit, so the engine refuses them. */
 #define REPLY_MAX 8193
 
-typedef struct chan_cache {
-    int ref;    /* registry ref of the list table handed to the agent, LUA_NOREF if none */
-    int day;
-    int pushed; /* entries already in it */
-} chan_cache;
-
 /* A plain Lua module from the agent's folder, kept in memory. */
 typedef struct module_src {
     char *name; /* "strategy.wolf" */
@@ -31,15 +26,30 @@ typedef struct module_src {
     aw_buf code; /* its bytecode once a sandbox compiled it (empty before) */
 } module_src;
 
-/* Parts of info that change seldom (statusMap, yesterday's votes, ...) are
- * built once and handed out again while their content is the same: one
- * registry reference per part, with a key that identifies the content. */
-enum { C_STATUS, C_ROLES, C_EXISTING, C_VOTES, C_LASTDEAD, C_ATTACKVOTES, C_DIVINE, C_MEDIUM, NCACHED };
+/* What the host last wrote into the agent's info (see push_info). */
+#define VOTES_KEPT (2 * AW_MAX_PLAYERS) /* longer vote lists are made again each call */
+enum { NVOTELISTS = 4 };
 
-typedef struct table_cache {
-    int ref; /* LUA_NOREF when empty */
-    uint64_t key;
-} table_cache;
+typedef struct vote_mem {
+    int n; /* -1: nothing to compare with */
+    aw_vote v[VOTES_KEPT];
+} vote_mem;
+
+typedef struct view_mem {
+    int ref;       /* registry ref of the view table, LUA_NOREF when none */
+    int stale;     /* a dropped view table's ref, released at the next call */
+    bool building; /* push_info under way: a call stopped then drops the view */
+    int n;         /* players */
+    signed char alive[AW_MAX_PLAYERS + 1]; /* statusMap: 1, 0, or -1 for nothing */
+    signed char role[AW_MAX_PLAYERS + 1];  /* roleMap: the role, AW_ROLE_NONE for nothing */
+    int rtalk[AW_MAX_PLAYERS + 1], rwhisper[AW_MAX_PLAYERS + 1]; /* -1: nothing */
+    int talk_day, ntalks, whisper_day, nwhispers; /* the lists' day and length */
+    vote_mem votes[NVOTELISTS];
+    int last_dead[AW_MAX_PLAYERS];
+    int nlast_dead;
+    aw_judge divine, medium; /* agent -1: none made */
+    bool existing;
+} view_mem;
 
 typedef struct luaseat {
     aw_seat base;
@@ -64,8 +74,9 @@ typedef struct luaseat {
     long games;          /* begin calls so far: the number of the game under way */
     uint64_t agent_seed; /* the seat's own seed: randomSeed and math.random */
     char name[65];
-    chan_cache talks, whispers;
-    table_cache cached[NCACHED];
+    view_mem view;
+    const aw_info *cur_info;  /* the info of the call under way, else NULL */
+    aw_validation validation; /* the game's, for parsing talks again */
     char *reply; /* REPLY_MAX + 1 bytes */
     size_t reply_len;
 } luaseat;
@@ -115,226 +126,420 @@ static void set_int(lua_State *L, const char *k, lua_Integer v)
     lua_setfield(L, -2, k);
 }
 
-static void set_agent(lua_State *L, const char *k, int a)
+/* ---- info: one table per game, updated in place ----------------------------
+ *
+ * Each agent keeps one `info` table for the game. Before each call the host
+ * sets every top-level field of it again (whatever the agent did to them, a
+ * call starts from the truth) and changes the tables in it only where the
+ * game changed: map entries that changed are rewritten, new talks and
+ * whispers are appended (a new list each day, and a new one when the agent
+ * changed the list's length), and a list or result whose content changed is
+ * a new table. A talk's `parsed` tree is built when the agent first reads
+ * it. What the host made lives in one registry table per sandbox (the view
+ * table): dropping it (a new game, a call stopped while info was being
+ * updated) makes the next call build everything anew. */
+
+/* Slots of the view table: interned strings first (fetched by index rather
+ * than hashed from a C string for every field), then the tables handed out. */
+enum {
+    K_AGENT = 1, K_DAY, K_ROLE, K_STATUSMAP, K_ROLEMAP, K_REMAINTALKMAP, K_REMAINWHISPERMAP,
+    K_EXISTINGROLELIST, K_TALKLIST, K_WHISPERLIST, K_VOTELIST, K_LATESTVOTELIST, K_EXECUTEDAGENT,
+    K_LATESTEXECUTEDAGENT, K_LASTDEADAGENTLIST, K_DIVINERESULT, K_MEDIUMRESULT, K_ATTACKEDAGENT,
+    K_GUARDEDAGENT, K_ATTACKVOTELIST, K_LATESTATTACKVOTELIST, K_TARGET, K_IDX, K_TURN, K_TEXT, K_RESULT,
+    K_ALIVE, K_DEAD,
+    K_ROLES,                          /* AW_NROLES role names */
+    K_SPECIES = K_ROLES + AW_NROLES,  /* AW_HUMAN, AW_WOLF */
+    V_INFO = K_SPECIES + 2,
+    V_STATUS, V_ROLES, V_RTALK, V_RWHISPER, V_EXISTING, V_TALKS, V_WHISPERS, V_VOTES, V_LATESTVOTES,
+    V_AVOTES, V_LATESTAVOTES, V_LASTDEAD, V_DIVINE, V_MEDIUM, V_TALKMETA, V_WHISPERMETA,
+    V_SIZE = V_WHISPERMETA
+};
+
+static const char *const key_names[K_ROLES] = {
+    [K_AGENT] = "agent", [K_DAY] = "day", [K_ROLE] = "role", [K_STATUSMAP] = "statusMap",
+    [K_ROLEMAP] = "roleMap", [K_REMAINTALKMAP] = "remainTalkMap", [K_REMAINWHISPERMAP] = "remainWhisperMap",
+    [K_EXISTINGROLELIST] = "existingRoleList", [K_TALKLIST] = "talkList", [K_WHISPERLIST] = "whisperList",
+    [K_VOTELIST] = "voteList", [K_LATESTVOTELIST] = "latestVoteList", [K_EXECUTEDAGENT] = "executedAgent",
+    [K_LATESTEXECUTEDAGENT] = "latestExecutedAgent", [K_LASTDEADAGENTLIST] = "lastDeadAgentList",
+    [K_DIVINERESULT] = "divineResult", [K_MEDIUMRESULT] = "mediumResult", [K_ATTACKEDAGENT] = "attackedAgent",
+    [K_GUARDEDAGENT] = "guardedAgent", [K_ATTACKVOTELIST] = "attackVoteList",
+    [K_LATESTATTACKVOTELIST] = "latestAttackVoteList", [K_TARGET] = "target", [K_IDX] = "idx", [K_TURN] = "turn",
+    [K_TEXT] = "text", [K_RESULT] = "result", [K_ALIVE] = "ALIVE", [K_DEAD] = "DEAD",
+};
+
+static void view_forget(view_mem *v)
 {
-    if (a > 0) {
+    if (v->ref != LUA_NOREF && v->stale == LUA_NOREF)
+        v->stale = v->ref; /* released at the next call, inside the sandbox */
+    v->ref = LUA_NOREF;
+    v->building = false;
+}
+
+/* The host's key k (interned) on top of the stack. */
+#define KEY(k) lua_rawgeti(L, kv, (k))
+
+static void set_key_int(lua_State *L, int t, int kv, int k, lua_Integer v)
+{
+    KEY(k);
+    lua_pushinteger(L, v);
+    lua_rawset(L, t);
+}
+
+/* t[key k] = the value in view slot slot */
+static void set_key_slot(lua_State *L, int t, int kv, int k, int slot)
+{
+    KEY(k);
+    lua_rawgeti(L, kv, slot);
+    lua_rawset(L, t);
+}
+
+static void set_key_agent(lua_State *L, int t, int kv, int k, int a)
+{
+    KEY(k);
+    if (a > 0)
         lua_pushinteger(L, a);
-        lua_setfield(L, -2, k);
-    }
+    else
+        lua_pushnil(L);
+    lua_rawset(L, t);
 }
 
-static void push_votes(lua_State *L, const aw_vote *v, int n)
+static int talk_index(lua_State *L);
+
+/* Pushes the view table, making it (with the interned strings, info and
+ * its maps, all empty) if there is none. */
+static void view_open(lua_State *L, luaseat *s, int n)
 {
-    lua_createtable(L, n, 0);
-    for (int i = 0; i < n; i++) {
-        lua_createtable(L, 0, 3);
-        set_int(L, "agent", v[i].agent);
-        set_int(L, "day", v[i].day);
-        set_int(L, "target", v[i].target);
-        lua_rawseti(L, -2, i + 1);
+    view_mem *v = &s->view;
+    if (v->stale != LUA_NOREF) {
+        luaL_unref(L, LUA_REGISTRYINDEX, v->stale);
+        v->stale = LUA_NOREF;
     }
+    if (v->ref != LUA_NOREF && v->n == n) {
+        lua_rawgeti(L, LUA_REGISTRYINDEX, v->ref);
+        return;
+    }
+    view_forget(v);
+    lua_createtable(L, V_SIZE, 0);
+    int kv = lua_gettop(L);
+    for (int k = 1; k < K_ROLES; k++) {
+        lua_pushstring(L, key_names[k]);
+        lua_rawseti(L, kv, k);
+    }
+    for (int r = 0; r < AW_NROLES; r++) {
+        lua_pushstring(L, aw_role_name((aw_role)r));
+        lua_rawseti(L, kv, K_ROLES + r);
+    }
+    lua_pushstring(L, aw_species_name(AW_HUMAN));
+    lua_rawseti(L, kv, K_SPECIES + AW_HUMAN);
+    lua_pushstring(L, aw_species_name(AW_WOLF));
+    lua_rawseti(L, kv, K_SPECIES + AW_WOLF);
+    lua_createtable(L, 0, 24);
+    lua_rawseti(L, kv, V_INFO);
+    for (int slot = V_STATUS; slot <= V_RWHISPER; slot++) {
+        lua_createtable(L, n, 0);
+        lua_rawseti(L, kv, slot);
+    }
+    for (int w = 0; w <= 1; w++) {
+        lua_createtable(L, 0, 2);
+        lua_pushliteral(L, "__index");
+        lua_pushlightuserdata(L, s);
+        lua_pushinteger(L, w);
+        lua_pushcclosure(L, talk_index, 2);
+        lua_rawset(L, -3);
+        /* Protected: getmetatable gives this string, setmetatable refuses. */
+        lua_pushliteral(L, "__metatable");
+        lua_pushstring(L, w ? "whisper entry" : "talk entry");
+        lua_rawset(L, -3);
+        lua_rawseti(L, kv, w ? V_WHISPERMETA : V_TALKMETA);
+    }
+    lua_pushvalue(L, kv);
+    v->ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    v->n = n;
+    for (int a = 0; a <= AW_MAX_PLAYERS; a++) {
+        v->alive[a] = -1;
+        v->role[a] = (signed char)AW_ROLE_NONE;
+        v->rtalk[a] = v->rwhisper[a] = -1;
+    }
+    v->talk_day = v->whisper_day = INT_MIN;
+    v->ntalks = v->nwhispers = 0;
+    for (int i = 0; i < NVOTELISTS; i++)
+        v->votes[i].n = -1;
+    v->nlast_dead = -1;
+    v->divine.agent = v->medium.agent = -1;
+    v->existing = false;
 }
 
-
-/* Pushes the day's talk (or whisper) list. The same table is handed out all
- * day and only new entries are appended, so a long day costs each agent one
- * table per talk rather than one per talk per call. */
-static void push_talks(lua_State *L, luaseat *s, chan_cache *c, const aw_talk *t, int n, int day)
+/* Appends the talks (or whispers) not handed out yet to the day's list. A new
+ * day, or a list whose length the agent changed, gets a new list. */
+static void update_talks(lua_State *L, luaseat *s, int kv, bool whisper, const aw_talk *t, int n, int day)
 {
-    if (c->ref != LUA_NOREF && c->day == day) {
-        lua_rawgeti(L, LUA_REGISTRYINDEX, c->ref);
-    } else {
-        if (c->ref != LUA_NOREF)
-            luaL_unref(L, LUA_REGISTRYINDEX, c->ref);
+    view_mem *v = &s->view;
+    int slot = whisper ? V_WHISPERS : V_TALKS;
+    int *vday = whisper ? &v->whisper_day : &v->talk_day;
+    int *vn = whisper ? &v->nwhispers : &v->ntalks;
+    lua_rawgeti(L, kv, slot);
+    if (*vday != day || !lua_istable(L, -1) || lua_rawlen(L, -1) != (lua_Unsigned)*vn || *vn > n) {
+        lua_pop(L, 1);
         lua_createtable(L, n > 16 ? n : 16, 0);
         lua_pushvalue(L, -1);
-        c->ref = luaL_ref(L, LUA_REGISTRYINDEX);
-        c->day = day;
-        c->pushed = 0;
+        lua_rawseti(L, kv, slot);
+        *vday = day;
+        *vn = 0;
     }
-    for (int i = c->pushed; i < n; i++) {
-        lua_createtable(L, 0, 6);
-        set_int(L, "agent", t[i].agent);
-        set_int(L, "day", t[i].day);
-        set_int(L, "idx", t[i].idx);
-        set_int(L, "turn", t[i].turn);
+    int list = lua_gettop(L);
+    bool lazy = s->opts.push_parsed != NULL;
+    for (int i = *vn; i < n; i++) {
+        lua_createtable(L, 0, 6); /* with room for `parsed` */
+        int e = lua_gettop(L);
+        set_key_int(L, e, kv, K_AGENT, t[i].agent);
+        set_key_int(L, e, kv, K_DAY, t[i].day);
+        set_key_int(L, e, kv, K_IDX, t[i].idx);
+        set_key_int(L, e, kv, K_TURN, t[i].turn);
+        KEY(K_TEXT);
         lua_pushlstring(L, t[i].text, t[i].len);
-        lua_setfield(L, -2, "text");
-        if (t[i].parsed && s->opts.push_parsed) {
-            s->opts.push_parsed(L, t[i].parsed);
-            lua_setfield(L, -2, "parsed");
+        lua_rawset(L, e);
+        if (t[i].parsed && lazy) {
+            lua_rawgeti(L, kv, whisper ? V_WHISPERMETA : V_TALKMETA);
+            lua_setmetatable(L, e);
         }
-        lua_rawseti(L, -2, i + 1);
+        lua_rawseti(L, list, i + 1);
     }
-    c->pushed = n;
+    *vn = n;
+    lua_pop(L, 1);
 }
 
-static uint64_t mix(uint64_t h, uint64_t v)
+/* A talk entry's `parsed`, made when first read: the host's tree of that
+ * talk while it is in today's list (the entry's text, day and index still
+ * those of the talk), else the text parsed again under the game's mode.
+ * It is then stored in the entry. */
+static int talk_index(lua_State *L)
 {
-    return (h ^ v) * 0x100000001b3ull;
-}
-
-/* Pushes the cached table of slot c if it was built for key; returns false
- * (pushing nothing) otherwise. */
-static bool reuse(lua_State *L, table_cache *c, uint64_t key)
-{
-    if (c->ref == LUA_NOREF || c->key != key)
-        return false;
-    lua_rawgeti(L, LUA_REGISTRYINDEX, c->ref);
-    return true;
-}
-
-/* Keeps the table on top of the stack (left there) in slot c for key. */
-static void remember(lua_State *L, table_cache *c, uint64_t key)
-{
-    if (c->ref != LUA_NOREF)
-        luaL_unref(L, LUA_REGISTRYINDEX, c->ref);
-    c->ref = LUA_NOREF; /* luaL_ref below may run out of memory */
-    lua_pushvalue(L, -1);
-    c->ref = luaL_ref(L, LUA_REGISTRYINDEX);
-    c->key = key;
-}
-
-static uint64_t votes_key(const aw_vote *v, int n, int day)
-{
-    uint64_t h = mix(0xcbf29ce484222325ull, (uint64_t)day << 32 | (uint64_t)n);
-    for (int i = 0; i < n; i++)
-        h = mix(h, (uint64_t)v[i].agent << 40 | (uint64_t)v[i].target << 20 | (uint64_t)v[i].day);
-    return h;
-}
-
-static void push_votes_cached(lua_State *L, table_cache *c, const aw_vote *v, int n, int day)
-{
-    uint64_t key = votes_key(v, n, day);
-    if (!reuse(L, c, key)) {
-        push_votes(L, v, n);
-        remember(L, c, key);
+    luaseat *s = lua_touserdata(L, lua_upvalueindex(1));
+    bool whisper = lua_tointeger(L, lua_upvalueindex(2)) != 0;
+    size_t klen;
+    const char *k = lua_type(L, 2) == LUA_TSTRING ? lua_tolstring(L, 2, &klen) : NULL;
+    if (!k || klen != 6 || memcmp(k, "parsed", 6) != 0 || !lua_istable(L, 1))
+        return 0;
+    lua_settop(L, 2);
+    lua_pushliteral(L, "text"); /* 3 */
+    if (lua_rawget(L, 1) != LUA_TSTRING)
+        return 0;
+    size_t len;
+    const char *text = lua_tolstring(L, 3, &len);
+    lua_pushliteral(L, "idx"); /* 4 */
+    lua_rawget(L, 1);
+    lua_pushliteral(L, "day"); /* 5 */
+    lua_rawget(L, 1);
+    const aw_talk *found = NULL;
+    const aw_info *in = s->cur_info;
+    if (in && lua_isinteger(L, 4) && lua_isinteger(L, 5)) {
+        const aw_talk *list = whisper ? in->whispers : in->talks;
+        int n = whisper ? in->nwhispers : in->ntalks;
+        lua_Integer idx = lua_tointeger(L, 4), day = lua_tointeger(L, 5);
+        if (list && idx >= 0 && idx < n && list[idx].day == day && list[idx].parsed && list[idx].len == len &&
+            memcmp(list[idx].text, text, len) == 0)
+            found = &list[idx];
     }
+    if (found)
+        s->opts.push_parsed(L, found->parsed);
+    else if (!s->opts.push_parsed_text || !s->opts.push_parsed_text(L, text, len, s->validation))
+        return 0;
+    lua_pushliteral(L, "parsed");
+    lua_pushvalue(L, -2);
+    lua_rawset(L, 1);
+    return 1;
 }
 
-static uint64_t judge_key(const aw_judge *j)
+static bool same_votes(const vote_mem *m, const aw_vote *v, int n)
 {
-    return mix(mix(mix(mix(1, (uint64_t)j->agent), (uint64_t)j->day), (uint64_t)j->target), (uint64_t)j->result);
+    return m->n == n && (n == 0 || memcmp(m->v, v, sizeof *v * (size_t)n) == 0);
 }
 
-static void set_judge_cached(lua_State *L, table_cache *c, const char *k, const aw_judge *j)
+/* The vote list in view slot slot, as a new table if its content changed. */
+static void update_votes(lua_State *L, int kv, int slot, vote_mem *m, const aw_vote *v, int n)
 {
-    if (!j->agent)
+    if (same_votes(m, v, n))
         return;
-    uint64_t key = judge_key(j);
-    if (!reuse(L, c, key)) {
-        lua_createtable(L, 0, 4);
-        set_int(L, "agent", j->agent);
-        set_int(L, "day", j->day);
-        set_int(L, "target", j->target);
-        lua_pushstring(L, aw_species_name(j->result));
-        lua_setfield(L, -2, "result");
-        remember(L, c, key);
+    lua_createtable(L, n, 0);
+    int list = lua_gettop(L);
+    for (int i = 0; i < n; i++) {
+        lua_createtable(L, 0, 3);
+        int e = lua_gettop(L);
+        set_key_int(L, e, kv, K_AGENT, v[i].agent);
+        set_key_int(L, e, kv, K_DAY, v[i].day);
+        set_key_int(L, e, kv, K_TARGET, v[i].target);
+        lua_rawseti(L, list, i + 1);
     }
-    lua_setfield(L, -2, k);
+    lua_rawseti(L, kv, slot);
+    if (n <= VOTES_KEPT) {
+        if (n)
+            memcpy(m->v, v, sizeof *v * (size_t)n);
+        m->n = n;
+    } else {
+        m->n = -1; /* too long to compare: made again each call */
+    }
 }
 
+/* info[k] = the judge as a table (a new one when it changed), or nil. */
+static void update_judge(lua_State *L, int info, int kv, int k, int slot, aw_judge *m, const aw_judge *j)
+{
+    KEY(k);
+    if (!j->agent) {
+        lua_pushnil(L);
+        lua_rawset(L, info);
+        return;
+    }
+    if (m->agent != j->agent || m->day != j->day || m->target != j->target || m->result != j->result) {
+        lua_createtable(L, 0, 4);
+        int e = lua_gettop(L);
+        set_key_int(L, e, kv, K_AGENT, j->agent);
+        set_key_int(L, e, kv, K_DAY, j->day);
+        set_key_int(L, e, kv, K_TARGET, j->target);
+        KEY(K_RESULT);
+        lua_rawgeti(L, kv, K_SPECIES + (j->result == AW_WOLF ? AW_WOLF : AW_HUMAN));
+        lua_rawset(L, e);
+        lua_rawseti(L, kv, slot);
+        *m = *j;
+    }
+    lua_rawgeti(L, kv, slot);
+    lua_rawset(L, info);
+}
+
+/* Rewrites the entries of map slot slot that differ from what it holds
+ * (was[a], -1 for none): value v[a] (-1: none) as an integer. */
+static void update_count_map(lua_State *L, int kv, int slot, int *was, const int *v, int n)
+{
+    int t = 0;
+    for (int a = 1; a <= n; a++) {
+        if (was[a] == v[a])
+            continue;
+        if (!t) {
+            lua_rawgeti(L, kv, slot);
+            t = lua_gettop(L);
+        }
+        if (v[a] >= 0)
+            lua_pushinteger(L, v[a]);
+        else
+            lua_pushnil(L);
+        lua_rawseti(L, t, a);
+        was[a] = v[a];
+    }
+    if (t)
+        lua_pop(L, 1);
+}
+
+/* Pushes the agent's info, updated to in. */
 static void push_info(lua_State *L, luaseat *s, const aw_info *in)
 {
-    lua_createtable(L, 0, 24);
-    set_int(L, "agent", in->agent);
-    set_int(L, "day", in->day);
-    lua_pushstring(L, aw_role_name(in->my_role));
-    lua_setfield(L, -2, "role");
+    view_mem *v = &s->view;
+    int n = in->n < AW_MAX_PLAYERS ? in->n : AW_MAX_PLAYERS;
+    view_open(L, s, n);
+    int kv = lua_gettop(L);
+    v->building = true; /* until the end: a call stopped before then drops the view */
 
-    uint64_t key = 0xcbf29ce484222325ull, rkey = key;
-    for (int a = 1; a <= in->n; a++) {
-        key = mix(key, (uint64_t)in->alive[a]);
-        rkey = mix(rkey, (uint64_t)(in->role[a] + 2));
-    }
-    if (!reuse(L, &s->cached[C_STATUS], key)) {
-        lua_createtable(L, in->n, 0);
-        for (int a = 1; a <= in->n; a++) {
-            lua_pushstring(L, in->alive[a] ? "ALIVE" : "DEAD");
-            lua_rawseti(L, -2, a);
+    int t = 0;
+    for (int a = 1; a <= n; a++) {
+        signed char alive = in->alive[a] ? 1 : 0;
+        if (v->alive[a] == alive)
+            continue;
+        if (!t) {
+            lua_rawgeti(L, kv, V_STATUS);
+            t = lua_gettop(L);
         }
-        remember(L, &s->cached[C_STATUS], key);
+        lua_rawgeti(L, kv, alive ? K_ALIVE : K_DEAD);
+        lua_rawseti(L, t, a);
+        v->alive[a] = alive;
     }
-    lua_setfield(L, -2, "statusMap");
-
-    if (!reuse(L, &s->cached[C_ROLES], rkey)) {
-        lua_createtable(L, 0, 4);
-        for (int a = 1; a <= in->n; a++)
-            if (in->role[a] != AW_ROLE_NONE) {
-                lua_pushstring(L, aw_role_name(in->role[a]));
-                lua_rawseti(L, -2, a);
-            }
-        remember(L, &s->cached[C_ROLES], rkey);
+    if (t)
+        lua_pop(L, 1);
+    t = 0;
+    for (int a = 1; a <= n; a++) {
+        aw_role r = in->role[a] >= 0 && in->role[a] < AW_NROLES ? in->role[a] : AW_ROLE_NONE;
+        if (v->role[a] == (signed char)r)
+            continue;
+        if (!t) {
+            lua_rawgeti(L, kv, V_ROLES);
+            t = lua_gettop(L);
+        }
+        if (r == AW_ROLE_NONE)
+            lua_pushnil(L);
+        else
+            lua_rawgeti(L, kv, K_ROLES + r);
+        lua_rawseti(L, t, a);
+        v->role[a] = (signed char)r;
     }
-    lua_setfield(L, -2, "roleMap");
+    if (t)
+        lua_pop(L, 1);
+    update_count_map(L, kv, V_RTALK, v->rtalk, in->remain_talk, n);
+    update_count_map(L, kv, V_RWHISPER, v->rwhisper, in->remain_whisper, n);
 
-    lua_createtable(L, 0, 0);
-    for (int a = 1; a <= in->n; a++)
-        if (in->remain_talk[a] >= 0) {
-            lua_pushinteger(L, in->remain_talk[a]);
-            lua_rawseti(L, -2, a);
-        }
-    lua_setfield(L, -2, "remainTalkMap");
-    lua_createtable(L, 0, 0);
-    for (int a = 1; a <= in->n; a++)
-        if (in->remain_whisper[a] >= 0) {
-            lua_pushinteger(L, in->remain_whisper[a]);
-            lua_rawseti(L, -2, a);
-        }
-    lua_setfield(L, -2, "remainWhisperMap");
-
-    /* existingRoleList, sorted by name as the official server sends it; the
-     * same all game */
-    if (!reuse(L, &s->cached[C_EXISTING], 1)) {
+    if (!v->existing) {
+        /* existingRoleList, sorted by name as the official server sends it; the
+         * same all game */
         lua_createtable(L, AW_NROLES, 0);
         const aw_role by_name[] = {AW_BODYGUARD, AW_FOX,      AW_FREEMASON, AW_MEDIUM,
                                    AW_POSSESSED, AW_SEER,     AW_VILLAGER,  AW_WEREWOLF};
         int k = 0;
         for (size_t i = 0; i < sizeof by_name / sizeof by_name[0]; i++)
             if (in->existing_role[by_name[i]]) {
-                lua_pushstring(L, aw_role_name(by_name[i]));
+                lua_rawgeti(L, kv, K_ROLES + by_name[i]);
                 lua_rawseti(L, -2, ++k);
             }
-        remember(L, &s->cached[C_EXISTING], 1);
+        lua_rawseti(L, kv, V_EXISTING);
+        v->existing = true;
     }
-    lua_setfield(L, -2, "existingRoleList");
-
-    push_talks(L, s, &s->talks, in->talks, in->ntalks, in->day);
-    lua_setfield(L, -2, "talkList");
-    if (in->whispers) {
-        push_talks(L, s, &s->whispers, in->whispers, in->nwhispers, in->day);
-    } else {
-        lua_createtable(L, 0, 0);
-    }
-    lua_setfield(L, -2, "whisperList");
-
-    push_votes_cached(L, &s->cached[C_VOTES], in->votes, in->nvotes, in->day);
-    lua_setfield(L, -2, "voteList");
-    push_votes(L, in->latest_votes, in->nlatest_votes);
-    lua_setfield(L, -2, "latestVoteList");
-    set_agent(L, "executedAgent", in->executed);
-    set_agent(L, "latestExecutedAgent", in->latest_executed);
-    key = mix((uint64_t)in->day, (uint64_t)in->nlast_dead);
-    for (int i = 0; i < in->nlast_dead; i++)
-        key = mix(key, (uint64_t)in->last_dead[i]);
-    if (!reuse(L, &s->cached[C_LASTDEAD], key)) {
-        lua_createtable(L, in->nlast_dead, 0);
-        for (int i = 0; i < in->nlast_dead; i++) {
+    update_talks(L, s, kv, false, in->talks, in->ntalks, in->day);
+    update_talks(L, s, kv, true, in->whispers, in->whispers ? in->nwhispers : 0, in->day);
+    update_votes(L, kv, V_VOTES, &v->votes[0], in->votes, in->nvotes);
+    update_votes(L, kv, V_LATESTVOTES, &v->votes[1], in->latest_votes, in->nlatest_votes);
+    update_votes(L, kv, V_AVOTES, &v->votes[2], in->attack_votes, in->nattack_votes);
+    update_votes(L, kv, V_LATESTAVOTES, &v->votes[3], in->latest_attack_votes, in->nlatest_attack_votes);
+    int nd = in->nlast_dead < AW_MAX_PLAYERS ? in->nlast_dead : AW_MAX_PLAYERS;
+    if (v->nlast_dead != nd || (nd && memcmp(v->last_dead, in->last_dead, sizeof *in->last_dead * (size_t)nd))) {
+        lua_createtable(L, nd, 0);
+        for (int i = 0; i < nd; i++) {
             lua_pushinteger(L, in->last_dead[i]);
             lua_rawseti(L, -2, i + 1);
         }
-        remember(L, &s->cached[C_LASTDEAD], key);
+        lua_rawseti(L, kv, V_LASTDEAD);
+        if (nd)
+            memcpy(v->last_dead, in->last_dead, sizeof *in->last_dead * (size_t)nd);
+        v->nlast_dead = nd;
     }
-    lua_setfield(L, -2, "lastDeadAgentList");
-    set_judge_cached(L, &s->cached[C_DIVINE], "divineResult", &in->divine_result);
-    set_judge_cached(L, &s->cached[C_MEDIUM], "mediumResult", &in->medium_result);
-    set_agent(L, "attackedAgent", in->attacked);
-    set_agent(L, "guardedAgent", in->guarded);
-    push_votes_cached(L, &s->cached[C_ATTACKVOTES], in->attack_votes, in->nattack_votes, in->day);
-    lua_setfield(L, -2, "attackVoteList");
-    push_votes(L, in->latest_attack_votes, in->nlatest_attack_votes);
-    lua_setfield(L, -2, "latestAttackVoteList");
+
+    /* Every top-level field, set again each call. */
+    lua_rawgeti(L, kv, V_INFO);
+    int info = lua_gettop(L);
+    set_key_int(L, info, kv, K_AGENT, in->agent);
+    set_key_int(L, info, kv, K_DAY, in->day);
+    KEY(K_ROLE);
+    if (in->my_role >= 0 && in->my_role < AW_NROLES)
+        lua_rawgeti(L, kv, K_ROLES + in->my_role);
+    else
+        lua_pushstring(L, aw_role_name(in->my_role));
+    lua_rawset(L, info);
+    set_key_slot(L, info, kv, K_STATUSMAP, V_STATUS);
+    set_key_slot(L, info, kv, K_ROLEMAP, V_ROLES);
+    set_key_slot(L, info, kv, K_REMAINTALKMAP, V_RTALK);
+    set_key_slot(L, info, kv, K_REMAINWHISPERMAP, V_RWHISPER);
+    set_key_slot(L, info, kv, K_EXISTINGROLELIST, V_EXISTING);
+    set_key_slot(L, info, kv, K_TALKLIST, V_TALKS);
+    set_key_slot(L, info, kv, K_WHISPERLIST, V_WHISPERS);
+    set_key_slot(L, info, kv, K_VOTELIST, V_VOTES);
+    set_key_slot(L, info, kv, K_LATESTVOTELIST, V_LATESTVOTES);
+    set_key_agent(L, info, kv, K_EXECUTEDAGENT, in->executed);
+    set_key_agent(L, info, kv, K_LATESTEXECUTEDAGENT, in->latest_executed);
+    set_key_slot(L, info, kv, K_LASTDEADAGENTLIST, V_LASTDEAD);
+    update_judge(L, info, kv, K_DIVINERESULT, V_DIVINE, &v->divine, &in->divine_result);
+    update_judge(L, info, kv, K_MEDIUMRESULT, V_MEDIUM, &v->medium, &in->medium_result);
+    set_key_agent(L, info, kv, K_ATTACKEDAGENT, in->attacked);
+    set_key_agent(L, info, kv, K_GUARDEDAGENT, in->guarded);
+    set_key_slot(L, info, kv, K_ATTACKVOTELIST, V_AVOTES);
+    set_key_slot(L, info, kv, K_LATESTATTACKVOTELIST, V_LATESTAVOTES);
+    lua_remove(L, kv); /* info stays on top */
+    v->building = false;
 }
+#undef KEY
 
 static void set_bool(lua_State *L, const char *k, bool v)
 {
@@ -925,9 +1130,8 @@ static void close_agent(luaseat *s)
     if (s->sb)
         aw_sandbox_free(s->sb);
     s->sb = NULL;
-    s->talks.ref = s->whispers.ref = LUA_NOREF;
-    for (int i = 0; i < NCACHED; i++)
-        s->cached[i].ref = LUA_NOREF;
+    s->view.ref = s->view.stale = LUA_NOREF; /* they were the state's */
+    s->view.building = false;
 }
 
 /* FNV-1a, 64 bits: a content hash that names the version of an agent. */
@@ -1128,22 +1332,23 @@ static int seat_request(aw_seat *base, aw_req_kind kind, const aw_info *info, co
         }
     }
     if (kind == AW_REQ_INITIALIZE) {
-        /* A new game for the same instance (the regulation's sets): nothing
-         * cached from the last game may stand for this one. */
-        s->talks.day = s->whispers.day = -1;
-        for (int i = 0; i < NCACHED; i++)
-            s->cached[i].ref = LUA_NOREF;
+        /* A new game for the same instance (the regulation's sets): a new
+         * info; nothing made for the last game stands for this one. */
+        view_forget(&s->view);
     }
+    if (set)
+        s->validation = set->validation;
     call_ctx c = {.s = s, .kind = kind, .info = info, .set = set, .reply_fault = AW_FAULT_NONE};
     aw_fault fault = {AW_FAULT_NONE, "", 0, 0};
+    s->cur_info = info;
     int rc = aw_sandbox_run(s->sb, do_call, &c, &fault);
+    s->cur_info = NULL;
     flush_output(s);
     if (rc < 0) {
         method_fault(f, map_fault(fault.kind), c.method, fault.msg);
-        /* A call stopped half-way may leave the cached lists half-built. */
-        s->talks.day = s->whispers.day = -1;
-        for (int i = 0; i < NCACHED; i++)
-            s->cached[i].ref = LUA_NOREF; /* what they held is left to the state's end */
+        /* A call stopped while info was being updated leaves it half-done. */
+        if (s->view.building)
+            view_forget(&s->view);
         return -1;
     }
     if (c.reply_fault != AW_FAULT_NONE) {
@@ -1194,9 +1399,7 @@ aw_seat *aw_luaseat_new(const char *path, const aw_luaseat_opts *opts, aw_error 
     aw_buf_init(&s->code);
     aw_buf_init(&s->scratch);
     s->reply = aw_xmalloc(REPLY_MAX + 1);
-    s->talks.ref = s->whispers.ref = LUA_NOREF;
-    for (int i = 0; i < NCACHED; i++)
-        s->cached[i].ref = LUA_NOREF;
+    s->view.ref = s->view.stale = LUA_NOREF;
     if (opts)
         s->opts = *opts;
     const char *base = strrchr(path, '/');

@@ -32,6 +32,11 @@ typedef struct aw_luaseat_opts {
     /* Pushes the parsed form of a talk (aw_talk.parsed) as a Lua value; when
      * NULL, talks carry no `parsed` field. */
     void (*push_parsed)(lua_State *L, const void *parsed);
+    /* Parses text under mode and pushes its tree as push_parsed does,
+     * returning 1; returns 0 (pushing nothing) if it does not parse. Used
+     * for a talk's `parsed` read when the host's tree is gone (a talk of an
+     * earlier day); when NULL, such reads give nil. */
+    int (*push_parsed_text)(lua_State *L, const char *text, size_t len, aw_validation mode);
     /* Registers extra C modules in a new sandbox (e.g. the protocol core). */
     int (*prepare)(void *sandbox, aw_error *err);
     /* Hot reload: before each game, look whether the agent file changed;

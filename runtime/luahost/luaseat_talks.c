@@ -9,6 +9,11 @@ static void push_parsed(lua_State *L, const void *parsed)
     aw_protocol_push(L, parsed);
 }
 
+static int push_parsed_text(lua_State *L, const char *text, size_t len, aw_validation mode)
+{
+    return aw_protocol_push_text(L, text, len, mode);
+}
+
 static int prepare(void *sandbox, aw_error *err)
 {
     return aw_sandbox_preload(sandbox, "aiwolf.protocol_core", aw_luaopen_protocol_core, err);
@@ -17,5 +22,6 @@ static int prepare(void *sandbox, aw_error *err)
 void aw_luaseat_talks(aw_luaseat_opts *lo)
 {
     lo->push_parsed = push_parsed;
+    lo->push_parsed_text = push_parsed_text;
     lo->prepare = prepare;
 }
