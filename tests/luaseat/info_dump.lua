@@ -1,0 +1,101 @@
+-- info_dump.lua: prints, at every call, one line with everything its info
+-- holds (tests/luaseat/test_info.c builds the same line from the view the
+-- host had, and compares). A talk's parsed tree is read for even idx only
+-- during its day; the odd ones are read the next day, from the list kept
+-- since (the host's tree is gone by then: it is parsed again). Agents with
+-- an odd number instead vandalize their info after each call (top-level
+-- fields, the lists' lengths): the next call must still hold the truth.
+local P = require "aiwolf.protocol"
+local agent = {}
+
+local function count(t)
+  local n = 0
+  for _ in pairs(t) do n = n + 1 end
+  return n
+end
+
+local function map(t, n)
+  local out = {}
+  for a = 1, n do
+    local v = t[a]
+    out[a] = v == nil and "-" or tostring(v)
+  end
+  return table.concat(out, ",") .. "#" .. count(t)
+end
+
+local function votes(l)
+  local out = {}
+  for i, v in ipairs(l) do out[i] = v.agent .. ">" .. v.target .. "@" .. v.day end
+  return table.concat(out, ",") .. "#" .. count(l)
+end
+
+local function parsed(t)
+  local p = t.parsed
+  return p == nil and "-" or P.print(p)
+end
+
+local function talks(l)
+  local out = {}
+  for i, t in ipairs(l) do
+    out[i] = t.agent .. ":" .. t.day .. ":" .. t.idx .. ":" .. t.turn .. ":" .. t.text .. ":" ..
+             (t.idx % 2 == 0 and parsed(t) or "?")
+  end
+  return table.concat(out, "\n") .. "#" .. count(l)
+end
+
+local function judge(j)
+  if j == nil then return "-" end
+  return j.agent .. ">" .. j.target .. "@" .. j.day .. "=" .. j.result .. "#" .. count(j)
+end
+
+local function opt(v) return v == nil and "-" or tostring(v) end
+
+local function dump(self, info)
+  local n = #info.statusMap
+  local old = ""
+  if self.kept and self.kept_day ~= info.day then
+    local out = {}
+    for _, l in ipairs(self.kept) do
+      for _, t in ipairs(l) do
+        if t.idx % 2 == 1 then out[#out + 1] = t.idx .. "=" .. parsed(t) end
+      end
+    end
+    old = "\nold" .. (#out > 0 and "\n" or "") .. table.concat(out, "\n")
+    self.kept = nil
+  end
+  print(table.concat({
+    "D", info.agent, info.day, info.role, map(info.statusMap, n), map(info.roleMap, n),
+    map(info.remainTalkMap, n), map(info.remainWhisperMap, n), table.concat(info.existingRoleList, ","),
+    talks(info.talkList), talks(info.whisperList), votes(info.voteList), votes(info.latestVoteList),
+    opt(info.executedAgent), opt(info.latestExecutedAgent), table.concat(info.lastDeadAgentList, ","),
+    judge(info.divineResult), judge(info.mediumResult), opt(info.attackedAgent), opt(info.guardedAgent),
+    votes(info.attackVoteList), votes(info.latestAttackVoteList), count(info)}, "\n") .. old)
+  if info.agent % 2 == 0 and (not self.kept or self.kept_day == info.day) then
+    self.kept, self.kept_day = {info.talkList, info.whisperList}, info.day
+  end
+  if self.info then assert(self.info == info, "info is not the same table all game") end
+  self.info = info
+end
+
+local function vandalize(info)
+  info.day, info.role, info.executedAgent = 99, "FOX", 1
+  info.statusMap, info.divineResult = {}, nil
+  info.voteList = {{agent = 1, day = 0, target = 2}}
+  info.talkList[#info.talkList + 1] = {agent = 1, day = 0, idx = 99, turn = 0, text = "Over"}
+  table.remove(info.whisperList)
+end
+
+local function call(self, info)
+  dump(self, info)
+  if info.agent % 2 == 1 then vandalize(info) end
+end
+
+function agent:initialize(info) call(self, info) end
+function agent:update(info) call(self, info) end
+function agent:talk()
+  local t = self.info.talkList
+  return "ESTIMATE Agent[0" .. (1 + #t % 5) .. "] WEREWOLF"
+end
+function agent:whisper() return "ATTACK Agent[03]" end
+
+return agent

@@ -1,0 +1,261 @@
+/* The info a Lua agent gets is the view the host has, at every call of whole
+ * games: tests/luaseat/info_dump.lua prints all it holds at each call and a
+ * wrapper seat builds the same text from the aw_info the call was made
+ * with. This covers the updates in place (maps, lists appended, lists and
+ * results replaced when they change), a talk's parsed tree made when first
+ * read (the host's tree during its day; the text parsed again later), the
+ * same table all game, and agents that vandalize their info after every
+ * call (odd agents: fields replaced, lists' lengths changed) and still get
+ * the truth. Every seat is a Lua agent, so every role's view is seen. */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "game.h"
+#include "luaseat.h"
+#include "luaseat_talks.h"
+#include "protocol.h"
+#include "talkhooks.h"
+#include "test.h"
+
+typedef struct checker {
+    aw_seat base;
+    aw_seat *inner;
+    FILE *out;
+    char *buf;
+    size_t len, seen;
+    int agent;
+    bool saved;
+    int saved_day;
+    aw_buf old;  /* odd entries of the lists of the last call, "\nidx=tree..." */
+    long calls, bad;
+} checker;
+
+static const char *parsed_str(const aw_talk *t, char **tmp)
+{
+    *tmp = t->parsed ? aw_protocol_to_string(t->parsed) : NULL;
+    return *tmp ? *tmp : "-";
+}
+
+static void add_talks(aw_buf *b, const aw_talk *t, int n)
+{
+    for (int i = 0; i < n; i++) {
+        char *tmp = NULL;
+        aw_buf_printf(b, "%s%d:%d:%d:%d:%.*s:%s", i ? "\n" : "", t[i].agent, t[i].day, t[i].idx, t[i].turn,
+                      (int)t[i].len, t[i].text, t[i].idx % 2 == 0 ? parsed_str(&t[i], &tmp) : "?");
+        free(tmp);
+    }
+    aw_buf_printf(b, "#%d", n);
+}
+
+static void add_votes(aw_buf *b, const aw_vote *v, int n)
+{
+    for (int i = 0; i < n; i++)
+        aw_buf_printf(b, "%s%d>%d@%d", i ? "," : "", v[i].agent, v[i].target, v[i].day);
+    aw_buf_printf(b, "#%d", n);
+}
+
+static void add_judge(aw_buf *b, const aw_judge *j)
+{
+    if (!j->agent)
+        aw_buf_adds(b, "-");
+    else
+        aw_buf_printf(b, "%d>%d@%d=%s#4", j->agent, j->target, j->day, aw_species_name(j->result));
+}
+
+static void add_opt(aw_buf *b, int a)
+{
+    if (a > 0)
+        aw_buf_printf(b, "%d", a);
+    else
+        aw_buf_adds(b, "-");
+}
+
+static void add_old(aw_buf *b, const aw_talk *t, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (t[i].idx % 2 == 1) {
+            char *tmp = NULL;
+            aw_buf_printf(b, "\n%d=%s", t[i].idx, parsed_str(&t[i], &tmp));
+            free(tmp);
+        }
+}
+
+static void expect(checker *c, const aw_info *in, aw_buf *b)
+{
+    int n = in->n;
+    aw_buf_printf(b, "D\n%d\n%d\n%s\n", in->agent, in->day, aw_role_name(in->my_role));
+    for (int a = 1; a <= n; a++)
+        aw_buf_printf(b, "%s%s", a > 1 ? "," : "", in->alive[a] ? "ALIVE" : "DEAD");
+    int k = 0;
+    aw_buf_printf(b, "#%d\n", n);
+    for (int a = 1; a <= n; a++) {
+        aw_buf_printf(b, "%s%s", a > 1 ? "," : "", in->role[a] == AW_ROLE_NONE ? "-" : aw_role_name(in->role[a]));
+        k += in->role[a] != AW_ROLE_NONE;
+    }
+    aw_buf_printf(b, "#%d\n", k);
+    for (int m = 0; m < 2; m++) {
+        const int *r = m ? in->remain_whisper : in->remain_talk;
+        k = 0;
+        for (int a = 1; a <= n; a++) {
+            if (r[a] >= 0)
+                aw_buf_printf(b, "%s%d", a > 1 ? "," : "", r[a]);
+            else
+                aw_buf_printf(b, "%s-", a > 1 ? "," : "");
+            k += r[a] >= 0;
+        }
+        aw_buf_printf(b, "#%d\n", k);
+    }
+    const aw_role by_name[] = {AW_BODYGUARD, AW_FOX,      AW_FREEMASON, AW_MEDIUM,
+                               AW_POSSESSED, AW_SEER,     AW_VILLAGER,  AW_WEREWOLF};
+    k = 0;
+    for (size_t i = 0; i < sizeof by_name / sizeof by_name[0]; i++)
+        if (in->existing_role[by_name[i]])
+            aw_buf_printf(b, "%s%s", k++ ? "," : "", aw_role_name(by_name[i]));
+    aw_buf_adds(b, "\n");
+    add_talks(b, in->talks, in->ntalks);
+    aw_buf_adds(b, "\n");
+    add_talks(b, in->whispers, in->whispers ? in->nwhispers : 0);
+    aw_buf_adds(b, "\n");
+    add_votes(b, in->votes, in->nvotes);
+    aw_buf_adds(b, "\n");
+    add_votes(b, in->latest_votes, in->nlatest_votes);
+    aw_buf_adds(b, "\n");
+    add_opt(b, in->executed);
+    aw_buf_adds(b, "\n");
+    add_opt(b, in->latest_executed);
+    aw_buf_adds(b, "\n");
+    for (int i = 0; i < in->nlast_dead; i++)
+        aw_buf_printf(b, "%s%d", i ? "," : "", in->last_dead[i]);
+    aw_buf_adds(b, "\n");
+    add_judge(b, &in->divine_result);
+    aw_buf_adds(b, "\n");
+    add_judge(b, &in->medium_result);
+    aw_buf_adds(b, "\n");
+    add_opt(b, in->attacked);
+    aw_buf_adds(b, "\n");
+    add_opt(b, in->guarded);
+    aw_buf_adds(b, "\n");
+    add_votes(b, in->attack_votes, in->nattack_votes);
+    aw_buf_adds(b, "\n");
+    add_votes(b, in->latest_attack_votes, in->nlatest_attack_votes);
+    aw_buf_printf(b, "\n%d", 15 + (in->executed > 0) + (in->latest_executed > 0) + (in->divine_result.agent != 0) +
+                                 (in->medium_result.agent != 0) + (in->attacked > 0) + (in->guarded > 0));
+    /* The lists kept from the previous day (even agents): their odd entries. */
+    if (c->agent % 2 == 0) {
+        if (c->saved && c->saved_day != in->day) {
+            aw_buf_printf(b, "\nold%.*s", (int)c->old.len, c->old.data ? c->old.data : "");
+            c->saved = false;
+        }
+        if (!c->saved || c->saved_day == in->day) {
+            c->saved = true;
+            c->saved_day = in->day;
+            aw_buf_clear(&c->old);
+            add_old(&c->old, in->talks, in->ntalks);
+            add_old(&c->old, in->whispers, in->whispers ? in->nwhispers : 0);
+        }
+    }
+    aw_buf_adds(b, "\n");
+}
+
+/* What the agent printed since the last call, without the "[Agent[NN] name] "
+ * of each line. */
+static void printed(checker *c, aw_buf *b)
+{
+    fflush(c->out);
+    const char *p = c->buf + c->seen, *end = c->buf + c->len;
+    while (p < end) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        char prefix[64];
+        int k = snprintf(prefix, sizeof prefix, "[Agent[%02d] info_dump] ", c->agent);
+        const char *start = strncmp(p, prefix, (size_t)k) == 0 ? p + k : p;
+        size_t n = (size_t)((nl ? nl + 1 : end) - start);
+        aw_buf_add(b, start, n);
+        p = nl ? nl + 1 : end;
+    }
+    c->seen = c->len;
+}
+
+static const char *ck_begin(aw_seat *s, int agent, uint64_t seed, aw_seat_fault *f)
+{
+    checker *c = (checker *)s;
+    c->agent = agent;
+    c->saved = false;
+    return c->inner->ops->begin(c->inner, agent, seed, f);
+}
+
+static int ck_request(aw_seat *s, aw_req_kind kind, const aw_info *info, const aw_settings *set,
+                      aw_seat_reply *reply, aw_seat_fault *f)
+{
+    checker *c = (checker *)s;
+    aw_buf want, got;
+    aw_buf_init(&want);
+    aw_buf_init(&got);
+    expect(c, info, &want);
+    int rc = c->inner->ops->request(c->inner, kind, info, set, reply, f);
+    printed(c, &got);
+    c->calls++;
+    if (got.len != want.len || memcmp(got.data, want.data, want.len) != 0) {
+        if (c->bad++ == 0)
+            fprintf(stderr, "Agent[%02d], request %d: the agent saw\n%.*s\nbut the view was\n%.*s\n", c->agent,
+                    (int)kind, (int)got.len, got.data ? got.data : "", (int)want.len, want.data);
+    }
+    aw_buf_free(&want);
+    aw_buf_free(&got);
+    return rc;
+}
+
+static const aw_seat_ops ck_ops = {.begin = ck_begin, .request = ck_request};
+
+static void play(const char *preset, int players, uint64_t seed)
+{
+    aw_settings set;
+    aw_error err;
+    CHECK(aw_settings_preset(&set, preset, players, &err) == 0);
+    checker ck[AW_MAX_PLAYERS + 1];
+    aw_seat *seats[AW_MAX_PLAYERS + 1];
+    for (int a = 1; a <= players; a++) {
+        checker *c = &ck[a];
+        memset(c, 0, sizeof *c);
+        c->base.ops = &ck_ops;
+        c->out = open_memstream(&c->buf, &c->len);
+        aw_luaseat_opts lo;
+        memset(&lo, 0, sizeof lo);
+        lo.output = c->out;
+        aw_luaseat_talks(&lo);
+        c->inner = aw_luaseat_new("tests/luaseat/info_dump.lua", &lo, &err);
+        CHECK_MSG(c->inner != NULL, "%s", err.msg);
+        if (!c->inner)
+            return;
+        seats[a] = &c->base;
+    }
+    aw_game_opts go;
+    memset(&go, 0, sizeof go);
+    go.settings = &set;
+    go.seed = seed;
+    aw_talkhooks_game(&go);
+    aw_game_result res;
+    CHECK(aw_game_play(&go, seats, &res, &err) == 0);
+    CHECK_INT(res.faults, 0);
+    for (int a = 1; a <= players; a++) {
+        checker *c = &ck[a];
+        CHECK(c->calls > 5);
+        CHECK_MSG(c->bad == 0, "%s, %d players, seed %llu: Agent[%02d]'s info differed from its view at %ld of %ld calls",
+                  preset, players, (unsigned long long)seed, a, c->bad, c->calls);
+        c->inner->ops->free(c->inner);
+        fclose(c->out);
+        free(c->buf);
+        aw_buf_free(&c->old);
+    }
+}
+
+int main(void)
+{
+    for (uint64_t seed = 1; seed <= 3; seed++) {
+        play("aiwolf", 15, seed);
+        play("aiwolf", 5, seed);
+        play("seed2015", 15, seed);
+    }
+    return test_done();
+}
