@@ -31,7 +31,7 @@
 ---@field target integer
 ---@field result aiwolf.Species
 
----The game as the agent sees it: a new table for every call (treat it as read-only).
+---The game as the agent sees it: one table for the whole game, brought up to date before every call (treat it as read-only; copy what you want to remember).
 ---@class aiwolf.Info
 ---@field agent integer own number (agents are 1..N)
 ---@field day integer current day (0 is the first night)
