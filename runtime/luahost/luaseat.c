@@ -70,6 +70,7 @@ typedef struct luaseat {
     int agent_ref;
     int swap_ref;  /* the new version's table during a mid-game reload */
     char *dir;     /* the agent's folder: it may require plain Lua modules from it */
+    aw_modcache *modcache; /* its modules compiled (when not watching: with watching, mods) */
     int agent;
     long games;          /* begin calls so far: the number of the game under way */
     uint64_t agent_seed; /* the seat's own seed: randomSeed and math.random */
@@ -914,13 +915,6 @@ static bool watching(const luaseat *s)
 
 static char snapshot_key; /* registry key of the seat, for the loader */
 
-static int dump_writer(lua_State *L, const void *p, size_t sz, void *ud)
-{
-    (void)L;
-    aw_buf_add(ud, p, sz);
-    return 0;
-}
-
 static int snapshot_loader(lua_State *L)
 {
     const char *name = luaL_checkstring(L, 1);
@@ -941,7 +935,7 @@ static int snapshot_loader(lua_State *L)
                 return lua_error(L);
             /* Dumped aside first: a call stopped half-way keeps no half. */
             aw_buf_clear(&s->scratch);
-            lua_dump(L, dump_writer, &s->scratch, 0);
+            aw_sandbox_dump(L, &s->scratch);
             aw_buf_free(&m->code);
             m->code = s->scratch;
             aw_buf_init(&s->scratch);
@@ -1100,6 +1094,7 @@ static aw_sandbox *open_agent(luaseat *s, uint64_t seed, int budget_ms, int *ref
     /* Watching an agent means keeping the version that last loaded, modules
      * included: then modules come from the in-memory snapshot, not the disk. */
     lim.module_dir = watching(s) ? NULL : s->dir;
+    lim.module_cache = watching(s) ? NULL : s->modcache;
     lim.work_budget = s->opts.work_budget;
     aw_error err;
     aw_sandbox *sb = aw_sandbox_new(&lim, &err);
@@ -1371,6 +1366,7 @@ static void seat_free(aw_seat *base)
     free(s->source);
     aw_buf_free(&s->code);
     aw_buf_free(&s->scratch);
+    aw_modcache_free(s->modcache);
     free_modules(s->mods, s->nmods);
     free(s->default_name);
     free(s->dir);
@@ -1398,6 +1394,7 @@ aw_seat *aw_luaseat_new(const char *path, const aw_luaseat_opts *opts, aw_error 
     s->source_len = len;
     aw_buf_init(&s->code);
     aw_buf_init(&s->scratch);
+    s->modcache = aw_modcache_new();
     s->reply = aw_xmalloc(REPLY_MAX + 1);
     s->view.ref = s->view.stale = LUA_NOREF;
     if (opts)

@@ -466,6 +466,14 @@ static int sb_dump_writer(lua_State *L, const void *p, size_t sz, void *ud)
     return 0;
 }
 
+void aw_sandbox_dump(lua_State *L, aw_buf *out)
+{
+    aw_sandbox *sb = sb_of(L);
+    sb->in_alloc = 1; /* host malloc: the last resort must not jump out of it */
+    lua_dump(L, sb_dump_writer, out, 0);
+    sb->in_alloc = 0;
+}
+
 static int sb_load_body(lua_State *L)
 {
     sb_load_args *a = lua_touserdata(L, 1);
@@ -478,7 +486,7 @@ static int sb_load_body(lua_State *L)
         if (sb_load_text(L, sb_of(L), a->src, a->len, a->name) != LUA_OK)
             return lua_error(L);
         if (a->keep)
-            lua_dump(L, sb_dump_writer, a->keep, 0); /* with debug information: messages keep file:line */
+            aw_sandbox_dump(L, a->keep);
     }
     lua_call(L, 0, 1);
     return 1;

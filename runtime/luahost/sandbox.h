@@ -23,6 +23,17 @@
 
 typedef struct aw_sandbox aw_sandbox;
 
+/* Compiled modules kept from one sandbox to the next: the bytecode of each
+ * file of a module folder that a sandbox compiled, with the text it came
+ * from, so that a later sandbox requiring the same file with the same text
+ * loads that bytecode (ours, never an agent's) instead of compiling again.
+ * Owned by the caller (one per agent), freed with aw_modcache_free once no
+ * sandbox that uses it (aw_sandbox_limits.module_cache) is left. Not
+ * thread-safe: one thread at a time. */
+typedef struct aw_modcache aw_modcache;
+aw_modcache *aw_modcache_new(void);
+void aw_modcache_free(aw_modcache *c);
+
 typedef struct aw_sandbox_limits {
     int budget_ms;          /* CPU time per call (the calling thread's); default 100. Wall-clock
                                time per call is bounded at 10x that, at least 1 s (docs/sandbox.md) */
@@ -30,6 +41,7 @@ typedef struct aw_sandbox_limits {
     uint64_t seed;          /* seeds the agent's math.random */
     size_t output_bytes;    /* cap on the agent's print() log; default 64 KiB */
     const char *module_dir; /* folder an agent may require plain .lua modules from, or NULL */
+    aw_modcache *module_cache; /* compiled modules of module_dir kept across sandboxes, or NULL */
     uint64_t work_budget;   /* 0 (default): time only. Otherwise each call may also spend at most
                                this many work units (VM instructions plus a cost for library work,
                                see docs/sandbox.md), a count that does not depend on the machine's
@@ -68,6 +80,12 @@ int aw_sandbox_load(aw_sandbox *sb, const char *src, size_t len, const char *chu
  * aw_sandbox_load_code instead of compiling the text again. */
 int aw_sandbox_load_keep(aw_sandbox *sb, const char *src, size_t len, const char *chunkname, aw_buf *code,
                          aw_fault *fault);
+
+/* Host code inside aw_sandbox_run: appends the Lua function on top of the
+ * stack (left there) to out as bytecode, with debug information (messages
+ * keep file:line); the last resort waits until it is done. Only for
+ * functions the host compiled from text. */
+void aw_sandbox_dump(lua_State *L, aw_buf *out);
 
 /* Runs bytecode that aw_sandbox_load_keep made (never bytes from an agent:
  * agents can only load text) as aw_sandbox_load runs a text. */

@@ -8,6 +8,93 @@
  * library, aw_sandbox_preload), then package.preload (the agent's own), then
  * plain Lua files from module_dir. No C modules, no search paths.           */
 
+/* ------------------------------------------------------------------------ */
+/* The compiled modules kept across sandboxes (sandbox.h).                  */
+
+#define SB_MODCACHE_MAX 256 /* files kept at most; others compile each time */
+
+typedef struct sb_modcode {
+    char *path; /* relative to the module folder */
+    char *text; /* the text it was compiled from */
+    size_t len;
+    aw_buf code;
+} sb_modcode;
+
+struct aw_modcache {
+    sb_modcode *items;
+    int n;
+    aw_buf scratch; /* a dump under way: a call stopped half-way keeps no half */
+};
+
+aw_modcache *aw_modcache_new(void)
+{
+    aw_modcache *c = aw_xcalloc(1, sizeof *c);
+    aw_buf_init(&c->scratch);
+    return c;
+}
+
+void aw_modcache_free(aw_modcache *c)
+{
+    if (!c)
+        return;
+    for (int i = 0; i < c->n; i++) {
+        free(c->items[i].path);
+        free(c->items[i].text);
+        aw_buf_free(&c->items[i].code);
+    }
+    free(c->items);
+    aw_buf_free(&c->scratch);
+    free(c);
+}
+
+/* Pushes the function compiled earlier from exactly this text of this file
+ * and returns 1, or returns 0 (pushing nothing). */
+static int sb_cached_module(lua_State *L, aw_modcache *c, const char *path, const char *text, size_t len,
+                            const char *chunkname)
+{
+    for (int i = 0; c && i < c->n; i++) {
+        const sb_modcode *m = &c->items[i];
+        if (strcmp(m->path, path) != 0 || m->len != len || memcmp(m->text, text, len) != 0)
+            continue;
+        if (luaL_loadbufferx(L, m->code.data, m->code.len, chunkname, "b") != LUA_OK)
+            return lua_error(L);
+        return 1;
+    }
+    return 0;
+}
+
+/* Keeps the function on top (just compiled from text) in the cache. */
+static void sb_keep_module(lua_State *L, aw_modcache *c, const char *path, const char *text, size_t len)
+{
+    if (!c || c->n >= SB_MODCACHE_MAX)
+        return;
+    aw_buf_clear(&c->scratch);
+    aw_sandbox_dump(L, &c->scratch);
+    aw_sandbox *sb = sb_of(L);
+    sb->in_alloc = 1; /* host malloc: the last resort must not jump out of it */
+    char *copy = aw_xmalloc(len ? len : 1);
+    memcpy(copy, text, len);
+    for (int i = 0; i < c->n; i++)
+        if (strcmp(c->items[i].path, path) == 0) { /* an older text of the file */
+            free(c->items[i].text);
+            c->items[i].text = copy;
+            c->items[i].len = len;
+            aw_buf_free(&c->items[i].code);
+            c->items[i].code = c->scratch;
+            aw_buf_init(&c->scratch);
+            sb->in_alloc = 0;
+            return;
+        }
+    c->items = aw_xrealloc(c->items, sizeof *c->items * (size_t)(c->n + 1));
+    sb_modcode *m = &c->items[c->n++];
+    m->path = aw_xstrdup(path);
+    m->text = copy;
+    m->len = len;
+    m->code = c->scratch;
+    aw_buf_init(&c->scratch);
+    sb->in_alloc = 0;
+}
+
 static int sb_module_file(lua_State *L, aw_sandbox *sb, const char *name)
 {
     size_t n = strlen(name);
@@ -62,8 +149,12 @@ static int sb_module_file(lua_State *L, aw_sandbox *sb, const char *name)
     if (!f)
         return luaL_error(L, "cannot open module '%s'", name);
     lua_pushfstring(L, "@%s", path + k);
+    if (sb_cached_module(L, sb->lim.module_cache, path + k, buf, size, lua_tostring(L, -1)))
+        goto run;
     if (sb_load_text(L, sb, buf, size, lua_tostring(L, -1)) != LUA_OK)
         return lua_error(L);
+    sb_keep_module(L, sb->lim.module_cache, path + k, buf, size);
+run:
     lua_pushstring(L, name);
     lua_pushstring(L, path + k);
     lua_call(L, 2, 1);

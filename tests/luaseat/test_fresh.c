@@ -1,7 +1,8 @@
 /* Nothing of one game survives into the next, although later games load the
  * agent (and, when watching, its folder's modules) from bytecode compiled
  * once: an agent that counts in a local of its file, in a module's table, in
- * a global and in a field of the string library sees 1 in every game. */
+ * a global and in a field of the string library sees 1 in every game; and a
+ * module whose file changed is compiled again. */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,7 +66,7 @@ int main(void)
                      "  string.seen = (string.seen or 0) + 1\n"
                      "  return 'g' .. count .. '-' .. m.n .. '-' .. counter .. '-' .. string.seen\n"
                      "end\n"
-                     "function agent:finish() assert(count == 1 and m.n == 1 and counter == 1) end\n"
+                     "function agent:finish() assert(count == 1 and m.n % 10 == 1 and counter == 1) end\n"
                      "return agent\n");
     for (int watch = 0; watch <= 1; watch++) {
         aw_luaseat_opts lo;
@@ -80,6 +81,18 @@ int main(void)
             char *log = play(lua, (uint64_t)game);
             CHECK_MSG(strstr(log, "0,status,1,") && strstr(log, ",g1-1-1-1\n"),
                       "game %d (watch %d) saw the state of an earlier game", game, watch);
+            free(log);
+        }
+        if (!watch) {
+            /* Not watching, modules are read at each require: a changed
+             * module is compiled again, not served from the compiled copy. */
+            write_file(modpath, "return { n = 10 }\n");
+            char *log = play(lua, 4);
+            CHECK_MSG(strstr(log, ",g1-11-1-1\n") != NULL, "a changed module was not read again");
+            free(log);
+            write_file(modpath, "return { n = 0 }\n");
+            log = play(lua, 5);
+            CHECK_MSG(strstr(log, ",g1-1-1-1\n") != NULL, "the module's first text did not come back");
             free(log);
         }
         lua->ops->free(lua);
