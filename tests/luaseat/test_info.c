@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cseat.h"
 #include "game.h"
 #include "luaseat.h"
 #include "luaseat_talks.h"
@@ -250,8 +251,52 @@ static void play(const char *preset, int players, uint64_t seed)
     }
 }
 
+/* An agent that changes entries of its maps (tests/luaseat/info_mutate.lua)
+ * finds them as docs/agents.md says: its value until the game changes the
+ * entry, the truth after. */
+static int mutate_marked, mutate_talked;
+
+static void play_mutate(uint64_t seed)
+{
+    aw_settings set;
+    aw_error err;
+    CHECK(aw_settings_preset(&set, "aiwolf", 5, &err) == 0);
+    aw_luaseat_opts lo;
+    memset(&lo, 0, sizeof lo);
+    aw_luaseat_talks(&lo);
+    char *out = NULL;
+    size_t outlen = 0;
+    lo.output = open_memstream(&out, &outlen);
+    aw_seat *seats[6];
+    seats[1] = aw_luaseat_new("tests/luaseat/info_mutate.lua", &lo, &err);
+    CHECK_MSG(seats[1] != NULL, "%s", err.msg);
+    if (!seats[1])
+        return;
+    for (int a = 2; a <= 5; a++)
+        seats[a] = aw_cseat_random((uint64_t)a);
+    aw_game_opts go;
+    memset(&go, 0, sizeof go);
+    go.settings = &set;
+    go.seed = seed;
+    aw_talkhooks_game(&go);
+    aw_game_result res;
+    CHECK(aw_game_play(&go, seats, &res, &err) == 0);
+    CHECK_MSG(res.faults == 0, "seed %llu: the mutating agent's checks failed", (unsigned long long)seed);
+    for (int a = 1; a <= 5; a++)
+        seats[a]->ops->free(seats[a]);
+    fclose(lo.output);
+    mutate_marked += strstr(out, "] marked\n") != NULL;
+    mutate_talked += strstr(out, "] checked after a talk\n") != NULL;
+    free(out);
+}
+
 int main(void)
 {
+    for (uint64_t seed = 1; seed <= 10; seed++)
+        play_mutate(seed);
+    /* The checks ran: most games mark the maps, and many talk after it. */
+    CHECK(mutate_marked >= 5);
+    CHECK(mutate_talked >= 3);
     for (uint64_t seed = 1; seed <= 3; seed++) {
         play("aiwolf", 15, seed);
         play("aiwolf", 5, seed);
