@@ -4,7 +4,8 @@
 --
 -- It is also the smallest example of keeping work out of the calls: the
 -- lists of candidates change only when someone dies, so they are built then
--- and reused; each call only checks whether any agent's status changed.
+-- and reused; a call that needs one only checks whether any agent's status
+-- changed, and update does nothing but keep info.
 local P = require "aiwolf.protocol"
 local random = math.random
 
@@ -31,16 +32,24 @@ local function rebuild(self, info)
   self.status, self.others, self.humans = seen, others, humans
 end
 
--- Called before every other method: the lists stay until a status changes
--- (on the first call there are none: every status differs from nil).
-function agent:update(info)
-  self.info = info
-  local status, seen = info.statusMap, self.status or {}
+-- Called before every other method.
+function agent:update(info) self.info = info end
+
+-- self.others or self.humans (name), rebuilt first if a status changed
+-- since they were built (the first time there are none: every status
+-- differs from nil).
+local function candidates(self, name)
+  local status, seen = self.info.statusMap, self.status or {}
   for a = 1, #status do
-    if status[a] ~= seen[a] then return rebuild(self, info) end
+    if status[a] ~= seen[a] then
+      rebuild(self, self.info)
+      break
+    end
   end
+  return self[name]
 end
 
+-- A uniformly random element of a list, or nil for an empty one.
 local function pick(list)
   if #list == 0 then return nil end
   return list[random(#list)]
@@ -51,7 +60,7 @@ function agent:dayStart() self.talks = 0 end
 function agent:talk()
   self.talks = self.talks + 1
   if self.talks > 3 or random() < 0.3 then return "Over" end
-  local target = pick(self.others)
+  local target = pick(candidates(self, "others"))
   if not target then return "Over" end
   if random() < 0.5 then
     return tostring(P.vote(target))
@@ -60,14 +69,14 @@ function agent:talk()
 end
 
 function agent:whisper()
-  local target = pick(self.humans)
+  local target = pick(candidates(self, "humans"))
   if target and random() < 0.5 then return tostring(P.attack(target)) end
   return "Over"
 end
 
-function agent:vote() return pick(self.others) end
-function agent:divine() return pick(self.others) end
-function agent:guard() return pick(self.others) end
-function agent:attack() return pick(self.humans) end
+function agent:vote() return pick(candidates(self, "others")) end
+function agent:divine() return pick(candidates(self, "others")) end
+function agent:guard() return pick(candidates(self, "others")) end
+function agent:attack() return pick(candidates(self, "humans")) end
 
 return agent

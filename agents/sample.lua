@@ -322,10 +322,12 @@ function S:voteScores()
 end
 
 -- The vote target: the best-scored candidate, but keep the declared one
--- unless another is clearly better, so the talk does not flip-flop.
+-- unless another is clearly better, so the talk does not flip-flop. Every
+-- scored agent is a living other, and A.best skips those without a score
+-- (a werewolf's fellows), so self.others, already sorted, serves as the list.
 function S:voteTarget()
   local score = self:voteScores()
-  local best, top = A.best(A.sorted_keys(score), score)
+  local best, top = A.best(self.others, score)
   local cur = self.declTarget
   if cur and score[cur] and score[cur] >= top - 2 then return cur end
   return A.pick(best)
@@ -442,7 +444,7 @@ end
 -- is as good as their own choice; also returns that proposal, if any.
 function S:attackTarget()
   local score = self:wolfScore(true)
-  local best = A.best(A.sorted_keys(score), score)
+  local best = A.best(self.others, score) -- as in voteTarget
   local inBest = {}
   for _, a in ipairs(best) do inBest[a] = true end
   for _, p in ipairs(self.attackProposals) do
@@ -469,7 +471,7 @@ end
 function S:vote()
   local t = self:voteTarget()
   if t then return t end
-  return A.pick(A.others(self.info))
+  return A.pick(self.others)
 end
 
 function S:attack()
@@ -481,8 +483,8 @@ end
 function S:divine()
   local score = self:suspicion()
   -- Known liars will be voted out anyway: learn about someone else.
-  local cands = A.filter(A.sorted_keys(score), function(a) return self.divined[a] == nil and not self:isLiar(a) end)
-  if #cands == 0 then return A.pick(A.others(self.info)) end
+  local cands = A.filter(self.others, function(a) return self.divined[a] == nil and not self:isLiar(a) end)
+  if #cands == 0 then return A.pick(self.others) end
   return A.argmax(cands, function(a) return score[a] end)
 end
 
@@ -490,7 +492,7 @@ function S:guard()
   local score = self:suspicion()
   local seers, sw = self:credible("SEER")
   local mediums, mw = self:credible("MEDIUM")
-  return A.argmax(A.sorted_keys(score), function(a)
+  return A.argmax(self.others, function(a)
     local g = -score[a] / 10
     if sw[a] then g = g + 100 * sw[a] end
     if mw[a] then g = g + 50 * mw[a] end

@@ -147,41 +147,37 @@ function A.tally(map)
 end
 
 -- A.sorted_keys(map): the keys of a map, sorted (numbers before strings).
--- Maps keyed by agents (small positive integers, the common case) are read
--- in key order without sorting; other keys are sorted with table.sort's
--- own comparison, numbers and strings apart, so no Lua comparator runs.
+-- Maps keyed by agents (the common case: keys 1..N, some missing) are read
+-- by a walk over 1, 2, 3, ... until every key is found, without sorting;
+-- other maps are sorted with table.sort's own comparison, numbers and
+-- strings apart, so no Lua comparator runs.
 function A.sorted_keys(map)
   check_list(map, "A.sorted_keys")
-  local nums, strs, max, dense = {}, nil, 0, true
+  local n = 0
+  for _ in pairs(map) do n = n + 1 end
+  local keys, found = {}, 0
+  for k = 1, 2 * n + 16 do
+    if found == n then return keys end
+    if map[k] ~= nil then found = found + 1; keys[found] = k end
+  end
+  if found == n then return keys end
+  -- Not small positive integers only: gather and sort.
+  local strs = nil
+  keys = {}
   for k in pairs(map) do
     if type(k) == "number" then
-      nums[#nums + 1] = k
-      if dense then
-        if mtype(k) == "integer" and k >= 1 then
-          if k > max then max = k end
-        else
-          dense = false
-        end
-      end
+      keys[#keys + 1] = k
     else
       strs = strs or {}
       strs[#strs + 1] = k
     end
   end
-  if dense and max <= 4 * #nums + 16 then
-    -- Agent numbers: a walk over 1..max visits them in order.
-    local n = 0
-    for k = 1, max do
-      if map[k] ~= nil then n = n + 1; nums[n] = k end
-    end
-  else
-    sort(nums)
-  end
+  sort(keys)
   if strs then
     sort(strs)
-    for _, k in ipairs(strs) do nums[#nums + 1] = k end
+    for _, k in ipairs(strs) do keys[#keys + 1] = k end
   end
-  return nums
+  return keys
 end
 
 -- Talk -----------------------------------------------------------------------
@@ -382,14 +378,19 @@ local function heard_whisper(self, t, who, s, asserted, op, depth)
   if on then on(self, t, who, s, {who = who, s = s, asserted = asserted, op = op, depth = depth}) end
 end
 
--- Reads list[from..#list] (the talks or whispers not read yet) with visit;
--- returns how far it has read.
-local function read_new(self, list, from, visit)
+-- Reads list[from+1..#list] (the talks or whispers not read yet) with
+-- visit; returns how far it has read. Without a hook (onTalk/onWhisper) an
+-- Over or Skip tells the base agent nothing: most talks are, so they are
+-- passed over without a walk.
+local function read_new(self, list, from, visit, hook)
   local n = #list
   for i = from + 1, n do
     local t = list[i]
-    local tree = A.tree(t)
-    if tree then walk(tree, t.agent, true, nil, 0, visit, self, t) end
+    local tree = t.parsed or A.tree(t)
+    if tree then
+      local v = tree.verb
+      if hook or (v ~= "OVER" and v ~= "SKIP") then walk(tree, t.agent, true, nil, 0, visit, self, t) end
+    end
   end
   return n
 end
@@ -445,10 +446,12 @@ function Agent:update(info)
   end
   -- Talk and whispers: only the entries past those read already.
   local talks = info.talkList or EMPTY
-  if #talks > self._talk_seen then self._talk_seen = read_new(self, talks, self._talk_seen, heard_talk) end
+  if #talks > self._talk_seen then
+    self._talk_seen = read_new(self, talks, self._talk_seen, heard_talk, self.onTalk)
+  end
   local whispers = info.whisperList or EMPTY
   if #whispers > self._whisper_seen then
-    self._whisper_seen = read_new(self, whispers, self._whisper_seen, heard_whisper)
+    self._whisper_seen = read_new(self, whispers, self._whisper_seen, heard_whisper, self.onWhisper)
   end
 end
 
