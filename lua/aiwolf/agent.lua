@@ -261,6 +261,22 @@ end
 
 function Agent:getName() return self.name or "agent" end
 
+-- Builds self.alive and self.others from statusMap (at initialize, and
+-- again when someone has died).
+local function read_status(self, status)
+  local alive, others, seen, me = {}, {}, self._status, self.me
+  for a = 1, #status do
+    local st = status[a]
+    seen[a] = st
+    if st == "ALIVE" then
+      alive[#alive + 1] = a
+      if a ~= me then others[#others + 1] = a end
+    end
+  end
+  self.alive, self.others = alive, others
+  self.version = self.version + 1
+end
+
 -- initialize: remembers info and setting and resets the state kept below.
 --   self.info, self.setting, self.me (own index), self.role (own role),
 --   self.day (the current day),
@@ -299,6 +315,7 @@ function Agent:initialize(info, setting)
   self.votes, self._votes_day = {}, -1
   self.version = 0
   self._talk_seen, self._whisper_seen, self._seen_day = 0, 0, info.day
+  if info.statusMap then read_status(self, info.statusMap) end
 end
 
 local EMPTY = {} -- stands for an absent list (never written to)
@@ -312,21 +329,6 @@ local function add_result(list, map, r)
   list[#list + 1] = {agent = r.agent, day = r.day, target = r.target, result = r.result}
   map[r.target] = r.result
   return true
-end
-
--- Rebuilds self.alive and self.others from statusMap (someone died).
-local function read_status(self, status)
-  local alive, others, seen, me = {}, {}, self._status, self.me
-  for a = 1, #status do
-    local st = status[a]
-    seen[a] = st
-    if st == "ALIVE" then
-      alive[#alive + 1] = a
-      if a ~= me then others[#others + 1] = a end
-    end
-  end
-  self.alive, self.others = alive, others
-  self.version = self.version + 1
 end
 
 -- Records one talk sentence (idempotent: hearing a talk twice changes nothing).

@@ -185,6 +185,8 @@ describe("aiwolf.agent reads incrementally", function()
     local info = {agent = 1, day = 1, role = "VILLAGER", statusMap = status, roleMap = {[1] = "VILLAGER"},
       talkList = talks, whisperList = {}, voteList = {}, lastDeadAgentList = {}}
     ag:initialize(info, {})
+    assert.are.same({1, 2, 3, 4, 5}, ag.alive) -- from initialize on
+    assert.are.same({2, 3, 4, 5}, ag.others)
     talks[1] = {agent = 2, day = 1, idx = 0, turn = 0, parsed = P.vote(3)}
     ag:update(info)
     talks[2] = {agent = 3, day = 1, idx = 1, turn = 0, parsed = P.comingout(3, "SEER")}
