@@ -24,6 +24,10 @@
 -- and the votes declared today. Everyone declares its vote (VOTE) and ends
 -- its talk with Over. Every choice iterates sorted lists, so a game replays
 -- exactly from its seed.
+-- Cost: aiwolf.agent reads each talk once; what follows from the facts it
+-- keeps (claims, reports, results, deaths, votes) is worked out once and
+-- kept until they change (self.version moves, S:cached), and each call adds
+-- only today's declared votes, which change with nearly every talk.
 local A = require "aiwolf.agent"
 local P = require "aiwolf.protocol"
 local ipairs, pairs, tostring, random = ipairs, pairs, tostring, math.random
@@ -47,6 +51,7 @@ function S:initialize(info, setting)
 end
 
 function S:dayStart()
+  self:forget() -- guardedGuess and fake change below: nothing cached survives
   self.voteDecl, self.declTarget = 0, nil
   self.requested = {}
   self.proposed = nil -- werewolf: the target proposed or agreed to tonight
@@ -57,6 +62,27 @@ function S:dayStart()
   self.lastAttack = nil
   if self.role == "POSSESSED" and self.day >= 1 then self:fakeDivine() end
 end
+
+-- Cache -------------------------------------------------------------------------
+
+-- S:cached(key, compute): compute(self), worked out once and kept until
+-- self.version moves (aiwolf.agent bumps it on every new claim, report,
+-- result, death or day's votes) or S:forget() runs. The value is shared
+-- between calls: read it, never modify it.
+function S:cached(key, compute)
+  if self._cacheVersion ~= self.version then
+    self._cache, self._cacheVersion = {}, self.version
+  end
+  local v = self._cache[key]
+  if v == nil then
+    v = compute(self)
+    self._cache[key] = v
+  end
+  return v
+end
+
+-- Drops what S:cached keeps, for state that self.version does not track.
+function S:forget() self._cacheVersion = nil end
 
 -- Knowledge ------------------------------------------------------------------
 
@@ -77,15 +103,14 @@ function S:contradicting(known, out)
   return out
 end
 
--- The village side's knowledge, worked out once per call (update clears it):
+-- The village side's knowledge (kept by S:cached until the facts change):
 --   sources: claimants whose results are taken as true: seer and medium
 --     claimants the werewolves killed, and the only medium claimant, unless
 --     they told a lie this agent can prove from its own knowledge;
 --   known: {[a] = species} from own knowledge, then those sources;
 --   liars: {[a] = true} for agents who contradict that, or who claim
 --     one's own special role or a werewolf-side role.
-function S:knowledge()
-  if self._know then return self._know end
+local function knowledge(self)
   local own = {}
   for a = 1, #self.info.statusMap do own[a] = self:ownSpecies(a) end
   local plain = self:contradicting(own, {})
@@ -117,14 +142,10 @@ function S:knowledge()
   for a in pairs(sources) do liars[a] = nil end -- sources are judged by own knowledge only
   for a in pairs(plain) do liars[a] = true end
   liars[self.me] = nil
-  self._know = {sources = sources, known = known, liars = liars}
-  return self._know
+  return {sources = sources, known = known, liars = liars}
 end
 
-function S:update(info)
-  A.Agent.update(self, info)
-  self._know = nil
-end
+function S:knowledge() return self:cached("knowledge", knowledge) end
 
 function S:isLiar(a) return self:knowledge().liars[a] == true end
 function S:knownSpecies(a) return self:knowledge().known[a] end
@@ -142,16 +163,16 @@ function S:credible(role)
   return list, w
 end
 
--- Village-side suspicion of each living other: {[a] = score}.
-function S:suspicion()
-  local info, score = self.info, {}
-  local others = A.others(info)
-  for _, a in ipairs(others) do
+-- Village-side suspicion of each living other from the facts alone (the
+-- declared votes aside): {[a] = score}, kept by S:cached.
+local function factSuspicion(self)
+  local score, k = {}, self:knowledge()
+  for _, a in ipairs(self.others) do
     local s = 0
-    local known = self:knownSpecies(a)
+    local known = k.known[a]
     if known == "WEREWOLF" then s = s + 1000 elseif known == "HUMAN" then s = s - 1000 end
     if self:ownSpecies(a) then s = s * 2 end -- own knowledge above all
-    if self:isLiar(a) then s = s + 200 end
+    if k.liars[a] then s = s + 200 end
     score[a] = s
   end
   local seers, sw = self:credible("SEER")
@@ -159,7 +180,7 @@ function S:suspicion()
     local w = sw[r.who]
     -- Seer claimants calling each other werewolves say nothing new.
     if w and r.verb == "DIVINED" and score[r.target] and r.target ~= r.who
-       and (self.claims[r.target] ~= "SEER" or self:knowledge().sources[r.who]) then
+       and (self.claims[r.target] ~= "SEER" or k.sources[r.who]) then
       score[r.target] = score[r.target] + (r.species == "WEREWOLF" and 40 or -20) * w
     end
   end
@@ -170,7 +191,7 @@ function S:suspicion()
   -- Past votes: werewolves rarely vote for a fellow and often for humans.
   for _, v in ipairs(self.votes) do
     if score[v.agent] then
-      local sp = self:knownSpecies(v.target)
+      local sp = k.known[v.target]
       if sp == "WEREWOLF" then
         score[v.agent] = score[v.agent] - 5
       elseif sp == "HUMAN" then
@@ -178,12 +199,20 @@ function S:suspicion()
       end
     end
   end
+  return score
+end
+
+-- Village-side suspicion of each living other: {[a] = score}, a new table.
+function S:suspicion()
+  local base, score = self:cached("suspicion", factSuspicion), {}
+  for _, a in ipairs(self.others) do score[a] = base[a] end
   -- Follow today's declared votes a little, except those of liars; suspect
   -- those who declare against a known human.
-  for _, v in ipairs(A.sorted_keys(self.declared)) do
-    local t = self.declared[v]
-    if v ~= self.me and score[t] and not self:isLiar(v) then score[t] = score[t] + 1 end
-    if score[v] and self:knownSpecies(t) == "HUMAN" then score[v] = score[v] + 2 end
+  local k, declared = self:knowledge(), self.declared
+  for _, v in ipairs(A.sorted_keys(declared)) do
+    local t = declared[v]
+    if v ~= self.me and score[t] and not k.liars[v] then score[t] = score[t] + 1 end
+    if score[v] and k.known[t] == "HUMAN" then score[v] = score[v] + 2 end
   end
   return score
 end
@@ -200,9 +229,9 @@ function S:truthful(a)
   return true
 end
 
--- Werewolf side: how much the werewolves want each living human gone
--- ("attack" for the night, else for the day's vote).
-function S:wolfScore(forAttack)
+-- Werewolf side, from the facts alone (kept by S:cached; dayStart forgets
+-- it, as guardedGuess changes then): {[a] = score} for each living human.
+local function factWolfScore(self, forAttack)
   local info, score = self.info, {}
   local accused = {}
   for _, r in ipairs(self.reports) do
@@ -225,6 +254,17 @@ function S:wolfScore(forAttack)
     if forAttack and self.guardedGuess[a] then s = s - 45 end
     score[a] = s
   end
+  return score
+end
+local function factAttackScore(self) return factWolfScore(self, true) end
+local function factDayScore(self) return factWolfScore(self, false) end
+
+-- Werewolf side: how much the werewolves want each living human gone
+-- ("attack" for the night, else for the day's vote): a new table.
+function S:wolfScore(forAttack)
+  local info, score = self.info, {}
+  local base = forAttack and self:cached("attack", factAttackScore) or self:cached("wolfday", factDayScore)
+  for _, a in ipairs(self.others) do score[a] = base[a] end -- nil for fellows
   for _, v in ipairs(A.sorted_keys(self.declared)) do
     local t = self.declared[v]
     if score[t] and not forAttack then score[t] = score[t] + 2 end
@@ -234,7 +274,7 @@ function S:wolfScore(forAttack)
     -- A fellow that half the village has declared against is lost: vote
     -- with the village, which makes this werewolf look human.
     local count = A.tally(self.declared)
-    local half = #A.alive(info) // 2
+    local half = #self.alive // 2
     for _, f in ipairs(A.fellows(info)) do
       if (count[f] or 0) >= half then score[f] = 1000 + count[f] end
     end
@@ -244,13 +284,15 @@ end
 
 -- Possessed: it does not know the werewolves; agents the rival seer called
 -- werewolves probably are, and the rival seer probably is the real one.
-function S:possessedScore()
+-- From the facts and its own fake results (kept by S:cached; dayStart,
+-- which makes up a result, forgets it).
+local function factPossessedScore(self)
   local score = {}
   local rivals = {}
   for _, a in ipairs(self.claimants) do
     if a ~= self.me and self.claims[a] == "SEER" then rivals[a] = true end
   end
-  for _, a in ipairs(A.others(self.info)) do score[a] = rivals[a] and 30 or 0 end
+  for _, a in ipairs(self.others) do score[a] = rivals[a] and 30 or 0 end
   for _, r in ipairs(self.reports) do
     if rivals[r.who] and score[r.target] then
       score[r.target] = score[r.target] + (r.species == "WEREWOLF" and -50 or 5)
@@ -259,6 +301,13 @@ function S:possessedScore()
   for _, f in ipairs(self.fake) do
     if score[f.target] and f.species == "WEREWOLF" then score[f.target] = score[f.target] + 40 end
   end
+  return score
+end
+
+-- The possessed's scores with today's declared votes: a new table.
+function S:possessedScore()
+  local base, score = self:cached("possessed", factPossessedScore), {}
+  for _, a in ipairs(self.others) do score[a] = base[a] end
   for _, v in ipairs(A.sorted_keys(self.declared)) do
     local t = self.declared[v]
     if score[t] then score[t] = score[t] + 1 end
@@ -273,11 +322,12 @@ function S:voteScores()
 end
 
 -- The vote target: the best-scored candidate, but keep the declared one
--- unless another is clearly better, so the talk does not flip-flop.
+-- unless another is clearly better, so the talk does not flip-flop. Every
+-- scored agent is a living other, and A.best skips those without a score
+-- (a werewolf's fellows), so self.others, already sorted, serves as the list.
 function S:voteTarget()
   local score = self:voteScores()
-  local cands = A.sorted_keys(score)
-  local best, top = A.best(cands, function(a) return score[a] end)
+  local best, top = A.best(self.others, score)
   local cur = self.declTarget
   if cur and score[cur] and score[cur] >= top - 2 then return cur end
   return A.pick(best)
@@ -394,8 +444,7 @@ end
 -- is as good as their own choice; also returns that proposal, if any.
 function S:attackTarget()
   local score = self:wolfScore(true)
-  local cands = A.sorted_keys(score)
-  local best = A.best(cands, function(a) return score[a] end)
+  local best = A.best(self.others, score) -- as in voteTarget
   local inBest = {}
   for _, a in ipairs(best) do inBest[a] = true end
   for _, p in ipairs(self.attackProposals) do
@@ -422,7 +471,7 @@ end
 function S:vote()
   local t = self:voteTarget()
   if t then return t end
-  return A.pick(A.others(self.info))
+  return A.pick(self.others)
 end
 
 function S:attack()
@@ -434,8 +483,8 @@ end
 function S:divine()
   local score = self:suspicion()
   -- Known liars will be voted out anyway: learn about someone else.
-  local cands = A.filter(A.sorted_keys(score), function(a) return self.divined[a] == nil and not self:isLiar(a) end)
-  if #cands == 0 then return A.pick(A.others(self.info)) end
+  local cands = A.filter(self.others, function(a) return self.divined[a] == nil and not self:isLiar(a) end)
+  if #cands == 0 then return A.pick(self.others) end
   return A.argmax(cands, function(a) return score[a] end)
 end
 
@@ -443,7 +492,7 @@ function S:guard()
   local score = self:suspicion()
   local seers, sw = self:credible("SEER")
   local mediums, mw = self:credible("MEDIUM")
-  return A.argmax(A.sorted_keys(score), function(a)
+  return A.argmax(self.others, function(a)
     local g = -score[a] / 10
     if sw[a] then g = g + 100 * sw[a] end
     if mw[a] then g = g + 50 * mw[a] end

@@ -111,12 +111,15 @@ function A.filter(list, keep)
 end
 
 -- A.best(list, score): the elements with the highest score(e), in list order,
--- and that score. Elements whose score is nil are left out.
+-- and that score. Elements whose score is nil are left out. score may also be
+-- a table {[e] = score}: A.best(cands, scores) needs no closure.
 function A.best(list, score)
   check_list(list, "A.best")
   local out, top = {}, nil
+  local lookup = type(score) == "table"
   for _, e in ipairs(list) do
-    local s = score(e)
+    local s
+    if lookup then s = score[e] else s = score(e) end
     if s ~= nil then
       if top == nil or s > top then
         out, top = {e}, s
@@ -144,15 +147,36 @@ function A.tally(map)
 end
 
 -- A.sorted_keys(map): the keys of a map, sorted (numbers before strings).
+-- Maps keyed by agents (the common case: keys 1..N, some missing) are read
+-- by a walk over 1, 2, 3, ... until every key is found, without sorting;
+-- other maps are sorted with table.sort's own comparison, numbers and
+-- strings apart, so no Lua comparator runs.
 function A.sorted_keys(map)
   check_list(map, "A.sorted_keys")
-  local keys = {}
-  for k in pairs(map) do keys[#keys + 1] = k end
-  sort(keys, function(x, y)
-    local tx, ty = type(x), type(y)
-    if tx ~= ty then return tx == "number" end
-    return x < y
-  end)
+  local n = 0
+  for _ in pairs(map) do n = n + 1 end
+  local keys, found = {}, 0
+  for k = 1, 2 * n + 16 do
+    if found == n then return keys end
+    if map[k] ~= nil then found = found + 1; keys[found] = k end
+  end
+  if found == n then return keys end
+  -- Not small positive integers only: gather and sort.
+  local strs = nil
+  keys = {}
+  for k in pairs(map) do
+    if type(k) == "number" then
+      keys[#keys + 1] = k
+    else
+      strs = strs or {}
+      strs[#strs + 1] = k
+    end
+  end
+  sort(keys)
+  if strs then
+    sort(strs)
+    for _, k in ipairs(strs) do keys[#keys + 1] = k end
+  end
   return keys
 end
 
@@ -175,10 +199,14 @@ end
 -- an operand alone.
 local asserting = {AND = true, BECAUSE = true, DAY = true}
 
-local function collect(s, who, asserted, op, depth, out)
+-- walk(s, who, asserted, op, depth, visit, x, y): calls
+-- visit(x, y, subject, s, asserted, op, depth) for s and every sentence
+-- nested in it, in text order (an operator before its operands). x and y
+-- are passed through so that callers need no closure per talk.
+local function walk(s, who, asserted, op, depth, visit, x, y)
   local subj = s.subject
   if subj == nil then subj = who end
-  out[#out + 1] = {who = subj, s = s, asserted = asserted, op = op, depth = depth}
+  visit(x, y, subj, s, asserted, op, depth)
   local args = s.args
   if type(args) ~= "table" then return end
   local v = s.verb
@@ -187,8 +215,12 @@ local function collect(s, who, asserted, op, depth, out)
   local inner = (v == "REQUEST" or v == "INQUIRE") and s.target or subj
   local keeps = asserted and asserting[v] == true
   for _, a in ipairs(args) do
-    if type(a) == "table" then collect(a, inner, keeps, v, depth + 1, out) end
+    if type(a) == "table" then walk(a, inner, keeps, v, depth + 1, visit, x, y) end
   end
+end
+
+local function add_entry(out, _, who, s, asserted, op, depth)
+  out[#out + 1] = {who = who, s = s, asserted = asserted, op = op, depth = depth}
 end
 
 -- A.sentences(talk): every sentence of one talk, nested ones included, in
@@ -209,7 +241,7 @@ end
 function A.sentences(talk)
   local tree = A.tree(talk)
   local out = {}
-  if tree then collect(tree, talk.agent, true, nil, 0, out) end
+  if tree then walk(tree, talk.agent, true, nil, 0, add_entry, out) end
   return out
 end
 
@@ -229,9 +261,27 @@ end
 
 function Agent:getName() return self.name or "agent" end
 
+-- Builds self.alive and self.others from statusMap (at initialize, and
+-- again when someone has died).
+local function read_status(self, status)
+  local alive, others, seen, me = {}, {}, self._status, self.me
+  for a = 1, #status do
+    local st = status[a]
+    seen[a] = st
+    if st == "ALIVE" then
+      alive[#alive + 1] = a
+      if a ~= me then others[#others + 1] = a end
+    end
+  end
+  self.alive, self.others = alive, others
+  self.version = self.version + 1
+end
+
 -- initialize: remembers info and setting and resets the state kept below.
 --   self.info, self.setting, self.me (own index), self.role (own role),
 --   self.day (the current day),
+--   self.alive / self.others: the living agents / the living others, sorted
+--     (rebuilt as new lists only when someone dies: read them, never modify);
 --   self.divinations / self.identifications: own results, one per day,
 --     oldest first ({agent, day, target, result});
 --   self.divined / self.identified: {[target] = "HUMAN"|"WEREWOLF"} from them;
@@ -246,10 +296,16 @@ function Agent:getName() return self.name or "agent" end
 --   self.executed / self.killed: {[agent] = day} of the agents executed by
 --     vote and killed by the werewolves (killed agents are certainly human);
 --   self.votes: every day's final votes, oldest first ({agent, day, target},
---     from info.voteList, which shows the previous day's).
+--     from info.voteList, which shows the previous day's);
+--   self.version: a number that grows whenever one of the fields above
+--     changes, except self.info, self.day and today's declared, estimates
+--     and attackProposals (which change with nearly every talk). An agent
+--     that derives something from claims, reports, results, deaths or votes
+--     can keep it until self.version moves (sample.lua does).
 function Agent:initialize(info, setting)
   self.info, self.setting = info, setting
   self.me, self.role, self.day = info.agent, info.role, info.day
+  self.alive, self.others, self._status = {}, {}, {}
   self.divinations, self.identifications = {}, {}
   self.divined, self.identified = {}, {}
   self.claims, self.claimants = {}, {}
@@ -257,15 +313,22 @@ function Agent:initialize(info, setting)
   self.declared, self.estimates, self.attackProposals = {}, {}, {}
   self.executed, self.killed = {}, {}
   self.votes, self._votes_day = {}, -1
+  self.version = 0
   self._talk_seen, self._whisper_seen, self._seen_day = 0, 0, info.day
+  if info.statusMap then read_status(self, info.statusMap) end
 end
 
+local EMPTY = {} -- stands for an absent list (never written to)
+
+-- Adds an own result (info.divineResult or mediumResult) unless it is the
+-- one added last; true when it was new.
 local function add_result(list, map, r)
-  if not r then return end
+  if not r then return false end
   local last = list[#list]
-  if last and last.day == r.day and last.target == r.target then return end
+  if last and last.day == r.day and last.target == r.target then return false end
   list[#list + 1] = {agent = r.agent, day = r.day, target = r.target, result = r.result}
   map[r.target] = r.result
+  return true
 end
 
 -- Records one talk sentence (idempotent: hearing a talk twice changes nothing).
@@ -273,14 +336,19 @@ function Agent:_hear(talk, who, s)
   local v = s.verb
   if mtype(who) ~= "integer" then return end
   if v == "COMINGOUT" and s.target == who and s.role ~= P.ANY then
-    if not self.claims[who] then self.claimants[#self.claimants + 1] = who end
-    self.claims[who] = s.role
+    local old = self.claims[who]
+    if old ~= s.role then
+      if not old then self.claimants[#self.claimants + 1] = who end
+      self.claims[who] = s.role
+      self.version = self.version + 1
+    end
   elseif (v == "DIVINED" or v == "IDENTIFIED") and mtype(s.target) == "integer" and s.species ~= P.ANY then
     local key = who .. v .. s.target
     if not self._reported[key] then
       self._reported[key] = true
       self.reports[#self.reports + 1] = {who = who, verb = v, target = s.target, species = s.species,
         day = talk.day}
+      self.version = self.version + 1
     end
   elseif v == "VOTE" and mtype(s.target) == "integer" then
     self.declared[who] = s.target
@@ -297,13 +365,48 @@ function Agent:_hear_whisper(talk, who, s)
   end
 end
 
+-- Visitors for walk (above): one sentence of a new talk or whisper. The
+-- asserted ones update the state; then the agent's onTalk/onWhisper, if it
+-- has one, gets the entry A.sentences would list.
+local function heard_talk(self, t, who, s, asserted, op, depth)
+  if asserted then self:_hear(t, who, s) end
+  local on = self.onTalk
+  if on then on(self, t, who, s, {who = who, s = s, asserted = asserted, op = op, depth = depth}) end
+end
+
+local function heard_whisper(self, t, who, s, asserted, op, depth)
+  if asserted then self:_hear_whisper(t, who, s) end
+  local on = self.onWhisper
+  if on then on(self, t, who, s, {who = who, s = s, asserted = asserted, op = op, depth = depth}) end
+end
+
+-- Reads list[from+1..#list] (the talks or whispers not read yet) with
+-- visit; returns how far it has read. Without a hook (onTalk/onWhisper) an
+-- Over or Skip tells the base agent nothing: most talks are, so they are
+-- passed over without a walk.
+local function read_new(self, list, from, visit, hook)
+  local n = #list
+  for i = from + 1, n do
+    local t = list[i]
+    local tree = t.parsed or A.tree(t)
+    if tree then
+      local v = tree.verb
+      if hook or (v ~= "OVER" and v ~= "SKIP") then walk(tree, t.agent, true, nil, 0, visit, self, t) end
+    end
+  end
+  return n
+end
+
 -- update: keeps self.info and the state listed at initialize, reading only
--- the talks and whispers not seen yet. Only asserted sentences (see
--- A.sentences) count as claims, reports, declared votes and estimates. For
--- each new talk sentence (every entry of A.sentences, nested ones included)
--- it calls self:onTalk(talk, who, s, entry) and for each whisper sentence
--- self:onWhisper(talk, who, s, entry), if the agent defines them; check
--- entry.asserted before taking s as what the speaker states.
+-- what is new since the last call: the talks and whispers past the ones
+-- already read (each talk is parsed and heard once: talkList grows during
+-- the day and starts over the next), and the statusMap, results, deaths and
+-- votes only when they differ from what it holds. Only asserted sentences
+-- (see A.sentences) count as claims, reports, declared votes and estimates.
+-- For each new talk sentence (every entry of A.sentences, nested ones
+-- included) it calls self:onTalk(talk, who, s, entry) and for each whisper
+-- sentence self:onWhisper(talk, who, s, entry), if the agent defines them;
+-- check entry.asserted before taking s as what the speaker states.
 function Agent:update(info)
   self.info = info
   if self.me == nil then self.me, self.role = info.agent, info.role end
@@ -314,14 +417,22 @@ function Agent:update(info)
     self.declared, self.estimates, self.attackProposals = {}, {}, {}
   end
   self.day = info.day
+  -- Who is alive: a look at each agent's status, a rebuild only on a change.
+  local status, seen = info.statusMap or EMPTY, self._status
+  for a = 1, #status do
+    if status[a] ~= seen[a] then read_status(self, status) break end
+  end
   -- latestExecutedAgent: executed today (seen at night); executedAgent: the
   -- day before; lastDeadAgentList: killed last night.
   local ex = info.latestExecutedAgent
-  if ex then self.executed[ex] = self.executed[ex] or info.day end
+  if ex and not self.executed[ex] then self.executed[ex] = info.day; self.version = self.version + 1 end
   ex = info.executedAgent
-  if ex then self.executed[ex] = self.executed[ex] or info.day - 1 end
-  for _, a in ipairs(info.lastDeadAgentList or {}) do
-    if not self.executed[a] then self.killed[a] = self.killed[a] or info.day - 1 end
+  if ex and not self.executed[ex] then self.executed[ex] = info.day - 1; self.version = self.version + 1 end
+  for _, a in ipairs(info.lastDeadAgentList or EMPTY) do
+    if not self.executed[a] and not self.killed[a] then
+      self.killed[a] = info.day - 1
+      self.version = self.version + 1
+    end
   end
   local vl = info.voteList
   if vl and vl[1] and vl[1].day > self._votes_day then
@@ -329,28 +440,21 @@ function Agent:update(info)
     for _, v in ipairs(vl) do
       self.votes[#self.votes + 1] = {agent = v.agent, day = v.day, target = v.target}
     end
+    self.version = self.version + 1
   end
-  add_result(self.divinations, self.divined, info.divineResult)
-  add_result(self.identifications, self.identified, info.mediumResult)
-
-  local talks = info.talkList or {}
-  for i = self._talk_seen + 1, #talks do
-    local t = talks[i]
-    for _, x in ipairs(A.sentences(t)) do
-      if x.asserted then self:_hear(t, x.who, x.s) end
-      if self.onTalk then self:onTalk(t, x.who, x.s, x) end
-    end
+  if add_result(self.divinations, self.divined, info.divineResult) then self.version = self.version + 1 end
+  if add_result(self.identifications, self.identified, info.mediumResult) then
+    self.version = self.version + 1
   end
-  self._talk_seen = #talks
-  local whispers = info.whisperList or {}
-  for i = self._whisper_seen + 1, #whispers do
-    local t = whispers[i]
-    for _, x in ipairs(A.sentences(t)) do
-      if x.asserted then self:_hear_whisper(t, x.who, x.s) end
-      if self.onWhisper then self:onWhisper(t, x.who, x.s, x) end
-    end
+  -- Talk and whispers: only the entries past those read already.
+  local talks = info.talkList or EMPTY
+  if #talks > self._talk_seen then
+    self._talk_seen = read_new(self, talks, self._talk_seen, heard_talk, self.onTalk)
   end
-  self._whisper_seen = #whispers
+  local whispers = info.whisperList or EMPTY
+  if #whispers > self._whisper_seen then
+    self._whisper_seen = read_new(self, whispers, self._whisper_seen, heard_whisper, self.onWhisper)
+  end
 end
 
 -- self:claimantsOf(role): the agents that claim role (their latest claim),

@@ -158,9 +158,17 @@ function P.by(agent, s)
 end
 
 -- Printing -----------------------------------------------------------------
+-- "Agent[03]" for 3, made once per number (sentences are printed on
+-- nearly every talk call).
+local agent_texts = {}
 local function agent_text(a)
   if a == ANY or a == 0 then return "ANY" end
-  return format("Agent[%02d]", a)
+  local t = agent_texts[a]
+  if t == nil then
+    t = format("Agent[%02d]", a)
+    if mtype(a) == "integer" and a > 0 and a <= 999 then agent_texts[a] = t end
+  end
+  return t
 end
 
 local function implied_for_args(s, resolved)
