@@ -197,7 +197,8 @@ static int add_dir(aw_viewer *v, const char *dir, aw_error *err)
         names[n++] = aw_xstrdup(e->d_name);
     }
     closedir(d);
-    qsort(names, n, sizeof *names, cmp_str);
+    if (n > 1)
+        qsort(names, n, sizeof *names, cmp_str);
     for (size_t i = 0; i < n; i++) {
         snprintf(path, sizeof path, "%s/%s", dir, names[i]);
         add_game(v, path, names[i], NULL);
