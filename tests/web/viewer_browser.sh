@@ -31,11 +31,12 @@ gzip -c "$log" > "$tmp/game.log.gz"
 # serve NAME ARGS...: starts aiwolf view; its URL in $url
 serve() {
   name=$1; shift
+  : > "$tmp/$name.out" # before the background child opens it, for sed below
   "$aiwolf" view "$@" > "$tmp/$name.out" 2>&1 &
   pids="$pids $!"
   eval "pid_$name=$!"
   for _ in $(seq 100); do
-    url=$(sed -n 's/.* at \(http[^ ]*\) .*/\1/p' "$tmp/$name.out")
+    url=$(sed -n 's/.* at \(http[^ ]*\) .*/\1/p' "$tmp/$name.out" || true)
     [ -n "$url" ] && return 0
     sleep 0.1
   done
