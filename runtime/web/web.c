@@ -83,7 +83,7 @@ struct aw_web {
     uv_poll_t listen_poll;
     int open_handles;   /* of wake and listen_poll, not yet closed */
     uv_async_t wake;
-    uv_idle_t reaper;  /* foreign loop: frees w once lws has finished */
+    uv_timer_t reaper;  /* after a stop: until lws has finished (see on_reap) */
     uv_mutex_t mu;
     route *routes;
     aw_web_chan *chans;
@@ -637,11 +637,6 @@ static void web_free(aw_web *w)
     free(w);
 }
 
-static void on_reaper_closed(uv_handle_t *h)
-{
-    web_free(h->data);
-}
-
 /* lws takes a context down in steps on a loop it does not own: the first
  * call to lws_context_destroy closes its connections, then its own handles
  * (a timer, an idle); once those have closed, a second call frees the
@@ -684,25 +679,35 @@ static void finish_lws(aw_web *w)
         lws_context_destroy(w->ctx);
 }
 
-/* Foreign loop: w is freed once lws has finished. */
-static void on_reap(uv_idle_t *h)
+static void on_reaper_closed(uv_handle_t *h)
+{
+    aw_web *w = h->data;
+    if (!w->own)
+        web_free(w); /* own loop: aw_web_stop frees w once the thread has ended */
+}
+
+/* Once our handles have closed: every 10 ms, until lws has finished (its
+ * handles closed, the context freed); then the reaper closes itself, and on
+ * our own loop that ends the loop. The ticks also keep the loop turning
+ * while lws closes, so nothing waits on a socket that will never speak. */
+static void on_reap(uv_timer_t *h)
 {
     aw_web *w = h->data;
     finish_lws(w);
     if (w->ctx)
         return;
-    uv_idle_stop(h);
+    uv_timer_stop(h);
     uv_close((uv_handle_t *)h, on_reaper_closed);
 }
 
 static void on_handle_closed(uv_handle_t *h)
 {
     aw_web *w = h->data;
-    if (--w->open_handles > 0 || w->own)
-        return; /* own loop: aw_web_stop frees w once the thread has ended */
-    uv_idle_init(w->loop, &w->reaper);
+    if (--w->open_handles > 0)
+        return;
+    uv_timer_init(w->loop, &w->reaper);
     w->reaper.data = w;
-    uv_idle_start(&w->reaper, on_reap);
+    uv_timer_start(&w->reaper, on_reap, 0, 10);
 }
 
 static void do_stop(aw_web *w)

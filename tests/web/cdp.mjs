@@ -126,9 +126,13 @@ export async function launch(chromium = process.env.CHROMIUM || "/usr/bin/chromi
     },
     async close() {
       try { ws.close(); } catch { /* gone */ }
-      proc.kill("SIGKILL");
-      await new Promise((r) => proc.once("exit", r));
-      rmSync(profile, { recursive: true, force: true });
+      if (proc.exitCode === null && proc.signalCode === null) {
+        const exited = new Promise((r) => proc.once("exit", r));
+        proc.kill("SIGKILL");
+        await exited;
+      }
+      // Chromium's helpers may still be writing into the profile for a moment.
+      try { rmSync(profile, { recursive: true, force: true, maxRetries: 20, retryDelay: 100 }); } catch { /* left in tmp */ }
     },
   };
   return b;
