@@ -197,14 +197,7 @@ static int sb_panic(lua_State *L)
  * returns a dangling pointer. The agent is gone: every later call fails. */
 static void sb_abandon(aw_sandbox *sb)
 {
-    sb_block *h = sb->blocks->next;
-    while (h != sb->blocks) {
-        sb_block *next = h->next;
-        free(h);
-        h = next;
-    }
-    sb->blocks->next = sb->blocks->prev = sb->blocks;
-    sb->used = 0;
+    sb_heap_release(sb);
     sb->dead = 1;
     sb->in_call = 0;
     sb->expired = 0;
@@ -403,8 +396,7 @@ aw_sandbox *aw_sandbox_new(const aw_sandbox_limits *limits, aw_error *err)
     sb->next_check = SB_CHECK_UNITS;
     sb->hook_count = SB_HOOK_COUNT;
     aw_buf_init(&sb->out);
-    sb->blocks = &sb->head;
-    sb->head.prev = sb->head.next = &sb->head;
+    sb_heap_init(sb);
     sb->L = lua_newstate(sb_alloc, sb);
     if (!sb->L) {
         aw_fail(err, AW_ENOMEM, "sandbox: cannot create a Lua state within %zu bytes", sb->lim.memory_bytes);
@@ -435,12 +427,7 @@ void aw_sandbox_free(aw_sandbox *sb)
         return;
     if (sb->L)
         lua_close(sb->L);
-    if (sb->blocks) { /* nothing should remain; free it if something does */
-        for (sb_block *h = sb->blocks->next, *next; h != sb->blocks; h = next) {
-            next = h->next;
-            free(h);
-        }
-    }
+    sb_heap_release(sb); /* the arena's chunks; no large block should remain */
     aw_buf_free(&sb->out);
     free(sb->module_dir);
     free(sb);
