@@ -15,11 +15,15 @@
 #include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
+#include <sched.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -37,6 +41,10 @@
 /* The CPU clock is read at most every SB_CPU_SLACK_NS of wall-clock time
  * once fewer than that many ns of the budget are left (sb_clock_past). */
 #define SB_CPU_SLACK_NS 250000u
+/* Each thread reads its CPU clock (a system call) when its sample of it is
+ * SB_CPU_SAMPLE_NS of wall-clock time old, not at every call
+ * (sb_call_clocks_start). */
+#define SB_CPU_SAMPLE_NS 250000u
 
 /* Without the watchdog (below), a count hook fires every SB_HOOK_COUNT VM
  * instructions of a thread and reads the clocks (sb_clock_past). With it, no hook is
@@ -185,6 +193,8 @@ uint64_t sb_cpu_ns(void);
 uint64_t sb_wall_bound_ns(const aw_sandbox *sb);
 int sb_raise_timeout(lua_State *L, aw_sandbox *sb);
 int sb_wd_arm(aw_sandbox *sb);
+void sb_call_clocks_start(aw_sandbox *sb);
+void sb_call_clocks_end(aw_sandbox *sb, int exact, uint64_t *cpu_ns, uint64_t *wall_ns);
 void sb_charge(lua_State *L, aw_sandbox *sb, uint64_t n);
 void sb_check(lua_State *L, aw_sandbox *sb);
 void sb_hook(lua_State *L, lua_Debug *ar);
