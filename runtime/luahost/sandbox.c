@@ -224,7 +224,7 @@ static int sb_pcall_killable(aw_sandbox *volatile sb, int nres, int armed)
         return SB_KILLED;
     /* One budget of CPU time past the deadline, and at least 100 ms (so at
      * the default budget of 100 ms and above the whole call stays within
-     * twice its budget of CPU time, give or take the timer's 5 ms period):
+     * twice its budget of CPU time, give or take the watchdog's 5 ms period):
      * late enough that the hook comes first whenever it can. It stops most
      * calls a few ms past the deadline, but unwinding a stack overflow
      * 300 000 frames deep takes up to some 90 ms whatever the budget. And

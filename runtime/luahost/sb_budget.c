@@ -1,6 +1,7 @@
-/* sb_budget: the time budget: the count hook, work units, the watchdog timer
- * and its signal, the last resort. Part of the sandbox (sandbox.h is the
- * contract; sandbox_internal.h what the parts share). */
+/* sb_budget: the time budget: the count hook, work units, the clocks of a
+ * call, the watchdog (its thread or timers) and its signal, the last
+ * resort. Part of the sandbox (sandbox.h is the contract;
+ * sandbox_internal.h what the parts share). */
 #include "sandbox_internal.h"
 
 /* ------------------------------------------------------------------------ */
