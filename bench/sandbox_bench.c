@@ -1,7 +1,7 @@
 /* sandbox_bench: what the sandbox costs. Runs one Lua microbenchmark (calls,
  * arithmetic, table and string work) in a stock lua_State (luaL_newstate,
  * no hook, libc allocator) and in a sandbox (count hook, accounting
- * allocator, watchdog timer, our string/table functions), and reports the
+ * allocator, watchdog, our string/table functions), and reports the
  * overhead; then the memory of an idle sandbox (with and without LPeg
  * loaded), the time to create one, and the fixed cost of one protected call.
  *   build/bench/sandbox_bench [rounds]
@@ -126,7 +126,7 @@ int main(int argc, char **argv)
     for (int i = 0; i < CALLS; i++)
         aw_sandbox_run(sbs[1], noop, NULL, &f);
     t1 = aw_now_ns();
-    printf("empty aw_sandbox_run: %.2f us per call (timer arm + disarm included)\n", (double)(t1 - t0) / 1e3 / CALLS);
+    printf("empty aw_sandbox_run: %.2f us per call (the watchdog's part included)\n", (double)(t1 - t0) / 1e3 / CALLS);
     for (int i = 0; i < N; i++)
         aw_sandbox_free(sbs[i]);
     free(a);

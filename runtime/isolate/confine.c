@@ -308,6 +308,10 @@ int aw_confine(const int *keep, int nkeep, const char *read_dir, size_t memory_b
 #else
     (void)vm;
 #endif
+    /* No thread can be started from here on (the filter kills clone): the
+     * Lua sandbox's watchdog uses per-thread timers (docs/sandbox.md). */
+    if (setenv("AIWOLF_SANDBOX_WATCHDOG", "timers", 1) != 0)
+        return aw_fail(err, AW_EIO, "setenv: %s", strerror(errno));
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
         return aw_fail(err, AW_EIO, "PR_SET_NO_NEW_PRIVS: %s", strerror(errno));
     prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);

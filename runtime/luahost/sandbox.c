@@ -197,14 +197,7 @@ static int sb_panic(lua_State *L)
  * returns a dangling pointer. The agent is gone: every later call fails. */
 static void sb_abandon(aw_sandbox *sb)
 {
-    sb_block *h = sb->blocks->next;
-    while (h != sb->blocks) {
-        sb_block *next = h->next;
-        free(h);
-        h = next;
-    }
-    sb->blocks->next = sb->blocks->prev = sb->blocks;
-    sb->used = 0;
+    sb_heap_release(sb);
     sb->dead = 1;
     sb->in_call = 0;
     sb->expired = 0;
@@ -225,11 +218,13 @@ static void sb_abandon(aw_sandbox *sb)
 #define SB_KILLED (-1)
 static int sb_pcall_killable(aw_sandbox *volatile sb, int nres, int armed)
 {
-    if (sigsetjmp(sb->kill_jmp, 1) != 0)
+    /* No signal mask saved (that would be a system call per call): the
+     * handler unblocks its signal itself before it jumps. */
+    if (sigsetjmp(sb->kill_jmp, 0) != 0)
         return SB_KILLED;
     /* One budget of CPU time past the deadline, and at least 100 ms (so at
      * the default budget of 100 ms and above the whole call stays within
-     * twice its budget of CPU time, give or take the timer's 5 ms period):
+     * twice its budget of CPU time, give or take the watchdog's 5 ms period):
      * late enough that the hook comes first whenever it can. It stops most
      * calls a few ms past the deadline, but unwinding a stack overflow
      * 300 000 frames deep takes up to some 90 ms whatever the budget. And
@@ -268,19 +263,12 @@ int sb_protected(aw_sandbox *sb, lua_CFunction fn, void *ud, int nres, aw_fault 
         snprintf(fault->msg, sizeof fault->msg, "memory cap of %zu bytes reached", sb->lim.memory_bytes);
         return -AW_ENOMEM;
     }
-    /* The wall clock first: the CPU deadline cannot pass before
-     * wall_start + budget (the thread's CPU time advances no faster). */
-    uint64_t wall_start = aw_now_ns(), cpu_start = sb_cpu_ns();
+    sb_call_clocks_start(sb); /* the deadline, the wall-clock bound */
     sb->in_call = 1;
     sb->expired = 0;
     sb->reply_fault = 0;
     sb->main_nest = 0;
     sb->cur = L;
-    sb->cpu_start = cpu_start;
-    sb->deadline = cpu_start + sb->budget_ns;
-    sb->wall_start = wall_start;
-    sb->wall_limit = wall_start + sb_wall_bound_ns(sb);
-    sb->cpu_check_at = wall_start + sb->budget_ns;
     sb->next_check = sb->units + SB_CHECK_UNITS;
     sb->units_start = sb->units;
     sb->work_expired = 0;
@@ -311,8 +299,7 @@ int sb_protected(aw_sandbox *sb, lua_CFunction fn, void *ud, int nres, aw_fault 
             sb_wd_arm(outer);
         sb_abandon(sb);
         fault->kind = AW_FAULT_TIMEOUT;
-        fault->elapsed_ns = sb_cpu_ns() - cpu_start;
-        fault->wall_ns = aw_now_ns() - wall_start;
+        sb_call_clocks_end(sb, 1, &fault->elapsed_ns, &fault->wall_ns);
         snprintf(fault->msg, sizeof fault->msg,
                  "time budget of %d ms exceeded and the call could not be stopped (stuck in the collector or a C "
                  "function, or not running) after %.1f ms CPU, %.1f ms wall: the agent was killed",
@@ -324,16 +311,14 @@ int sb_protected(aw_sandbox *sb, lua_CFunction fn, void *ud, int nres, aw_fault 
     sb_wd_running = outer;
     if (outer && outer->in_call)
         sb_wd_arm(outer); /* the outer call's deadline is still running */
-    uint64_t wall_end = aw_now_ns(), cpu_end = sb_cpu_ns();
     int expired = sb->expired, by_work = sb->work_expired;
+    sb_call_clocks_end(sb, expired || status != LUA_OK, &fault->elapsed_ns, &fault->wall_ns);
     sb->units_last = sb->units - sb->units_start;
     sb->in_call = 0;
     sb->expired = 0;
     sb->cur = NULL;
     sb->deadline = UINT64_MAX;
     sb->wall_limit = UINT64_MAX;
-    fault->elapsed_ns = cpu_end - cpu_start;
-    fault->wall_ns = wall_end - wall_start;
     if (status == LUA_OK && !expired)
         return 0;
     double cpu_ms = (double)fault->elapsed_ns / 1e6, wall_ms = (double)fault->wall_ns / 1e6;
@@ -403,8 +388,7 @@ aw_sandbox *aw_sandbox_new(const aw_sandbox_limits *limits, aw_error *err)
     sb->next_check = SB_CHECK_UNITS;
     sb->hook_count = SB_HOOK_COUNT;
     aw_buf_init(&sb->out);
-    sb->blocks = &sb->head;
-    sb->head.prev = sb->head.next = &sb->head;
+    sb_heap_init(sb);
     sb->L = lua_newstate(sb_alloc, sb);
     if (!sb->L) {
         aw_fail(err, AW_ENOMEM, "sandbox: cannot create a Lua state within %zu bytes", sb->lim.memory_bytes);
@@ -435,12 +419,7 @@ void aw_sandbox_free(aw_sandbox *sb)
         return;
     if (sb->L)
         lua_close(sb->L);
-    if (sb->blocks) { /* nothing should remain; free it if something does */
-        for (sb_block *h = sb->blocks->next, *next; h != sb->blocks; h = next) {
-            next = h->next;
-            free(h);
-        }
-    }
+    sb_heap_release(sb); /* the arena's chunks; no large block should remain */
     aw_buf_free(&sb->out);
     free(sb->module_dir);
     free(sb);

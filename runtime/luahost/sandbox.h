@@ -1,6 +1,6 @@
 /* sandbox: one isolated Lua 5.4 state per agent, with a memory cap enforced in
  * its allocator, a time budget per call (of the calling thread's CPU time,
- * with a wall-clock bound at 10x) enforced by a watchdog timer and an
+ * with a wall-clock bound at 10x) enforced by a watchdog and an
  * instruction-count hook (which pcall cannot swallow), bounded C library calls, and only the
  * libraries an agent may use: no files, network, threads or processes.
  * `require` serves only LPeg and the project's embedded lua/ modules (and,
@@ -56,7 +56,8 @@ void aw_sandbox_limits_default(aw_sandbox_limits *l);
 typedef struct aw_fault {
     aw_fault_kind kind;
     char msg[512];       /* one line, safe to print: what went wrong, with file:line where known */
-    uint64_t elapsed_ns; /* CPU time the call took (the calling thread's): what the budget counts */
+    uint64_t elapsed_ns; /* CPU time the call took (the calling thread's): what the budget counts; at
+                            most wall_ns, and wall_ns for calls under 0.25 ms (docs/sandbox.md) */
     uint64_t wall_ns;    /* wall-clock time it took */
 } aw_fault;
 
@@ -110,10 +111,11 @@ int aw_sandbox_run(aw_sandbox *sb, lua_CFunction fn, void *ud, aw_fault *fault);
  * must not hold resources across calls into the agent (it must not anyway:
  * errors unwind it with longjmp). */
 
-/* Embedding: the watchdog's signal. Each budgeted call arms per-thread
- * POSIX timers (one on the thread's CPU-time clock, one on the monotonic
- * clock) that signal the calling thread at the deadline (see
+/* Embedding: the watchdog's signal. At the deadline of a budgeted call the
+ * calling thread gets a signal (from the sandbox's watchdog thread, or
+ * where no thread can be started from per-thread POSIX timers; see
  * docs/sandbox.md); the handler only asks the running Lua thread to stop.
+ * The signal never reaches a thread outside a call.
  * The signal is chosen once per process, when the first call is budgeted:
  * by default the first real-time signal from SIGRTMIN+4 up whose
  * disposition is the default one (a signal the program already handles is
@@ -127,9 +129,10 @@ int aw_sandbox_run(aw_sandbox *sb, lua_CFunction fn, void *ud, aw_fault *fault);
  * The environment variable AIWOLF_SANDBOX_NO_WATCHDOG=1 also turns it off.
  * aw_sandbox_watchdog_signal() makes the choice if it is not made yet and
  * returns the signal in use, or 0 when there is no watchdog.
- * A thread that runs sandboxes must not block the signal (it would get the
- * fallback); other threads (a libuv thread pool) may block it or not: the
- * timer signals only the thread that armed it. */
+ * A thread that runs sandboxes must not block the signal (one that blocks
+ * it at its first call gets the fallback); other threads (a libuv thread
+ * pool) may block it or not. A thread that exits leaves nothing behind; a
+ * forked child gets its own watchdog at its first call. */
 int aw_sandbox_set_watchdog_signal(int signo, aw_error *err);
 int aw_sandbox_watchdog_signal(void);
 

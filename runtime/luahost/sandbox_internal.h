@@ -15,11 +15,15 @@
 #include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
+#include <sched.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -37,6 +41,10 @@
 /* The CPU clock is read at most every SB_CPU_SLACK_NS of wall-clock time
  * once fewer than that many ns of the budget are left (sb_clock_past). */
 #define SB_CPU_SLACK_NS 250000u
+/* Each thread reads its CPU clock (a system call) when its sample of it is
+ * SB_CPU_SAMPLE_NS of wall-clock time old, not at every call
+ * (sb_call_clocks_start). */
+#define SB_CPU_SAMPLE_NS 250000u
 
 /* Without the watchdog (below), a count hook fires every SB_HOOK_COUNT VM
  * instructions of a thread and reads the clocks (sb_clock_past). With it, no hook is
@@ -63,11 +71,25 @@
 #define SB_MAXCAPTURES 32
 #define SB_MAXMATCHDEPTH 200
 
-/* Header in front of every block of agent memory: 16 bytes, so payloads
- * keep malloc's 16-byte alignment. */
+/* The allocator (sb_alloc.c): blocks of at most SB_SMALL_MAX bytes come
+ * from the sandbox's arena, in size classes of SB_GRAIN bytes (so they keep
+ * malloc's 16-byte alignment); larger ones are malloc'd with a header in
+ * front: 16 bytes, on the sandbox's list of blocks. */
+#define SB_SMALL_MAX 512u
+#define SB_GRAIN 16u
+#define SB_NCLASS (SB_SMALL_MAX / SB_GRAIN)
 typedef struct sb_block {
     struct sb_block *prev, *next;
 } sb_block;
+
+/* Built with AddressSanitizer: the arena poisons what Lua does not own. */
+#if defined(__SANITIZE_ADDRESS__)
+#define SB_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SB_ASAN 1
+#endif
+#endif
 
 struct aw_sandbox {
     lua_State *L;
@@ -91,11 +113,16 @@ struct aw_sandbox {
     uint64_t units_last;        /* units the last call used */
     int work_expired;           /* the expiry came from the work budget */
     int want_gc;                /* near the cap: collect fully at the next safe point */
-    /* The last resort (see sb_wd_handler): every block the state owns is on a
-     * list, so that a state that cannot be stopped can be abandoned and its
-     * memory freed without Lua's help. */
-    struct sb_block *blocks;    /* circular list: &head */
+    /* The last resort (see sb_wd_handler): every block the state owns is in
+     * the arena or on a list, so that a state that cannot be stopped can be
+     * abandoned and its memory freed without Lua's help. */
+    struct sb_block *blocks;    /* large blocks, a circular list: &head */
     struct sb_block head;
+    void *free_small[SB_NCLASS]; /* free arena blocks, one list per size class */
+    char *bump, *bump_end;      /* the rest of the newest chunk */
+    struct sb_chunk *chunks;    /* the arena's chunks (sb_alloc.c) */
+    size_t arena_bytes;         /* bytes of chunks */
+    size_t big_used;            /* bytes Lua holds in large blocks */
     volatile sig_atomic_t in_alloc; /* in malloc/free or other host code: no kill now */
     volatile sig_atomic_t in_libc;  /* in a libc call that takes a lock (mktime, strftime): no kill now */
     volatile sig_atomic_t kill_armed;
@@ -147,6 +174,8 @@ extern _Thread_local aw_sandbox *volatile sb_wd_running;
 /* Across the parts. */
 int sb_protected(aw_sandbox *sb, lua_CFunction fn, void *ud, int nres, aw_fault *fault);
 void *sb_alloc(void *ud, void *ptr, size_t osize, size_t nsize);
+void sb_heap_init(aw_sandbox *sb);
+void sb_heap_release(aw_sandbox *sb);
 int sb_co_close(lua_State *L);
 int sb_co_resume(lua_State *L);
 int sb_co_wrap(lua_State *L);
@@ -164,6 +193,8 @@ uint64_t sb_cpu_ns(void);
 uint64_t sb_wall_bound_ns(const aw_sandbox *sb);
 int sb_raise_timeout(lua_State *L, aw_sandbox *sb);
 int sb_wd_arm(aw_sandbox *sb);
+void sb_call_clocks_start(aw_sandbox *sb);
+void sb_call_clocks_end(aw_sandbox *sb, int exact, uint64_t *cpu_ns, uint64_t *wall_ns);
 void sb_charge(lua_State *L, aw_sandbox *sb, uint64_t n);
 void sb_check(lua_State *L, aw_sandbox *sb);
 void sb_hook(lua_State *L, lua_Debug *ar);

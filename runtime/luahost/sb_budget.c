@@ -1,6 +1,7 @@
-/* sb_budget: the time budget: the count hook, work units, the watchdog timer
- * and its signal, the last resort. Part of the sandbox (sandbox.h is the
- * contract; sandbox_internal.h what the parts share). */
+/* sb_budget: the time budget: the count hook, work units, the clocks of a
+ * call, the watchdog (its thread or timers) and its signal, the last
+ * resort. Part of the sandbox (sandbox.h is the contract;
+ * sandbox_internal.h what the parts share). */
 #include "sandbox_internal.h"
 
 /* ------------------------------------------------------------------------ */
@@ -150,35 +151,155 @@ void sb_charge(lua_State *L, aw_sandbox *sb, uint64_t n)
     }
 }
 
-/* The watchdog. A count hook only runs between instructions, and some
- * single instructions are slow without allocating or calling C (comparing
- * two long strings, coercing a long string to a number), as are some stock C
+/* ------------------------------------------------------------------------ */
+/* The clocks of a call                                                     */
+
+/* The budget counts the calling thread's CPU time, but reading that clock is
+ * a system call (about 0.7 us on the development machine, against 30 ns for
+ * the monotonic clock through the vDSO): too dear twice per call when a
+ * call takes a few us. So each thread keeps a sample of its CPU clock, read
+ * again only when it is SB_CPU_SAMPLE_NS of wall-clock time old. A call
+ * starts its count at the sample (at most SB_CPU_SAMPLE_NS of CPU time
+ * before the call: the thread's CPU time advances no faster than the wall
+ * clock), so it is never given more than its budget, and may be charged up
+ * to that much of the host's time before it. Reset in a forked child,
+ * whose thread's CPU clock starts again from zero. */
+static _Thread_local uint64_t wall_sample, cpu_sample; /* wall_sample 0: none */
+
+void sb_call_clocks_start(aw_sandbox *sb)
+{
+    uint64_t wall = aw_now_ns();
+    if (!wall_sample || wall - wall_sample >= SB_CPU_SAMPLE_NS) {
+        wall_sample = wall; /* the wall clock first: see sb_clock_past */
+        cpu_sample = sb_cpu_ns();
+    }
+    sb->wall_start = wall;
+    sb->cpu_start = cpu_sample;
+    sb->deadline = cpu_sample + sb->budget_ns;
+    sb->wall_limit = wall + sb_wall_bound_ns(sb);
+    /* The CPU clock cannot reach the deadline before this. */
+    sb->cpu_check_at = wall_sample + sb->budget_ns;
+}
+
+/* The call's CPU and wall-clock time. exact: read the CPU clock whatever
+ * the sample's age (a call that faulted); otherwise a call that ended within
+ * SB_CPU_SAMPLE_NS of the sample reports its wall-clock time as its CPU time
+ * (an upper bound: the thread cannot have had more). Counted from the
+ * sample, the CPU time is at most the wall-clock time too. */
+void sb_call_clocks_end(aw_sandbox *sb, int exact, uint64_t *cpu_ns, uint64_t *wall_ns)
+{
+    uint64_t wall = aw_now_ns();
+    *wall_ns = wall - sb->wall_start;
+    if (exact || !wall_sample || wall - wall_sample >= SB_CPU_SAMPLE_NS) {
+        wall_sample = wall;
+        cpu_sample = sb_cpu_ns();
+        *cpu_ns = cpu_sample - sb->cpu_start;
+        if (*cpu_ns > *wall_ns) /* the part of the sample's age the call did not have */
+            *cpu_ns = *wall_ns;
+    } else {
+        *cpu_ns = *wall_ns;
+    }
+}
+
+/* ------------------------------------------------------------------------ */
+/* The watchdog                                                             */
+
+/* A count hook only runs between instructions, and some single
+ * instructions are slow without allocating or calling C (comparing two long
+ * strings, coercing a long string to a number), as are some stock C
  * functions (utf8.len on megabytes): a thousand of them between two hook
- * firings can take seconds. So each call also arms per-thread POSIX timers
- * that signal the calling thread: one on the thread's CPU-time clock at the
- * deadline (and every few ms of CPU time after), one on the monotonic clock
- * at the wall-clock bound (and every few ms after). The handler, like lua.c's
- * SIGINT handler, only calls lua_sethook to make the running thread's hook
- * fire at its next instruction. Lua's lstate.c documents lua_sethook as safe
- * from a signal handler. Where the CPU-time timer cannot be created (or
- * AIWOLF_SANDBOX_NO_CPU_TIMER=1), the monotonic timer alone polls instead:
- * it fires from the earliest wall time at which the budget can be spent
- * (start + budget) every few ms, and the handler reads the CPU clock. If the
- * signal cannot be installed (the host uses it, or timers fail) the count
- * hook alone remains, with its coarser bound. */
+ * firings can take seconds. And any count hook sends every instruction of
+ * Lua 5.4 through its debug path, which doubles call-heavy code. So no hook
+ * runs before the deadline: something outside the call watches it and, at
+ * the deadline, sends the calling thread a real-time signal whose handler,
+ * like lua.c's SIGINT handler, only calls lua_sethook to make the running
+ * Lua thread's hook fire at its next instruction (Lua's lstate.c documents
+ * lua_sethook as safe from a signal handler).
+ *
+ * What watches, with no system call in a call's fast path:
+ *  - The watchdog thread (one per process, WD_THREAD). A call publishes
+ *    its deadline (thread CPU time), its wall-clock bound and the wall time
+ *    before which the deadline cannot pass in its thread's record (a few
+ *    stores and one atomic exchange); the thread sleeps until the first
+ *    such time among the calls running (or, for calls to come, the
+ *    smallest budget seen), then reads that thread's CPU clock and either
+ *    sleeps until the deadline can have passed (the rest of the budget, at
+ *    least SB_CPU_SLACK_NS) or signals the thread, and again every
+ *    SB_WATCHDOG_REPEAT_NS while the call runs on. A signal only ever goes
+ *    to a thread in a call: the watchdog marks the call's record first
+ *    (compare-and-swap on its generation), and the call does not end
+ *    before the handler has cleared the mark. After a second without calls
+ *    the thread sleeps until the next one (which wakes it: the only system
+ *    call on the calls' side, once per idle period).
+ *  - Per-thread POSIX timers (WD_TIMERS), in processes that cannot start a
+ *    thread: the isolated children (seccomp kills clone; docs/isolation.md)
+ *    and wherever pthread_create fails. Each call arms one timer on the
+ *    thread's CPU-time clock at the deadline (repeating every
+ *    SB_WATCHDOG_REPEAT_NS of CPU time after it) and one on the monotonic
+ *    clock at the wall-clock bound, both signalling the calling thread only
+ *    (SIGEV_THREAD_ID), and disarms them at its end: four system calls per
+ *    call, which a child's round trip to the host (tens of us) dwarfs.
+ *    Where the CPU-time timer cannot be created (or
+ *    AIWOLF_SANDBOX_NO_CPU_TIMER=1) the monotonic timer alone polls from the
+ *    earliest wall time at which the budget can be spent; the handler reads
+ *    the CPU clock. AIWOLF_SANDBOX_WATCHDOG=timers chooses this mode in any
+ *    process (the tests).
+ * If no signal can be had (the program uses them all, or chose none) the
+ * count hook alone remains (sb_hook), with its coarser bound. */
 #define SB_WATCHDOG_REPEAT_NS 5000000L
+/* Without calls for this long, the watchdog thread sleeps until the next. */
+#define WD_PARK_NS 1000000000u
+
+enum { WD_UNDECIDED, WD_OFF, WD_THREAD, WD_TIMERS };
+
+/* A thread's record. word: the generation of its current or last call
+ * (times WD_GEN), WD_INCALL while one runs, WD_SIGNALLING from the moment
+ * the watchdog decides to signal it until the handler ran. */
+#define WD_INCALL ((uint64_t)1)
+#define WD_SIGNALLING ((uint64_t)2)
+#define WD_GEN ((uint64_t)4)
+typedef struct wd_thread {
+    _Atomic uint64_t word;
+    _Atomic uint64_t deadline;   /* of the current call, on the thread's CPU clock */
+    _Atomic uint64_t check_at;   /* wall time before which the deadline cannot pass */
+    _Atomic uint64_t wall_limit; /* the wall-clock bound */
+    int mode;                    /* WD_OFF (the count hook), WD_THREAD or WD_TIMERS */
+    pid_t tid;
+    clockid_t cpu_clock;         /* WD_THREAD: the thread's CPU clock, for the watchdog */
+    struct wd_thread *next;      /* WD_THREAD: on wd_list */
+    uint64_t seen, next_at;      /* the watchdog thread's, under wd_mu */
+    int cpu_timer_ok;            /* WD_TIMERS: cpu_timer exists (else wall_timer polls) */
+    timer_t cpu_timer, wall_timer;
+} wd_thread;
 
 static pthread_once_t wd_once = PTHREAD_ONCE_INIT;
-static int wd_signo;   /* 0 when the watchdog is unavailable */
-static int wd_wanted = -1; /* aw_sandbox_set_watchdog_signal: -1 choose, 0 none, else that signal */
-static int wd_no_cpu;  /* AIWOLF_SANDBOX_NO_CPU_TIMER: the polling mode (tests) */
+static int wd_signo;         /* 0 when the watchdog is unavailable */
+static int wd_wanted = -1;   /* aw_sandbox_set_watchdog_signal: -1 choose, 0 none, else that signal */
+static int wd_no_cpu;        /* AIWOLF_SANDBOX_NO_CPU_TIMER: timers, polling (tests) */
+static int wd_want_timers;   /* AIWOLF_SANDBOX_WATCHDOG=timers (tests) */
 static volatile int wd_done; /* wd_install ran: the choice is made */
 _Thread_local aw_sandbox *volatile sb_wd_running; /* sandbox in a call on this thread */
-static _Thread_local int wd_state;                    /* 0 untried, 1 timers ready, -1 failed */
-static _Thread_local int wd_cpu_ok;                   /* wd_cpu exists; else wd_wall polls */
-static _Thread_local timer_t wd_cpu;                  /* on this thread's CPU-time clock */
-static _Thread_local timer_t wd_wall;                 /* on CLOCK_MONOTONIC */
-static _Thread_local pid_t wd_pid;                    /* the process that created them */
+
+static pthread_once_t wd_setup_once = PTHREAD_ONCE_INIT;
+static int wd_setup_ok;
+static pthread_key_t wd_key;             /* the thread's record, freed when it exits */
+static pthread_condattr_t wd_cv_attr;
+static pthread_mutex_t wd_mu = PTHREAD_MUTEX_INITIALIZER; /* wd_list, wd_mode, the watchdog's state */
+static pthread_cond_t wd_cv;             /* wakes the watchdog thread */
+static int wd_mode;                      /* the process's mode; WD_UNDECIDED until a first call */
+static wd_thread *wd_list;               /* threads watched by the watchdog thread */
+static _Atomic int wd_parked;            /* the watchdog thread waits for a call */
+static _Atomic uint64_t wd_min_budget = UINT64_MAX; /* smallest budget of a published call */
+static _Thread_local wd_thread *wd_me;   /* this thread's record, NULL until its first call */
+static wd_thread wd_off = {.mode = WD_OFF}; /* the record of threads without a watchdog */
+
+static void wd_unblock(void)
+{
+    sigset_t s;
+    sigemptyset(&s);
+    sigaddset(&s, wd_signo);
+    pthread_sigmask(SIG_UNBLOCK, &s, NULL);
+}
 
 void sb_wd_handler(int sig, siginfo_t *si, void *uctx)
 {
@@ -186,11 +307,13 @@ void sb_wd_handler(int sig, siginfo_t *si, void *uctx)
     (void)si;
     (void)uctx;
     int saved = errno;
+    wd_thread *t = wd_me;
+    if (t && t->mode == WD_THREAD) /* the call may end now (wd_retire) */
+        atomic_fetch_and_explicit(&t->word, ~WD_SIGNALLING, memory_order_release);
     aw_sandbox *sb = sb_wd_running;
     if (sb && sb->in_call) {
-        /* Both clocks: clock_gettime is async-signal-safe. The signal is
-         * delivered to the thread that armed the timers, the one in the
-         * call, so the CPU clock is the call's. */
+        /* Both clocks: clock_gettime is async-signal-safe. The signal goes
+         * to the thread in the call, so the CPU clock is the call's. */
         uint64_t cpu = sb_cpu_ns(), wall = aw_now_ns();
         if (cpu >= sb->deadline || wall >= sb->wall_limit) {
             sb->expired = 1;
@@ -198,11 +321,10 @@ void sb_wd_handler(int sig, siginfo_t *si, void *uctx)
             /* Only when the stopping hook is not already there: lua_sethook
              * walks the thread's whole call chain (to set each Lua frame's
              * trap), which at the depth of a stack overflow (some 300 000
-             * frames) takes longer than the timer's 5 ms period. Done on
+             * frames) takes longer than the watchdog's 5 ms period. Done on
              * every signal, the thread would spend all its time in this
              * handler and never reach the hook (and the last resort's
-             * siglongjmp, which unblocks the signal, would never return
-             * either). */
+             * siglongjmp would never come either). */
             if (cur && !sb_hook_stops(cur))
                 lua_sethook(cur, sb_hook, LUA_MASKCOUNT, 1);
             /* The last resort: the call is still running a budget of CPU
@@ -210,11 +332,14 @@ void sb_wd_handler(int sig, siginfo_t *si, void *uctx)
              * is stuck where no hook runs (inside the garbage collector, or
              * a C function we failed to bound). Jump out of it and abandon
              * the state, never touching it again; sb_protected frees its
-             * memory from the block list. Not while in malloc/free or other
-             * host code (their locks would stay taken): the timer fires
-             * again 5 ms later. */
+             * memory. Not while in malloc/free or other host code (their
+             * locks would stay taken): the signal comes again 5 ms later.
+             * sigsetjmp saved no signal mask (that is a system call per
+             * call): unblock the signal, which the kernel blocked for this
+             * handler, by hand. */
             if (sb->kill_armed && !sb->in_alloc && !sb->in_libc && (cpu >= sb->kill_at || wall >= sb->wall_kill_at)) {
                 sb->kill_armed = 0;
+                wd_unblock();
                 siglongjmp(sb->kill_jmp, 1);
             }
         }
@@ -231,14 +356,20 @@ static int wd_free(int signo)
     return !(old.sa_flags & SA_SIGINFO) && old.sa_handler == SIG_DFL;
 }
 
+static int env_on(const char *name)
+{
+    const char *v = getenv(name);
+    return v && *v && strcmp(v, "0") != 0;
+}
+
 static void wd_install(void)
 {
     struct sigaction sa;
-    const char *off = getenv("AIWOLF_SANDBOX_NO_WATCHDOG"); /* tests run the count-hook fallback too */
-    const char *no_cpu = getenv("AIWOLF_SANDBOX_NO_CPU_TIMER"); /* and the polling mode */
+    const char *mode = getenv("AIWOLF_SANDBOX_WATCHDOG"); /* tests run every mode */
     wd_done = 1;
-    wd_no_cpu = no_cpu && *no_cpu && strcmp(no_cpu, "0") != 0;
-    if ((off && *off && strcmp(off, "0") != 0) || wd_wanted == 0)
+    wd_no_cpu = env_on("AIWOLF_SANDBOX_NO_CPU_TIMER");
+    wd_want_timers = wd_no_cpu || (mode && strcmp(mode, "timers") == 0);
+    if (env_on("AIWOLF_SANDBOX_NO_WATCHDOG") || wd_wanted == 0) /* and the count-hook fallback */
         return;
     int signo = 0;
     if (wd_wanted > 0) {
@@ -283,67 +414,376 @@ int aw_sandbox_watchdog_signal(void)
     return wd_signo;
 }
 
-/* Sets timer t to fire at absolute time at_ns of its clock, then every
- * SB_WATCHDOG_REPEAT_NS. */
-static int wd_set(timer_t t, uint64_t at_ns)
+/* --- The watchdog thread ------------------------------------------------ */
+
+/* Looks at one thread in a call (word w) whose time to be looked at came:
+ * signals it when its call is past the deadline or the wall-clock bound,
+ * else sets when to look again. */
+static void wd_check(wd_thread *t, uint64_t w, uint64_t now, pid_t pid)
+{
+    if (w & WD_SIGNALLING) { /* the handler has not run yet */
+        t->next_at = now + SB_WATCHDOG_REPEAT_NS;
+        return;
+    }
+    uint64_t dl = atomic_load_explicit(&t->deadline, memory_order_relaxed);
+    uint64_t wl = atomic_load_explicit(&t->wall_limit, memory_order_relaxed);
+    atomic_thread_fence(memory_order_acquire);
+    if (atomic_load_explicit(&t->word, memory_order_relaxed) != w) { /* another call meanwhile */
+        t->seen = UINT64_MAX;
+        t->next_at = now;
+        return;
+    }
+    int over = now >= wl;
+    uint64_t cpu = 0;
+    if (!over) {
+        struct timespec ts;
+        if (clock_gettime(t->cpu_clock, &ts) != 0) {
+            t->next_at = now + SB_WATCHDOG_REPEAT_NS;
+            return;
+        }
+        cpu = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+        over = cpu >= dl;
+    }
+    if (over) {
+        uint64_t e = w;
+        if (atomic_compare_exchange_strong(&t->word, &e, w | WD_SIGNALLING) &&
+            syscall(SYS_tgkill, pid, t->tid, wd_signo) != 0)
+            atomic_fetch_and(&t->word, ~WD_SIGNALLING);
+        t->next_at = now + SB_WATCHDOG_REPEAT_NS;
+    } else {
+        /* The thread's CPU time cannot reach the deadline before the rest
+         * of the budget has passed on the wall clock. */
+        uint64_t left = dl - cpu;
+        t->next_at = now + (left > SB_CPU_SLACK_NS ? left : SB_CPU_SLACK_NS);
+        if (t->next_at > wl)
+            t->next_at = wl;
+    }
+}
+
+static void *wd_main(void *arg)
+{
+    (void)arg;
+    pid_t pid = getpid();
+    pthread_mutex_lock(&wd_mu);
+    uint64_t quiet_since = aw_now_ns();
+    for (;;) {
+        uint64_t now = aw_now_ns(), next = UINT64_MAX;
+        for (wd_thread *t = wd_list; t; t = t->next) {
+            uint64_t w = atomic_load_explicit(&t->word, memory_order_acquire);
+            if (w != t->seen) {
+                quiet_since = now;
+                t->seen = w;
+                t->next_at = atomic_load_explicit(&t->check_at, memory_order_relaxed);
+            }
+            if (!(w & WD_INCALL))
+                continue;
+            quiet_since = now;
+            if (now >= t->next_at)
+                wd_check(t, w, now, pid);
+            if (t->next_at < next)
+                next = t->next_at;
+        }
+        /* A call that starts after this scan cannot be over before its
+         * start + its budget - SB_CPU_SAMPLE_NS (sb_call_clocks_start). */
+        uint64_t minb = atomic_load_explicit(&wd_min_budget, memory_order_relaxed);
+        if (minb != UINT64_MAX && now + minb - SB_CPU_SAMPLE_NS < next)
+            next = now + minb - SB_CPU_SAMPLE_NS;
+        if (next == UINT64_MAX || now - quiet_since >= WD_PARK_NS) {
+            /* Nothing to watch: sleep until a call starts. Announce it,
+             * then look once more (a call stores its record, then reads
+             * wd_parked: one of the two sees the other). */
+            atomic_store(&wd_parked, 1);
+            int again = 0;
+            for (wd_thread *t = wd_list; t; t = t->next)
+                again |= atomic_load(&t->word) != t->seen;
+            if (again) {
+                atomic_store(&wd_parked, 0);
+                continue;
+            }
+            while (atomic_load(&wd_parked))
+                pthread_cond_wait(&wd_cv, &wd_mu);
+            quiet_since = aw_now_ns();
+            continue;
+        }
+        if (next > now) {
+            struct timespec ts = {(time_t)(next / 1000000000u), (long)(next % 1000000000u)};
+            pthread_cond_timedwait(&wd_cv, &wd_mu, &ts);
+        }
+    }
+    return NULL;
+}
+
+static void wd_wake(void)
+{
+    pthread_mutex_lock(&wd_mu);
+    atomic_store(&wd_parked, 0);
+    pthread_cond_signal(&wd_cv);
+    pthread_mutex_unlock(&wd_mu);
+}
+
+/* Starts the watchdog thread with every signal blocked (it must never run
+ * the program's handlers, nor the watchdog's). */
+static int wd_start_thread(void)
+{
+    pthread_t th;
+    pthread_attr_t attr;
+    sigset_t all, old;
+    if (pthread_attr_init(&attr) != 0)
+        return -1;
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    pthread_attr_setstacksize(&attr, (size_t)256 << 10);
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    int rc = pthread_create(&th, &attr, wd_main, NULL);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    pthread_attr_destroy(&attr);
+    return rc == 0 ? 0 : -1;
+}
+
+/* The process's mode, at its first call (under wd_mu). A confined process
+ * may not start a thread: the isolated children's seccomp filter kills
+ * clone (and getrlimit), so runtime/isolate/confine.c sets
+ * AIWOLF_SANDBOX_WATCHDOG=timers before it confines; and a filter that
+ * refuses even prctl is taken for one like it. (Elsewhere a filter that
+ * refuses clone makes pthread_create fail, and the timers serve.) */
+static int wd_choose_mode(void)
+{
+    const char *mode = getenv("AIWOLF_SANDBOX_WATCHDOG");
+    if (wd_want_timers || (mode && strcmp(mode, "timers") == 0))
+        return WD_TIMERS;
+    if (prctl(PR_GET_SECCOMP, 0, 0, 0, 0) < 0)
+        return WD_TIMERS;
+    return wd_start_thread() == 0 ? WD_THREAD : WD_TIMERS;
+}
+
+/* --- Per-thread timers --------------------------------------------------- */
+
+static int wd_timers_create(wd_thread *t)
+{
+    struct sigevent ev;
+    memset(&ev, 0, sizeof ev);
+    ev.sigev_notify = SIGEV_THREAD_ID;
+    ev.sigev_signo = wd_signo;
+    ev._sigev_un._tid = t->tid; /* glibc < 2.41 has no sigev_notify_thread_id */
+    if (timer_create(CLOCK_MONOTONIC, &ev, &t->wall_timer) != 0)
+        return -1;
+    /* CLOCK_THREAD_CPUTIME_ID in timer_create is the calling thread's CPU
+     * clock (the one this thread's calls are charged on). */
+    t->cpu_timer_ok = !wd_no_cpu && timer_create(CLOCK_THREAD_CPUTIME_ID, &ev, &t->cpu_timer) == 0;
+    return 0;
+}
+
+/* Sets timer tm to fire at absolute time at_ns of its clock, then every
+ * SB_WATCHDOG_REPEAT_NS; at_ns 0 disarms it. */
+static int wd_set(timer_t tm, uint64_t at_ns)
 {
     struct itimerspec it;
     memset(&it, 0, sizeof it);
     it.it_value.tv_sec = (time_t)(at_ns / 1000000000u);
     it.it_value.tv_nsec = (long)(at_ns % 1000000000u);
-    it.it_interval.tv_nsec = SB_WATCHDOG_REPEAT_NS;
-    return timer_settime(t, TIMER_ABSTIME, &it, NULL);
+    if (at_ns)
+        it.it_interval.tv_nsec = SB_WATCHDOG_REPEAT_NS;
+    return timer_settime(tm, TIMER_ABSTIME, &it, NULL);
 }
 
-/* Arms this thread's timers for sb's call (at its absolute deadline and
- * wall-clock bound, so re-arming an outer call after an inner one keeps the
- * outer call's times); returns whether it did. */
-int sb_wd_arm(aw_sandbox *sb)
+static int wd_timers_arm(wd_thread *t, const aw_sandbox *sb)
+{
+    int ok;
+    if (t->cpu_timer_ok) /* just past the deadline; and the wall-clock bound */
+        ok = wd_set(t->cpu_timer, sb->deadline + 100000u) == 0 && wd_set(t->wall_timer, sb->wall_limit) == 0;
+    else /* polling: from the earliest wall time the budget can be spent */
+        ok = wd_set(t->wall_timer, sb->cpu_check_at + 100000u) == 0;
+    return ok;
+}
+
+static void wd_timers_disarm(wd_thread *t)
+{
+    wd_set(t->wall_timer, 0);
+    if (t->cpu_timer_ok)
+        wd_set(t->cpu_timer, 0);
+}
+
+/* --- Threads and forks --------------------------------------------------- */
+
+/* A thread that exits: off the watchdog's list, its timers deleted. */
+static void wd_thread_exit(void *p)
+{
+    wd_thread *t = p;
+    if (t->mode == WD_THREAD) {
+        pthread_mutex_lock(&wd_mu);
+        for (wd_thread **pp = &wd_list; *pp; pp = &(*pp)->next)
+            if (*pp == t) {
+                *pp = t->next;
+                break;
+            }
+        pthread_mutex_unlock(&wd_mu);
+    } else if (t->mode == WD_TIMERS) {
+        timer_delete(t->wall_timer);
+        if (t->cpu_timer_ok)
+            timer_delete(t->cpu_timer);
+    }
+    if (wd_me == t)
+        wd_me = NULL;
+    free(t);
+}
+
+static void wd_fork_prepare(void)
+{
+    pthread_mutex_lock(&wd_mu);
+}
+
+static void wd_fork_parent(void)
+{
+    pthread_mutex_unlock(&wd_mu);
+}
+
+/* In a forked child only the forking thread lives on, without the
+ * watchdog thread and without timers (POSIX timers are not inherited), on
+ * a CPU clock that starts again from zero: forget them all; the child's
+ * first call chooses its mode again (an isolated child confines itself
+ * before its first call, and gets the timers). */
+static void wd_fork_child(void)
+{
+    for (wd_thread *t = wd_list, *next; t; t = next) {
+        next = t->next;
+        if (t != wd_me)
+            free(t);
+    }
+    wd_list = NULL;
+    if (wd_me && wd_me != &wd_off) {
+        pthread_setspecific(wd_key, NULL);
+        free(wd_me);
+    }
+    wd_me = NULL;
+    wd_mode = WD_UNDECIDED;
+    atomic_store(&wd_parked, 0);
+    pthread_cond_init(&wd_cv, &wd_cv_attr); /* its waiter is gone */
+    wall_sample = 0;
+    pthread_mutex_unlock(&wd_mu);
+}
+
+static void wd_setup(void)
+{
+    if (pthread_condattr_init(&wd_cv_attr) != 0 || pthread_condattr_setclock(&wd_cv_attr, CLOCK_MONOTONIC) != 0 ||
+        pthread_cond_init(&wd_cv, &wd_cv_attr) != 0 || pthread_key_create(&wd_key, wd_thread_exit) != 0 ||
+        pthread_atfork(wd_fork_prepare, wd_fork_parent, wd_fork_child) != 0)
+        return;
+    wd_setup_ok = 1;
+}
+
+/* This thread's record, made at its first call: its mode, its timers. */
+static wd_thread *wd_register(void)
 {
     sigset_t blocked;
     pthread_once(&wd_once, wd_install);
-    if (!wd_signo || wd_state < 0)
-        return 0;
-    /* A thread that blocks the signal would never see it: fall back. */
+    pthread_once(&wd_setup_once, wd_setup);
+    wd_me = &wd_off;
+    if (!wd_signo || !wd_setup_ok)
+        return wd_me;
+    /* A thread that blocks the signal would never see it: the fallback. */
     if (pthread_sigmask(SIG_BLOCK, NULL, &blocked) != 0 || sigismember(&blocked, wd_signo))
-        return 0;
-    /* After a fork the child has no timers (and another thread id): a
-     * contest runner that forks workers gets fresh timers in each. */
-    if (wd_state > 0 && wd_pid != getpid())
-        wd_state = 0;
-    if (wd_state == 0) {
-        struct sigevent ev;
-        memset(&ev, 0, sizeof ev);
-        ev.sigev_notify = SIGEV_THREAD_ID;
-        ev.sigev_signo = wd_signo;
-        ev._sigev_un._tid = gettid(); /* glibc < 2.41 has no sigev_notify_thread_id */
-        wd_pid = getpid();
-        if (timer_create(CLOCK_MONOTONIC, &ev, &wd_wall) != 0) {
-            wd_state = -1;
-            return 0;
-        }
-        /* CLOCK_THREAD_CPUTIME_ID in timer_create is the calling thread's
-         * CPU clock (the one this thread's calls are charged on). */
-        wd_cpu_ok = !wd_no_cpu && timer_create(CLOCK_THREAD_CPUTIME_ID, &ev, &wd_cpu) == 0;
-        wd_state = 1;
+        return wd_me;
+    wd_thread *t = calloc(1, sizeof *t);
+    if (!t)
+        return wd_me;
+    t->tid = gettid();
+    pthread_mutex_lock(&wd_mu);
+    if (wd_mode == WD_UNDECIDED)
+        wd_mode = wd_choose_mode();
+    t->mode = wd_mode;
+    if (t->mode == WD_THREAD && pthread_getcpuclockid(pthread_self(), &t->cpu_clock) != 0)
+        t->mode = WD_TIMERS;
+    if (t->mode == WD_THREAD) {
+        t->seen = UINT64_MAX;
+        t->next = wd_list;
+        wd_list = t;
     }
-    int ok;
-    if (wd_cpu_ok) /* just past the deadline; and the wall-clock bound */
-        ok = wd_set(wd_cpu, sb->deadline + 100000u) == 0 && wd_set(wd_wall, sb->wall_limit) == 0;
-    else /* polling: from the earliest wall time the budget can be spent */
-        ok = wd_set(wd_wall, sb->wall_start + sb->budget_ns + 100000u) == 0;
-    if (!ok)
-        sb_wd_disarm();
-    return ok;
+    pthread_mutex_unlock(&wd_mu);
+    if (t->mode == WD_TIMERS && wd_timers_create(t) != 0) {
+        free(t);
+        return wd_me;
+    }
+    pthread_setspecific(wd_key, t);
+    return wd_me = t;
+}
+
+/* Ends the published call of t: never while a signal is on its way to it
+ * (the watchdog marked the call before sending it), so that the signal
+ * never reaches the thread outside a call. */
+static void wd_retire(wd_thread *t)
+{
+    uint64_t idle = atomic_load_explicit(&t->word, memory_order_relaxed) & ~(WD_INCALL | WD_SIGNALLING);
+    for (unsigned spins = 0;; spins++) {
+        uint64_t e = idle | WD_INCALL;
+        if (atomic_compare_exchange_weak_explicit(&t->word, &e, idle, memory_order_release, memory_order_relaxed) ||
+            !(e & WD_INCALL))
+            return;
+        if (!(e & WD_SIGNALLING))
+            continue; /* a spurious failure */
+        /* The signal comes at the latest when the watchdog thread gets a
+         * CPU to send it. If this thread blocked it meanwhile (host code
+         * inside the call), take it here. */
+        if (spins < 64)
+            continue;
+        sched_yield();
+        if (spins % 1024 == 1023) {
+            sigset_t s;
+            struct timespec zero = {0, 0};
+            sigemptyset(&s);
+            sigaddset(&s, wd_signo);
+            if (sigtimedwait(&s, NULL, &zero) == wd_signo)
+                atomic_fetch_and(&t->word, ~WD_SIGNALLING);
+        }
+    }
+}
+
+static void wd_publish(wd_thread *t, const aw_sandbox *sb)
+{
+    uint64_t w = atomic_load_explicit(&t->word, memory_order_relaxed);
+    if (w & WD_INCALL) { /* a call inside a call: the outer one steps back */
+        wd_retire(t);
+        w = atomic_load_explicit(&t->word, memory_order_relaxed);
+    }
+    atomic_store_explicit(&t->deadline, sb->deadline, memory_order_relaxed);
+    atomic_store_explicit(&t->check_at, sb->cpu_check_at, memory_order_relaxed);
+    atomic_store_explicit(&t->wall_limit, sb->wall_limit, memory_order_relaxed);
+    atomic_store(&t->word, (w & ~(WD_INCALL | WD_SIGNALLING)) + WD_GEN + WD_INCALL);
+    if (sb->budget_ns < atomic_load_explicit(&wd_min_budget, memory_order_relaxed)) {
+        pthread_mutex_lock(&wd_mu);
+        if (sb->budget_ns < atomic_load_explicit(&wd_min_budget, memory_order_relaxed))
+            atomic_store_explicit(&wd_min_budget, sb->budget_ns, memory_order_relaxed);
+        pthread_cond_signal(&wd_cv); /* it may be sleeping longer than that */
+        pthread_mutex_unlock(&wd_mu);
+    }
+    if (atomic_load(&wd_parked))
+        wd_wake();
+}
+
+/* Puts sb's call under watch on this thread (at its absolute deadline and
+ * wall-clock bound, so re-arming an outer call after an inner one keeps the
+ * outer call's times); returns whether it did (0: the count hook must). */
+int sb_wd_arm(aw_sandbox *sb)
+{
+    wd_thread *t = wd_me ? wd_me : wd_register();
+    if (t->mode == WD_THREAD) {
+        wd_publish(t, sb);
+        return 1;
+    }
+    if (t->mode == WD_TIMERS) {
+        if (wd_timers_arm(t, sb))
+            return 1;
+        wd_timers_disarm(t);
+    }
+    return 0;
 }
 
 void sb_wd_disarm(void)
 {
-    struct itimerspec it;
-    memset(&it, 0, sizeof it);
-    if (wd_state > 0 && wd_pid == getpid()) {
-        timer_settime(wd_wall, 0, &it, NULL);
-        if (wd_cpu_ok)
-            timer_settime(wd_cpu, 0, &it, NULL);
-    }
+    wd_thread *t = wd_me;
+    if (!t)
+        return;
+    if (t->mode == WD_THREAD)
+        wd_retire(t);
+    else if (t->mode == WD_TIMERS)
+        wd_timers_disarm(t);
 }

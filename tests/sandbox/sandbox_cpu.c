@@ -208,8 +208,10 @@ static void test_contended(void)
      * the usual bound (2x the budget + 200 ms, of CPU time). */
     CHECK_MSG(c >= (uint64_t)BUDGET_MS * 900000u && c < (uint64_t)(2 * BUDGET_MS + 200) * 1000000u,
               "loop: %.1f ms CPU", c / 1e6);
-    CHECK_MSG(f.elapsed_ns <= c && f.elapsed_ns >= (uint64_t)BUDGET_MS * 1000000u, "loop: reported %.1f ms",
-              f.elapsed_ns / 1e6);
+    /* The call's count starts at its thread's sample of the CPU clock,
+     * which may be up to 0.25 ms older than the call (docs/sandbox.md). */
+    CHECK_MSG(f.elapsed_ns <= c + 250000u && f.elapsed_ns >= (uint64_t)BUDGET_MS * 1000000u,
+              "loop: reported %.1f ms", f.elapsed_ns / 1e6);
     CHECK_MSG(f.wall_ns <= w && f.wall_ns >= f.elapsed_ns, "loop: reported %.1f ms wall", f.wall_ns / 1e6);
 }
 
