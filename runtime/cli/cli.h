@@ -13,6 +13,7 @@ int cmd_serve(int argc, char **argv);
 int cmd_contest(int argc, char **argv);
 int cmd_new(int argc, char **argv);
 int cmd_lint(int argc, char **argv);
+int cmd_view(int argc, char **argv);
 
 #include <stddef.h>
 

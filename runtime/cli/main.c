@@ -25,6 +25,7 @@ static const command commands[] = {
     {"contest", cmd_contest, "play a contest between sandboxed entries, with a report"},
     {"new", cmd_new, "create a folder with a new agent to start from, editor and test set-up"},
     {"lint", cmd_lint, "check agent files for what would fail in a game, before a game does"},
+    {"view", cmd_view, "show game logs, events files and contests in a browser"},
 };
 
 static void usage(FILE *out)

@@ -1,0 +1,273 @@
+/* viewer: the list of games `aiwolf view` serves and its routes (see viewer.h). */
+#include "viewer.h"
+
+#include <dirent.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "pages.h"
+#include "viewdata.h"
+
+typedef struct game {
+    char *path;  /* the file */
+    char *name;  /* as listed */
+    char *info;  /* games.tsv columns, as JSON members (",\"players\":5,..."), or "" */
+} game;
+
+struct aw_viewer {
+    game *games;
+    size_t n, cap;
+    char *report; /* a contest folder's report.html, or NULL */
+    char *title;
+};
+
+static void add_game(aw_viewer *v, const char *path, const char *name, const char *info)
+{
+    if (v->n == v->cap) {
+        v->cap = v->cap ? v->cap * 2 : 16;
+        v->games = aw_xrealloc(v->games, v->cap * sizeof *v->games);
+    }
+    v->games[v->n].path = aw_xstrdup(path);
+    v->games[v->n].name = aw_xstrdup(name);
+    v->games[v->n].info = aw_xstrdup(info ? info : "");
+    v->n++;
+}
+
+static bool is_file(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), k = strlen(suffix);
+    return n >= k && strcmp(s + n - k, suffix) == 0;
+}
+
+static bool game_file_name(const char *name)
+{
+    return name[0] != '.' && (ends_with(name, ".log") || ends_with(name, ".log.gz") || ends_with(name, ".jsonl") ||
+                              ends_with(name, ".events"));
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* A contest folder: one game per line of games.tsv (the log's path is the
+ * last column but one, relative to the folder unless absolute). */
+static int add_contest(aw_viewer *v, const char *dir, aw_error *err)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/games.tsv", dir);
+    size_t len = 0;
+    char *text = aw_read_file(path, &len, err);
+    if (!text)
+        return -AW_EIO;
+    size_t before = v->n;
+    aw_buf info;
+    aw_buf_init(&info);
+    for (char *line = text, *next; line && *line; line = next) {
+        next = strchr(line, '\n');
+        if (next)
+            *next++ = '\0';
+        char *cols[200];
+        int nc = 0;
+        for (char *p = line; nc < 200;) {
+            cols[nc++] = p;
+            char *tab = strchr(p, '\t');
+            if (!tab)
+                break;
+            *tab = '\0';
+            p = tab + 1;
+        }
+        long players;
+        if (nc < 8 || aw_parse_long(cols[4], 1, 100, &players) != 0 || nc < 5 + 2 * players + 2)
+            continue;
+        const char *log = cols[nc - 2];
+        char logpath[4096];
+        if (log[0] == '/')
+            snprintf(logpath, sizeof logpath, "%s", log);
+        else
+            snprintf(logpath, sizeof logpath, "%s/%s", dir, log);
+        if (strstr(log, "..") || !is_file(logpath))
+            continue;
+        aw_buf_clear(&info);
+        aw_buf_printf(&info, ",\"players\":%ld,\"winner\":", players);
+        const char *winner = cols[5 + 2 * players];
+        aw_buf_add_json(&info, winner, strlen(winner));
+        aw_buf_adds(&info, ",\"days\":");
+        const char *days = cols[6 + 2 * players];
+        aw_buf_add_json(&info, days, strlen(days));
+        aw_buf_adds(&info, ",\"seats\":[");
+        for (long s = 0; s < players; s++) {
+            aw_buf_printf(&info, "%s[", s ? "," : "");
+            aw_buf_add_json(&info, cols[5 + s], strlen(cols[5 + s]));
+            aw_buf_addc(&info, ',');
+            aw_buf_add_json(&info, cols[5 + players + s], strlen(cols[5 + players + s]));
+            aw_buf_addc(&info, ']');
+        }
+        aw_buf_addc(&info, ']');
+        char name[64];
+        snprintf(name, sizeof name, "game %s", cols[0]);
+        add_game(v, logpath, name, info.data);
+    }
+    aw_buf_free(&info);
+    free(text);
+    if (v->n == before)
+        return aw_fail(err, AW_EINVAL, "%s: no game in games.tsv has its log", dir);
+    snprintf(path, sizeof path, "%s/report.html", dir);
+    if (is_file(path) && !v->report)
+        v->report = aw_xstrdup(path);
+    return 0;
+}
+
+static int add_dir(aw_viewer *v, const char *dir, aw_error *err)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/games.tsv", dir);
+    if (is_file(path))
+        return add_contest(v, dir, err);
+    DIR *d = opendir(dir);
+    if (!d)
+        return aw_fail(err, AW_EIO, "cannot open the folder %s", dir);
+    char **names = NULL;
+    size_t n = 0, cap = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (!game_file_name(e->d_name))
+            continue;
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        if (!is_file(path))
+            continue;
+        if (n == cap) {
+            cap = cap ? cap * 2 : 32;
+            names = aw_xrealloc(names, cap * sizeof *names);
+        }
+        names[n++] = aw_xstrdup(e->d_name);
+    }
+    closedir(d);
+    qsort(names, n, sizeof *names, cmp_str);
+    for (size_t i = 0; i < n; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        add_game(v, path, names[i], NULL);
+        free(names[i]);
+    }
+    free(names);
+    if (n == 0)
+        return aw_fail(err, AW_EINVAL, "%s: no game files (*.log, *.log.gz, *.jsonl) and no games.tsv", dir);
+    return 0;
+}
+
+aw_viewer *aw_viewer_new(char *const *paths, int n, aw_error *err)
+{
+    aw_viewer *v = aw_xcalloc(1, sizeof *v);
+    for (int i = 0; i < n; i++) {
+        struct stat st;
+        if (stat(paths[i], &st) != 0) {
+            aw_fail(err, AW_EIO, "%s: no such file or folder", paths[i]);
+            aw_viewer_free(v);
+            return NULL;
+        }
+        if (S_ISDIR(st.st_mode)) {
+            if (add_dir(v, paths[i], err) < 0) {
+                aw_viewer_free(v);
+                return NULL;
+            }
+        } else {
+            const char *base = strrchr(paths[i], '/');
+            add_game(v, paths[i], base ? base + 1 : paths[i], NULL);
+        }
+    }
+    const char *t = n == 1 ? strrchr(paths[0], '/') : NULL;
+    v->title = aw_xstrdup(n == 1 ? (t && t[1] ? t + 1 : paths[0]) : "game logs");
+    return v;
+}
+
+void aw_viewer_free(aw_viewer *v)
+{
+    if (!v)
+        return;
+    for (size_t i = 0; i < v->n; i++) {
+        free(v->games[i].path);
+        free(v->games[i].name);
+        free(v->games[i].info);
+    }
+    free(v->games);
+    free(v->report);
+    free(v->title);
+    free(v);
+}
+
+size_t aw_viewer_count(const aw_viewer *v)
+{
+    return v->n;
+}
+
+static void page(void *ud, const aw_web_request *req, aw_web_response *res)
+{
+    (void)ud;
+    (void)req;
+    aw_web_page_respond("viewer.html", res);
+}
+
+static void list(void *ud, const aw_web_request *req, aw_web_response *res)
+{
+    aw_viewer *v = ud;
+    (void)req;
+    res->type = AW_WEB_JSON;
+    aw_buf_adds(&res->body, "{\"title\":");
+    aw_buf_add_json(&res->body, v->title, strlen(v->title));
+    aw_buf_printf(&res->body, ",\"report\":%s,\"games\":[", v->report ? "true" : "false");
+    for (size_t i = 0; i < v->n; i++) {
+        aw_buf_printf(&res->body, "%s\n{\"id\":%zu,\"name\":", i ? "," : "", i);
+        aw_buf_add_json(&res->body, v->games[i].name, strlen(v->games[i].name));
+        aw_buf_printf(&res->body, "%s}", v->games[i].info);
+    }
+    aw_buf_adds(&res->body, "]}");
+}
+
+static void one(void *ud, const aw_web_request *req, aw_web_response *res)
+{
+    aw_viewer *v = ud;
+    long id;
+    if (aw_parse_long(req->rest, 0, (long)v->n - 1, &id) != 0) {
+        res->status = 404;
+        res->type = AW_WEB_JSON;
+        aw_buf_adds(&res->body, "{\"error\":\"no such game\"}");
+        return;
+    }
+    res->type = AW_WEB_JSON;
+    aw_view_game_json(v->games[id].path, v->games[id].name, &res->body);
+}
+
+static void report(void *ud, const aw_web_request *req, aw_web_response *res)
+{
+    aw_viewer *v = ud;
+    (void)req;
+    aw_error err;
+    size_t len = 0;
+    char *text = v->report ? aw_read_file(v->report, &len, &err) : NULL;
+    if (!text) {
+        res->status = 404;
+        aw_buf_adds(&res->body, v->report ? err.msg : "no contest report here");
+        return;
+    }
+    res->type = AW_WEB_HTML;
+    res->sandbox = true;
+    aw_buf_add(&res->body, text, len);
+    free(text);
+}
+
+void aw_viewer_routes(aw_viewer *v, aw_web *w)
+{
+    aw_web_serve_pages(w);
+    aw_web_route(w, "/", page, v);
+    aw_web_route(w, "/api/games", list, v);
+    aw_web_route(w, "/api/game/", one, v);
+    aw_web_route(w, "/report", report, v);
+}
