@@ -34,22 +34,23 @@ try:
     C.check(b.wait("document.querySelector('#games a') !== null", 30), "the list shows the game")
     b.eval("document.querySelector('#games a').click()")
     C.check(b.wait("location.pathname === '/live/1'", 10), "the game's page")
-    C.check(b.wait("document.querySelectorAll('#log .ev.talk').length > 5", 60), "talks appear")
+    C.check(b.wait("document.querySelectorAll('#log .talk').length > 5", 60), "talks appear")
     running = b.eval("!window.awLive.state().over")
     C.check(running, "the page shows the game while it runs")
     if running:
-        C.check(b.eval("document.querySelectorAll('#agents td.hidden-role').length") == 15, "no role is shown while it runs")
-        C.check(b.eval("document.querySelectorAll('#log .ev.whisper, #log .ev.secret').length") == 0,
+        C.check(b.eval("document.querySelectorAll('#agents td.role-hidden').length") == 15, "no role is shown while it runs")
+        C.check(b.eval("document.querySelectorAll('#log .whisper, #log .fact.divine, #log .fact.guard').length + "
+                      "[...document.querySelectorAll('#log h3')].filter(h => h.textContent.startsWith('Attack votes')).length") == 0,
                 "no whisper or night action while it runs")
         if shots:
             b.eval("window.scrollTo(0, 0)")
             b.screenshot(os.path.join(shots, "live-running.png"))
     C.check(b.wait("window.awLive.state() && window.awLive.state().over && "
-                   "document.querySelectorAll('#log .ev.result').length === 1", 180), "the page reaches the result")
-    C.check(b.eval("document.querySelectorAll('#agents td.hidden-role').length") == 0, "every role after the end")
-    C.check(b.eval("document.querySelectorAll('#log .ev.whisper').length") > 0, "the whispers after the end")
-    C.check(b.eval("document.querySelectorAll('#log .ev.secret').length") > 0, "the night actions after the end")
-    C.check("wins" in b.eval("document.querySelector('#log .ev.result').textContent"), "the winner")
+                   "document.querySelectorAll('#log .result').length === 1", 180), "the page reaches the result")
+    C.check(b.eval("document.querySelectorAll('#agents td.role-hidden').length") == 0, "every role after the end")
+    C.check(b.eval("document.querySelectorAll('#log .whisper').length") > 0, "the whispers after the end")
+    C.check(b.eval("document.querySelectorAll('#log .fact.divine, #log .fact.guard').length") > 0, "the night actions after the end")
+    C.check("wins" in b.eval("document.querySelector('#log .result').textContent"), "the winner")
     if shots:
         b.eval("window.scrollTo(0, 0)")
         b.screenshot(os.path.join(shots, "live-over.png"))

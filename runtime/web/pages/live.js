@@ -32,80 +32,50 @@
   }
 
   function game(id) {
+    // The model and the day's rendering are the log viewer's (events.js).
     $("#game").hidden = false;
     $("#title").textContent = `Game ${id}`;
-    let st = null;
+    let st = null, pending = false;
     const reset = (begin) => {
-      st = { n: begin.players, agents: {}, day: -1, over: false, dayDiv: null };
-      for (const a of begin.agents) st.agents[a.agent] = { name: a.name, role: a.role || null, alive: true };
+      st = { g: AW.newGame(), n: begin.players, over: false, reveal: begin.seed !== undefined };
+      AW.add(st.g, begin);
       $("#log").innerHTML = "";
       $("#title").textContent = `Game ${id}: ${begin.players} players, ${begin.preset}` + (begin.seed !== undefined ? `, seed ${begin.seed}` : "");
-      agents();
     };
-    const agents = () => {
-      const tb = $("#agents tbody");
-      tb.innerHTML = "";
-      for (let a = 1; a <= st.n; a++) {
-        const x = st.agents[a];
-        const tr = document.createElement("tr");
-        if (!x.alive) tr.className = "dead";
-        tr.innerHTML = `<td>${lab(a)}</td><td>${esc(x.name)}</td>` +
-          (x.role ? `<td class="role-${x.role}">${x.role}</td>` : `<td class="hidden-role">?</td>`) +
-          `<td>${x.alive ? "alive" : "dead"}</td>`;
-        tb.appendChild(tr);
-      }
-    };
-    const lab = (a) => a >= 1 ? `Agent[${String(a).padStart(2, "0")}]` : "nobody";
-    const line = (cls, html) => {
-      if (!st.dayDiv) return;
+    // Redraws the players and the days that changed, once per frame.
+    const draw = () => {
+      pending = false;
+      const g = st.g, last = g.lastDay;
+      const opts = { lang: "en", reveal: st.reveal || st.over, agent: 0 };
+      AW.renderPlayers($("#agents tbody"), g, last, opts);
       const follow = window.innerHeight + window.scrollY >= document.body.scrollHeight - 40;
-      const d = document.createElement("div");
-      d.className = "ev " + cls;
-      d.innerHTML = html;
-      st.dayDiv.appendChild(d);
+      for (let d = 0; d <= last; d++) {
+        let box = document.getElementById(`day-${d}`);
+        if (!box) {
+          const wrap = document.createElement("div");
+          wrap.className = "day";
+          wrap.innerHTML = `<h3>Day ${d}</h3>`;
+          box = document.createElement("div");
+          box.id = `day-${d}`;
+          wrap.appendChild(box);
+          $("#log").appendChild(wrap);
+        }
+        if (d >= last - 1 || st.redrawAll) AW.renderDay(box, g, d, opts);
+      }
+      st.redrawAll = false;
       if (follow && !st.over) window.scrollTo(0, document.body.scrollHeight);
     };
-    const newDay = (day) => {
-      if (day === undefined || day === st.day) return;
-      st.day = day;
-      st.dayDiv = document.createElement("div");
-      st.dayDiv.className = "day";
-      st.dayDiv.innerHTML = `<h3>Day ${day}</h3>`;
-      $("#log").appendChild(st.dayDiv);
-    };
     const on = (e) => {
-      if (e.event === "begin") return reset(e);
-      if (e.event === "abandoned") { $("#note").textContent = "The game was abandoned (the server stopped)."; return; }
-      if (!st) return;
-      if (e.event !== "result" && e.event !== "call") newDay(e.day);
-      switch (e.event) {
-        case "status":
-          st.agents[e.agent].alive = e.alive;
-          if (e.role) st.agents[e.agent].role = e.role;
-          agents();
-          break;
-        case "talk": line("talk", `<span class="who">${lab(e.agent)}</span> ${esc(e.text)}`); break;
-        case "whisper": line("whisper", `<span class="who">${lab(e.agent)}</span> whispers ${esc(e.text)}`); break;
-        case "vote": line("vote", `${lab(e.agent)} votes for ${lab(e.target)}${e.round ? " (revote)" : ""}`); break;
-        case "execute": line("death", `${lab(e.agent)} is executed` + (e.role ? ` (${e.role})` : "")); break;
-        case "divine": line("secret", `${lab(e.agent)} divines ${lab(e.target)}: ${e.result}`); break;
-        case "guard": line("secret", `${lab(e.agent)} guards ${lab(e.target)}`); break;
-        case "attackVote": line("secret", `${lab(e.agent)} votes to attack ${lab(e.target)}`); break;
-        case "attack":
-          if (e.success) line("death", `${lab(e.target)} was found dead in the morning`);
-          else line("secret", e.target > 0 ? `the attack on ${lab(e.target)} fails (guarded)` : "the werewolves attack nobody");
-          break;
-        case "substitute": line("fault", `${lab(e.agent)} ${e.call}: ${esc(e.reason)}; the rules use ${lab(e.used)}`); break;
-        case "talkReplaced": line("fault", `${lab(e.agent)} ${e.call}: ${esc(e.reason)}; logged as ${esc(e.logged)}`); break;
-        case "call":
-          if (e.fault) line("fault", `${lab(e.agent)} ${e.call}: ${e.fault}` + (e.message ? `: ${esc(e.message)}` : ""));
-          break;
-        case "result":
-          st.over = true;
-          line("result", e.winner === "NONE" ? "No winner" : `${e.winner} team wins (${e.humans} humans, ${e.werewolves} werewolves alive)`);
-          $("#note").textContent = "The game is over: the full record follows.";
-          break;
+      if (e.event === "begin") { reset(e); st.redrawAll = true; }
+      else if (e.event === "abandoned") { $("#note").textContent = "The game was abandoned (the server stopped)."; return; }
+      else if (!st) return;
+      else AW.add(st.g, e);
+      if (e.event === "result") {
+        st.over = true;
+        st.redrawAll = true;
+        $("#note").textContent = st.reveal ? "The game is over." : "The game is over: the full record follows.";
       }
+      if (!pending) { pending = true; requestAnimationFrame(draw); }
     };
     const connect = () => {
       const ws = new WebSocket(`${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ws/game/${id}`);
