@@ -527,10 +527,13 @@ int cmd_play(int argc, char **argv)
     /* Many games use every core unless something must be written by one
      * process in order (events, agent output, reload messages, the live
      * pages). */
+    static const char http_flag[] = "--http";
     const char *one_process = events_path ? "--events" : watch ? "--watch" : watch_live ? "--watch-live"
-                              : agent_output == 1 ? "--agent-output" : http ? "--http" : NULL;
+                              : agent_output == 1 ? "--agent-output" : http ? http_flag : NULL;
     if (jobs > 1 && one_process)
-        return bad("%s is written by one process: use --jobs 1", one_process);
+        return bad(http && one_process == http_flag ? "%s plays its games one at a time in this process: use --jobs 1"
+                                                    : "%s is written by one process: use --jobs 1",
+                   one_process);
     if (jobs < 0)
         jobs = games > 1 && !one_process && !isolate ? sysconf(_SC_NPROCESSORS_ONLN) : 1;
     if (watch && games == 1)
