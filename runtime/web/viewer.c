@@ -58,8 +58,50 @@ static int cmp_str(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* A contest folder: one game per line of games.tsv (the log's path is the
- * last column but one, relative to the folder unless absolute). */
+/* Splits line at tabs (in place) into at most max columns; their count. */
+static int split_tabs(char *line, char **cols, int max)
+{
+    int nc = 0;
+    for (char *p = line; nc < max;) {
+        cols[nc++] = p;
+        char *tab = strchr(p, '\t');
+        if (!tab)
+            break;
+        *tab = '\0';
+        p = tab + 1;
+    }
+    return nc;
+}
+
+/* The entries' names from contest.cfg ("entry<TAB>hash<TAB>name<TAB>path"),
+ * in order; NULL-terminated, owned by the caller. */
+static char **contest_entries(const char *dir)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/contest.cfg", dir);
+    size_t len = 0;
+    char *text = aw_read_file(path, &len, NULL);
+    char **names = aw_xcalloc(1, sizeof *names);
+    size_t n = 0;
+    for (char *line = text, *next; line && *line; line = next) {
+        next = strchr(line, '\n');
+        if (next)
+            *next++ = '\0';
+        char *cols[4];
+        if (split_tabs(line, cols, 4) >= 3 && strcmp(cols[0], "entry") == 0) {
+            names = aw_xrealloc(names, (n + 2) * sizeof *names);
+            names[n++] = aw_xstrdup(cols[2]);
+            names[n] = NULL;
+        }
+    }
+    free(text);
+    return names;
+}
+
+/* A contest folder: one game per line of games.tsv (docs/contest.md: index,
+ * unit, game in unit, seed, players, the seats' entries, the seats' roles,
+ * winner, last day, calls, faults, the log's path relative to the folder,
+ * times). */
 static int add_contest(aw_viewer *v, const char *dir, aw_error *err)
 {
     char path[4096];
@@ -68,6 +110,10 @@ static int add_contest(aw_viewer *v, const char *dir, aw_error *err)
     char *text = aw_read_file(path, &len, err);
     if (!text)
         return -AW_EIO;
+    char **entries = contest_entries(dir);
+    size_t nentries = 0;
+    while (entries[nentries])
+        nentries++;
     size_t before = v->n;
     aw_buf info;
     aw_buf_init(&info);
@@ -75,48 +121,48 @@ static int add_contest(aw_viewer *v, const char *dir, aw_error *err)
         next = strchr(line, '\n');
         if (next)
             *next++ = '\0';
-        char *cols[200];
-        int nc = 0;
-        for (char *p = line; nc < 200;) {
-            cols[nc++] = p;
-            char *tab = strchr(p, '\t');
-            if (!tab)
-                break;
-            *tab = '\0';
-            p = tab + 1;
-        }
+        char *cols[16];
+        int nc = split_tabs(line, cols, 16);
         long players;
-        if (nc < 8 || aw_parse_long(cols[4], 1, 100, &players) != 0 || nc < 5 + 2 * players + 2)
+        if (nc < 12 || aw_parse_long(cols[4], 1, 100, &players) != 0)
             continue;
-        const char *log = cols[nc - 2];
+        const char *log = cols[11];
         char logpath[4096];
-        if (log[0] == '/')
-            snprintf(logpath, sizeof logpath, "%s", log);
-        else
-            snprintf(logpath, sizeof logpath, "%s/%s", dir, log);
-        if (strstr(log, "..") || !is_file(logpath))
+        snprintf(logpath, sizeof logpath, "%s/%s", dir, log);
+        if (log[0] == '/' || strstr(log, "..") || !is_file(logpath))
             continue;
         aw_buf_clear(&info);
         aw_buf_printf(&info, ",\"players\":%ld,\"winner\":", players);
-        const char *winner = cols[5 + 2 * players];
-        aw_buf_add_json(&info, winner, strlen(winner));
+        aw_buf_add_json(&info, cols[7], strlen(cols[7]));
         aw_buf_adds(&info, ",\"days\":");
-        const char *days = cols[6 + 2 * players];
-        aw_buf_add_json(&info, days, strlen(days));
+        aw_buf_add_json(&info, cols[8], strlen(cols[8]));
         aw_buf_adds(&info, ",\"seats\":[");
-        for (long s = 0; s < players; s++) {
-            aw_buf_printf(&info, "%s[", s ? "," : "");
-            aw_buf_add_json(&info, cols[5 + s], strlen(cols[5 + s]));
+        char *ep = cols[5], *rp = cols[6];
+        for (long s = 0; s < players && ep && rp; s++) {
+            char *ec = strchr(ep, ','), *rc = strchr(rp, ',');
+            if (ec)
+                *ec = '\0';
+            if (rc)
+                *rc = '\0';
+            long e;
+            const char *ename = aw_parse_long(ep, 0, (long)nentries - 1, &e) == 0 ? entries[e] : ep;
+            aw_buf_adds(&info, s ? ",[" : "[");
+            aw_buf_add_json(&info, ename, strlen(ename));
             aw_buf_addc(&info, ',');
-            aw_buf_add_json(&info, cols[5 + players + s], strlen(cols[5 + players + s]));
+            aw_buf_add_json(&info, rp, strlen(rp));
             aw_buf_addc(&info, ']');
+            ep = ec ? ec + 1 : NULL;
+            rp = rc ? rc + 1 : NULL;
         }
         aw_buf_addc(&info, ']');
         char name[64];
-        snprintf(name, sizeof name, "game %s", cols[0]);
+        snprintf(name, sizeof name, "game %.40s", cols[0]);
         add_game(v, logpath, name, info.data);
     }
     aw_buf_free(&info);
+    for (size_t i = 0; i < nentries; i++)
+        free(entries[i]);
+    free(entries);
     free(text);
     if (v->n == before)
         return aw_fail(err, AW_EINVAL, "%s: no game in games.tsv has its log", dir);
@@ -151,7 +197,8 @@ static int add_dir(aw_viewer *v, const char *dir, aw_error *err)
         names[n++] = aw_xstrdup(e->d_name);
     }
     closedir(d);
-    qsort(names, n, sizeof *names, cmp_str);
+    if (n > 1)
+        qsort(names, n, sizeof *names, cmp_str);
     for (size_t i = 0; i < n; i++) {
         snprintf(path, sizeof path, "%s/%s", dir, names[i]);
         add_game(v, path, names[i], NULL);

@@ -435,43 +435,50 @@ static void ws_kill(struct lws *wsi)
     lws_set_timeout(wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC);
 }
 
+/* Up to WS_BATCH queued messages per write turn, while the socket takes
+ * them (lws_send_pipe_choked): one message per turn costs a turn of the
+ * loop per message (bench/web_bench.c). */
+#define WS_BATCH 64
+
 static int ws_writeable(aw_web *w, struct lws *wsi, session *s)
 {
     client *cl = s->cl;
     if (!cl)
         return 0;
-    uv_mutex_lock(&w->mu);
-    if (cl->kill) {
-        uv_mutex_unlock(&w->mu);
-        ws_kill(wsi);
-        return 0;
-    }
-    wmsg *m = queue_pop(cl);
-    bool closing = cl->closing;
-    uv_mutex_unlock(&w->mu);
-    if (!m) {
-        /* From a write turn lws would take -1 for a failed write and drop
-         * the socket without a close frame: the loop's wake-up closes it. */
-        if (closing) {
-            uv_mutex_lock(&w->mu);
+    for (int sent = 0;; sent++) {
+        uv_mutex_lock(&w->mu);
+        if (cl->kill) {
+            uv_mutex_unlock(&w->mu);
+            ws_kill(wsi);
+            return 0;
+        }
+        bool closing = cl->closing;
+        wmsg *m = sent < WS_BATCH && (sent == 0 || !lws_send_pipe_choked(wsi)) ? queue_pop(cl) : NULL;
+        bool more = cl->qlen > 0;
+        if (!m && !more && closing) {
+            /* From a write turn lws would take -1 for a failed write and
+             * drop the socket without a close frame: the loop's wake-up
+             * closes it. */
             cl->drained = true;
             uv_mutex_unlock(&w->mu);
             uv_async_send(&w->wake);
+            return 0;
         }
-        return 0;
+        uv_mutex_unlock(&w->mu);
+        if (!m) {
+            if (more)
+                lws_callback_on_writable(wsi);
+            return 0;
+        }
+        unsigned char *p = scratch(w, m->len);
+        memcpy(p, m->data, m->len);
+        size_t len = m->len;
+        uv_mutex_lock(&w->mu);
+        msg_unref(m);
+        uv_mutex_unlock(&w->mu);
+        if (lws_write(wsi, p, len, LWS_WRITE_TEXT) < (int)len)
+            return -1;
     }
-    unsigned char *p = scratch(w, m->len);
-    memcpy(p, m->data, m->len);
-    size_t len = m->len;
-    uv_mutex_lock(&w->mu);
-    msg_unref(m);
-    bool more = cl->qlen > 0 || cl->closing || cl->kill;
-    uv_mutex_unlock(&w->mu);
-    if (lws_write(wsi, p, len, LWS_WRITE_TEXT) < (int)len)
-        return -1;
-    if (more)
-        lws_callback_on_writable(wsi);
-    return 0;
 }
 
 static int ws_receive(aw_web *w, struct lws *wsi, session *s, const void *in, size_t len)

@@ -25,9 +25,10 @@
  * thread, never while this module holds its lock, so a callback may call
  * anything here.
  *
- * Ownership: the aw_web owns its channels (freed by aw_web_stop); strings
- * in the options are copied; a message given to aw_web_publish is copied,
- * so the caller keeps its buffer. */
+ * Ownership: the aw_web owns its channels (freed by aw_web_stop: no call on
+ * w or its channels after it, so stop publishers first); strings in the
+ * options are copied; a message given to aw_web_publish is copied, so the
+ * caller keeps its buffer; user data (ud) is borrowed until aw_web_stop. */
 #ifndef AW_WEB_H
 #define AW_WEB_H
 

@@ -105,8 +105,8 @@ var AW = (function () {
     return div;
   }
 
-  function voteTable(g, votes, title) {
-    var box = el("div", "votes");
+  function voteTable(g, votes, title, cls) {
+    var box = el("div", "votes " + cls);
     var rounds = {};
     votes.forEach(function (v) { (rounds[v.round || 0] = rounds[v.round || 0] || []).push(v); });
     Object.keys(rounds).sort(function (x, y) { return x - y; }).forEach(function (r) {
@@ -145,12 +145,12 @@ var AW = (function () {
     section("Talk", D.talks, function (e) { return utterance(g, e, "talk", opts); });
     section("Whispers (werewolves)", D.whispers, function (e) { return utterance(g, e, "whisper", opts); });
     var votes = D.votes.filter(keep);
-    if (votes.length) box.appendChild(voteTable(g, votes, "Votes"));
+    if (votes.length) box.appendChild(voteTable(g, votes, "Votes", "day-votes"));
     section("Execution", D.executes, function (e) { return el("div", "fact execute", who(g, e.agent) + " was executed" + (e.role ? " (" + e.role + ")" : "")); });
     section("Divination", D.divines, function (e) { return el("div", "fact divine", who(g, e.agent) + " divined " + who(g, e.target) + ": " + e.result); });
     section("Guard", D.guards, function (e) { return el("div", "fact guard", who(g, e.agent) + " guarded " + who(g, e.target) + (e.role ? " (" + e.role + ")" : "")); });
     var av = D.attackVotes.filter(keep);
-    if (av.length) box.appendChild(voteTable(g, av, "Attack votes"));
+    if (av.length) box.appendChild(voteTable(g, av, "Attack votes", "attack-votes"));
     section("Attack", D.attacks, function (e) {
       return el("div", "fact attack", e.target > 0 ? who(g, e.target) + (e.success ? " was attacked and died" : " was attacked but survived") : "No one was attacked");
     });

@@ -104,12 +104,12 @@
     var ul = $("games"), f = (filter || "").toLowerCase();
     ul.textContent = "";
     state.games.forEach(function (g) {
-      var text = g.name + (g.winner ? " " + g.winner : "") + (g.players ? " " + g.players + "p" : "") +
-        (g.seats ? " " + g.seats.map(function (s) { return s.join(" "); }).join(" ") : "");
+      var about = g.players ? g.players + " players, " + g.winner + " won, day " + g.days : "";
+      var text = g.name + " " + about + (g.seats ? " " + g.seats.map(function (s) { return s.join(" "); }).join(" ") : "");
       if (f && text.toLowerCase().indexOf(f) < 0) return;
       var li = AW.el("li", state.current === g.id ? "current" : "", g.name);
       li.dataset.id = g.id;
-      if (g.players) li.appendChild(AW.el("small", null, g.players + " players, " + g.winner + " won, day " + g.days));
+      if (about) li.appendChild(AW.el("small", null, about));
       li.addEventListener("click", function () { open(g.id); });
       ul.appendChild(li);
     });
