@@ -49,7 +49,7 @@ typedef struct live_human {
 struct aw_live {
     aw_web *w;
     bool reveal;
-    pthread_mutex_t mu; /* games, next_id */
+    pthread_mutex_t mu; /* games, next_id, humans[] (set while the web may already run) */
     aw_live_game *games;
     int next_id;
     live_human *humans[AW_MAX_PLAYERS + 1];
@@ -106,7 +106,10 @@ static live_human *human_of_path(aw_live *l, const char *rest)
     num[n] = 0;
     if (aw_parse_long(num, 1, AW_MAX_PLAYERS, &a) != 0)
         return NULL;
-    return l->humans[a];
+    pthread_mutex_lock(&l->mu);
+    live_human *lh = l->humans[a];
+    pthread_mutex_unlock(&l->mu);
+    return lh;
 }
 
 static bool token_in(const live_human *lh, const char *query)
@@ -145,7 +148,6 @@ static void get_games(void *ud, const aw_web_request *req, aw_web_response *res)
         aw_buf_add_json(b, g->name, strlen(g->name));
         aw_buf_printf(b, ",\"state\":\"%s\",\"started\":%lld}", states[g->state], (long long)g->started);
     }
-    pthread_mutex_unlock(&l->mu);
     aw_buf_adds(b, "],\"humans\":[");
     bool first = true;
     for (int a = 1; a <= AW_MAX_PLAYERS; a++)
@@ -155,6 +157,7 @@ static void get_games(void *ud, const aw_web_request *req, aw_web_response *res)
             aw_buf_addc(b, '}');
             first = false;
         }
+    pthread_mutex_unlock(&l->mu);
     aw_buf_adds(b, "]}");
 }
 
@@ -376,7 +379,9 @@ aw_seat *aw_live_human(aw_live *l, int seat, const char *name, uint64_t timeout_
     aw_web_chan_access(lh->chan, human_access, lh);
     aw_web_on_join(lh->chan, human_join, lh);
     aw_web_on_message(lh->chan, human_message, lh);
+    pthread_mutex_lock(&l->mu);
     l->humans[seat] = lh;
+    pthread_mutex_unlock(&l->mu);
     return lh->h;
 }
 
