@@ -21,6 +21,7 @@
 #include "rng.h"
 #include "luaseat_talks.h"
 #include "talkhooks.h"
+#include "live.h"
 
 static void usage(FILE *out)
 {
@@ -77,6 +78,18 @@ static void usage(FILE *out)
             "                      (a version that does not load is reported; the old one plays on)\n"
             "  --watch-live        also swap a changed agent's methods in during a game,\n"
             "                      keeping its state (see docs/agents.md, \"Hot reload\")\n"
+            "  --http [HOST:]PORT  watch the games live in a browser at http://HOST:PORT/\n"
+            "                      (HOST 127.0.0.1 unless given; PORT 0: any free port,\n"
+            "                      printed); games run one at a time, and the pages stay\n"
+            "                      up after the last one until Ctrl-C (docs/viewer.md)\n"
+            "  --reveal            with --http: show roles, whispers and night actions as\n"
+            "                      they happen (default: only what every agent sees, and\n"
+            "                      the full record once a game is over)\n"
+            "  --human N           with --http: people play the first N seats, each on its\n"
+            "                      own page (its address, with a secret token, is printed);\n"
+            "                      the agent files fill the other seats\n"
+            "  --human-timeout S   seconds a person has for each answer (default 120); no\n"
+            "                      answer in time gets the rules' substitute\n"
             "  --list-settings     print every setting of the chosen preset and exit\n"
             "  --help              this text\n"
             "\n"
@@ -180,12 +193,13 @@ typedef struct play_out {
     FILE *csv;            /* the current game's */
     aw_gamelog log;
     bool hide_over;       /* the record leaves out Over and Skip talks */
+    aw_live *live;        /* --http: the games' pages */
+    aw_live_game *live_game;
 } play_out;
 
 static int play_before(void *ud, long gno, uint64_t seed, aw_gamelog **log)
 {
     play_out *po = ud;
-    (void)gno;
     po->csv = NULL;
     if (po->log_path) {
         char path[4096];
@@ -201,6 +215,14 @@ static int play_before(void *ud, long gno, uint64_t seed, aw_gamelog **log)
     if (po->describe)
         aw_talkhooks_describe(&po->log, po->describe);
     po->log.hide_over = po->hide_over;
+    if (po->live) {
+        char name[64];
+        if (po->games == LONG_MAX)
+            snprintf(name, sizeof name, "game %ld", gno + 1);
+        else
+            snprintf(name, sizeof name, "game %ld of %ld", gno + 1, po->games);
+        po->live_game = aw_live_game_begin(po->live, &po->log, name);
+    }
     *log = &po->log;
     return 0;
 }
@@ -214,6 +236,9 @@ static int play_after(void *ud, long gno, aw_gamelog *log)
         fprintf(stderr, "aiwolf play: writing the game's output failed (disk full?)\n");
         rc = -1;
     }
+    if (po->live_game)
+        aw_live_game_end(po->live, po->live_game, true);
+    po->live_game = NULL;
     aw_gamelog_free(log);
     if (po->csv && fclose(po->csv) != 0) {
         fprintf(stderr, "aiwolf play: writing %s failed: %s\n", po->log_path, strerror(errno));
@@ -262,18 +287,53 @@ static void play_progress(void *ud, const aw_tally *t, long games)
 
 /* Ctrl-C during --games: the game under way is played out, then the
  * summary; a second Ctrl-C ends at once. */
-static volatile int play_stop;
+static volatile sig_atomic_t play_stop;
 static void on_interrupt(int sig)
 {
     play_stop = 1;
     signal(sig, SIG_DFL);
 }
 
+/* --http: "[HOST:]PORT" into host and port. */
+static int parse_http(const char *v, char *host, size_t hostlen, int *port)
+{
+    const char *colon = strrchr(v, ':');
+    const char *p = colon ? colon + 1 : v;
+    long n;
+    if (aw_parse_long(p, 0, 65535, &n) != 0)
+        return -1;
+    if (colon) {
+        size_t hl = (size_t)(colon - v);
+        if (hl == 0 || hl >= hostlen)
+            return -1;
+        memcpy(host, v, hl);
+        host[hl] = 0;
+    } else {
+        snprintf(host, hostlen, "127.0.0.1");
+    }
+    *port = (int)n;
+    return 0;
+}
+
+/* After the last game the pages stay up until Ctrl-C (or SIGTERM). */
+static void linger(void)
+{
+    fprintf(stderr, "aiwolf play: the games are over; the pages stay up until Ctrl-C\n");
+    play_stop = 0;
+    signal(SIGINT, on_interrupt);
+    signal(SIGTERM, on_interrupt);
+    while (!play_stop) {
+        struct timespec ts = {0, 100000000};
+        nanosleep(&ts, NULL);
+    }
+}
+
 int cmd_play(int argc, char **argv)
 {
     const char *preset = "aiwolf", *roles = NULL, *describe = NULL, *deal_spec = NULL, *log_path = NULL, *events_path = NULL;
-    const char *summary_spec = NULL;
-    bool vs = false, hide_over = false;
+    const char *summary_spec = NULL, *http = NULL;
+    bool vs = false, hide_over = false, reveal = false;
+    long humans = 0, human_timeout = 120;
     long jobs = -1;
     long players = 0, games = 1, budget = 0, memory = 0;
     uint64_t seed = 0, work = 0;
@@ -302,7 +362,8 @@ int cmd_play(int argc, char **argv)
                      strcmp(o, "--set") == 0 || strcmp(o, "--seed") == 0 || strcmp(o, "--deal") == 0 ||
                      strcmp(o, "--games") == 0 || strcmp(o, "--log") == 0 || strcmp(o, "--events") == 0 ||
                      strcmp(o, "--budget") == 0 || strcmp(o, "--memory") == 0 || strcmp(o, "--work") == 0 ||
-                     strcmp(o, "--describe") == 0 || strcmp(o, "--summary") == 0 || strcmp(o, "--jobs") == 0;
+                     strcmp(o, "--describe") == 0 || strcmp(o, "--summary") == 0 || strcmp(o, "--jobs") == 0 ||
+                     strcmp(o, "--http") == 0 || strcmp(o, "--human") == 0 || strcmp(o, "--human-timeout") == 0;
         if (takes && !v)
             return bad("%s needs a value (aiwolf play --help)", o);
         if (eqv && !takes)
@@ -354,6 +415,16 @@ int cmd_play(int argc, char **argv)
         } else if (strcmp(o, "--jobs") == 0) {
             if (aw_parse_long(v, 1, 256, &jobs) != 0)
                 return bad("--jobs: '%s' is not a number of processes (1 to 256)", v);
+        } else if (strcmp(o, "--http") == 0) {
+            http = v;
+        } else if (strcmp(o, "--human") == 0) {
+            if (aw_parse_long(v, 1, AW_MAX_PLAYERS, &humans) != 0)
+                return bad("--human: '%s' is not a number of seats (1 to 18)", v);
+        } else if (strcmp(o, "--human-timeout") == 0) {
+            if (aw_parse_long(v, 1, 86400, &human_timeout) != 0)
+                return bad("--human-timeout: '%s' is not a number of seconds (1 to 86400)", v);
+        } else if (strcmp(o, "--reveal") == 0) {
+            reveal = true;
         } else if (strcmp(o, "--vs") == 0) {
             vs = true;
         } else if (strcmp(o, "--quiet") == 0) {
@@ -441,12 +512,28 @@ int cmd_play(int argc, char **argv)
         games++; /* whole mirrored pairs */
     if (vs && deal_spec)
         return bad("%s", "--vs deals the roles itself (the same deal twice, mirrored): drop --deal");
+    char http_host[256];
+    int http_port = 0;
+    if (http && parse_http(http, http_host, sizeof http_host, &http_port) < 0)
+        return bad("--http: '%s' is not [HOST:]PORT (e.g. 8080 or 0.0.0.0:8080)", http);
+    if (!http && (reveal || humans))
+        return bad("%s needs --http (the pages it is for)", reveal ? "--reveal" : "--human");
+    if (humans && vs)
+        return bad("%s", "--human does not go with --vs (the seats are swapped between the agent files)");
+    if (humans > set.players) {
+        fprintf(stderr, "aiwolf play: --human %ld: the games have %d players\n", humans, set.players);
+        return 2;
+    }
     /* Many games use every core unless something must be written by one
-     * process in order (events, agent output, reload messages). */
+     * process in order (events, agent output, reload messages, the live
+     * pages). */
+    static const char http_flag[] = "--http";
     const char *one_process = events_path ? "--events" : watch ? "--watch" : watch_live ? "--watch-live"
-                              : agent_output == 1 ? "--agent-output" : NULL;
+                              : agent_output == 1 ? "--agent-output" : http ? http_flag : NULL;
     if (jobs > 1 && one_process)
-        return bad("%s is written by one process: use --jobs 1", one_process);
+        return bad(http && one_process == http_flag ? "%s plays its games one at a time in this process: use --jobs 1"
+                                                    : "%s is written by one process: use --jobs 1",
+                   one_process);
     if (jobs < 0)
         jobs = games > 1 && !one_process && !isolate ? sysconf(_SC_NPROCESSORS_ONLN) : 1;
     if (watch && games == 1)
@@ -454,10 +541,11 @@ int cmd_play(int argc, char **argv)
                          "--watch-live for changes during one game");
     if (isolate && (watch || watch_live))
         return bad("%s", "--watch does not work with --isolate yet (a confined child cannot read the file)");
-    if (nagents == 0)
+    if (nagents == 0 && humans < set.players)
         return bad("%s", "no agents given (aiwolf play agents/sample.lua ...)");
-    if (nagents > set.players) {
-        fprintf(stderr, "aiwolf play: %d agents given for %d players\n", nagents, set.players);
+    if (nagents > set.players - humans) {
+        fprintf(stderr, "aiwolf play: %d agents given for %d players%s\n", nagents, (int)(set.players - humans),
+                humans ? " besides the human seats" : "");
         return 2;
     }
     aw_role deal[AW_MAX_PLAYERS + 1];
@@ -508,10 +596,41 @@ int cmd_play(int argc, char **argv)
     }
     if (vs && nentries != 2)
         return bad("%s", "--vs needs two different agent files");
+    int human_entry = -1;
+    if (humans) {
+        human_entry = nentries;
+        entry_names[nentries++] = "human";
+    }
     aw_seat *seats[AW_MAX_PLAYERS + 1] = {0}, *mirror[AW_MAX_PLAYERS + 1] = {0};
     int rc = 0;
-    for (int a = 1; a <= set.players; a++) {
-        const char *path = agents[(a - 1) % nagents];
+    /* --http: the pages, on a thread of their own; people's seats first. */
+    aw_web *web = NULL;
+    aw_live *live = NULL;
+    if (http) {
+        aw_web_opts wo;
+        memset(&wo, 0, sizeof wo);
+        wo.host = http_host;
+        wo.port = http_port;
+        if (!(web = aw_web_start_thread(&wo, &err))) {
+            fprintf(stderr, "aiwolf play: --http %s: %s\n", http, err.msg);
+            return 2;
+        }
+        live = aw_live_new(web, reveal);
+        for (int a = 1; a <= humans; a++) {
+            char name[32];
+            snprintf(name, sizeof name, "human%d", a);
+            aw_seat *h = aw_live_human(live, a, name, (uint64_t)human_timeout * 1000, &err);
+            if (!h) {
+                fprintf(stderr, "aiwolf play: %s\n", err.msg);
+                rc = 2;
+                goto done;
+            }
+            seats[a] = aw_live_human_borrow(h);
+        }
+        aw_live_print_urls(live, stderr, http_host, aw_web_port(web));
+    }
+    for (int a = (int)humans + 1; a <= set.players; a++) {
+        const char *path = agents[(a - humans - 1) % nagents];
         seats[a] = isolate ? isolated_seat(path, &lo, &err) : aw_luaseat_new(path, &lo, &err);
         if (seats[a] && vs) {
             /* The mirror game: the other agent in this seat. */
@@ -548,7 +667,7 @@ int cmd_play(int argc, char **argv)
      * interleave in the order they happened. */
     if (record == stdout)
         setvbuf(stdout, NULL, _IOLBF, 0);
-    play_out po = {log_path, games, record, games == 1 && quiet, events, describe, NULL, {0}, hide_over};
+    play_out po = {log_path, games, record, games == 1 && quiet, events, describe, NULL, {0}, hide_over, live, NULL};
     aw_match_opts mo;
     memset(&mo, 0, sizeof mo);
     mo.game.settings = &set;
@@ -558,7 +677,7 @@ int cmd_play(int argc, char **argv)
     mo.games = games;
     int entry_of[AW_MAX_PLAYERS + 1], mirror_entry_of[AW_MAX_PLAYERS + 1];
     for (int a = 1; a <= set.players; a++) {
-        entry_of[a] = entry_of_arg[(a - 1) % nagents];
+        entry_of[a] = a <= humans ? human_entry : entry_of_arg[(a - humans - 1) % nagents];
         mirror_entry_of[a] = 1 - entry_of[a];
     }
     mo.entry_of = entry_of;
@@ -610,17 +729,23 @@ int cmd_play(int argc, char **argv)
         }
     }
     aw_tally_free(&tally);
+    if (live && mrc != AW_MATCH_INTERRUPTED)
+        linger();
 close_events:
     if (events && (events == stdout ? fflush(events) : fclose(events)) != 0) {
         fprintf(stderr, "aiwolf play: writing %s failed: %s\n", events_path, strerror(errno));
         rc = 1;
     }
 done:
+    /* The pages first: no callback of theirs may run once the seats go. */
+    if (web)
+        aw_web_stop(web);
     for (int a = 1; a <= set.players; a++) {
         if (seats[a])
             seats[a]->ops->free(seats[a]);
         if (mirror[a])
             mirror[a]->ops->free(mirror[a]);
     }
+    aw_live_free(live);
     return rc;
 }

@@ -7,9 +7,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "cli.h"
+#include "live.h"
 #include "luaseat.h"
 #include "luaseat_talks.h"
 #include "netserver.h"
@@ -51,6 +54,17 @@ static void usage(FILE *out)
             "  --log-dir DIR         write each game's official CSV log to DIR/SEED.log\n"
             "  --events FILE         write every event, fault and call time as JSON lines\n"
             "  --quiet               print nothing but errors and the summary\n"
+            "  --http [HOST:]PORT    watch the games live in a browser at http://HOST:PORT/\n"
+            "                        (HOST 127.0.0.1 unless given; PORT 0: any free port,\n"
+            "                        printed); the pages stay up after the last game until\n"
+            "                        Ctrl-C (docs/viewer.md)\n"
+            "  --reveal              with --http: show roles, whispers and night actions as\n"
+            "                        they happen (default: only what every agent sees, and\n"
+            "                        the full record once a game is over)\n"
+            "  --human N             with --http: people play seats 1 to N, each on its own\n"
+            "                        page (its address, with a secret token, is printed);\n"
+            "                        games one at a time\n"
+            "  --human-timeout S     seconds a person has for each answer (default 120)\n"
             "  --help                this text\n"
             "\n"
             "Exit status: 0 when every game was played (or on Ctrl-C), 1 when an output\n"
@@ -67,6 +81,8 @@ static int bad(const char *fmt, const char *arg)
 
 typedef struct serve_ctx {
     const char *agent_path[AW_MAX_PLAYERS + 1];
+    aw_seat *human[AW_MAX_PLAYERS + 1]; /* --human: owned by live */
+    aw_live *live;
     aw_luaseat_opts lo;
     const char *log_dir;
     FILE *events;
@@ -75,6 +91,7 @@ typedef struct serve_ctx {
 /* One game's outputs (games may run at the same time). */
 typedef struct game_out {
     aw_gamelog log; /* first: after() gets &log back */
+    aw_live_game *live;
     FILE *csv;
     char path[4096];
 } game_out;
@@ -82,13 +99,47 @@ typedef struct game_out {
 static aw_seat *make_local(void *ud, int agent, aw_error *err)
 {
     serve_ctx *c = ud;
+    if (c->human[agent])
+        return aw_live_human_borrow(c->human[agent]);
     return aw_luaseat_new(c->agent_path[agent], &c->lo, err);
+}
+
+static int local_take(void *ud, aw_seat *seat, aw_seat_reply *reply, aw_seat_fault *fault)
+{
+    (void)ud;
+    return aw_live_human_take(seat, reply, fault);
+}
+
+/* --http: "[HOST:]PORT" into host and port. */
+static int parse_http(const char *v, char *host, size_t hostlen, int *port)
+{
+    const char *colon = strrchr(v, ':');
+    long n;
+    if (aw_parse_long(colon ? colon + 1 : v, 0, 65535, &n) != 0)
+        return -1;
+    if (colon) {
+        size_t hl = (size_t)(colon - v);
+        if (hl == 0 || hl >= hostlen)
+            return -1;
+        memcpy(host, v, hl);
+        host[hl] = 0;
+    } else {
+        snprintf(host, hostlen, "127.0.0.1");
+    }
+    *port = (int)n;
+    return 0;
+}
+
+static volatile sig_atomic_t serve_stop;
+static void on_stop(int sig)
+{
+    serve_stop = 1;
+    signal(sig, SIG_DFL);
 }
 
 static int before(void *ud, long gno, uint64_t seed, aw_gamelog **log)
 {
     serve_ctx *c = ud;
-    (void)gno;
     game_out *g = calloc(1, sizeof *g);
     if (!g)
         return -1;
@@ -101,16 +152,23 @@ static int before(void *ud, long gno, uint64_t seed, aw_gamelog **log)
         }
     }
     aw_gamelog_init(&g->log, g->csv, NULL, c->events);
+    if (c->live) {
+        char name[64];
+        snprintf(name, sizeof name, "game %ld", gno + 1);
+        g->live = aw_live_game_begin(c->live, &g->log, name);
+    }
     *log = &g->log;
     return 0;
 }
 
 static int after(void *ud, long gno, aw_gamelog *log, bool finished)
 {
-    (void)ud;
+    serve_ctx *c = ud;
     (void)gno;
     game_out *g = (game_out *)log;
     int rc = aw_gamelog_flush(log) < 0 ? -1 : 0;
+    if (g->live)
+        aw_live_game_end(c->live, g->live, finished);
     aw_gamelog_free(log);
     if (g->csv && fclose(g->csv) != 0)
         rc = -1;
@@ -137,7 +195,10 @@ static void ready(void *ud, int port)
 
 int cmd_serve(int argc, char **argv)
 {
-    const char *preset = "aiwolf", *bind = "127.0.0.1", *events_path = NULL;
+    const char *preset = "aiwolf", *bind = "127.0.0.1", *events_path = NULL, *http = NULL;
+    bool reveal = false;
+    long humans = 0, human_timeout = 120;
+    aw_web *web = NULL;
     const char **sets = calloc((size_t)argc + 1, sizeof *sets);
     int nsets = 0;
     long port = 10000, players = 5, games = 1, parallel = 1, time_limit = 0;
@@ -154,7 +215,8 @@ int cmd_serve(int argc, char **argv)
                      !strcmp(o, "--games") || !strcmp(o, "--parallel") || !strcmp(o, "--preset") ||
                      !strcmp(o, "--set") || !strcmp(o, "--seed") || !strcmp(o, "--time-limit") ||
                      !strcmp(o, "--agent") || !strcmp(o, "--log-dir") || !strcmp(o, "--events") ||
-                     !strcmp(o, "--bind");
+                     !strcmp(o, "--bind") || !strcmp(o, "--http") || !strcmp(o, "--human") ||
+                     !strcmp(o, "--human-timeout");
         if (takes && i + 1 >= argc) {
             rc = bad("%s needs a value", o);
             goto done;
@@ -215,6 +277,20 @@ int cmd_serve(int argc, char **argv)
             bind = v;
         } else if (!strcmp(o, "--quiet")) {
             quiet = true;
+        } else if (!strcmp(o, "--http")) {
+            http = v;
+        } else if (!strcmp(o, "--reveal")) {
+            reveal = true;
+        } else if (!strcmp(o, "--human")) {
+            if (aw_parse_long(v, 1, AW_MAX_PLAYERS, &humans) != 0) {
+                rc = bad("--human: '%s' is not a number of seats (1 to 18)", v);
+                goto done;
+            }
+        } else if (!strcmp(o, "--human-timeout")) {
+            if (aw_parse_long(v, 1, 86400, &human_timeout) != 0) {
+                rc = bad("--human-timeout: '%s' is not a number of seconds (1 to 86400)", v);
+                goto done;
+            }
         } else if (!strcmp(o, "--no-role-requests")) {
             role_requests = false;
         } else {
@@ -235,6 +311,29 @@ int cmd_serve(int argc, char **argv)
         rc = bad("%s", err.msg);
         goto done;
     }
+    char http_host[256];
+    int http_port = 0;
+    if (http && parse_http(http, http_host, sizeof http_host, &http_port) < 0) {
+        rc = bad("--http: '%s' is not [HOST:]PORT (e.g. 8080 or 0.0.0.0:8080)", http);
+        goto done;
+    }
+    if (!http && (reveal || humans)) {
+        rc = bad("%s needs --http (the pages it is for)", reveal ? "--reveal" : "--human");
+        goto done;
+    }
+    if (humans > set.players) {
+        fprintf(stderr, "aiwolf serve: --human %ld: the games have %d players\n", humans, set.players);
+        goto done;
+    }
+    if (humans && parallel > 1) {
+        rc = bad("%s", "--human plays one game at a time: drop --parallel");
+        goto done;
+    }
+    for (int a = 1; a <= humans; a++)
+        if (ctx.agent_path[a]) {
+            fprintf(stderr, "aiwolf serve: seat %d is a human seat (--human %ld) and --agent %d\n", a, humans, a);
+            goto done;
+        }
     aw_netserver_opts no;
     memset(&no, 0, sizeof no);
     for (int a = 1; a <= AW_MAX_PLAYERS; a++) {
@@ -266,6 +365,28 @@ int cmd_serve(int argc, char **argv)
     }
     if (!have_seed)
         seed = aw_rng_os_seed();
+    if (http) {
+        aw_web_opts wo;
+        memset(&wo, 0, sizeof wo);
+        wo.host = http_host;
+        wo.port = http_port;
+        if (!(web = aw_web_start_thread(&wo, &err))) {
+            fprintf(stderr, "aiwolf serve: --http %s: %s\n", http, err.msg);
+            goto done;
+        }
+        ctx.live = aw_live_new(web, reveal);
+        for (int a = 1; a <= humans; a++) {
+            char name[32];
+            snprintf(name, sizeof name, "human%d", a);
+            if (!(ctx.human[a] = aw_live_human(ctx.live, a, name, (uint64_t)human_timeout * 1000, &err))) {
+                fprintf(stderr, "aiwolf serve: %s\n", err.msg);
+                goto done;
+            }
+            no.local[a] = true;
+        }
+        aw_live_print_urls(ctx.live, stderr, http_host, aw_web_port(web));
+    }
+    no.local_take = local_take;
     no.bind = bind;
     no.port = (int)port;
     no.game.settings = &set;
@@ -292,8 +413,22 @@ int cmd_serve(int argc, char **argv)
     if (tally.played)
         aw_tally_print(&tally, stdout, &set, seed, entries);
     rc = tally.output_errors ? 1 : 0;
+    bool all_played = tally.played >= games;
     aw_tally_free(&tally);
+    if (web && all_played) {
+        fprintf(stderr, "aiwolf serve: the games are over; the pages stay up until Ctrl-C\n");
+        signal(SIGINT, on_stop);
+        signal(SIGTERM, on_stop);
+        while (!serve_stop) {
+            struct timespec ts = {0, 100000000};
+            nanosleep(&ts, NULL);
+        }
+    }
 done:
+    /* The pages first: no callback of theirs may run once the seats go. */
+    if (web)
+        aw_web_stop(web);
+    aw_live_free(ctx.live);
     if (ctx.events && fclose(ctx.events) != 0) {
         fprintf(stderr, "aiwolf serve: writing %s failed\n", events_path);
         rc = 1;

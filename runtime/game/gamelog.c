@@ -77,17 +77,18 @@ static void plain_str(aw_buf *b, const char *s, size_t len, size_t max)
         aw_buf_adds(b, "...");
 }
 
-static void json_event(aw_gamelog *l, const aw_event *ev)
+void aw_gamelog_json_event(int game_no, const aw_event *ev, unsigned flags, aw_buf *b)
 {
-    aw_buf *b = &l->line;
-    aw_buf_clear(b);
     static const char *const names[] = {"status", "talk", "whisper", "vote", "execute", "divine", "guard",
                                         "attackVote", "attack", "result", "substitute", "talkReplaced"};
-    aw_buf_printf(b, "{\"game\":%d,\"day\":%d,\"event\":\"%s\"", l->game_no, ev->day, names[ev->kind]);
+    bool roles = !(flags & AW_JSON_NO_ROLES);
+    aw_buf_printf(b, "{\"game\":%d,\"day\":%d,\"event\":\"%s\"", game_no, ev->day, names[ev->kind]);
     switch (ev->kind) {
     case AW_EV_STATUS:
-        aw_buf_printf(b, ",\"agent\":%d,\"role\":\"%s\",\"alive\":%s", ev->agent, aw_role_name(ev->role),
-                      ev->alive ? "true" : "false");
+        aw_buf_printf(b, ",\"agent\":%d", ev->agent);
+        if (roles)
+            aw_buf_printf(b, ",\"role\":\"%s\"", aw_role_name(ev->role));
+        aw_buf_printf(b, ",\"alive\":%s", ev->alive ? "true" : "false");
         break;
     case AW_EV_TALK:
     case AW_EV_WHISPER:
@@ -100,7 +101,9 @@ static void json_event(aw_gamelog *l, const aw_event *ev)
         aw_buf_printf(b, ",\"agent\":%d,\"target\":%d,\"round\":%d", ev->agent, ev->target, ev->round);
         break;
     case AW_EV_EXECUTE:
-        aw_buf_printf(b, ",\"agent\":%d,\"role\":\"%s\"", ev->agent, aw_role_name(ev->role));
+        aw_buf_printf(b, ",\"agent\":%d", ev->agent);
+        if (roles)
+            aw_buf_printf(b, ",\"role\":\"%s\"", aw_role_name(ev->role));
         break;
     case AW_EV_DIVINE:
         aw_buf_printf(b, ",\"agent\":%d,\"target\":%d,\"result\":\"%s\"", ev->agent, ev->target,
@@ -131,7 +134,55 @@ static void json_event(aw_gamelog *l, const aw_event *ev)
         break;
     }
     aw_buf_adds(b, "}\n");
-    out(l, l->events, b);
+}
+
+void aw_gamelog_json_begin(const aw_engine *g, int game_no, unsigned flags, aw_buf *b)
+{
+    const aw_state *st = aw_engine_state(g);
+    const aw_settings *s = aw_engine_settings(g);
+    bool roles = !(flags & AW_JSON_NO_ROLES);
+    aw_buf_printf(b, "{\"game\":%d,\"event\":\"begin\"", game_no);
+    if (roles)
+        aw_buf_printf(b, ",\"seed\":%llu", (unsigned long long)aw_engine_seed(g));
+    aw_buf_printf(b, ",\"preset\":\"%s\",\"players\":%d,\"agents\":[", s->preset, st->n);
+    for (int a = 1; a <= st->n; a++) {
+        aw_buf_printf(b, "%s{\"agent\":%d,", a > 1 ? "," : "", a);
+        if (roles)
+            aw_buf_printf(b, "\"role\":\"%s\",", aw_role_name(st->role[a]));
+        aw_buf_adds(b, "\"name\":");
+        aw_buf_add_json(b, st->name[a], strlen(st->name[a]));
+        aw_buf_addc(b, '}');
+    }
+    aw_buf_adds(b, "]}\n");
+}
+
+void aw_gamelog_json_version(int game_no, int agent, const char *version, aw_buf *b)
+{
+    aw_buf_printf(b, "{\"game\":%d,\"event\":\"version\",\"agent\":%d,\"version\":", game_no, agent);
+    aw_buf_add_json(b, version, strlen(version));
+    aw_buf_adds(b, "}\n");
+}
+
+void aw_gamelog_json_call(int game_no, int day, int agent, aw_req_kind kind, uint64_t elapsed_ns,
+                          const aw_seat_fault *fault, unsigned flags, aw_buf *b)
+{
+    aw_buf_printf(b, "{\"game\":%d,\"day\":%d,\"event\":\"call\",\"agent\":%d,\"call\":\"%s\",\"us\":%llu",
+                  game_no, day, agent, aw_req_name(kind), (unsigned long long)(elapsed_ns / 1000));
+    if (fault && fault->kind != AW_FAULT_NONE) {
+        aw_buf_printf(b, ",\"fault\":\"%s\"", aw_fault_kind_name(fault->kind));
+        if (!(flags & AW_JSON_NO_MESSAGE)) {
+            aw_buf_adds(b, ",\"message\":");
+            aw_buf_add_json(b, fault->msg, strnlen(fault->msg, sizeof fault->msg));
+        }
+    }
+    aw_buf_adds(b, "}\n");
+}
+
+static void json_event(aw_gamelog *l, const aw_event *ev)
+{
+    aw_buf_clear(&l->line);
+    aw_gamelog_json_event(l->game_no, ev, 0, &l->line);
+    out(l, l->events, &l->line);
 }
 
 static const char *agent_label(const aw_state *st, int a, char *buf, size_t n)
@@ -348,29 +399,24 @@ void aw_gamelog_begin(aw_gamelog *l, const aw_engine *g, int game_no)
     }
     if (l->events) {
         aw_buf_clear(b);
-        aw_buf_printf(b, "{\"game\":%d,\"event\":\"begin\",\"seed\":%llu,\"preset\":\"%s\",\"players\":%d,\"agents\":[",
-                      game_no, (unsigned long long)aw_engine_seed(g), s->preset, st->n);
-        for (int a = 1; a <= st->n; a++) {
-            aw_buf_printf(b, "%s{\"agent\":%d,\"role\":\"%s\",\"name\":", a > 1 ? "," : "", a,
-                          aw_role_name(st->role[a]));
-            aw_buf_add_json(b, st->name[a], strlen(st->name[a]));
-            aw_buf_addc(b, '}');
-        }
-        aw_buf_adds(b, "]}\n");
+        aw_gamelog_json_begin(g, game_no, 0, b);
         out(l, l->events, b);
     }
+    if (l->observer.begin)
+        l->observer.begin(l->observer.ud, g, game_no);
 }
 
 void aw_gamelog_version(aw_gamelog *l, int agent, const char *version)
 {
-    if (!l->events || !version)
+    if (!version)
         return;
-    aw_buf *b = &l->line;
-    aw_buf_clear(b);
-    aw_buf_printf(b, "{\"game\":%d,\"event\":\"version\",\"agent\":%d,\"version\":", l->game_no, agent);
-    aw_buf_add_json(b, version, strlen(version));
-    aw_buf_adds(b, "}\n");
-    out(l, l->events, b);
+    if (l->events) {
+        aw_buf_clear(&l->line);
+        aw_gamelog_json_version(l->game_no, agent, version, &l->line);
+        out(l, l->events, &l->line);
+    }
+    if (l->observer.version)
+        l->observer.version(l->observer.ud, agent, version);
 }
 
 void aw_gamelog_event(void *ud, const aw_event *ev)
@@ -386,6 +432,8 @@ void aw_gamelog_event(void *ud, const aw_event *ev)
         record_event(l, ev);
     if (l->events)
         json_event(l, ev);
+    if (l->observer.event)
+        l->observer.event(l->observer.ud, ev);
 }
 
 void aw_gamelog_call(aw_gamelog *l, int agent, aw_req_kind kind, uint64_t elapsed_ns, const aw_seat_fault *fault)
@@ -394,15 +442,11 @@ void aw_gamelog_call(aw_gamelog *l, int agent, aw_req_kind kind, uint64_t elapse
     const aw_state *st = aw_engine_state(l->game);
     if (l->events) {
         aw_buf_clear(b);
-        aw_buf_printf(b, "{\"game\":%d,\"day\":%d,\"event\":\"call\",\"agent\":%d,\"call\":\"%s\",\"us\":%llu",
-                      l->game_no, st->day, agent, aw_req_name(kind), (unsigned long long)(elapsed_ns / 1000));
-        if (fault && fault->kind != AW_FAULT_NONE) {
-            aw_buf_printf(b, ",\"fault\":\"%s\",\"message\":", aw_fault_kind_name(fault->kind));
-            aw_buf_add_json(b, fault->msg, strnlen(fault->msg, sizeof fault->msg));
-        }
-        aw_buf_adds(b, "}\n");
+        aw_gamelog_json_call(l->game_no, st->day, agent, kind, elapsed_ns, fault, 0, b);
         out(l, l->events, b);
     }
+    if (l->observer.call)
+        l->observer.call(l->observer.ud, agent, kind, elapsed_ns, fault);
     if (l->record && !l->result_only && fault && fault->kind != AW_FAULT_NONE) {
         char x[24];
         aw_buf_clear(b);

@@ -16,6 +16,16 @@
 #include "engine.h"
 #include "seat.h"
 
+/* Optional: sees what the log writes, as it is written (the live
+ * spectator stream, spectate.h). Each callback may be NULL. */
+typedef struct aw_gamelog_observer {
+    void (*begin)(void *ud, const aw_engine *g, int game_no);
+    void (*version)(void *ud, int agent, const char *version);
+    void (*event)(void *ud, const aw_event *ev);
+    void (*call)(void *ud, int agent, aw_req_kind kind, uint64_t elapsed_ns, const aw_seat_fault *fault);
+    void *ud;
+} aw_gamelog_observer;
+
 typedef struct aw_gamelog {
     FILE *csv;
     FILE *record;
@@ -38,6 +48,7 @@ typedef struct aw_gamelog {
     int talk_turn, whisper_turn;
     int tally_kind, tally_round, tally_votes;
     int tally[AW_MAX_PLAYERS + 1];
+    aw_gamelog_observer observer; /* zero: none */
 } aw_gamelog;
 
 void aw_gamelog_init(aw_gamelog *l, FILE *csv, FILE *record, FILE *events);
@@ -63,5 +74,17 @@ int aw_gamelog_flush(aw_gamelog *l);
 /* Appends the official CSV line for ev (with its newline) to out; appends
  * nothing for events the CSV does not carry. */
 void aw_gamelog_csv_line(const aw_event *ev, const aw_state *st, aw_buf *out);
+
+/* The JSON event lines (docs/events.schema.json), each one object and its
+ * newline appended to out: what --events writes. flags 0 writes them in
+ * full; the live spectator (spectate.h) leaves out what is secret while the
+ * game runs: AW_JSON_NO_ROLES drops the roles of status, execute and begin
+ * lines and begin's seed; AW_JSON_NO_MESSAGE drops a call's fault message. */
+enum { AW_JSON_NO_ROLES = 1u, AW_JSON_NO_MESSAGE = 2u };
+void aw_gamelog_json_begin(const aw_engine *g, int game_no, unsigned flags, aw_buf *out);
+void aw_gamelog_json_version(int game_no, int agent, const char *version, aw_buf *out);
+void aw_gamelog_json_event(int game_no, const aw_event *ev, unsigned flags, aw_buf *out);
+void aw_gamelog_json_call(int game_no, int day, int agent, aw_req_kind kind, uint64_t elapsed_ns,
+                          const aw_seat_fault *fault, unsigned flags, aw_buf *out);
 
 #endif

@@ -51,6 +51,7 @@ struct table {
     int owed;         /* answers the current batch still waits for */
     aw_gamelog *log;
     bool running;     /* inside table_run: answers are applied by the loop there */
+    bool local_owed[AW_MAX_PLAYERS + 1]; /* local seats that answer later, polled */
     aw_role deal[AW_MAX_PLAYERS + 1];
 };
 
@@ -59,6 +60,7 @@ struct server {
     uv_tcp_t listener;
     uv_signal_t sigint, sigterm;
     uv_timer_t kick; /* runs lobby_check from the loop */
+    uv_timer_t poll; /* asks local seats that answer later (local_take) */
     const aw_netserver_opts *o;
     aw_tally *tally;
     aw_error *err;
@@ -87,6 +89,7 @@ static void say(server *s, const char *fmt, ...)
 }
 
 static void table_run(table *t);
+static void on_poll(uv_timer_t *tm);
 static void lobby_check(server *s);
 static void remote_drop(remote *r, const char *why);
 
@@ -391,6 +394,57 @@ static void on_kick(uv_timer_t *tm)
         lobby_check(s);
 }
 
+/* A local seat answers later: polled until it does (on_poll). */
+static void local_pending(table *t, int a)
+{
+    server *s = t->srv;
+    if (!s->o->local_take) {
+        aw_seat_fault f = {AW_FAULT_LOST, "a local seat answered later, but this server cannot wait for it"};
+        aw_game_answer(t->gm, a, -1, NULL, &f);
+        t->owed--;
+        return;
+    }
+    t->local_owed[a] = true;
+    if (!uv_is_active((uv_handle_t *)&s->poll))
+        uv_timer_start(&s->poll, on_poll, 50, 50);
+}
+
+static void on_poll(uv_timer_t *tm)
+{
+    server *s = tm->data;
+    bool waiting = false;
+    for (int i = 0; i < 64; i++) {
+        table *t = s->tables[i];
+        if (!t || !t->gm)
+            continue;
+        for (int a = 1; a <= AW_MAX_PLAYERS; a++) {
+            if (!t->local_owed[a])
+                continue;
+            aw_seat_reply reply = {NULL, 0, AW_NO_AGENT};
+            aw_seat_fault f = {AW_FAULT_NONE, ""};
+            int rc = s->o->local_take(s->o->ud, t->seats[a], &reply, &f);
+            if (rc == AW_SEAT_PENDING) {
+                waiting = true;
+                continue;
+            }
+            t->local_owed[a] = false;
+            aw_game_answer(t->gm, a, rc, &reply, &f);
+            if (--t->owed == 0 && !t->running) {
+                table_run(t); /* may end the table: look at it no more */
+                break;
+            }
+        }
+    }
+    if (!waiting) {
+        /* table_run may have asked again: keep polling while any waits */
+        for (int i = 0; i < 64 && !waiting; i++)
+            for (int a = 1; s->tables[i] && a <= AW_MAX_PLAYERS && !waiting; a++)
+                waiting = s->tables[i]->local_owed[a];
+        if (!waiting)
+            uv_timer_stop(&s->poll);
+    }
+}
+
 /* Moves the game on as far as the answers at hand allow. */
 static void table_run(table *t)
 {
@@ -412,9 +466,14 @@ static void table_run(table *t)
             return;
         }
         t->owed = 0;
-        for (int i = 0; i < req.nseats; i++)
-            if (aw_game_ask(t->gm, req.seats[i]) == AW_SEAT_PENDING)
-                t->owed++;
+        for (int i = 0; i < req.nseats; i++) {
+            int a = req.seats[i];
+            if (aw_game_ask(t->gm, a) != AW_SEAT_PENDING)
+                continue;
+            t->owed++;
+            if (!t->remotes[a])
+                local_pending(t, a);
+        }
     }
 }
 
@@ -583,7 +642,7 @@ static void close_walk(uv_handle_t *h, void *arg)
     if (uv_is_closing(h))
         return;
     if (h == (uv_handle_t *)&s->listener || h == (uv_handle_t *)&s->sigint || h == (uv_handle_t *)&s->sigterm ||
-        h == (uv_handle_t *)&s->kick) {
+        h == (uv_handle_t *)&s->kick || h == (uv_handle_t *)&s->poll) {
         uv_close(h, NULL);
         return;
     }
@@ -652,7 +711,8 @@ int aw_netserver_run(const aw_netserver_opts *o, aw_tally *t, aw_error *err)
     uv_signal_init(&s->loop, &s->sigint);
     uv_signal_init(&s->loop, &s->sigterm);
     uv_timer_init(&s->loop, &s->kick);
-    s->sigint.data = s->sigterm.data = s->kick.data = s;
+    uv_timer_init(&s->loop, &s->poll);
+    s->sigint.data = s->sigterm.data = s->kick.data = s->poll.data = s;
     uv_signal_start(&s->sigint, on_signal, SIGINT);
     uv_signal_start(&s->sigterm, on_signal, SIGTERM);
     signal(SIGPIPE, SIG_IGN);

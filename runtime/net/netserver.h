@@ -37,6 +37,12 @@ typedef struct aw_netserver_opts {
      * game), or is NULL when seat a is for a remote agent. */
     aw_seat *(*make_local)(void *ud, int agent, aw_error *err);
     bool local[AW_MAX_PLAYERS + 1];
+    /* For local seats that answer later (AW_SEAT_PENDING, e.g. a person on
+     * a web page, humanseat.h): gives the pending answer as request() would
+     * have, or AW_SEAT_PENDING while there is none yet; polled from the
+     * loop every 50 ms. NULL: a local seat that answers later gets no
+     * answer but a fault. */
+    int (*local_take)(void *ud, aw_seat *seat, aw_seat_reply *reply, aw_seat_fault *fault);
     /* Per game: set up the log (as in match.h), then close it; finished is
      * false for a game abandoned by a stop (SIGINT/SIGTERM). */
     int (*before)(void *ud, long gno, uint64_t seed, aw_gamelog **log);

@@ -68,6 +68,7 @@ var AW = (function () {
   // What a person may see of a role on day d (roles come out at execution
   // and at the end), unless all are shown.
   function roleShown(g, p, d, all) {
+    if (!p.role) return false; // not in the stream yet (a live game's secret)
     if (all) return true;
     if (g.result && d >= g.result.day) return true;
     return p.revealDay !== null && p.revealDay <= d;
@@ -145,7 +146,7 @@ var AW = (function () {
     section("Whispers (werewolves)", D.whispers, function (e) { return utterance(g, e, "whisper", opts); });
     var votes = D.votes.filter(keep);
     if (votes.length) box.appendChild(voteTable(g, votes, "Votes", "day-votes"));
-    section("Execution", D.executes, function (e) { return el("div", "fact execute", who(g, e.agent) + " was executed (" + e.role + ")"); });
+    section("Execution", D.executes, function (e) { return el("div", "fact execute", who(g, e.agent) + " was executed" + (e.role ? " (" + e.role + ")" : "")); });
     section("Divination", D.divines, function (e) { return el("div", "fact divine", who(g, e.agent) + " divined " + who(g, e.target) + ": " + e.result); });
     section("Guard", D.guards, function (e) { return el("div", "fact guard", who(g, e.agent) + " guarded " + who(g, e.target) + (e.role ? " (" + e.role + ")" : "")); });
     var av = D.attackVotes.filter(keep);

@@ -1,0 +1,420 @@
+/* humanseat: a person as a seat (see humanseat.h). */
+#define _GNU_SOURCE
+#include "humanseat.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+
+#include "protocol.h"
+
+/* The longest text a person may send (the engine takes 8 KiB). */
+#define HUMAN_MAX_TEXT 4096
+
+typedef struct human {
+    aw_seat base;
+    char *name;
+    char token[AW_HUMAN_TOKEN_LEN + 1];
+    uint64_t timeout_ns;
+    aw_human_publish_fn *publish;
+    aw_human_notify_fn *notify;
+    void *ud;
+
+    pthread_mutex_t mu;
+    pthread_cond_t cv;   /* an answer came (on the monotonic clock) */
+    int agent;
+    uint64_t seq;        /* the latest request's number */
+    aw_req_kind kind;    /* the pending request, AW_REQ_NONE when none */
+    int players;
+    aw_validation mode;
+    uint64_t deadline;   /* aw_now_ns() time */
+    bool answered;
+    int target;
+    aw_buf text;         /* the answer's text; then the reply's (borrowed by the driver) */
+    aw_buf view;         /* the latest view published, for late pages */
+    uint64_t view_deadline;
+} human;
+
+static const char *human_begin(aw_seat *s, int agent, uint64_t agent_seed, aw_seat_fault *f)
+{
+    (void)agent_seed;
+    (void)f;
+    human *h = (human *)s;
+    pthread_mutex_lock(&h->mu);
+    h->agent = agent;
+    h->kind = AW_REQ_NONE;
+    h->answered = false;
+    aw_buf_clear(&h->view);
+    pthread_mutex_unlock(&h->mu);
+    return h->name;
+}
+
+static void add_votes(aw_buf *b, const char *key, const aw_vote *v, int n)
+{
+    aw_buf_printf(b, ",\"%s\":[", key);
+    for (int i = 0; i < n; i++)
+        aw_buf_printf(b, "%s{\"day\":%d,\"agent\":%d,\"target\":%d}", i ? "," : "", v[i].day, v[i].agent,
+                      v[i].target);
+    aw_buf_addc(b, ']');
+}
+
+static void add_talks(aw_buf *b, const char *key, const aw_talk *t, int n)
+{
+    aw_buf_printf(b, ",\"%s\":[", key);
+    for (int i = 0; i < n; i++) {
+        aw_buf_printf(b, "%s{\"day\":%d,\"idx\":%d,\"turn\":%d,\"agent\":%d,\"text\":", i ? "," : "", t[i].day,
+                      t[i].idx, t[i].turn, t[i].agent);
+        aw_buf_add_json(b, t[i].text, t[i].len);
+        aw_buf_addc(b, '}');
+    }
+    aw_buf_addc(b, ']');
+}
+
+static void add_judge(aw_buf *b, const char *key, const aw_judge *j)
+{
+    if (j->agent)
+        aw_buf_printf(b, ",\"%s\":{\"day\":%d,\"agent\":%d,\"target\":%d,\"result\":\"%s\"}", key, j->day, j->agent,
+                      j->target, aw_species_name(j->result));
+}
+
+static void add_remain(aw_buf *b, const char *key, const aw_info *info, const int *remain)
+{
+    aw_buf_printf(b, ",\"%s\":{", key);
+    bool first = true;
+    for (int a = 1; a <= info->n; a++)
+        if (remain[a] >= 0) {
+            aw_buf_printf(b, "%s\"%d\":%d", first ? "" : ",", a, remain[a]);
+            first = false;
+        }
+    aw_buf_addc(b, '}');
+}
+
+void aw_human_view_json(const aw_info *info, aw_req_kind kind, const aw_settings *set, uint64_t seq,
+                        uint64_t left_ms, aw_buf *b)
+{
+    static const char *const modes[] = {"strict", "lenient", "off"};
+    aw_buf_printf(b, "{\"type\":\"view\",\"seq\":%llu,\"request\":\"%s\",\"answer\":\"%s\",\"timeLeftMs\":%llu",
+                  (unsigned long long)seq, aw_req_name(kind),
+                  !aw_req_needs_reply(kind) ? "none" : aw_req_wants_text(kind) ? "text" : "target",
+                  (unsigned long long)left_ms);
+    aw_buf_printf(b, ",\"validation\":\"%s\"", set->validation <= AW_VALIDATE_OFF ? modes[set->validation] : "strict");
+    aw_buf_printf(b, ",\"agent\":%d,\"day\":%d,\"players\":%d,\"myRole\":\"%s\"", info->agent, info->day, info->n,
+                  aw_role_name(info->my_role));
+    aw_buf_adds(b, ",\"roles\":{");
+    bool first = true;
+    for (int a = 1; a <= info->n; a++)
+        if (info->role[a] != AW_ROLE_NONE) {
+            aw_buf_printf(b, "%s\"%d\":\"%s\"", first ? "" : ",", a, aw_role_name(info->role[a]));
+            first = false;
+        }
+    aw_buf_adds(b, "},\"alive\":[");
+    first = true;
+    for (int a = 1; a <= info->n; a++)
+        if (info->alive[a]) {
+            aw_buf_printf(b, "%s%d", first ? "" : ",", a);
+            first = false;
+        }
+    aw_buf_adds(b, "],\"existingRoles\":[");
+    first = true;
+    for (int r = 0; r < AW_NROLES; r++)
+        if (info->existing_role[r]) {
+            aw_buf_printf(b, "%s\"%s\"", first ? "" : ",", aw_role_name((aw_role)r));
+            first = false;
+        }
+    aw_buf_addc(b, ']');
+    add_remain(b, "remainTalk", info, info->remain_talk);
+    add_talks(b, "talks", info->talks, info->ntalks);
+    if (info->whispers) {
+        add_remain(b, "remainWhisper", info, info->remain_whisper);
+        add_talks(b, "whispers", info->whispers, info->nwhispers);
+    }
+    if (info->votes)
+        add_votes(b, "votes", info->votes, info->nvotes);
+    if (info->latest_votes)
+        add_votes(b, "latestVotes", info->latest_votes, info->nlatest_votes);
+    aw_buf_printf(b, ",\"executed\":%d,\"latestExecuted\":%d,\"lastDead\":[", info->executed, info->latest_executed);
+    for (int i = 0; i < info->nlast_dead; i++)
+        aw_buf_printf(b, "%s%d", i ? "," : "", info->last_dead[i]);
+    aw_buf_addc(b, ']');
+    add_judge(b, "divineResult", &info->divine_result);
+    add_judge(b, "mediumResult", &info->medium_result);
+    if (info->attacked)
+        aw_buf_printf(b, ",\"attacked\":%d", info->attacked);
+    if (info->attack_votes)
+        add_votes(b, "attackVotes", info->attack_votes, info->nattack_votes);
+    if (info->latest_attack_votes)
+        add_votes(b, "latestAttackVotes", info->latest_attack_votes, info->nlatest_attack_votes);
+    if (info->guarded)
+        aw_buf_printf(b, ",\"guarded\":%d", info->guarded);
+    aw_buf_addc(b, '}');
+}
+
+static uint64_t left_ms(uint64_t deadline)
+{
+    uint64_t now = aw_now_ns();
+    return deadline > now ? (deadline - now) / 1000000 : 0;
+}
+
+static int human_request(aw_seat *s, aw_req_kind kind, const aw_info *info, const aw_settings *set,
+                         aw_seat_reply *reply, aw_seat_fault *f)
+{
+    (void)reply;
+    (void)f;
+    human *h = (human *)s;
+    bool ask = aw_req_needs_reply(kind);
+    aw_buf out;
+    aw_buf_init(&out);
+    pthread_mutex_lock(&h->mu);
+    h->seq++;
+    h->kind = ask ? kind : AW_REQ_NONE;
+    h->players = info->n;
+    h->mode = set->validation;
+    h->answered = false;
+    h->deadline = ask ? aw_now_ns() + h->timeout_ns : 0;
+    aw_buf_clear(&h->view);
+    aw_human_view_json(info, kind, set, h->seq, ask ? h->timeout_ns / 1000000 : 0, &h->view);
+    h->view_deadline = h->deadline;
+    aw_buf_add(&out, h->view.data, h->view.len);
+    pthread_mutex_unlock(&h->mu);
+    if (h->publish)
+        h->publish(h->ud, out.data, out.len);
+    aw_buf_free(&out);
+    return ask ? AW_SEAT_PENDING : 0;
+}
+
+/* With h->mu held: the pending request's answer, or AW_SEAT_PENDING. */
+static int take_locked(human *h, aw_seat_reply *reply, aw_seat_fault *f, char *note, size_t note_len)
+{
+    if (h->kind == AW_REQ_NONE) {
+        f->kind = AW_FAULT_LOST;
+        snprintf(f->msg, sizeof f->msg, "no request is waiting for an answer");
+        return -1;
+    }
+    if (!h->answered && aw_now_ns() < h->deadline)
+        return AW_SEAT_PENDING;
+    uint64_t seq = h->seq;
+    aw_req_kind kind = h->kind;
+    h->kind = AW_REQ_NONE;
+    if (!h->answered) {
+        f->kind = AW_FAULT_TIMEOUT;
+        snprintf(f->msg, sizeof f->msg, "the person did not answer %s in %llu s", aw_req_name(kind),
+                 (unsigned long long)(h->timeout_ns / 1000000000u));
+        snprintf(note, note_len, "{\"type\":\"timeout\",\"seq\":%llu}", (unsigned long long)seq);
+        return -1;
+    }
+    if (aw_req_wants_text(kind)) {
+        reply->text = h->text.data ? h->text.data : "";
+        reply->len = h->text.len;
+    } else {
+        reply->target = h->target;
+    }
+    snprintf(note, note_len, "{\"type\":\"answered\",\"seq\":%llu}", (unsigned long long)seq);
+    return 0;
+}
+
+static int finish_take(human *h, int rc, const char *note)
+{
+    if (rc != AW_SEAT_PENDING && note[0] && h->publish)
+        h->publish(h->ud, note, strlen(note));
+    return rc;
+}
+
+int aw_human_take(aw_seat *s, aw_seat_reply *reply, aw_seat_fault *f)
+{
+    human *h = (human *)s;
+    char note[96] = "";
+    pthread_mutex_lock(&h->mu);
+    int rc = take_locked(h, reply, f, note, sizeof note);
+    pthread_mutex_unlock(&h->mu);
+    return finish_take(h, rc, note);
+}
+
+static int human_wait(aw_seat *s, aw_seat_reply *reply, aw_seat_fault *f)
+{
+    human *h = (human *)s;
+    char note[96] = "";
+    pthread_mutex_lock(&h->mu);
+    int rc;
+    while ((rc = take_locked(h, reply, f, note, sizeof note)) == AW_SEAT_PENDING) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        uint64_t now = aw_now_ns(), wait = h->deadline > now ? h->deadline - now : 0;
+        /* at most a second at a time: the deadline is on aw_now_ns's clock */
+        if (wait > 1000000000u)
+            wait = 1000000000u;
+        ts.tv_sec += (time_t)(wait / 1000000000u);
+        ts.tv_nsec += (long)(wait % 1000000000u);
+        if (ts.tv_nsec >= 1000000000L) {
+            ts.tv_sec++;
+            ts.tv_nsec -= 1000000000L;
+        }
+        pthread_cond_timedwait(&h->cv, &h->mu, &ts);
+    }
+    pthread_mutex_unlock(&h->mu);
+    return finish_take(h, rc, note);
+}
+
+uint64_t aw_human_deadline(aw_seat *s)
+{
+    human *h = (human *)s;
+    pthread_mutex_lock(&h->mu);
+    uint64_t d = h->kind != AW_REQ_NONE ? h->deadline : 0;
+    pthread_mutex_unlock(&h->mu);
+    return d;
+}
+
+const char *aw_human_token(const aw_seat *s)
+{
+    return ((const human *)s)->token;
+}
+
+bool aw_human_token_ok(const aw_seat *s, const char *token, size_t len)
+{
+    const human *h = (const human *)s;
+    if (!token || len != AW_HUMAN_TOKEN_LEN)
+        return false;
+    unsigned char diff = 0;
+    for (size_t i = 0; i < AW_HUMAN_TOKEN_LEN; i++)
+        diff |= (unsigned char)(h->token[i] ^ token[i]);
+    return diff == 0;
+}
+
+int aw_human_view(aw_seat *s, const char *token, size_t token_len, aw_buf *out, aw_error *err)
+{
+    human *h = (human *)s;
+    if (!aw_human_token_ok(s, token, token_len))
+        return aw_fail(err, AW_EINVAL, "wrong token for this seat");
+    pthread_mutex_lock(&h->mu);
+    int rc = 0;
+    if (!h->view.len) {
+        rc = aw_fail(err, AW_ESTATE, "the game has not asked this seat anything yet");
+    } else {
+        /* the time left now, not when the view was published */
+        const char *key = "\"timeLeftMs\":";
+        const char *p = strstr(h->view.data, key);
+        if (p) {
+            p += strlen(key);
+            aw_buf_add(out, h->view.data, (size_t)(p - h->view.data));
+            aw_buf_printf(out, "%llu", (unsigned long long)(h->kind != AW_REQ_NONE ? left_ms(h->view_deadline) : 0));
+            while (*p >= '0' && *p <= '9')
+                p++;
+            aw_buf_adds(out, p);
+        } else {
+            aw_buf_add(out, h->view.data, h->view.len);
+        }
+    }
+    pthread_mutex_unlock(&h->mu);
+    return rc;
+}
+
+/* One line of valid UTF-8 without control bytes, as the engine requires. */
+static bool one_line(const char *s, size_t len)
+{
+    for (size_t i = 0; i < len;) {
+        size_t n = aw_utf8_char_len(s + i, len - i);
+        unsigned char c = (unsigned char)s[i];
+        if (n == 0 || c < 0x20 || c == 0x7f)
+            return false;
+        i += n;
+    }
+    return true;
+}
+
+int aw_human_answer(aw_seat *s, const char *token, size_t token_len, uint64_t seq, const char *text, size_t len,
+                    int target, aw_error *err)
+{
+    human *h = (human *)s;
+    if (!aw_human_token_ok(s, token, token_len))
+        return aw_fail(err, AW_EINVAL, "wrong token for this seat");
+    pthread_mutex_lock(&h->mu);
+    int rc = 0;
+    if (h->kind == AW_REQ_NONE || h->answered || seq != h->seq) {
+        rc = aw_fail(err, AW_ESTATE, "request %llu is not waiting for an answer (now: %llu%s)",
+                     (unsigned long long)seq, (unsigned long long)h->seq,
+                     h->kind == AW_REQ_NONE || h->answered ? ", answered or over" : "");
+    } else if (aw_now_ns() >= h->deadline) {
+        rc = aw_fail(err, AW_ESTATE, "too late: the time for %s is over", aw_req_name(h->kind));
+    } else if (aw_req_wants_text(h->kind)) {
+        aw_error perr = {"", 0, 0};
+        if (!text || len == 0)
+            rc = aw_fail(err, AW_EINVAL, "%s needs a text (Over or Skip to say nothing)", aw_req_name(h->kind));
+        else if (len > HUMAN_MAX_TEXT)
+            rc = aw_fail(err, AW_EINVAL, "the text is longer than %d bytes", HUMAN_MAX_TEXT);
+        else if (!one_line(text, len))
+            rc = aw_fail(err, AW_EINVAL, "the text must be one line of UTF-8 without control characters");
+        else if (h->mode != AW_VALIDATE_OFF && aw_protocol_validate(text, len, h->mode, &perr) < 0)
+            rc = aw_fail(err, AW_EINVAL, "%s", perr.msg);
+        if (rc == 0) {
+            aw_buf_clear(&h->text);
+            aw_buf_add(&h->text, text, len);
+        }
+    } else if (target < 1 || target > h->players) {
+        rc = aw_fail(err, AW_EINVAL, "%s needs an agent from 1 to %d", aw_req_name(h->kind), h->players);
+    } else {
+        h->target = target;
+    }
+    if (rc == 0) {
+        h->answered = true;
+        pthread_cond_broadcast(&h->cv);
+    }
+    pthread_mutex_unlock(&h->mu);
+    if (rc == 0 && h->notify)
+        h->notify(h->ud, s);
+    return rc;
+}
+
+static void human_free(aw_seat *s)
+{
+    human *h = (human *)s;
+    if (!h)
+        return;
+    pthread_mutex_destroy(&h->mu);
+    pthread_cond_destroy(&h->cv);
+    aw_buf_free(&h->text);
+    aw_buf_free(&h->view);
+    free(h->name);
+    free(h);
+}
+
+static const aw_seat_ops human_ops = {
+    .begin = human_begin, .request = human_request, .free = human_free, .wait = human_wait};
+
+aw_seat *aw_human_new(const aw_human_opts *o, aw_error *err)
+{
+    unsigned char raw[AW_HUMAN_TOKEN_LEN / 2];
+    size_t got = 0;
+    while (got < sizeof raw) {
+        ssize_t n = getrandom(raw + got, sizeof raw - got, 0);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            aw_fail(err, AW_EIO, "no random bytes for the human seat's token: %s", strerror(errno));
+            return NULL;
+        }
+        got += (size_t)n;
+    }
+    human *h = aw_xcalloc(1, sizeof *h);
+    h->base.ops = &human_ops;
+    static const char hex[] = "0123456789abcdef";
+    for (size_t i = 0; i < sizeof raw; i++) {
+        h->token[2 * i] = hex[raw[i] >> 4];
+        h->token[2 * i + 1] = hex[raw[i] & 15];
+    }
+    h->name = aw_xstrdup(o->name ? o->name : "human");
+    h->timeout_ns = (o->timeout_ms ? o->timeout_ms : 120000) * 1000000u;
+    h->publish = o->publish;
+    h->notify = o->notify;
+    h->ud = o->ud;
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&h->cv, &ca);
+    pthread_condattr_destroy(&ca);
+    pthread_mutex_init(&h->mu, NULL);
+    aw_buf_init(&h->text);
+    aw_buf_init(&h->view);
+    return &h->base;
+}

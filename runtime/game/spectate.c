@@ -1,0 +1,188 @@
+/* spectate: the live spectator stream (see spectate.h). */
+#include "spectate.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct aw_spectate {
+    bool reveal;
+    aw_spectate_sink *sink;
+    void *ud;
+    const aw_engine *g; /* the game being watched (borrowed from its log) */
+    int game_no;
+    bool running;       /* begun and no result line yet */
+    aw_buf full;        /* the game's full record so far (not with reveal) */
+    aw_buf line;        /* the line in full */
+    aw_buf pub;         /* its public form */
+};
+
+aw_spectate *aw_spectate_new(bool reveal, aw_spectate_sink *sink, void *ud)
+{
+    aw_spectate *s = aw_xcalloc(1, sizeof *s);
+    s->reveal = reveal;
+    s->sink = sink;
+    s->ud = ud;
+    aw_buf_init(&s->full);
+    aw_buf_init(&s->line);
+    aw_buf_init(&s->pub);
+    return s;
+}
+
+void aw_spectate_free(aw_spectate *s)
+{
+    if (!s)
+        return;
+    aw_buf_free(&s->full);
+    aw_buf_free(&s->line);
+    aw_buf_free(&s->pub);
+    free(s);
+}
+
+bool aw_spectate_running(const aw_spectate *s)
+{
+    return s->running;
+}
+
+static void emit(aw_spectate *s, const aw_buf *b)
+{
+    if (b->len)
+        s->sink(s->ud, b->data, b->len);
+}
+
+/* What a spectator gets of a line while the game runs: the line (PASS), its
+ * public form in s->pub (PUBLIC), or nothing yet (HOLD). */
+typedef enum { PASS, PUBLIC, HOLD } fate;
+
+/* s->line holds a line in full: the game's record keeps it, and the
+ * spectator gets it, its public form or nothing. After the result line (or
+ * before any begin) and with reveal, everything passes. */
+static void route(aw_spectate *s, fate f)
+{
+    if (s->reveal || !s->running) {
+        emit(s, &s->line);
+        return;
+    }
+    aw_buf_add(&s->full, s->line.data, s->line.len);
+    if (f == PASS)
+        emit(s, &s->line);
+    else if (f == PUBLIC)
+        emit(s, &s->pub);
+}
+
+static void on_begin(void *ud, const aw_engine *g, int game_no)
+{
+    aw_spectate *s = ud;
+    s->g = g;
+    s->game_no = game_no;
+    s->running = true;
+    aw_buf_clear(&s->full);
+    aw_buf_clear(&s->line);
+    aw_buf_clear(&s->pub);
+    aw_gamelog_json_begin(g, game_no, 0, &s->line);
+    aw_gamelog_json_begin(g, game_no, AW_JSON_NO_ROLES, &s->pub);
+    route(s, PUBLIC);
+}
+
+static void on_version(void *ud, int agent, const char *version)
+{
+    aw_spectate *s = ud;
+    aw_buf_clear(&s->line);
+    aw_gamelog_json_version(s->game_no, agent, version, &s->line);
+    route(s, PASS);
+}
+
+/* Requests every agent gets (or every living one), whatever its role: that
+ * one was asked tells nothing. DIVINE, GUARD, ATTACK and WHISPER go to some
+ * roles only. */
+static bool public_request(aw_req_kind k)
+{
+    switch (k) {
+    case AW_REQ_NONE:
+    case AW_REQ_INITIALIZE:
+    case AW_REQ_DAILY_INITIALIZE:
+    case AW_REQ_DAILY_FINISH:
+    case AW_REQ_TALK:
+    case AW_REQ_VOTE:
+    case AW_REQ_FINISH:
+        return true;
+    default:
+        return false;
+    }
+}
+
+static void on_call(void *ud, int agent, aw_req_kind kind, uint64_t ns, const aw_seat_fault *fault)
+{
+    aw_spectate *s = ud;
+    int day = s->g ? aw_engine_state(s->g)->day : 0;
+    aw_buf_clear(&s->line);
+    aw_buf_clear(&s->pub);
+    aw_gamelog_json_call(s->game_no, day, agent, kind, ns, fault, 0, &s->line);
+    /* A fault's message is the agent's own (an error it raised, a
+     * traceback naming its files) and may say its role: only its kind
+     * shows while the game runs. */
+    aw_gamelog_json_call(s->game_no, day, agent, kind, ns, fault, AW_JSON_NO_MESSAGE, &s->pub);
+    route(s, public_request(kind) ? PUBLIC : HOLD);
+}
+
+static fate event_fate(const aw_spectate *s, const aw_event *ev)
+{
+    bool votes = s->g && aw_engine_settings(s->g)->vote_visible;
+    switch (ev->kind) {
+    case AW_EV_STATUS:  /* who is alive, not the role */
+    case AW_EV_EXECUTE: /* who is executed, not the role (the medium's secret) */
+        return PUBLIC;
+    case AW_EV_TALK:
+    case AW_EV_RESULT:
+        return PASS;
+    case AW_EV_VOTE: /* "who voted for whom is shown to everyone" when the rules show votes */
+        return votes ? PASS : HOLD;
+    case AW_EV_ATTACK:
+        /* Who died in the night is public; a failed attack is not (nobody
+         * dies, as on a night without one: only the wolves and the
+         * bodyguard can tell). */
+        return ev->flag && ev->target >= 1 ? PASS : HOLD;
+    case AW_EV_SUBSTITUTE: /* the rules' vote for an agent whose vote was invalid is its vote */
+        return ev->req == AW_REQ_VOTE && votes ? PASS : HOLD;
+    case AW_EV_TALK_REPLACED: /* a talk logged as Skip or Over, not a whisper */
+        return ev->req == AW_REQ_TALK ? PASS : HOLD;
+    case AW_EV_WHISPER:
+    case AW_EV_DIVINE:
+    case AW_EV_GUARD:
+    case AW_EV_ATTACK_VOTE:
+        return HOLD;
+    }
+    return HOLD;
+}
+
+static void on_event(void *ud, const aw_event *ev)
+{
+    aw_spectate *s = ud;
+    fate f = event_fate(s, ev);
+    aw_buf_clear(&s->line);
+    aw_buf_clear(&s->pub);
+    aw_gamelog_json_event(s->game_no, ev, 0, &s->line);
+    if (f == PUBLIC)
+        aw_gamelog_json_event(s->game_no, ev, AW_JSON_NO_ROLES, &s->pub);
+    route(s, f);
+    if (ev->kind == AW_EV_RESULT && s->running) {
+        /* The game is over: its full record, from its begin line. */
+        s->running = false;
+        if (!s->reveal)
+            for (size_t i = 0; i < s->full.len;) {
+                const char *nl = memchr(s->full.data + i, '\n', s->full.len - i);
+                size_t end = nl ? (size_t)(nl - s->full.data) + 1 : s->full.len;
+                s->sink(s->ud, s->full.data + i, end - i);
+                i = end;
+            }
+        aw_buf_clear(&s->full);
+    }
+}
+
+void aw_spectate_attach(aw_spectate *s, aw_gamelog *l)
+{
+    l->observer.begin = on_begin;
+    l->observer.version = on_version;
+    l->observer.event = on_event;
+    l->observer.call = on_call;
+    l->observer.ud = s;
+}

@@ -1,0 +1,264 @@
+/* The human seat (humanseat.h): its token guards its view and its answers;
+ * a whole game with a person (a thread here) in seat 1 — who first sends
+ * wrong answers (bad protocol text, no agent, a stale request, the wrong
+ * token) and gets each refused with a message, then answers, or lets some
+ * requests run out of time — ends with a legal log, with the person's
+ * answers in it, time-outs as faults with the rules' substitutes, and
+ * views that hold exactly what the seat's role may know. */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cseat.h"
+#include "game.h"
+#include "humanseat.h"
+#include "logcheck.h"
+#include "talkhooks.h"
+#include "test.h"
+
+typedef struct person {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    aw_buf view;      /* the latest view published */
+    uint64_t seen;    /* views published so far */
+    int answered_notes, timeout_notes;
+    bool over;
+    aw_seat *seat;
+    int views, text_refused, target_refused, stale_refused, token_refused, texts, targets, skipped;
+    int bad_fields; /* views that show more than the role may know */
+} person;
+
+static void publish(void *ud, const char *json, size_t len)
+{
+    person *p = ud;
+    CHECK(len > 2 && json[0] == '{' && json[len - 1] == '}');
+    pthread_mutex_lock(&p->mu);
+    if (strstr(json, "\"type\":\"view\"")) {
+        aw_buf_clear(&p->view);
+        aw_buf_add(&p->view, json, len);
+        p->seen++;
+        pthread_cond_broadcast(&p->cv);
+    } else if (strstr(json, "\"type\":\"answered\"")) {
+        p->answered_notes++;
+    } else if (strstr(json, "\"type\":\"timeout\"")) {
+        p->timeout_notes++;
+    }
+    pthread_mutex_unlock(&p->mu);
+}
+
+static long field(const char *json, const char *key)
+{
+    const char *q = strstr(json, key);
+    return q ? strtol(q + strlen(key), NULL, 10) : -1;
+}
+
+static int alive_other(const char *json, int me)
+{
+    const char *q = strstr(json, "\"alive\":[");
+    if (!q)
+        return 0;
+    q += 9;
+    while (*q && *q != ']') {
+        int a = (int)strtol(q, (char **)&q, 10);
+        if (a != me)
+            return a;
+        if (*q == ',')
+            q++;
+    }
+    return 0;
+}
+
+static void *person_main(void *arg)
+{
+    person *p = arg;
+    const char *tok = aw_human_token(p->seat);
+    uint64_t last = 0;
+    aw_buf v;
+    aw_buf_init(&v);
+    for (;;) {
+        pthread_mutex_lock(&p->mu);
+        while (p->seen == last && !p->over)
+            pthread_cond_wait(&p->cv, &p->mu);
+        if (p->over && p->seen == last) {
+            pthread_mutex_unlock(&p->mu);
+            break;
+        }
+        last = p->seen;
+        aw_buf_clear(&v);
+        aw_buf_add(&v, p->view.data, p->view.len);
+        pthread_mutex_unlock(&p->mu);
+        p->views++;
+        const char *j = v.data;
+        /* What the role may know. */
+        const char *role = strstr(j, "\"myRole\":\"");
+        bool wolf = role && strncmp(role + 10, "WEREWOLF", 8) == 0;
+        bool finish = strstr(j, "\"request\":\"FINISH\"") != NULL;
+        if ((strstr(j, "\"whispers\":") || strstr(j, "\"attackVotes\":")) && !wolf)
+            p->bad_fields++;
+        if (strstr(j, "\"divineResult\":") && !(role && strncmp(role + 10, "SEER", 4) == 0))
+            p->bad_fields++;
+        if (!finish && !wolf) { /* a villager knows one role: its own */
+            const char *r = strstr(j, "\"roles\":{");
+            if (!r || strchr(r + 9, ':') > strchr(r + 9, '}'))
+                p->bad_fields++;
+            else if (strchr(strchr(r + 9, ':') + 1, ':') < strchr(r + 9, '}'))
+                p->bad_fields++;
+        }
+        uint64_t seq = (uint64_t)field(j, "\"seq\":");
+        int me = (int)field(j, "\"agent\":");
+        aw_error err;
+        if (strstr(j, "\"answer\":\"none\""))
+            continue;
+        /* A wrong token is refused first, whatever else. */
+        if (aw_human_answer(p->seat, "0123456789abcdef0123456789abcdef", 32, seq, "Over", 4, 2, &err) < 0 &&
+            strstr(err.msg, "token"))
+            p->token_refused++;
+        if (aw_human_answer(p->seat, NULL, 0, seq, "Over", 4, 2, &err) < 0)
+            p->token_refused++;
+        /* Every seventh request runs out of time. */
+        if (seq % 7 == 3) {
+            p->skipped++;
+            continue;
+        }
+        if (aw_human_answer(p->seat, tok, strlen(tok), seq + 1, "Over", 4, 2, &err) == -AW_ESTATE)
+            p->stale_refused++;
+        if (strstr(j, "\"answer\":\"text\"")) {
+            if (aw_human_answer(p->seat, tok, strlen(tok), seq, "VOTE Agent[", 11, 0, &err) < 0 &&
+                strstr(err.msg, "at byte"))
+                p->text_refused++;
+            char text[64];
+            int t = alive_other(j, me);
+            if (seq % 3 == 0 && t)
+                snprintf(text, sizeof text, "%s Agent[%02d]", strstr(j, "\"WHISPER\"") ? "ATTACK" : "VOTE", t);
+            else
+                snprintf(text, sizeof text, "Over");
+            int rc = aw_human_answer(p->seat, tok, strlen(tok), seq, text, strlen(text), 0, &err);
+            CHECK_MSG(rc == 0, "%s: %s", text, err.msg);
+            p->texts += rc == 0;
+        } else {
+            if (aw_human_answer(p->seat, tok, strlen(tok), seq, NULL, 0, 0, &err) < 0 && strstr(err.msg, "agent"))
+                p->target_refused++;
+            int rc = aw_human_answer(p->seat, tok, strlen(tok), seq, NULL, 0, alive_other(j, me), &err);
+            CHECK_MSG(rc == 0, "target: %s", err.msg);
+            p->targets += rc == 0;
+            /* a second answer to the same request is refused */
+            CHECK(aw_human_answer(p->seat, tok, strlen(tok), seq, NULL, 0, alive_other(j, me), &err) == -AW_ESTATE);
+        }
+    }
+    aw_buf_free(&v);
+    return NULL;
+}
+
+static int play_one(uint64_t seed, int players, aw_role role, person *p, char **csv_out)
+{
+    aw_settings set;
+    CHECK(aw_settings_preset(&set, "aiwolf", players, NULL) == 0);
+    aw_human_opts ho = {"Person", 40, publish, NULL, p};
+    aw_error err;
+    aw_seat *seats[AW_MAX_PLAYERS + 1];
+    seats[1] = aw_human_new(&ho, &err);
+    CHECK(seats[1] != NULL);
+    p->seat = seats[1];
+    for (int a = 2; a <= players; a++)
+        seats[a] = aw_cseat_random(seed * 13 + (uint64_t)a);
+    aw_role deal[AW_MAX_PLAYERS + 1];
+    for (int a = 0; a <= AW_MAX_PLAYERS; a++)
+        deal[a] = AW_ROLE_NONE;
+    deal[1] = role;
+    char *csv = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&csv, &len);
+    aw_gamelog log;
+    aw_gamelog_init(&log, f, NULL, NULL);
+    aw_game_opts go;
+    memset(&go, 0, sizeof go);
+    go.settings = &set;
+    go.seed = seed;
+    go.deal = deal;
+    go.log = &log;
+    aw_talkhooks_game(&go);
+    pthread_t th;
+    pthread_create(&th, NULL, person_main, p);
+    aw_game_result res;
+    int rc = aw_game_play(&go, seats, &res, &err);
+    pthread_mutex_lock(&p->mu);
+    p->over = true;
+    pthread_cond_broadcast(&p->cv);
+    pthread_mutex_unlock(&p->mu);
+    pthread_join(th, NULL);
+    CHECK_MSG(rc == 0, "%s", err.msg);
+    CHECK_INT(res.role[1], role);
+    CHECK(res.seat_faults[1][AW_FAULT_TIMEOUT] > 0); /* the requests let run out */
+    aw_gamelog_free(&log);
+    fclose(f);
+    for (int a = 1; a <= players; a++)
+        seats[a]->ops->free(seats[a]);
+    *csv_out = csv;
+    return rc;
+}
+
+int main(void)
+{
+    aw_error err;
+    aw_human_opts ho = {NULL, 1000, NULL, NULL, NULL};
+    aw_seat *a = aw_human_new(&ho, &err), *b = aw_human_new(&ho, &err);
+    const char *ta = aw_human_token(a), *tb = aw_human_token(b);
+    CHECK_INT(strlen(ta), AW_HUMAN_TOKEN_LEN);
+    CHECK(strspn(ta, "0123456789abcdef") == AW_HUMAN_TOKEN_LEN);
+    CHECK(strcmp(ta, tb) != 0);
+    CHECK(aw_human_token_ok(a, ta, strlen(ta)));
+    CHECK(!aw_human_token_ok(a, tb, strlen(tb)));
+    CHECK(!aw_human_token_ok(a, ta, strlen(ta) - 1));
+    CHECK(!aw_human_token_ok(a, NULL, 0));
+    aw_buf out;
+    aw_buf_init(&out);
+    CHECK_INT(aw_human_view(a, tb, strlen(tb), &out, &err), -AW_EINVAL);
+    CHECK_INT(out.len, 0);
+    CHECK_INT(aw_human_view(a, ta, strlen(ta), &out, &err), -AW_ESTATE); /* nothing asked yet */
+    CHECK_INT(aw_human_answer(a, ta, strlen(ta), 1, "Over", 4, 0, &err), -AW_ESTATE);
+    CHECK(strstr(err.msg, "not waiting") != NULL);
+    a->ops->free(a);
+    b->ops->free(b);
+
+    const aw_role roles[] = {AW_VILLAGER, AW_WEREWOLF, AW_SEER, AW_BODYGUARD, AW_MEDIUM, AW_POSSESSED};
+    int games = 0;
+    for (int i = 0; i < 6; i++) {
+        person p;
+        memset(&p, 0, sizeof p);
+        pthread_mutex_init(&p.mu, NULL);
+        pthread_cond_init(&p.cv, NULL);
+        aw_buf_init(&p.view);
+        char *csv;
+        int players = i < 3 ? 5 : 15;
+        play_one(100 + (uint64_t)i, players, roles[i], &p, &csv);
+        aw_settings set;
+        aw_settings_preset(&set, "aiwolf", players, NULL);
+        aw_logcheck_report rep;
+        aw_logcheck(csv, strlen(csv), &set, NULL, &rep, &err);
+        CHECK_MSG(rep.verdict == AW_LOG_LEGAL, "%s: line %ld: %s", aw_role_name(roles[i]), rep.line, rep.reason);
+        /* the person's own words are in the log */
+        CHECK(strstr(csv, ",1,Over") || strstr(csv, ",1,VOTE Agent["));
+        CHECK(p.views > 3);
+        CHECK_INT(p.bad_fields, 0);
+        CHECK(p.token_refused >= 2);
+        CHECK(p.stale_refused > 0);
+        CHECK(p.texts + p.targets > 0);
+        CHECK_INT(p.answered_notes, p.texts + p.targets);
+        CHECK_INT(p.timeout_notes, p.skipped);
+        if (p.texts)
+            CHECK(p.text_refused > 0);
+        if (p.targets)
+            CHECK(p.target_refused > 0);
+        games++;
+        free(csv);
+        aw_buf_free(&p.view);
+        pthread_mutex_destroy(&p.mu);
+        pthread_cond_destroy(&p.cv);
+    }
+    CHECK_INT(games, 6);
+    aw_buf_free(&out);
+    return test_done();
+}

@@ -1,0 +1,213 @@
+/* The TCP server's loop with a seat that answers later (netserver.h's
+ * local_take): a human seat (humanseat.h) in a game of local seats, its
+ * person a thread that answers some requests after a while and lets others
+ * run out — the server polls it, the other seats play on, and each game
+ * ends with a legal log in which the person's answers and time-outs stand. */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cseat.h"
+#include "humanseat.h"
+#include "logcheck.h"
+#include "netserver.h"
+#include "talkhooks.h"
+#include "test.h"
+
+typedef struct ctx {
+    aw_seat *human;
+    pthread_mutex_t mu;
+    aw_buf view;
+    uint64_t seen;
+    bool done;
+    int answered, let_go;
+    char *csv;
+    size_t csv_len;
+    FILE *csv_f;
+    aw_gamelog log;
+    int games_logged;
+} ctx;
+
+static void publish(void *ud, const char *json, size_t len)
+{
+    ctx *c = ud;
+    if (!strstr(json, "\"type\":\"view\""))
+        return;
+    pthread_mutex_lock(&c->mu);
+    aw_buf_clear(&c->view);
+    aw_buf_add(&c->view, json, len);
+    c->seen++;
+    pthread_mutex_unlock(&c->mu);
+}
+
+/* Seats the server frees after each game: the human seat stays. */
+typedef struct borrowed {
+    aw_seat base;
+    aw_seat *inner;
+} borrowed;
+static const char *b_begin(aw_seat *s, int a, uint64_t seed, aw_seat_fault *f)
+{
+    return ((borrowed *)s)->inner->ops->begin(((borrowed *)s)->inner, a, seed, f);
+}
+static int b_request(aw_seat *s, aw_req_kind k, const aw_info *i, const aw_settings *set, aw_seat_reply *r,
+                     aw_seat_fault *f)
+{
+    return ((borrowed *)s)->inner->ops->request(((borrowed *)s)->inner, k, i, set, r, f);
+}
+static void b_free(aw_seat *s)
+{
+    free(s);
+}
+static const aw_seat_ops b_ops = {.begin = b_begin, .request = b_request, .free = b_free};
+
+static aw_seat *make_local(void *ud, int agent, aw_error *err)
+{
+    ctx *c = ud;
+    (void)err;
+    if (agent == 2) {
+        borrowed *b = calloc(1, sizeof *b);
+        b->base.ops = &b_ops;
+        b->inner = c->human;
+        return &b->base;
+    }
+    return aw_cseat_random(1000 + (uint64_t)agent);
+}
+
+static int take(void *ud, aw_seat *seat, aw_seat_reply *reply, aw_seat_fault *f)
+{
+    ctx *c = ud;
+    CHECK(((borrowed *)seat)->inner == c->human);
+    return aw_human_take(c->human, reply, f);
+}
+
+static int before(void *ud, long gno, uint64_t seed, aw_gamelog **log)
+{
+    ctx *c = ud;
+    (void)gno;
+    (void)seed;
+    c->csv_f = open_memstream(&c->csv, &c->csv_len);
+    aw_gamelog_init(&c->log, c->csv_f, NULL, NULL);
+    *log = &c->log;
+    return 0;
+}
+
+static int after(void *ud, long gno, aw_gamelog *log, bool finished)
+{
+    ctx *c = ud;
+    (void)gno;
+    CHECK(finished);
+    aw_gamelog_flush(log);
+    aw_gamelog_free(log);
+    fclose(c->csv_f);
+    aw_settings set;
+    aw_settings_preset(&set, "aiwolf", 5, NULL);
+    aw_logcheck_report rep;
+    aw_logcheck(c->csv, strlen(c->csv), &set, NULL, &rep, NULL);
+    CHECK_MSG(rep.verdict == AW_LOG_LEGAL, "line %ld: %s", rep.line, rep.reason);
+    CHECK(strstr(c->csv, ",status,2,") && strstr(c->csv, ",Person\n")); /* the human plays seat 2 */
+    free(c->csv);
+    c->csv = NULL;
+    c->games_logged++;
+    return 0;
+}
+
+static void *person(void *arg)
+{
+    ctx *c = arg;
+    uint64_t last = 0;
+    const char *tok = aw_human_token(c->human);
+    for (;;) {
+        pthread_mutex_lock(&c->mu);
+        bool done = c->done;
+        uint64_t seen = c->seen;
+        char *v = seen != last ? strdup(c->view.data) : NULL;
+        pthread_mutex_unlock(&c->mu);
+        if (done && !v)
+            break;
+        if (!v) {
+            struct timespec ts = {0, 2000000};
+            nanosleep(&ts, NULL);
+            continue;
+        }
+        last = seen;
+        const char *q = strstr(v, "\"seq\":");
+        uint64_t seq = q ? strtoull(q + 6, NULL, 10) : 0;
+        if (!strstr(v, "\"answer\":\"none\"")) {
+            if (seq % 5 == 2) {
+                c->let_go++;
+            } else {
+                struct timespec ts = {0, 20000000}; /* a person takes a moment */
+                nanosleep(&ts, NULL);
+                const char *al = strstr(v, "\"alive\":[");
+                int me = atoi(strstr(v, "\"agent\":") + 8), t = 0;
+                for (const char *p = al ? al + 9 : ""; *p && *p != ']';) {
+                    int a = (int)strtol(p, (char **)&p, 10);
+                    if (a != me) {
+                        t = a;
+                        break;
+                    }
+                    if (*p == ',')
+                        p++;
+                }
+                aw_error err;
+                int rc = strstr(v, "\"answer\":\"text\"")
+                             ? aw_human_answer(c->human, tok, strlen(tok), seq, "Over", 4, 0, &err)
+                             : aw_human_answer(c->human, tok, strlen(tok), seq, NULL, 0, t, &err);
+                CHECK_MSG(rc == 0, "%s", err.msg);
+                c->answered += rc == 0;
+            }
+        }
+        free(v);
+    }
+    return NULL;
+}
+
+int main(void)
+{
+    ctx c;
+    memset(&c, 0, sizeof c);
+    pthread_mutex_init(&c.mu, NULL);
+    aw_buf_init(&c.view);
+    aw_error err;
+    aw_human_opts ho = {"Person", 150, publish, NULL, &c};
+    c.human = aw_human_new(&ho, &err);
+    aw_settings set;
+    CHECK(aw_settings_preset(&set, "aiwolf", 5, NULL) == 0);
+    aw_netserver_opts no;
+    memset(&no, 0, sizeof no);
+    no.port = 0;
+    no.game.settings = &set;
+    no.game.seed = 42;
+    aw_talkhooks_game(&no.game);
+    no.games = 2;
+    no.parallel = 1;
+    no.time_limit_ms = 1000;
+    for (int a = 1; a <= 5; a++)
+        no.local[a] = true;
+    no.make_local = make_local;
+    no.local_take = take;
+    no.before = before;
+    no.after = after;
+    no.ud = &c;
+    pthread_t th;
+    pthread_create(&th, NULL, person, &c);
+    aw_tally tally;
+    aw_tally_init(&tally, 2);
+    int rc = aw_netserver_run(&no, &tally, &err);
+    pthread_mutex_lock(&c.mu);
+    c.done = true;
+    pthread_mutex_unlock(&c.mu);
+    pthread_join(th, NULL);
+    CHECK_MSG(rc == 0, "%s", err.msg);
+    CHECK_INT(tally.played, 2);
+    CHECK_INT(c.games_logged, 2);
+    CHECK(c.answered > 5);
+    CHECK(c.let_go > 0);
+    aw_tally_free(&tally);
+    c.human->ops->free(c.human);
+    aw_buf_free(&c.view);
+    return test_done();
+}

@@ -1,0 +1,83 @@
+"""The human page in headless Chromium: a whole game of `aiwolf play --http
+--human 1` against sample agents, played by clicking the page — agents'
+buttons for votes and night actions, the sentence buttons for talks, a
+typed text that the parser refuses (its error shown in place) and then
+fixes — with the countdown running; the game ends with a legal log that
+holds what the page said. Without the token the page is refused. With a
+second argument, a folder, it saves screenshots there (docs/images)."""
+import os
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import live_common as C  # noqa: E402
+from live_cdp import Browser  # noqa: E402
+
+C.BIN = sys.argv[1]
+shots = sys.argv[2] if len(sys.argv) > 2 else None
+log = os.path.join(os.environ.get("TMPDIR", "/tmp"), f"human_browser_{os.getpid()}.log")
+s = C.Server(["play", "--human", "1", "--human-timeout", "30", "--players", "15", "--seed", "12", "--quiet",
+              "--deal", "1=SEER", "--log", log, "agents/sample.lua"])
+tok = s.tokens[1]
+b = Browser(1200, 1000)
+said, clicks, typed_error = [], 0, False
+shot_talk = shot_vote = False
+try:
+    b.open(f"http://127.0.0.1:{s.port}/human/1")
+    C.check("token" in b.eval("document.body.textContent"), "without the token the page is refused")
+    b.open(f"http://127.0.0.1:{s.port}/human/1?token={tok}")
+    end = time.time() + 600
+    while time.time() < end:
+        if not b.wait("window.awHuman && window.awHuman.view() && (window.awHuman.view().request === 'FINISH' || "
+                      "(window.awHuman.view().answer !== 'none' && !window.awHuman.answered()))", 120):
+            C.check(False, "a request comes")
+            break
+        v = b.eval("window.awHuman.view()")
+        if v["request"] == "FINISH":
+            break
+        C.check(b.eval("/^\\d+ s$/.test(document.querySelector('#countdown').textContent)"), "the countdown runs")
+        if v["answer"] == "target":
+            if shots and not shot_vote and v["request"] == "VOTE":
+                b.screenshot(os.path.join(shots, "human-vote.png"))
+                shot_vote = True
+            C.check(b.eval("document.querySelectorAll('#targets button').length") > 0, "agents' buttons")
+            b.eval("document.querySelector('#targets button').click()")
+        else:
+            if not typed_error:
+                # a typed text the parser refuses: the error shows in place
+                b.eval("const t = document.querySelector('#text'); t.value = 'VOTE Agent[9'; "
+                       "t.dispatchEvent(new Event('input'))")
+                C.check(b.wait("document.querySelector('#check').textContent.includes('at byte')", 10),
+                        "the parser's error is shown as one types")
+                if shots:
+                    b.screenshot(os.path.join(shots, "human-talk-error.png"))
+                typed_error = True
+            label = ["vote", "estimate werewolf", "divined human", "ask all to vote"][clicks % 4]
+            b.eval(f"[...document.querySelectorAll('#acts button')].find(x => x.textContent === '{label}').click()")
+            C.check(b.wait("document.querySelector('#check').textContent.includes('valid') && "
+                           "!document.querySelector('#check').textContent.includes('✗')", 10), f"'{label}' is valid")
+            text = b.eval("document.querySelector('#text').value")
+            if shots and not shot_talk and v["day"] >= 1 and len(v["talks"]) > 3:
+                b.screenshot(os.path.join(shots, "human-talk.png"))
+                shot_talk = True
+            b.eval("document.querySelector('#send').click()")
+            said.append(text)
+        clicks += 1
+        C.check(b.wait("window.awHuman.answered() || window.awHuman.view().seq !== %d" % v["seq"], 30),
+                "the answer is taken")
+    C.check(b.wait("window.awHuman.view() && window.awHuman.view().request === 'FINISH'", 300), "the game ends")
+    C.check(b.eval("document.querySelectorAll('#agents td.hidden-role').length") == 0, "every role at the end")
+    if shots:
+        b.screenshot(os.path.join(shots, "human-finish.png"))
+finally:
+    b.close()
+    C.check(s.wait_lingering(60), "the game is over")
+    C.check(s.stop() == 0, "the server exits 0")
+ok, out = C.aiwolf_check(log)
+C.check(ok, f"the log is legal: {out}")
+text = open(log).read()
+C.check(clicks > 3, f"the page played: {clicks} answers")
+for t in said:
+    C.check(f",1,{t}" in text, f"'{t}' is in the log")
+os.unlink(log)
+C.done()
