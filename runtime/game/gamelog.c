@@ -166,8 +166,10 @@ void aw_gamelog_json_version(int game_no, int agent, const char *version, aw_buf
 void aw_gamelog_json_call(int game_no, int day, int agent, aw_req_kind kind, uint64_t elapsed_ns,
                           const aw_seat_fault *fault, unsigned flags, aw_buf *b)
 {
-    aw_buf_printf(b, "{\"game\":%d,\"day\":%d,\"event\":\"call\",\"agent\":%d,\"call\":\"%s\",\"us\":%llu",
-                  game_no, day, agent, aw_req_name(kind), (unsigned long long)(elapsed_ns / 1000));
+    aw_buf_printf(b, "{\"game\":%d,\"day\":%d,\"event\":\"call\",\"agent\":%d,\"call\":\"%s\"", game_no, day, agent,
+                  aw_req_name(kind));
+    if (!(flags & AW_JSON_NO_TIME))
+        aw_buf_printf(b, ",\"us\":%llu", (unsigned long long)(elapsed_ns / 1000));
     if (fault && fault->kind != AW_FAULT_NONE) {
         aw_buf_printf(b, ",\"fault\":\"%s\"", aw_fault_kind_name(fault->kind));
         if (!(flags & AW_JSON_NO_MESSAGE)) {

@@ -79,8 +79,9 @@ void aw_gamelog_csv_line(const aw_event *ev, const aw_state *st, aw_buf *out);
  * newline appended to out: what --events writes. flags 0 writes them in
  * full; the live spectator (spectate.h) leaves out what is secret while the
  * game runs: AW_JSON_NO_ROLES drops the roles of status, execute and begin
- * lines and begin's seed; AW_JSON_NO_MESSAGE drops a call's fault message. */
-enum { AW_JSON_NO_ROLES = 1u, AW_JSON_NO_MESSAGE = 2u };
+ * lines and begin's seed; AW_JSON_NO_MESSAGE drops a call's fault message;
+ * AW_JSON_NO_TIME drops a call's time ("us"). */
+enum { AW_JSON_NO_ROLES = 1u, AW_JSON_NO_MESSAGE = 2u, AW_JSON_NO_TIME = 4u };
 void aw_gamelog_json_begin(const aw_engine *g, int game_no, unsigned flags, aw_buf *out);
 void aw_gamelog_json_version(int game_no, int agent, const char *version, aw_buf *out);
 void aw_gamelog_json_event(int game_no, const aw_event *ev, unsigned flags, aw_buf *out);

@@ -118,9 +118,10 @@ static void on_call(void *ud, int agent, aw_req_kind kind, uint64_t ns, const aw
     aw_buf_clear(&s->pub);
     aw_gamelog_json_call(s->game_no, day, agent, kind, ns, fault, 0, &s->line);
     /* A fault's message is the agent's own (an error it raised, a
-     * traceback naming its files) and may say its role: only its kind
-     * shows while the game runs. */
-    aw_gamelog_json_call(s->game_no, day, agent, kind, ns, fault, AW_JSON_NO_MESSAGE, &s->pub);
+     * traceback naming its files) and may say its role, and how long an
+     * agent thought may too (a werewolf's talk weighing its whispers): only
+     * the call and its fault's kind show while the game runs. */
+    aw_gamelog_json_call(s->game_no, day, agent, kind, ns, fault, AW_JSON_NO_MESSAGE | AW_JSON_NO_TIME, &s->pub);
     route(s, public_request(kind) ? PUBLIC : HOLD);
 }
 

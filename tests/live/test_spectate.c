@@ -120,6 +120,7 @@ static void check_game(const char *preset, int players, uint64_t seed, const cha
         static const char *const never[] = {"\"role\":",
                                             "\"seed\":",
                                             "\"message\":",
+                                            "\"us\":",
                                             "\"event\":\"whisper\"",
                                             "\"event\":\"divine\"",
                                             "\"event\":\"guard\"",

@@ -24,7 +24,7 @@ var AW = (function () {
     return g.days[d];
   }
   function player(g, a) {
-    if (!g.players[a]) { g.players[a] = { agent: a, name: "", role: "", diedDay: null, diedHow: "", revealDay: null, calls: 0, us: 0, faults: 0 }; g.order.push(a); g.order.sort(function (x, y) { return x - y; }); }
+    if (!g.players[a]) { g.players[a] = { agent: a, name: "", role: "", diedDay: null, diedHow: "", revealDay: null, calls: 0, timed: 0, us: 0, faults: 0 }; g.order.push(a); g.order.sort(function (x, y) { return x - y; }); }
     return g.players[a];
   }
   function add(g, e) {
@@ -56,7 +56,8 @@ var AW = (function () {
       break;
     case "result": g.result = e; day(g, d); break;
     case "call":
-      g.hasCalls = true; p = player(g, e.agent); p.calls++; p.us += e.us || 0;
+      g.hasCalls = true; p = player(g, e.agent); p.calls++;
+      if (e.us !== undefined) { p.timed++; p.us += e.us; } // a live stream leaves the time out
       if (e.fault) { p.faults++; day(g, d).faults.push(e); }
       break;
     case "substitute": day(g, d).substitutes.push(e); break;
@@ -89,7 +90,7 @@ var AW = (function () {
       var shown = roleShown(g, p, d, opts.reveal);
       tr.appendChild(el("td", shown ? "role role-" + p.role : "role role-hidden", shown ? p.role : "?"));
       tr.appendChild(el("td", null, p.diedDay !== null && p.diedDay <= d ? p.diedHow + " (day " + p.diedDay + ")" : "alive"));
-      if (g.hasCalls) tr.appendChild(el("td", null, p.calls + " calls, " + (p.calls ? Math.round(p.us / p.calls) : 0) + " µs avg" + (p.faults ? ", " + p.faults + " faults" : "")));
+      if (g.hasCalls) tr.appendChild(el("td", null, p.calls + " calls" + (p.timed ? ", " + Math.round(p.us / p.timed) + " µs avg" : "") + (p.faults ? ", " + p.faults + " faults" : "")));
       tbody.appendChild(tr);
     });
   }
