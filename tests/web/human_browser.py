@@ -11,7 +11,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import live_common as C  # noqa: E402
-from live_cdp import Browser  # noqa: E402
+from webclient import Chromium  # noqa: E402
 
 C.BIN = sys.argv[1]
 shots = sys.argv[2] if len(sys.argv) > 2 else None
@@ -19,10 +19,11 @@ log = os.path.join(os.environ.get("TMPDIR", "/tmp"), f"human_browser_{os.getpid(
 s = C.Server(["play", "--human", "1", "--human-timeout", "30", "--players", "15", "--seed", "12", "--quiet",
               "--deal", "1=SEER", "--log", log, "agents/sample.lua"])
 tok = s.tokens[1]
-b = Browser(1200, 1000)
+b = None
 said, clicks, typed_error = [], 0, False
 shot_talk = shot_vote = False
 try:
+    b = Chromium(1200, 1000)
     b.open(f"http://127.0.0.1:{s.port}/human/1")
     C.check("token" in b.eval("document.body.textContent"), "without the token the page is refused")
     b.open(f"http://127.0.0.1:{s.port}/human/1?token={tok}")
@@ -70,7 +71,8 @@ try:
     if shots:
         b.screenshot(os.path.join(shots, "human-finish.png"))
 finally:
-    b.close()
+    if b:
+        b.close()
     C.check(s.wait_lingering(60), "the game is over")
     C.check(s.stop() == 0, "the server exits 0")
 ok, out = C.aiwolf_check(log)

@@ -17,14 +17,14 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import live_common as C  # noqa: E402
-from live_ws import WS  # noqa: E402
+from webclient import WebSocket  # noqa: E402
 
 C.BIN = sys.argv[1]
 
 
 def refused(port, path):
     try:
-        WS("127.0.0.1", port, path, timeout=5)
+        WebSocket("127.0.0.1", port, path, timeout=5)
         return False
     except (ConnectionError, OSError):
         return True
@@ -35,14 +35,14 @@ def hostile(port, token, stop):
     n = 0
     while not stop.is_set():
         try:
-            w = WS("127.0.0.1", port, f"/ws/human/1?token={token}", timeout=5)
+            w = WebSocket("127.0.0.1", port, f"/ws/human/1?token={token}", timeout=5)
             for m in ["", "answer", "answer x text Over", "answer 999999 text Over", "answer 1 target -5",
                       "answer 18446744073709551615 target 1", "check ", "check \x01\x02", "\xff\xfe garbage",
                       "answer 1 text " + "A" * 3000]:
                 w.send(m)
-            w._frame(2, b"\x00\x01binary")  # a binary message closes this client
+            w.frame(2, b"\x00\x01binary")  # a binary message closes this client
             w.close()
-            w = WS("127.0.0.1", port, f"/ws/human/1?token={token}", timeout=5)
+            w = WebSocket("127.0.0.1", port, f"/ws/human/1?token={token}", timeout=5)
             w.send("x" * 70000)  # larger than a message may be: closed
             w.close()
             # a spectator that never reads
@@ -58,7 +58,7 @@ def hostile(port, token, stop):
 
 
 def person(port, token, stats):
-    w = WS("127.0.0.1", port, f"/ws/human/1?token={token}", timeout=60)
+    w = WebSocket("127.0.0.1", port, f"/ws/human/1?token={token}", timeout=60)
     later = []  # messages that came while waiting for a reply
 
     def reply(types):

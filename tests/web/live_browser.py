@@ -8,7 +8,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import live_common as C  # noqa: E402
-from live_cdp import Browser  # noqa: E402
+from webclient import Chromium  # noqa: E402
 
 C.BIN = sys.argv[1]
 shots = sys.argv[2] if len(sys.argv) > 2 else None
@@ -28,8 +28,9 @@ end
 return S
 """)
 s = C.Server(["play", "--players", "15", "--seed", "5", "--quiet", "--budget", "2000", slow, "agents/sample.lua"])
-b = Browser()
+b = None
 try:
+    b = Chromium()
     b.open(f"http://127.0.0.1:{s.port}/")
     C.check(b.wait("document.querySelector('#games a') !== null", 30), "the list shows the game")
     b.eval("document.querySelector('#games a').click()")
@@ -55,7 +56,8 @@ try:
         b.eval("window.scrollTo(0, 0)")
         b.screenshot(os.path.join(shots, "live-over.png"))
 finally:
-    b.close()
+    if b:
+        b.close()
     C.check(s.stop() == 0, "the server exits 0")
     os.unlink(slow)
 C.done()

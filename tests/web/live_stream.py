@@ -13,7 +13,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import live_common as C  # noqa: E402
-from live_ws import WS  # noqa: E402
+from webclient import WebSocket  # noqa: E402
 
 C.BIN = sys.argv[1]
 SECRET_EVENTS = {"whisper", "divine", "guard", "attackVote"}
@@ -24,7 +24,7 @@ def watch(port, gid, out, results_at_end, timeout=120):
     end = time.time() + timeout
     while time.time() < end:
         try:
-            w = WS("127.0.0.1", port, f"/ws/game/{gid}", timeout=timeout)
+            w = WebSocket("127.0.0.1", port, f"/ws/game/{gid}", timeout=timeout)
             break
         except (ConnectionError, OSError):
             time.sleep(0.05)
