@@ -11,7 +11,12 @@ fails=0
 for f in tests/sandbox/attacks/*.lua; do
   name=$(basename "$f" .lua)
   [ "$name" = lpeg_reopen_depth ] && continue # needs a minute-long budget to build its pattern
-  if ! timeout 60 "$bin" play --seed 1 --log "$tmp/$name.log" --events "$tmp/$name.jsonl" "$f" agents/random.lua \
+  # unpack_c_index spends its whole budget in every call: at the default
+  # budget a game is a minute of CPU under the sanitizers; 100 ms shows the
+  # same (each call stopped at its budget, the game goes on)
+  budget=""
+  [ "$name" = unpack_c_index ] && budget="--budget 100"
+  if ! timeout 60 "$bin" play $budget --seed 1 --log "$tmp/$name.log" --events "$tmp/$name.jsonl" "$f" agents/random.lua \
       > "$tmp/$name.out" 2>&1; then
     echo "FAIL: $name: aiwolf play did not finish cleanly"; tail -3 "$tmp/$name.out"; fails=$((fails + 1)); continue
   fi
