@@ -529,16 +529,17 @@ static int lazy_view(lua_State *L, luaseat *s, int t)
     return kv;
 }
 
-/* The lazy field whose name is the key at index k, or -1. */
-static int lazy_field(lua_State *L, int kv, int k)
+/* The pending lazy field whose name is the key at index k, or -1 (plain C:
+ * every read of a field info lacks, executedAgent at day 0, comes here). */
+static int lazy_field(lua_State *L, const view_mem *v, int k)
 {
-    if (lua_type(L, k) != LUA_TSTRING)
+    if (!v->pending || lua_type(L, k) != LUA_TSTRING)
         return -1;
+    size_t len;
+    const char *key = lua_tolstring(L, k, &len);
     for (int i = 0; i < NLAZY; i++) {
-        lua_rawgeti(L, kv, lazy[i].key);
-        bool same = lua_rawequal(L, -1, k);
-        lua_pop(L, 1);
-        if (same)
+        const char *name = key_names[lazy[i].key];
+        if ((v->pending & 1u << i) && strlen(name) == len && memcmp(name, key, len) == 0)
             return i;
     }
     return -1;
@@ -566,11 +567,9 @@ static void lazy_make(lua_State *L, luaseat *s, int kv, int t, int i)
 static int info_index(lua_State *L)
 {
     luaseat *s = lua_touserdata(L, lua_upvalueindex(1));
-    int kv = lazy_view(L, s, 1);
+    int i = lazy_field(L, &s->view, 2);
+    int kv = i >= 0 ? lazy_view(L, s, 1) : 0;
     if (!kv)
-        return 0;
-    int i = lazy_field(L, kv, 2);
-    if (i < 0 || !(s->view.pending & 1u << i))
         return 0;
     lazy_make(L, s, kv, 1, i);
     return 1;
@@ -580,11 +579,9 @@ static int info_newindex(lua_State *L)
 {
     luaseat *s = lua_touserdata(L, lua_upvalueindex(1));
     lua_settop(L, 3);
-    int kv = lazy_view(L, s, 1);
-    if (kv) {
-        int i = lazy_field(L, kv, 2);
-        if (i >= 0)
-            s->view.pending &= ~(1u << i); /* the agent's value is the field's now */
+    int i = lazy_field(L, &s->view, 2);
+    if (i >= 0 && lazy_view(L, s, 1)) {
+        s->view.pending &= ~(1u << i); /* the agent's value is the field's now */
         lua_settop(L, 3);
     }
     luaL_checktype(L, 1, LUA_TTABLE);
