@@ -136,10 +136,12 @@ static void set_int(lua_State *L, const char *k, lua_Integer v)
  * game changed: map entries that changed are rewritten, new talks and
  * whispers are appended (a new list each day, and a new one when the agent
  * changed the list's length), and a list or result whose content changed is
- * a new table. A talk's `parsed` tree is built when the agent first reads
- * it. What the host made lives in one registry table per sandbox (the view
- * table): dropping it (a new game, a call stopped while info was being
- * updated) makes the next call build everything anew. */
+ * a new table. The talk, whisper and vote lists are made only when the
+ * agent reads them (see "lazy fields" below); a talk's `parsed` tree is
+ * built when the agent first reads it. What the host made lives in one
+ * registry table per sandbox (the view table): dropping it (a new game, a
+ * call stopped while info was being updated) makes the next call build
+ * everything anew. */
 
 /* Slots of the view table: interned strings first (fetched by index rather
  * than hashed from a C string for every field), then the tables handed out. */
