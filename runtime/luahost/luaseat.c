@@ -49,6 +49,7 @@ typedef struct view_mem {
     int nlast_dead;
     aw_judge divine, medium; /* agent -1: none made */
     bool existing;
+    unsigned pending; /* lazy fields (bit i: lazy[i]) left out of info this call, not read yet */
 } view_mem;
 
 typedef struct luaseat {
@@ -135,10 +136,12 @@ static void set_int(lua_State *L, const char *k, lua_Integer v)
  * game changed: map entries that changed are rewritten, new talks and
  * whispers are appended (a new list each day, and a new one when the agent
  * changed the list's length), and a list or result whose content changed is
- * a new table. A talk's `parsed` tree is built when the agent first reads
- * it. What the host made lives in one registry table per sandbox (the view
- * table): dropping it (a new game, a call stopped while info was being
- * updated) makes the next call build everything anew. */
+ * a new table. The talk, whisper and vote lists are made only when the
+ * agent reads them (see "lazy fields" below); a talk's `parsed` tree is
+ * built when the agent first reads it. What the host made lives in one
+ * registry table per sandbox (the view table): dropping it (a new game, a
+ * call stopped while info was being updated) makes the next call build
+ * everything anew. */
 
 /* Slots of the view table: interned strings first (fetched by index rather
  * than hashed from a C string for every field), then the tables handed out. */
@@ -205,6 +208,7 @@ static void set_key_agent(lua_State *L, int t, int kv, int k, int a)
 }
 
 static int talk_index(lua_State *L);
+static void info_meta(lua_State *L, luaseat *s);
 
 /* Pushes the view table, making it (with the interned strings, info and
  * its maps, all empty) if there is none. */
@@ -235,6 +239,8 @@ static void view_open(lua_State *L, luaseat *s, int n)
     lua_pushstring(L, aw_species_name(AW_WOLF));
     lua_rawseti(L, kv, K_SPECIES + AW_WOLF);
     lua_createtable(L, 0, 24);
+    info_meta(L, s);
+    lua_setmetatable(L, -2);
     lua_rawseti(L, kv, V_INFO);
     for (int slot = V_STATUS; slot <= V_RWHISPER; slot++) {
         lua_createtable(L, n, 0);
@@ -268,28 +274,14 @@ static void view_open(lua_State *L, luaseat *s, int n)
     v->nlast_dead = -1;
     v->divine.agent = v->medium.agent = -1;
     v->existing = false;
+    v->pending = 0;
 }
 
-/* Appends the talks (or whispers) not handed out yet to the day's list. A new
- * day, or a list whose length the agent changed, gets a new list. */
-static void update_talks(lua_State *L, luaseat *s, int kv, bool whisper, const aw_talk *t, int n, int day)
+/* Appends talks from..n-1 to the list at index list. */
+static void add_talks(lua_State *L, luaseat *s, int kv, int list, bool whisper, const aw_talk *t, int from, int n)
 {
-    view_mem *v = &s->view;
-    int slot = whisper ? V_WHISPERS : V_TALKS;
-    int *vday = whisper ? &v->whisper_day : &v->talk_day;
-    int *vn = whisper ? &v->nwhispers : &v->ntalks;
-    lua_rawgeti(L, kv, slot);
-    if (*vday != day || !lua_istable(L, -1) || lua_rawlen(L, -1) != (lua_Unsigned)*vn || *vn > n) {
-        lua_pop(L, 1);
-        lua_createtable(L, n > 16 ? n : 16, 0);
-        lua_pushvalue(L, -1);
-        lua_rawseti(L, kv, slot);
-        *vday = day;
-        *vn = 0;
-    }
-    int list = lua_gettop(L);
     bool lazy = s->opts.push_parsed != NULL;
-    for (int i = *vn; i < n; i++) {
+    for (int i = from; i < n; i++) {
         lua_createtable(L, 0, 6); /* with room for `parsed` */
         int e = lua_gettop(L);
         set_key_int(L, e, kv, K_AGENT, t[i].agent);
@@ -305,8 +297,44 @@ static void update_talks(lua_State *L, luaseat *s, int kv, bool whisper, const a
         }
         lua_rawseti(L, list, i + 1);
     }
+}
+
+/* Appends the talks (or whispers) not handed out yet to the day's list, if
+ * the agent read it (it is in the view) and it is still the day's list with
+ * the length the host gave it. Returns false, the list dropped, otherwise:
+ * the list is then made anew when the agent reads it (build_talks). */
+static bool update_talks(lua_State *L, luaseat *s, int kv, bool whisper, const aw_talk *t, int n, int day)
+{
+    view_mem *v = &s->view;
+    int slot = whisper ? V_WHISPERS : V_TALKS;
+    int *vday = whisper ? &v->whisper_day : &v->talk_day;
+    int *vn = whisper ? &v->nwhispers : &v->ntalks;
+    lua_rawgeti(L, kv, slot);
+    if (*vday != day || !lua_istable(L, -1) || lua_rawlen(L, -1) != (lua_Unsigned)*vn || *vn > n) {
+        lua_pop(L, 1);
+        lua_pushnil(L);
+        lua_rawseti(L, kv, slot);
+        *vday = INT_MIN;
+        *vn = 0;
+        return false;
+    }
+    add_talks(L, s, kv, lua_gettop(L), whisper, t, *vn, n);
     *vn = n;
     lua_pop(L, 1);
+    return true;
+}
+
+/* Pushes a new list of the day's talks (or whispers), kept in the view. */
+static void build_talks(lua_State *L, luaseat *s, int kv, bool whisper, const aw_talk *t, int n, int day)
+{
+    view_mem *v = &s->view;
+    lua_createtable(L, n > 16 ? n : 16, 0);
+    int list = lua_gettop(L);
+    add_talks(L, s, kv, list, whisper, t, 0, n);
+    lua_pushvalue(L, list);
+    lua_rawseti(L, kv, whisper ? V_WHISPERS : V_TALKS);
+    *(whisper ? &v->whisper_day : &v->talk_day) = day;
+    *(whisper ? &v->nwhispers : &v->ntalks) = n;
 }
 
 /* A talk entry's `parsed`, made when first read: the host's tree of that
@@ -356,11 +384,9 @@ static bool same_votes(const vote_mem *m, const aw_vote *v, int n)
     return m->n == n && (n == 0 || memcmp(m->v, v, sizeof *v * (size_t)n) == 0);
 }
 
-/* The vote list in view slot slot, as a new table if its content changed. */
-static void update_votes(lua_State *L, int kv, int slot, vote_mem *m, const aw_vote *v, int n)
+/* Pushes a new vote list, kept in view slot slot (and its content in m). */
+static void build_votes(lua_State *L, int kv, int slot, vote_mem *m, const aw_vote *v, int n)
 {
-    if (same_votes(m, v, n))
-        return;
     lua_createtable(L, n, 0);
     int list = lua_gettop(L);
     for (int i = 0; i < n; i++) {
@@ -371,14 +397,29 @@ static void update_votes(lua_State *L, int kv, int slot, vote_mem *m, const aw_v
         set_key_int(L, e, kv, K_TARGET, v[i].target);
         lua_rawseti(L, list, i + 1);
     }
+    lua_pushvalue(L, list);
     lua_rawseti(L, kv, slot);
     if (n <= VOTES_KEPT) {
         if (n)
             memcpy(m->v, v, sizeof *v * (size_t)n);
         m->n = n;
     } else {
-        m->n = -1; /* too long to compare: made again each call */
+        m->n = -1; /* too long to compare: made again each call it is read */
     }
+}
+
+/* Whether the vote list the view holds (if the agent read it) is still the
+ * truth; if not, it is dropped, to be made when the agent reads it. */
+static bool update_votes(lua_State *L, int kv, int slot, vote_mem *m, const aw_vote *v, int n)
+{
+    if (same_votes(m, v, n))
+        return true;
+    if (m->n >= 0) {
+        lua_pushnil(L);
+        lua_rawseti(L, kv, slot);
+        m->n = -1;
+    }
+    return false;
 }
 
 /* info[k] = the judge as a table (a new one when it changed), or nil. */
@@ -427,6 +468,173 @@ static void update_count_map(lua_State *L, int kv, int slot, int *was, const int
     }
     if (t)
         lua_pop(L, 1);
+}
+
+/* ---- lazy fields: made when the agent first reads them --------------------
+ *
+ * The lists below are dear to make and many agents never read some of
+ * them. push_info leaves each one out of info (a raw nil) unless the view
+ * holds it up to date from an earlier read, and marks it pending; info's
+ * metatable then makes it on the first read in the call (__index), from the
+ * aw_info of the call under way, and stores it in info as push_info would
+ * have. Writing a pending field (__newindex) makes the agent's value the
+ * field's, as for any other field; pairs(info) (__pairs) makes every pending
+ * field first. The metatable is protected (__metatable), and its functions
+ * give nothing outside a call of this seat, nor for any table but this
+ * game's info: a read that comes too late finds nil, never another view. */
+enum { L_TALKS, L_WHISPERS, L_VOTES, NLAZY = L_VOTES + NVOTELISTS };
+
+static const struct {
+    int key, slot;
+} lazy[NLAZY] = {
+    {K_TALKLIST, V_TALKS},         {K_WHISPERLIST, V_WHISPERS},        {K_VOTELIST, V_VOTES},
+    {K_LATESTVOTELIST, V_LATESTVOTES}, {K_ATTACKVOTELIST, V_AVOTES}, {K_LATESTATTACKVOTELIST, V_LATESTAVOTES},
+};
+
+/* The i-th vote list of in (voteList, latestVoteList, attackVoteList,
+ * latestAttackVoteList) in *vl; returns its length. */
+static int lazy_votes(const aw_info *in, int i, const aw_vote **vl)
+{
+    switch (i) {
+    case 0:
+        *vl = in->votes;
+        return in->nvotes;
+    case 1:
+        *vl = in->latest_votes;
+        return in->nlatest_votes;
+    case 2:
+        *vl = in->attack_votes;
+        return in->nattack_votes;
+    default:
+        *vl = in->latest_attack_votes;
+        return in->nlatest_attack_votes;
+    }
+}
+
+/* Pushes the view table if the table at index t is this game's info during
+ * a call of this seat (push_info done) and some field is pending; else
+ * pushes nothing and returns 0. */
+static int lazy_view(lua_State *L, luaseat *s, int t)
+{
+    view_mem *v = &s->view;
+    if (!s->cur_info || v->building || v->ref == LUA_NOREF || !v->pending || !lua_istable(L, t))
+        return 0;
+    lua_rawgeti(L, LUA_REGISTRYINDEX, v->ref);
+    int kv = lua_gettop(L);
+    lua_rawgeti(L, kv, V_INFO);
+    bool same = lua_rawequal(L, -1, t);
+    lua_pop(L, 1);
+    if (!same) {
+        lua_pop(L, 1);
+        return 0;
+    }
+    return kv;
+}
+
+/* The pending lazy field whose name is the key at index k, or -1 (plain C:
+ * every read of a field info lacks, executedAgent at day 0, comes here). */
+static int lazy_field(lua_State *L, const view_mem *v, int k)
+{
+    if (!v->pending || lua_type(L, k) != LUA_TSTRING)
+        return -1;
+    size_t len;
+    const char *key = lua_tolstring(L, k, &len);
+    for (int i = 0; i < NLAZY; i++) {
+        const char *name = key_names[lazy[i].key];
+        if ((v->pending & 1u << i) && strlen(name) == len && memcmp(name, key, len) == 0)
+            return i;
+    }
+    return -1;
+}
+
+/* Makes pending field i of info (index t) and pushes it. */
+static void lazy_make(lua_State *L, luaseat *s, int kv, int t, int i)
+{
+    const aw_info *in = s->cur_info;
+    if (i == L_TALKS) {
+        build_talks(L, s, kv, false, in->talks, in->ntalks, in->day);
+    } else if (i == L_WHISPERS) {
+        build_talks(L, s, kv, true, in->whispers, in->whispers ? in->nwhispers : 0, in->day);
+    } else {
+        const aw_vote *vl;
+        int n = lazy_votes(in, i - L_VOTES, &vl);
+        build_votes(L, kv, lazy[i].slot, &s->view.votes[i - L_VOTES], vl, n);
+    }
+    KEY(lazy[i].key);
+    lua_pushvalue(L, -2);
+    lua_rawset(L, t);
+    s->view.pending &= ~(1u << i);
+}
+
+static int info_index(lua_State *L)
+{
+    luaseat *s = lua_touserdata(L, lua_upvalueindex(1));
+    int i = lazy_field(L, &s->view, 2);
+    int kv = i >= 0 ? lazy_view(L, s, 1) : 0;
+    if (!kv)
+        return 0;
+    lazy_make(L, s, kv, 1, i);
+    return 1;
+}
+
+static int info_newindex(lua_State *L)
+{
+    luaseat *s = lua_touserdata(L, lua_upvalueindex(1));
+    lua_settop(L, 3);
+    int i = lazy_field(L, &s->view, 2);
+    if (i >= 0 && lazy_view(L, s, 1)) {
+        s->view.pending &= ~(1u << i); /* the agent's value is the field's now */
+        lua_settop(L, 3);
+    }
+    luaL_checktype(L, 1, LUA_TTABLE);
+    lua_rawset(L, 1);
+    return 0;
+}
+
+static int info_next(lua_State *L)
+{
+    luaL_checktype(L, 1, LUA_TTABLE);
+    lua_settop(L, 2);
+    if (lua_next(L, 1))
+        return 2;
+    lua_pushnil(L);
+    return 1;
+}
+
+/* pairs(info): every pending field made, then the plain traversal. */
+static int info_pairs(lua_State *L)
+{
+    luaseat *s = lua_touserdata(L, lua_upvalueindex(1));
+    int kv = lazy_view(L, s, 1);
+    if (kv) {
+        for (int i = 0; i < NLAZY; i++)
+            if (s->view.pending & 1u << i) {
+                lazy_make(L, s, kv, 1, i);
+                lua_pop(L, 1);
+            }
+    }
+    lua_pushcfunction(L, info_next);
+    lua_pushvalue(L, 1);
+    lua_pushnil(L);
+    return 3;
+}
+
+/* Pushes info's metatable. */
+static void info_meta(lua_State *L, luaseat *s)
+{
+    static const struct {
+        const char *name;
+        lua_CFunction f;
+    } mm[] = {{"__index", info_index}, {"__newindex", info_newindex}, {"__pairs", info_pairs}};
+    lua_createtable(L, 0, 4);
+    for (size_t i = 0; i < sizeof mm / sizeof mm[0]; i++) {
+        lua_pushlightuserdata(L, s);
+        lua_pushcclosure(L, mm[i].f, 1);
+        lua_setfield(L, -2, mm[i].name);
+    }
+    /* Protected: getmetatable gives this string, setmetatable refuses. */
+    lua_pushliteral(L, "info");
+    lua_setfield(L, -2, "__metatable");
 }
 
 /* Pushes the agent's info, updated to in. */
@@ -489,12 +697,18 @@ static void push_info(lua_State *L, luaseat *s, const aw_info *in)
         lua_rawseti(L, kv, V_EXISTING);
         v->existing = true;
     }
-    update_talks(L, s, kv, false, in->talks, in->ntalks, in->day);
-    update_talks(L, s, kv, true, in->whispers, in->whispers ? in->nwhispers : 0, in->day);
-    update_votes(L, kv, V_VOTES, &v->votes[0], in->votes, in->nvotes);
-    update_votes(L, kv, V_LATESTVOTES, &v->votes[1], in->latest_votes, in->nlatest_votes);
-    update_votes(L, kv, V_AVOTES, &v->votes[2], in->attack_votes, in->nattack_votes);
-    update_votes(L, kv, V_LATESTAVOTES, &v->votes[3], in->latest_attack_votes, in->nlatest_attack_votes);
+    /* The lazy fields the agent read before and that are still up to date
+     * stay (talks appended); the others are left out of info (below), to be
+     * made when the agent reads them. */
+    unsigned fresh = 0;
+    fresh |= (unsigned)update_talks(L, s, kv, false, in->talks, in->ntalks, in->day) << L_TALKS;
+    fresh |= (unsigned)update_talks(L, s, kv, true, in->whispers, in->whispers ? in->nwhispers : 0, in->day)
+             << L_WHISPERS;
+    for (int i = 0; i < NVOTELISTS; i++) {
+        const aw_vote *vl;
+        int nv = lazy_votes(in, i, &vl);
+        fresh |= (unsigned)update_votes(L, kv, lazy[L_VOTES + i].slot, &v->votes[i], vl, nv) << (L_VOTES + i);
+    }
     int nd = in->nlast_dead < AW_MAX_PLAYERS ? in->nlast_dead : AW_MAX_PLAYERS;
     if (v->nlast_dead != nd || (nd && memcmp(v->last_dead, in->last_dead, sizeof *in->last_dead * (size_t)nd))) {
         lua_createtable(L, nd, 0);
@@ -524,10 +738,6 @@ static void push_info(lua_State *L, luaseat *s, const aw_info *in)
     set_key_slot(L, info, kv, K_REMAINTALKMAP, V_RTALK);
     set_key_slot(L, info, kv, K_REMAINWHISPERMAP, V_RWHISPER);
     set_key_slot(L, info, kv, K_EXISTINGROLELIST, V_EXISTING);
-    set_key_slot(L, info, kv, K_TALKLIST, V_TALKS);
-    set_key_slot(L, info, kv, K_WHISPERLIST, V_WHISPERS);
-    set_key_slot(L, info, kv, K_VOTELIST, V_VOTES);
-    set_key_slot(L, info, kv, K_LATESTVOTELIST, V_LATESTVOTES);
     set_key_agent(L, info, kv, K_EXECUTEDAGENT, in->executed);
     set_key_agent(L, info, kv, K_LATESTEXECUTEDAGENT, in->latest_executed);
     set_key_slot(L, info, kv, K_LASTDEADAGENTLIST, V_LASTDEAD);
@@ -535,8 +745,17 @@ static void push_info(lua_State *L, luaseat *s, const aw_info *in)
     update_judge(L, info, kv, K_MEDIUMRESULT, V_MEDIUM, &v->medium, &in->medium_result);
     set_key_agent(L, info, kv, K_ATTACKEDAGENT, in->attacked);
     set_key_agent(L, info, kv, K_GUARDEDAGENT, in->guarded);
-    set_key_slot(L, info, kv, K_ATTACKVOTELIST, V_AVOTES);
-    set_key_slot(L, info, kv, K_LATESTATTACKVOTELIST, V_LATESTAVOTES);
+    v->pending = 0;
+    for (int i = 0; i < NLAZY; i++) {
+        if (fresh & 1u << i) {
+            set_key_slot(L, info, kv, lazy[i].key, lazy[i].slot);
+        } else {
+            KEY(lazy[i].key);
+            lua_pushnil(L);
+            lua_rawset(L, info);
+            v->pending |= 1u << i;
+        }
+    }
     lua_remove(L, kv); /* info stays on top */
     v->building = false;
 }

@@ -6,7 +6,10 @@
  * read (the host's tree during its day; the text parsed again later), the
  * same table all game, and agents that vandalize their info after every
  * call (odd agents: fields replaced, lists' lengths changed) and still get
- * the truth. Every seat is a Lua agent, so every role's view is seen. */
+ * the truth. Every seat is a Lua agent, so every role's view is seen.
+ * Then agents that read a random part of their info at random calls
+ * (tests/luaseat/info_sparse.lua) must read the view too: the lists the host
+ * makes only when read (luaseat.c, lazy fields) are never stale nor missing. */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +34,9 @@ typedef struct checker {
     int saved_day;
     aw_buf old;  /* odd entries of the lists of the last call, "\nidx=tree..." */
     long calls, bad;
+    const char *name;  /* the agent's name, in its printed lines */
+    bool sparse;       /* info_sparse.lua: "@i" records of the fields it read */
+    long records;      /* of them, checked */
 } checker;
 
 static const char *parsed_str(const aw_talk *t, char **tmp)
@@ -169,13 +175,73 @@ static void printed(checker *c, aw_buf *b)
     while (p < end) {
         const char *nl = memchr(p, '\n', (size_t)(end - p));
         char prefix[64];
-        int k = snprintf(prefix, sizeof prefix, "[Agent[%02d] info_dump] ", c->agent);
+        int k = snprintf(prefix, sizeof prefix, "[Agent[%02d] %s] ", c->agent, c->name);
         const char *start = strncmp(p, prefix, (size_t)k) == 0 ? p + k : p;
         size_t n = (size_t)((nl ? nl + 1 : end) - start);
         aw_buf_add(b, start, n);
         p = nl ? nl + 1 : end;
     }
     c->seen = c->len;
+}
+
+/* Field i of the line expect() made (0 the "D", 22 the count of pairs): one
+ * line each, but the talk and whisper lists one line a talk. */
+static bool field_of(const aw_buf *e, const aw_info *in, int want, const char **p, size_t *len)
+{
+    const char *q = e->data, *end = e->data + e->len;
+    for (int f = 0; f <= want; f++) {
+        int lines = f == 9 ? in->ntalks : f == 10 ? (in->whispers ? in->nwhispers : 0) : 1;
+        const char *start = q;
+        for (int l = 0; l < (lines > 1 ? lines : 1); l++) {
+            const char *nl = memchr(q, '\n', (size_t)(end - q));
+            if (!nl)
+                return false;
+            q = nl + 1;
+        }
+        if (f == want) {
+            *p = start;
+            *len = (size_t)(q - 1 - start);
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Compares each "@i\nvalue" record the sparse agent printed with field i of
+ * the view; returns the number of records that differ (or do not parse). */
+static long check_sparse(checker *c, const aw_info *in, const aw_buf *want, const aw_buf *got)
+{
+    long bad = 0;
+    const char *q = got->data, *end = got->data + got->len;
+    while (q && q < end) {
+        char *after;
+        long i = *q == '@' ? strtol(q + 1, &after, 10) : 0;
+        if (i < 1 || i > 22 || after >= end || *after != '\n')
+            return bad + 1;
+        const char *v = after + 1, *next = v;
+        /* the value runs to the next line that starts with '@' */
+        for (;;) {
+            const char *nl = memchr(next, '\n', (size_t)(end - next));
+            if (!nl) {
+                next = end;
+                break;
+            }
+            next = nl + 1;
+            if (next >= end || *next == '@')
+                break;
+        }
+        size_t vlen = (size_t)(next - v) - (next > v && next[-1] == '\n');
+        const char *e;
+        size_t elen;
+        c->records++;
+        if (!field_of(want, in, i, &e, &elen) || elen != vlen || memcmp(e, v, vlen) != 0) {
+            if (bad++ == 0 && c->bad == 0)
+                fprintf(stderr, "Agent[%02d] (sparse) read field %ld as\n%.*s\nbut the view has\n%.*s\n", c->agent, i,
+                        (int)vlen, v, field_of(want, in, i, &e, &elen) ? (int)elen : 0, e);
+        }
+        q = next;
+    }
+    return bad;
 }
 
 static const char *ck_begin(aw_seat *s, int agent, uint64_t seed, aw_seat_fault *f)
@@ -197,7 +263,9 @@ static int ck_request(aw_seat *s, aw_req_kind kind, const aw_info *info, const a
     int rc = c->inner->ops->request(c->inner, kind, info, set, reply, f);
     printed(c, &got);
     c->calls++;
-    if (got.len != want.len || memcmp(got.data, want.data, want.len) != 0) {
+    if (c->sparse) {
+        c->bad += check_sparse(c, info, &want, &got);
+    } else if (got.len != want.len || memcmp(got.data, want.data, want.len) != 0) {
         if (c->bad++ == 0)
             fprintf(stderr, "Agent[%02d], request %d: the agent saw\n%.*s\nbut the view was\n%.*s\n", c->agent,
                     (int)kind, (int)got.len, got.data ? got.data : "", (int)want.len, want.data);
@@ -209,7 +277,9 @@ static int ck_request(aw_seat *s, aw_req_kind kind, const aw_info *info, const a
 
 static const aw_seat_ops ck_ops = {.begin = ck_begin, .request = ck_request};
 
-static void play(const char *preset, int players, uint64_t seed)
+static long sparse_records;
+
+static void play(const char *preset, int players, uint64_t seed, bool sparse)
 {
     aw_settings set;
     aw_error err;
@@ -221,11 +291,13 @@ static void play(const char *preset, int players, uint64_t seed)
         memset(c, 0, sizeof *c);
         c->base.ops = &ck_ops;
         c->out = open_memstream(&c->buf, &c->len);
+        c->sparse = sparse;
+        c->name = sparse ? "info_sparse" : "info_dump";
         aw_luaseat_opts lo;
         memset(&lo, 0, sizeof lo);
         lo.output = c->out;
         aw_luaseat_talks(&lo);
-        c->inner = aw_luaseat_new("tests/luaseat/info_dump.lua", &lo, &err);
+        c->inner = aw_luaseat_new(sparse ? "tests/luaseat/info_sparse.lua" : "tests/luaseat/info_dump.lua", &lo, &err);
         CHECK_MSG(c->inner != NULL, "%s", err.msg);
         if (!c->inner)
             return;
@@ -242,6 +314,7 @@ static void play(const char *preset, int players, uint64_t seed)
     for (int a = 1; a <= players; a++) {
         checker *c = &ck[a];
         CHECK(c->calls > 5);
+        sparse_records += c->records;
         CHECK_MSG(c->bad == 0, "%s, %d players, seed %llu: Agent[%02d]'s info differed from its view at %ld of %ld calls",
                   preset, players, (unsigned long long)seed, a, c->bad, c->calls);
         c->inner->ops->free(c->inner);
@@ -298,9 +371,16 @@ int main(void)
     CHECK(mutate_marked >= 5);
     CHECK(mutate_talked >= 3);
     for (uint64_t seed = 1; seed <= 3; seed++) {
-        play("aiwolf", 15, seed);
-        play("aiwolf", 5, seed);
-        play("seed2015", 15, seed);
+        play("aiwolf", 15, seed, false);
+        play("aiwolf", 5, seed, false);
+        play("seed2015", 15, seed, false);
     }
+    /* Agents that read a random part of their info at random calls. */
+    for (uint64_t seed = 1; seed <= 12; seed++) {
+        play("aiwolf", 15, seed, true);
+        play("aiwolf", 5, seed, true);
+        play("seed2015", 15, seed, true);
+    }
+    CHECK(sparse_records > 1000);
     return test_done();
 }
