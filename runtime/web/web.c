@@ -825,11 +825,15 @@ static int web_listen(aw_web *w, const aw_web_opts *o, aw_error *err)
     info.pcontext = &w->ctx;
     info.max_http_header_data = (unsigned short)(o->max_header ? (o->max_header > 65535 ? 65535 : o->max_header)
                                                                : DEF_HEADER);
-    info.max_http_header_pool = 32;
+    unsigned max_clients = o->max_clients ? (o->max_clients > 60000 ? 60000 : o->max_clients) : DEF_CLIENTS;
+    /* A header buffer for every connection we take: with fewer, clients
+     * that never finish their request hold them all and every other
+     * connection waits for them to time out (lws makes them as needed). */
+    info.max_http_header_pool = (unsigned short)max_clients;
     info.timeout_secs = o->timeout_s ? o->timeout_s : DEF_TIMEOUT;
     info.timeout_secs_ah_idle = info.timeout_secs;
     info.keepalive_timeout = 5;
-    info.fd_limit_per_thread = (o->max_clients ? o->max_clients : DEF_CLIENTS) + 16;
+    info.fd_limit_per_thread = max_clients + 16;
     info.count_threads = 1;
     info.retry_and_idle_policy = &retry;
     info.vhost_name = "default";
