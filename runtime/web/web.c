@@ -80,6 +80,7 @@ struct aw_web {
     struct lws_context *ctx;
     struct lws_vhost *vh;
     int listen_fd;      /* ours: lws adopts what it accepts */
+    int spare_fd;       /* /dev/null, given up to refuse a connection when out of descriptors */
     uv_poll_t listen_poll;
     int open_handles;   /* of wake and listen_poll, not yet closed */
     uv_async_t wake;
@@ -721,6 +722,9 @@ static void do_stop(aw_web *w)
     uv_close((uv_handle_t *)&w->listen_poll, on_handle_closed);
     close(w->listen_fd);
     w->listen_fd = -1;
+    if (w->spare_fd >= 0)
+        close(w->spare_fd);
+    w->spare_fd = -1;
     if (w->ctx)
         lws_context_destroy(w->ctx);
     uv_close((uv_handle_t *)&w->wake, on_handle_closed);
@@ -733,10 +737,24 @@ static void on_listen(uv_poll_t *h, int status, int events)
     (void)events;
     if (status < 0 || w->stopped)
         return;
+    if (w->spare_fd < 0) /* given up and not had back: again */
+        w->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
     for (int i = 0; i < 64; i++) {
         int fd = accept(w->listen_fd, NULL, NULL);
+        if (fd < 0 && (errno == EMFILE || errno == ENFILE) && w->spare_fd >= 0) {
+            /* Out of descriptors: the connection would stay in the queue
+             * and the socket readable, and the loop would spin on it. The
+             * spare makes room to take it and close it at once. */
+            close(w->spare_fd);
+            fd = accept(w->listen_fd, NULL, NULL);
+            if (fd >= 0)
+                close(fd);
+            w->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+            if (fd >= 0)
+                continue;
+        }
         if (fd < 0)
-            return; /* EAGAIN, or out of descriptors: the next turn tries again */
+            return; /* EAGAIN, or out of descriptors without a spare: the next turn tries again */
         fcntl(fd, F_SETFD, FD_CLOEXEC);
         fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
         lws_adopt_socket_vhost(w->vh, fd); /* on failure lws closes fd */
@@ -791,6 +809,7 @@ static aw_web *web_new(const aw_web_opts *o, uv_loop_t *loop, aw_error *err)
     }
     aw_web *w = aw_xcalloc(1, sizeof *w);
     w->loop = loop;
+    w->listen_fd = w->spare_fd = -1;
     snprintf(w->host, sizeof w->host, "%s", host);
     w->max_message = o->max_message ? o->max_message : DEF_MESSAGE;
     w->max_queue = o->max_queue ? o->max_queue : DEF_QUEUE;
@@ -862,6 +881,7 @@ static int web_listen(aw_web *w, const aw_web_opts *o, aw_error *err)
     w->listen_poll.data = w;
     uv_poll_start(&w->listen_poll, UV_READABLE, on_listen);
     w->open_handles = 2;
+    w->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
     return 0;
 }
 
