@@ -280,8 +280,15 @@ static int http_request(aw_web *w, struct lws *wsi, session *s, const char *path
         aw_web_get_fn fn = r ? r->fn : NULL;
         void *ud = r ? r->ud : NULL;
         size_t plen = r ? strlen(r->prefix) : 0;
+        bool stopping = w->stop_req;
         uv_mutex_unlock(&w->mu);
-        if (!fn) {
+        if (stopping) {
+            /* A route may take a while (a large game converted on this
+             * loop): once a stop is asked, requests still queued on other
+             * connections would each hold it up. */
+            aw_buf_adds(&res.body, "stopping\n");
+            res.status = 503;
+        } else if (!fn) {
             aw_buf_adds(&res.body, "not found\n");
             res.status = 404;
         } else {
