@@ -80,6 +80,7 @@ struct aw_web {
     struct lws_context *ctx;
     struct lws_vhost *vh;
     int listen_fd;      /* ours: lws adopts what it accepts */
+    int spare_fd;       /* /dev/null, given up to refuse a connection when out of descriptors */
     uv_poll_t listen_poll;
     int open_handles;   /* of wake and listen_poll, not yet closed */
     uv_async_t wake;
@@ -279,8 +280,15 @@ static int http_request(aw_web *w, struct lws *wsi, session *s, const char *path
         aw_web_get_fn fn = r ? r->fn : NULL;
         void *ud = r ? r->ud : NULL;
         size_t plen = r ? strlen(r->prefix) : 0;
+        bool stopping = w->stop_req;
         uv_mutex_unlock(&w->mu);
-        if (!fn) {
+        if (stopping) {
+            /* A route may take a while (a large game converted on this
+             * loop): once a stop is asked, requests still queued on other
+             * connections would each hold it up. */
+            aw_buf_adds(&res.body, "stopping\n");
+            res.status = 503;
+        } else if (!fn) {
             aw_buf_adds(&res.body, "not found\n");
             res.status = 404;
         } else {
@@ -721,6 +729,9 @@ static void do_stop(aw_web *w)
     uv_close((uv_handle_t *)&w->listen_poll, on_handle_closed);
     close(w->listen_fd);
     w->listen_fd = -1;
+    if (w->spare_fd >= 0)
+        close(w->spare_fd);
+    w->spare_fd = -1;
     if (w->ctx)
         lws_context_destroy(w->ctx);
     uv_close((uv_handle_t *)&w->wake, on_handle_closed);
@@ -733,10 +744,24 @@ static void on_listen(uv_poll_t *h, int status, int events)
     (void)events;
     if (status < 0 || w->stopped)
         return;
+    if (w->spare_fd < 0) /* given up and not had back: again */
+        w->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
     for (int i = 0; i < 64; i++) {
         int fd = accept(w->listen_fd, NULL, NULL);
+        if (fd < 0 && (errno == EMFILE || errno == ENFILE) && w->spare_fd >= 0) {
+            /* Out of descriptors: the connection would stay in the queue
+             * and the socket readable, and the loop would spin on it. The
+             * spare makes room to take it and close it at once. */
+            close(w->spare_fd);
+            fd = accept(w->listen_fd, NULL, NULL);
+            if (fd >= 0)
+                close(fd);
+            w->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+            if (fd >= 0)
+                continue;
+        }
         if (fd < 0)
-            return; /* EAGAIN, or out of descriptors: the next turn tries again */
+            return; /* EAGAIN, or out of descriptors without a spare: the next turn tries again */
         fcntl(fd, F_SETFD, FD_CLOEXEC);
         fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
         lws_adopt_socket_vhost(w->vh, fd); /* on failure lws closes fd */
@@ -791,6 +816,7 @@ static aw_web *web_new(const aw_web_opts *o, uv_loop_t *loop, aw_error *err)
     }
     aw_web *w = aw_xcalloc(1, sizeof *w);
     w->loop = loop;
+    w->listen_fd = w->spare_fd = -1;
     snprintf(w->host, sizeof w->host, "%s", host);
     w->max_message = o->max_message ? o->max_message : DEF_MESSAGE;
     w->max_queue = o->max_queue ? o->max_queue : DEF_QUEUE;
@@ -825,11 +851,15 @@ static int web_listen(aw_web *w, const aw_web_opts *o, aw_error *err)
     info.pcontext = &w->ctx;
     info.max_http_header_data = (unsigned short)(o->max_header ? (o->max_header > 65535 ? 65535 : o->max_header)
                                                                : DEF_HEADER);
-    info.max_http_header_pool = 32;
+    unsigned max_clients = o->max_clients ? (o->max_clients > 60000 ? 60000 : o->max_clients) : DEF_CLIENTS;
+    /* A header buffer for every connection we take: with fewer, clients
+     * that never finish their request hold them all and every other
+     * connection waits for them to time out (lws makes them as needed). */
+    info.max_http_header_pool = (unsigned short)max_clients;
     info.timeout_secs = o->timeout_s ? o->timeout_s : DEF_TIMEOUT;
     info.timeout_secs_ah_idle = info.timeout_secs;
     info.keepalive_timeout = 5;
-    info.fd_limit_per_thread = (o->max_clients ? o->max_clients : DEF_CLIENTS) + 16;
+    info.fd_limit_per_thread = max_clients + 16;
     info.count_threads = 1;
     info.retry_and_idle_policy = &retry;
     info.vhost_name = "default";
@@ -858,6 +888,7 @@ static int web_listen(aw_web *w, const aw_web_opts *o, aw_error *err)
     w->listen_poll.data = w;
     uv_poll_start(&w->listen_poll, UV_READABLE, on_listen);
     w->open_handles = 2;
+    w->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
     return 0;
 }
 

@@ -169,6 +169,12 @@ int main(void)
     j = game_json(p);
     CHECK_INT(json_array_size(json_object_get(j, "events")), 4);
     json_decref(j);
+    /* a gzip bomb: a small file that inflates past the limit is an error */
+    snprintf(p, sizeof p, "%s/bomb.log.gz", dir);
+    char bomb[700];
+    snprintf(bomb, sizeof bomb, "head -c %u /dev/zero | gzip -1 > %s", AW_VIEW_MAX_FILE + 1u, p);
+    CHECK(system(bomb) == 0);
+    check_error(p, "inflates to more than");
     char cmd[600];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     CHECK(system(cmd) == 0);

@@ -127,6 +127,21 @@ still_ok("a request never finished")
 if time.time() - t0 > 3:
     fail("a slow client delayed another by %.1f s" % (time.time() - t0))
 
+# 4b. many clients that never finish their request (more than lws's pool of
+# header buffers was once: 32 such clients made every other wait for the
+# 10 s timeout); a normal request still goes through at once
+slows = []
+for _ in range(64):
+    s = conn()
+    s.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n")
+    slows.append(s)
+t0 = time.time()
+still_ok("64 requests never finished")
+if time.time() - t0 > 3:
+    fail("64 slow clients delayed another by %.1f s" % (time.time() - t0))
+for s in slows:
+    s.close()
+
 # 5. clients that ask for a large answer and never read it
 hogs = []
 for _ in range(20):

@@ -11,9 +11,14 @@ var AW = (function () {
   }
   function agentName(a) { return "Agent[" + (a < 10 ? "0" : "") + a + "]"; }
 
+  // Maps keyed by what a file says: no prototype, so that "__proto__" or
+  // "constructor" in an untrusted file is a key like any other.
+  function dict() { return Object.create(null); }
+  function isAgent(a) { return typeof a === "number" && a % 1 === 0 && a >= 0 && a < 1000; }
+
   // A model: players by number, days by number, the result.
   function newGame() {
-    return { players: {}, order: [], days: {}, lastDay: 0, result: null, hasCalls: false };
+    return { players: dict(), order: [], days: dict(), lastDay: 0, result: null, hasCalls: false };
   }
   function day(g, d) {
     if (!g.days[d]) {
@@ -24,6 +29,7 @@ var AW = (function () {
     return g.days[d];
   }
   function player(g, a) {
+    if (!isAgent(a)) return { agent: a, name: "", role: "", diedDay: null, diedHow: "", revealDay: null, calls: 0, timed: 0, us: 0, faults: 0 }; // not kept
     if (!g.players[a]) { g.players[a] = { agent: a, name: "", role: "", diedDay: null, diedHow: "", revealDay: null, calls: 0, timed: 0, us: 0, faults: 0 }; g.order.push(a); g.order.sort(function (x, y) { return x - y; }); }
     return g.players[a];
   }
@@ -32,7 +38,8 @@ var AW = (function () {
     var d = typeof e.day === "number" ? e.day : 0, p;
     switch (e.event) {
     case "begin":
-      (e.agents || []).forEach(function (x) { p = player(g, x.agent); p.name = x.name; p.role = x.role; });
+      if (Array.isArray(e.agents))
+        e.agents.forEach(function (x) { if (x && typeof x === "object") { p = player(g, x.agent); p.name = x.name; p.role = x.role; } });
       break;
     case "status":
       p = player(g, e.agent);
@@ -108,14 +115,14 @@ var AW = (function () {
 
   function voteTable(g, votes, title, cls) {
     var box = el("div", "votes " + cls);
-    var rounds = {};
+    var rounds = dict();
     votes.forEach(function (v) { (rounds[v.round || 0] = rounds[v.round || 0] || []).push(v); });
     Object.keys(rounds).sort(function (x, y) { return x - y; }).forEach(function (r) {
       box.appendChild(el("h3", null, title + (Object.keys(rounds).length > 1 ? " (round " + (+r + 1) + ")" : "")));
       var t = el("table", "vote-table"), head = el("tr");
       head.appendChild(el("th", null, "voter")); head.appendChild(el("th", null, "votes for"));
       t.appendChild(head);
-      var count = {};
+      var count = dict();
       rounds[r].forEach(function (v) {
         var tr = el("tr"); tr.dataset.agent = v.agent;
         tr.appendChild(el("td", null, who(g, v.agent)));
