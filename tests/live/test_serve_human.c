@@ -1,7 +1,7 @@
 /* The TCP server's loop with a seat that answers later (netserver.h's
  * local_take): a human seat (humanseat.h) in a game of local seats, its
  * person a thread that answers some requests after a while and lets others
- * run out — the server polls it, the other seats play on, and each game
+ * run out — the seat wakes the server, the other seats play on, and each game
  * ends with a legal log in which the person's answers and time-outs stand. */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -76,11 +76,18 @@ static aw_seat *make_local(void *ud, int agent, aw_error *err)
     return aw_cseat_random(1000 + (uint64_t)agent);
 }
 
-static int take(void *ud, aw_seat *seat, aw_seat_reply *reply, aw_seat_fault *f)
+static int take(void *ud, aw_seat *seat, aw_seat_reply *reply, aw_seat_fault *f, uint64_t *deadline)
 {
     ctx *c = ud;
     CHECK(((borrowed *)seat)->inner == c->human);
-    return aw_human_take(c->human, reply, f);
+    return aw_human_take(c->human, reply, f, deadline);
+}
+
+static void watch(void *ud, aw_seat *seat, void (*ready)(void *), void *ready_ud)
+{
+    ctx *c = ud;
+    CHECK(((borrowed *)seat)->inner == c->human);
+    aw_human_on_ready(c->human, ready, ready_ud);
 }
 
 static int before(void *ud, long gno, uint64_t seed, aw_gamelog **log)
@@ -172,7 +179,7 @@ int main(void)
     pthread_mutex_init(&c.mu, NULL);
     aw_buf_init(&c.view);
     aw_error err;
-    aw_human_opts ho = {"Person", 150, publish, NULL, &c};
+    aw_human_opts ho = {"Person", 150, publish, &c};
     c.human = aw_human_new(&ho, &err);
     aw_settings set;
     CHECK(aw_settings_preset(&set, "aiwolf", 5, NULL) == 0);
@@ -189,6 +196,7 @@ int main(void)
         no.local[a] = true;
     no.make_local = make_local;
     no.local_take = take;
+    no.local_watch = watch;
     no.before = before;
     no.after = after;
     no.ud = &c;
