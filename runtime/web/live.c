@@ -385,8 +385,9 @@ aw_seat *aw_live_human(aw_live *l, int seat, const char *name, uint64_t timeout_
     }
     char path[64];
     snprintf(path, sizeof path, "/ws/human/%d", seat);
-    lh->chan = aw_web_channel(l->w, path);
-    aw_web_chan_access(lh->chan, human_access, lh);
+    /* guarded from the start: the web already serves, and a client that
+     * joined before the check was set would read and answer for the seat */
+    lh->chan = aw_web_channel_guarded(l->w, path, human_access, lh);
     aw_web_on_join(lh->chan, human_join, lh);
     aw_web_on_message(lh->chan, human_message, lh);
     pthread_mutex_lock(&l->mu);
