@@ -104,10 +104,17 @@ static aw_seat *make_local(void *ud, int agent, aw_error *err)
     return aw_luaseat_new(c->agent_path[agent], &c->lo, err);
 }
 
-static int local_take(void *ud, aw_seat *seat, aw_seat_reply *reply, aw_seat_fault *fault)
+/* Only human seats answer later (make_local). */
+static int local_take(void *ud, aw_seat *seat, aw_seat_reply *reply, aw_seat_fault *fault, uint64_t *deadline)
 {
     (void)ud;
-    return aw_live_human_take(seat, reply, fault);
+    return aw_live_human_take(seat, reply, fault, deadline);
+}
+
+static void local_watch(void *ud, aw_seat *seat, void (*ready)(void *ready_ud), void *ready_ud)
+{
+    (void)ud;
+    aw_live_human_on_ready(seat, ready, ready_ud);
 }
 
 /* --http: "[HOST:]PORT" into host and port. */
@@ -387,6 +394,7 @@ int cmd_serve(int argc, char **argv)
         aw_live_print_urls(ctx.live, stderr, http_host, aw_web_port(web));
     }
     no.local_take = local_take;
+    no.local_watch = local_watch;
     no.bind = bind;
     no.port = (int)port;
     no.game.settings = &set;

@@ -20,10 +20,11 @@ typedef struct human {
     char token[AW_HUMAN_TOKEN_LEN + 1];
     uint64_t timeout_ns;
     aw_human_publish_fn *publish;
-    aw_human_notify_fn *notify;
     void *ud;
 
-    pthread_mutex_t mu;
+    pthread_mutex_t mu;  /* everything below; publish and ready run under it */
+    aw_human_ready_fn *ready;
+    void *ready_ud;
     pthread_cond_t cv;   /* an answer came (on the monotonic clock) */
     int agent;
     uint64_t seq;        /* the latest request's number */
@@ -165,8 +166,6 @@ static int human_request(aw_seat *s, aw_req_kind kind, const aw_info *info, cons
     (void)f;
     human *h = (human *)s;
     bool ask = aw_req_needs_reply(kind);
-    aw_buf out;
-    aw_buf_init(&out);
     pthread_mutex_lock(&h->mu);
     h->seq++;
     h->kind = ask ? kind : AW_REQ_NONE;
@@ -177,16 +176,25 @@ static int human_request(aw_seat *s, aw_req_kind kind, const aw_info *info, cons
     aw_buf_clear(&h->view);
     aw_human_view_json(info, kind, set, h->seq, ask ? h->timeout_ns / 1000000 : 0, &h->view);
     h->view_deadline = h->deadline;
-    aw_buf_add(&out, h->view.data, h->view.len);
-    pthread_mutex_unlock(&h->mu);
+    /* under the lock: a page that joins gets this view in its order */
     if (h->publish)
-        h->publish(h->ud, out.data, out.len);
-    aw_buf_free(&out);
+        h->publish(h->ud, h->view.data, h->view.len);
+    pthread_mutex_unlock(&h->mu);
     return ask ? AW_SEAT_PENDING : 0;
 }
 
+/* Publishes a note on the request's end ("answered", "timeout"), with
+ * h->mu held. */
+static void note_locked(human *h, const char *type, uint64_t seq)
+{
+    char note[96];
+    int n = snprintf(note, sizeof note, "{\"type\":\"%s\",\"seq\":%llu}", type, (unsigned long long)seq);
+    if (h->publish)
+        h->publish(h->ud, note, (size_t)n);
+}
+
 /* With h->mu held: the pending request's answer, or AW_SEAT_PENDING. */
-static int take_locked(human *h, aw_seat_reply *reply, aw_seat_fault *f, char *note, size_t note_len)
+static int take_locked(human *h, aw_seat_reply *reply, aw_seat_fault *f)
 {
     if (h->kind == AW_REQ_NONE) {
         f->kind = AW_FAULT_LOST;
@@ -202,7 +210,7 @@ static int take_locked(human *h, aw_seat_reply *reply, aw_seat_fault *f, char *n
         f->kind = AW_FAULT_TIMEOUT;
         snprintf(f->msg, sizeof f->msg, "the person did not answer %s in %llu s", aw_req_name(kind),
                  (unsigned long long)(h->timeout_ns / 1000000000u));
-        snprintf(note, note_len, "{\"type\":\"timeout\",\"seq\":%llu}", (unsigned long long)seq);
+        note_locked(h, "timeout", seq);
         return -1;
     }
     if (aw_req_wants_text(kind)) {
@@ -211,34 +219,36 @@ static int take_locked(human *h, aw_seat_reply *reply, aw_seat_fault *f, char *n
     } else {
         reply->target = h->target;
     }
-    snprintf(note, note_len, "{\"type\":\"answered\",\"seq\":%llu}", (unsigned long long)seq);
+    note_locked(h, "answered", seq);
     return 0;
 }
 
-static int finish_take(human *h, int rc, const char *note)
+int aw_human_take(aw_seat *s, aw_seat_reply *reply, aw_seat_fault *f, uint64_t *deadline)
 {
-    if (rc != AW_SEAT_PENDING && note[0] && h->publish)
-        h->publish(h->ud, note, strlen(note));
+    human *h = (human *)s;
+    pthread_mutex_lock(&h->mu);
+    int rc = take_locked(h, reply, f);
+    if (rc == AW_SEAT_PENDING && deadline)
+        *deadline = h->deadline;
+    pthread_mutex_unlock(&h->mu);
     return rc;
 }
 
-int aw_human_take(aw_seat *s, aw_seat_reply *reply, aw_seat_fault *f)
+void aw_human_on_ready(aw_seat *s, aw_human_ready_fn *fn, void *ud)
 {
     human *h = (human *)s;
-    char note[96] = "";
     pthread_mutex_lock(&h->mu);
-    int rc = take_locked(h, reply, f, note, sizeof note);
+    h->ready = fn;
+    h->ready_ud = fn ? ud : NULL;
     pthread_mutex_unlock(&h->mu);
-    return finish_take(h, rc, note);
 }
 
 static int human_wait(aw_seat *s, aw_seat_reply *reply, aw_seat_fault *f)
 {
     human *h = (human *)s;
-    char note[96] = "";
     pthread_mutex_lock(&h->mu);
     int rc;
-    while ((rc = take_locked(h, reply, f, note, sizeof note)) == AW_SEAT_PENDING) {
+    while ((rc = take_locked(h, reply, f)) == AW_SEAT_PENDING) {
         struct timespec ts;
         clock_gettime(CLOCK_MONOTONIC, &ts);
         uint64_t now = aw_now_ns(), wait = h->deadline > now ? h->deadline - now : 0;
@@ -254,7 +264,7 @@ static int human_wait(aw_seat *s, aw_seat_reply *reply, aw_seat_fault *f)
         pthread_cond_timedwait(&h->cv, &h->mu, &ts);
     }
     pthread_mutex_unlock(&h->mu);
-    return finish_take(h, rc, note);
+    return rc;
 }
 
 uint64_t aw_human_deadline(aw_seat *s)
@@ -282,12 +292,10 @@ bool aw_human_token_ok(const aw_seat *s, const char *token, size_t len)
     return diff == 0;
 }
 
-int aw_human_view(aw_seat *s, const char *token, size_t token_len, aw_buf *out, aw_error *err)
+/* With h->mu held: the latest view, with the time left now, appended to
+ * out. */
+static int view_locked(human *h, aw_buf *out, aw_error *err)
 {
-    human *h = (human *)s;
-    if (!aw_human_token_ok(s, token, token_len))
-        return aw_fail(err, AW_EINVAL, "wrong token for this seat");
-    pthread_mutex_lock(&h->mu);
     int rc = 0;
     if (!h->view.len) {
         rc = aw_fail(err, AW_ESTATE, "the game has not asked this seat anything yet");
@@ -306,7 +314,34 @@ int aw_human_view(aw_seat *s, const char *token, size_t token_len, aw_buf *out, 
             aw_buf_add(out, h->view.data, h->view.len);
         }
     }
+    return rc;
+}
+
+int aw_human_view(aw_seat *s, const char *token, size_t token_len, aw_buf *out, aw_error *err)
+{
+    human *h = (human *)s;
+    if (!aw_human_token_ok(s, token, token_len))
+        return aw_fail(err, AW_EINVAL, "wrong token for this seat");
+    pthread_mutex_lock(&h->mu);
+    int rc = view_locked(h, out, err);
     pthread_mutex_unlock(&h->mu);
+    return rc;
+}
+
+int aw_human_view_to(aw_seat *s, const char *token, size_t token_len, aw_human_publish_fn *fn, void *fn_ud,
+                     aw_error *err)
+{
+    human *h = (human *)s;
+    if (!aw_human_token_ok(s, token, token_len))
+        return aw_fail(err, AW_EINVAL, "wrong token for this seat");
+    aw_buf b;
+    aw_buf_init(&b);
+    pthread_mutex_lock(&h->mu);
+    int rc = view_locked(h, &b, err);
+    if (rc == 0)
+        fn(fn_ud, b.data, b.len);
+    pthread_mutex_unlock(&h->mu);
+    aw_buf_free(&b);
     return rc;
 }
 
@@ -359,10 +394,10 @@ int aw_human_answer(aw_seat *s, const char *token, size_t token_len, uint64_t se
     if (rc == 0) {
         h->answered = true;
         pthread_cond_broadcast(&h->cv);
+        if (h->ready)
+            h->ready(h->ready_ud);
     }
     pthread_mutex_unlock(&h->mu);
-    if (rc == 0 && h->notify)
-        h->notify(h->ud, s);
     return rc;
 }
 
@@ -406,7 +441,6 @@ aw_seat *aw_human_new(const aw_human_opts *o, aw_error *err)
     h->name = aw_xstrdup(o->name ? o->name : "human");
     h->timeout_ns = (o->timeout_ms ? o->timeout_ms : 120000) * 1000000u;
     h->publish = o->publish;
-    h->notify = o->notify;
     h->ud = o->ud;
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);

@@ -9,13 +9,23 @@
  * the person may try again until the deadline). No answer by the deadline
  * is a time-out: the rules' substitute applies, as for any seat.
  *
- * The synchronous driver waits on a condition variable (wait); a driver
- * on an event loop polls (aw_human_take) when the seat's notify callback
- * says an answer came, or when the deadline passes.
+ * Drivers: the synchronous one (play) waits on a condition variable
+ * (seat->ops->wait). One on an event loop is woken instead of polling: the
+ * seat calls its ready callback (aw_human_on_ready) in the thread that
+ * delivered the answer, and the driver then takes the answer in its own
+ * thread (aw_human_take); for a person who never answers, the driver wakes
+ * itself at the deadline that aw_human_take reports, and takes the
+ * time-out.
  *
  * Each seat has a secret token of 128 random bits from the system
  * (getrandom), never from a game's seed: only a caller with the token reads
  * the seat's view or answers for it.
+ *
+ * Threads: one lock guards the seat. The publish and ready callbacks run
+ * with it held, so they must not call into the seat; in return what
+ * publish gives comes in the seat's order, also with the view given to a
+ * page that joins (aw_human_view_to), and once aw_human_on_ready(s, NULL,
+ * NULL) returns no ready call is under way.
  *
  * Uses seat, view, protocol, util. Ownership: aw_human_new returns a seat
  * owned by the caller (seat->ops->free), which must not be freed while
@@ -33,17 +43,14 @@
 
 /* Receives one JSON object (no newline) for the seat's person: a view, or
  * the end of a request ("answered", "timeout"). Called in the game's
- * thread; json is borrowed for the call. */
+ * thread with the seat's lock held (it must not call into the seat); json
+ * is borrowed for the call. */
 typedef void aw_human_publish_fn(void *ud, const char *json, size_t len);
-/* Says that an answer is there for aw_human_take. Called in the thread
- * that called aw_human_answer, with no lock held. */
-typedef void aw_human_notify_fn(void *ud, aw_seat *seat);
 
 typedef struct aw_human_opts {
     const char *name;        /* the agent's name (copied; NULL: "human") */
     uint64_t timeout_ms;     /* per request that needs an answer (0: 120 s) */
     aw_human_publish_fn *publish;
-    aw_human_notify_fn *notify; /* may be NULL */
     void *ud;
 } aw_human_opts;
 
@@ -60,6 +67,13 @@ bool aw_human_token_ok(const aw_seat *s, const char *token, size_t len);
  * token: nothing appended), -AW_ESTATE (no view yet). */
 int aw_human_view(aw_seat *s, const char *token, size_t token_len, aw_buf *out, aw_error *err);
 
+/* Like aw_human_view, but gives the view to fn (fn_ud, the JSON object,
+ * its length) with the seat's lock held, so that it comes in order with
+ * what publish gives: a page that joins as the game moves on never gets an
+ * older view after a newer one. fn must not call into the seat. */
+int aw_human_view_to(aw_seat *s, const char *token, size_t token_len, aw_human_publish_fn *fn, void *fn_ud,
+                     aw_error *err);
+
 /* The person's answer to request number `seq` (the "seq" of its view): a
  * text (TALK, WHISPER) or a target (the others). 0 when it is taken (the
  * game goes on with it), or negative with err filled: a wrong token, no
@@ -69,10 +83,21 @@ int aw_human_view(aw_seat *s, const char *token, size_t token_len, aw_buf *out, 
 int aw_human_answer(aw_seat *s, const char *token, size_t token_len, uint64_t seq, const char *text, size_t len,
                     int target, aw_error *err);
 
+/* Called (with ud) each time an answer is there for aw_human_take: in the
+ * thread that gave it (aw_human_answer's caller, e.g. the web's thread),
+ * with the seat's lock held, so fn must be quick and must not call into
+ * the seat (a uv_async_send, a condition variable's signal). Not called
+ * when a deadline passes: the driver wakes itself then. fn NULL: no more
+ * calls, and none is under way once this returns. One callback at a time
+ * (the latest set). */
+typedef void aw_human_ready_fn(void *ud);
+void aw_human_on_ready(aw_seat *s, aw_human_ready_fn *fn, void *ud);
+
 /* For drivers on an event loop: the pending request's answer as request()
  * would have given it (0 or a time-out fault), or AW_SEAT_PENDING while
- * the person may still answer. */
-int aw_human_take(aw_seat *s, aw_seat_reply *reply, aw_seat_fault *fault);
+ * the person may still answer, with *deadline (when not NULL) set to the
+ * time (aw_now_ns clock) after which this gives the time-out. */
+int aw_human_take(aw_seat *s, aw_seat_reply *reply, aw_seat_fault *fault, uint64_t *deadline);
 /* When the pending request times out (aw_now_ns clock), 0 when none. */
 uint64_t aw_human_deadline(aw_seat *s);
 

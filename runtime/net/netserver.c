@@ -5,7 +5,13 @@
  * whose requests answer later (AW_SEAT_PENDING): the `table` running the
  * game sends a whole batch, then waits; each answer (or time-out, or loss)
  * goes to aw_game_answer, and when the batch is complete the table moves
- * on. Nothing blocks, so one slow agent never holds up another game. */
+ * on. Nothing blocks, so one slow agent never holds up another game.
+ *
+ * A local seat that answers later (a person on a web page) is owed the same
+ * way: the seat wakes the loop when its answer comes (local_watch: a
+ * uv_async_send from the thread that delivered it), and one timer wakes
+ * the loop at the earliest deadline of the local seats owed, for the
+ * time-outs. In between, the loop sleeps. */
 #include "netserver.h"
 
 #include <signal.h>
@@ -51,7 +57,9 @@ struct table {
     int owed;         /* answers the current batch still waits for */
     aw_gamelog *log;
     bool running;     /* inside table_run: answers are applied by the loop there */
-    bool local_owed[AW_MAX_PLAYERS + 1]; /* local seats that answer later, polled */
+    bool local_owed[AW_MAX_PLAYERS + 1];         /* local seats that answer later, owed now */
+    uint64_t local_deadline[AW_MAX_PLAYERS + 1]; /* when each gives up (aw_now_ns; 0: never) */
+    bool watched[AW_MAX_PLAYERS + 1];            /* local_watch set on the seat */
     aw_role deal[AW_MAX_PLAYERS + 1];
 };
 
@@ -59,8 +67,9 @@ struct server {
     uv_loop_t loop;
     uv_tcp_t listener;
     uv_signal_t sigint, sigterm;
-    uv_timer_t kick; /* runs lobby_check from the loop */
-    uv_timer_t poll; /* asks local seats that answer later (local_take) */
+    uv_timer_t kick;        /* runs lobby_check from the loop */
+    uv_async_t wake;        /* a local seat that answers later says its answer came */
+    uv_timer_t local_timer; /* the earliest deadline of the local seats owed */
     const aw_netserver_opts *o;
     aw_tally *tally;
     aw_error *err;
@@ -89,7 +98,7 @@ static void say(server *s, const char *fmt, ...)
 }
 
 static void table_run(table *t);
-static void on_poll(uv_timer_t *tm);
+static void take_timer(uv_timer_t *tm);
 static void lobby_check(server *s);
 static void remote_drop(remote *r, const char *why);
 
@@ -373,6 +382,8 @@ static void table_end(table *t, bool finished)
                 s->nlobby++;
             }
         } else if (t->seats[a]) {
+            if (t->watched[a]) /* no ready() call comes after this */
+                s->o->local_watch(s->o->ud, t->seats[a], NULL, NULL);
             t->seats[a]->ops->free(t->seats[a]);
         }
     }
@@ -394,7 +405,60 @@ static void on_kick(uv_timer_t *tm)
         lobby_check(s);
 }
 
-/* A local seat answers later: polled until it does (on_poll). */
+/* ---- local seats that answer later ----------------------------------- */
+
+/* From any thread (the seat's, e.g. the web's): wakes the loop. */
+static void local_ready(void *ud)
+{
+    server *s = ud;
+    uv_async_send(&s->wake);
+}
+
+/* Sets the timer to the earliest deadline of the local seats owed. */
+static void local_arm(server *s)
+{
+    uint64_t first = 0;
+    for (int i = 0; i < 64; i++) {
+        table *t = s->tables[i];
+        for (int a = 1; t && a <= AW_MAX_PLAYERS; a++)
+            if (t->local_owed[a] && t->local_deadline[a] && (!first || t->local_deadline[a] < first))
+                first = t->local_deadline[a];
+    }
+    if (!first) {
+        uv_timer_stop(&s->local_timer);
+        return;
+    }
+    uint64_t now = aw_now_ns();
+    /* in whole ms, rounded up (libuv's clock counts whole ms): a timer
+     * that fires before the deadline finds the seat waiting still and is
+     * set again */
+    uint64_t ms = first > now ? (first - now) / 1000000 + 1 : 0;
+    uv_update_time(&s->loop);
+    uv_timer_start(&s->local_timer, take_timer, ms, 0);
+}
+
+/* Takes seat a's answer if it is there: 1 when taken (given to the game),
+ * 0 while it is owed still (its deadline noted). */
+static int local_take_one(table *t, int a)
+{
+    server *s = t->srv;
+    aw_seat_reply reply = {NULL, 0, AW_NO_AGENT};
+    aw_seat_fault f = {AW_FAULT_NONE, ""};
+    uint64_t deadline = 0;
+    int rc = s->o->local_take(s->o->ud, t->seats[a], &reply, &f, &deadline);
+    if (rc == AW_SEAT_PENDING) {
+        t->local_owed[a] = true;
+        t->local_deadline[a] = deadline;
+        return 0;
+    }
+    t->local_owed[a] = false;
+    aw_game_answer(t->gm, a, rc, &reply, &f);
+    t->owed--;
+    return 1;
+}
+
+/* A local seat answers later: taken when it wakes the loop, or at its
+ * deadline. */
 static void local_pending(table *t, int a)
 {
     server *s = t->srv;
@@ -404,45 +468,42 @@ static void local_pending(table *t, int a)
         t->owed--;
         return;
     }
-    t->local_owed[a] = true;
-    if (!uv_is_active((uv_handle_t *)&s->poll))
-        uv_timer_start(&s->poll, on_poll, 50, 50);
+    if (!t->watched[a] && s->o->local_watch) {
+        s->o->local_watch(s->o->ud, t->seats[a], local_ready, s);
+        t->watched[a] = true;
+    }
+    /* once now: the answer may have come before the watch was set */
+    if (local_take_one(t, a) == 0)
+        local_arm(s);
 }
 
-static void on_poll(uv_timer_t *tm)
+/* Takes every answer of a local seat that is there (and the time-outs). */
+static void take_locals(server *s)
 {
-    server *s = tm->data;
-    bool waiting = false;
     for (int i = 0; i < 64; i++) {
         table *t = s->tables[i];
         if (!t || !t->gm)
             continue;
         for (int a = 1; a <= AW_MAX_PLAYERS; a++) {
-            if (!t->local_owed[a])
+            if (!t->local_owed[a] || !local_take_one(t, a))
                 continue;
-            aw_seat_reply reply = {NULL, 0, AW_NO_AGENT};
-            aw_seat_fault f = {AW_FAULT_NONE, ""};
-            int rc = s->o->local_take(s->o->ud, t->seats[a], &reply, &f);
-            if (rc == AW_SEAT_PENDING) {
-                waiting = true;
-                continue;
-            }
-            t->local_owed[a] = false;
-            aw_game_answer(t->gm, a, rc, &reply, &f);
-            if (--t->owed == 0 && !t->running) {
+            if (t->owed == 0 && !t->running) {
                 table_run(t); /* may end the table: look at it no more */
                 break;
             }
         }
     }
-    if (!waiting) {
-        /* table_run may have asked again: keep polling while any waits */
-        for (int i = 0; i < 64 && !waiting; i++)
-            for (int a = 1; s->tables[i] && a <= AW_MAX_PLAYERS && !waiting; a++)
-                waiting = s->tables[i]->local_owed[a];
-        if (!waiting)
-            uv_timer_stop(&s->poll);
-    }
+    local_arm(s);
+}
+
+static void on_wake(uv_async_t *as)
+{
+    take_locals(as->data);
+}
+
+static void take_timer(uv_timer_t *tm)
+{
+    take_locals(tm->data);
 }
 
 /* Moves the game on as far as the answers at hand allow. */
@@ -642,7 +703,7 @@ static void close_walk(uv_handle_t *h, void *arg)
     if (uv_is_closing(h))
         return;
     if (h == (uv_handle_t *)&s->listener || h == (uv_handle_t *)&s->sigint || h == (uv_handle_t *)&s->sigterm ||
-        h == (uv_handle_t *)&s->kick || h == (uv_handle_t *)&s->poll) {
+        h == (uv_handle_t *)&s->kick || h == (uv_handle_t *)&s->wake || h == (uv_handle_t *)&s->local_timer) {
         uv_close(h, NULL);
         return;
     }
@@ -711,8 +772,9 @@ int aw_netserver_run(const aw_netserver_opts *o, aw_tally *t, aw_error *err)
     uv_signal_init(&s->loop, &s->sigint);
     uv_signal_init(&s->loop, &s->sigterm);
     uv_timer_init(&s->loop, &s->kick);
-    uv_timer_init(&s->loop, &s->poll);
-    s->sigint.data = s->sigterm.data = s->kick.data = s->poll.data = s;
+    uv_async_init(&s->loop, &s->wake, on_wake);
+    uv_timer_init(&s->loop, &s->local_timer);
+    s->sigint.data = s->sigterm.data = s->kick.data = s->wake.data = s->local_timer.data = s;
     uv_signal_start(&s->sigint, on_signal, SIGINT);
     uv_signal_start(&s->sigterm, on_signal, SIGTERM);
     signal(SIGPIPE, SIG_IGN);

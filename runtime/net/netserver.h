@@ -37,12 +37,21 @@ typedef struct aw_netserver_opts {
      * game), or is NULL when seat a is for a remote agent. */
     aw_seat *(*make_local)(void *ud, int agent, aw_error *err);
     bool local[AW_MAX_PLAYERS + 1];
-    /* For local seats that answer later (AW_SEAT_PENDING, e.g. a person on
-     * a web page, humanseat.h): gives the pending answer as request() would
-     * have, or AW_SEAT_PENDING while there is none yet; polled from the
-     * loop every 50 ms. NULL: a local seat that answers later gets no
-     * answer but a fault. */
-    int (*local_take)(void *ud, aw_seat *seat, aw_seat_reply *reply, aw_seat_fault *fault);
+    /* Local seats that answer later (request() gives AW_SEAT_PENDING, e.g.
+     * a person on a web page, humanseat.h) are taken when they say so, never
+     * polled. local_watch(ud, seat, ready, ready_ud): from now on seat calls
+     * ready(ready_ud), from any thread, whenever an answer may be there;
+     * with ready NULL: no more calls, and none under way once it returns.
+     * The server sets it on each local seat it makes, before the game, and
+     * clears it before freeing the seat. local_take gives the pending
+     * answer as request() would have, or AW_SEAT_PENDING while there is none
+     * yet, with *deadline (aw_now_ns clock; 0: none) set to when it will
+     * give up waiting (and give the time-out). The server takes once when
+     * the seat asks, then after each ready() call and at the deadline.
+     * Without local_take a local seat that answers later gets no answer but
+     * a fault; without local_watch it is taken at its deadline only. */
+    void (*local_watch)(void *ud, aw_seat *seat, void (*ready)(void *ready_ud), void *ready_ud);
+    int (*local_take)(void *ud, aw_seat *seat, aw_seat_reply *reply, aw_seat_fault *fault, uint64_t *deadline);
     /* Per game: set up the log (as in match.h), then close it; finished is
      * false for a game abandoned by a stop (SIGINT/SIGTERM). */
     int (*before)(void *ud, long gno, uint64_t seed, aw_gamelog **log);

@@ -290,19 +290,29 @@ static bool human_access(void *ud, const char *query)
     return token_in(ud, query);
 }
 
+typedef struct join_to {
+    aw_web_chan *c;
+    uint64_t client;
+} join_to;
+
+static void join_send(void *ud, const char *json, size_t len)
+{
+    join_to *j = ud;
+    aw_web_send(j->c, j->client, json, len);
+}
+
 /* A page joins: it gets the view of the request under way (with the time
- * left now). */
+ * left now), sent under the seat's lock: a view the game publishes
+ * meanwhile comes after it, never before (the page shows the last view it
+ * got). */
 static void human_join(void *ud, aw_web_chan *c, uint64_t client, bool joined)
 {
     live_human *lh = ud;
     if (!joined)
         return;
-    aw_buf b;
-    aw_buf_init(&b);
+    join_to j = {c, client};
     const char *tok = aw_human_token(lh->h);
-    if (aw_human_view(lh->h, tok, strlen(tok), &b, NULL) == 0)
-        aw_web_send(c, client, b.data, b.len);
-    aw_buf_free(&b);
+    aw_human_view_to(lh->h, tok, strlen(tok), join_send, &j, NULL);
 }
 
 /* "answer SEQ target N", "answer SEQ text TEXT" or "check TEXT". */
@@ -367,7 +377,7 @@ aw_seat *aw_live_human(aw_live *l, int seat, const char *name, uint64_t timeout_
     lh->l = l;
     lh->seat = seat;
     snprintf(lh->name, sizeof lh->name, "%s", name ? name : "human");
-    aw_human_opts ho = {lh->name, timeout_ms, human_publish, NULL, lh};
+    aw_human_opts ho = {lh->name, timeout_ms, human_publish, lh};
     lh->h = aw_human_new(&ho, err);
     if (!lh->h) {
         free(lh);
@@ -375,8 +385,9 @@ aw_seat *aw_live_human(aw_live *l, int seat, const char *name, uint64_t timeout_
     }
     char path[64];
     snprintf(path, sizeof path, "/ws/human/%d", seat);
-    lh->chan = aw_web_channel(l->w, path);
-    aw_web_chan_access(lh->chan, human_access, lh);
+    /* guarded from the start: the web already serves, and a client that
+     * joined before the check was set would read and answer for the seat */
+    lh->chan = aw_web_channel_guarded(l->w, path, human_access, lh);
     aw_web_on_join(lh->chan, human_join, lh);
     aw_web_on_message(lh->chan, human_message, lh);
     pthread_mutex_lock(&l->mu);
@@ -424,11 +435,18 @@ aw_seat *aw_live_human_borrow(aw_seat *h)
     return &b->base;
 }
 
-int aw_live_human_take(aw_seat *s, aw_seat_reply *reply, aw_seat_fault *fault)
+int aw_live_human_take(aw_seat *s, aw_seat_reply *reply, aw_seat_fault *fault, uint64_t *deadline)
 {
     if (s->ops == &borrowed_ops)
         s = ((borrowed *)s)->inner;
-    return aw_human_take(s, reply, fault);
+    return aw_human_take(s, reply, fault, deadline);
+}
+
+void aw_live_human_on_ready(aw_seat *s, void (*fn)(void *ud), void *ud)
+{
+    if (s->ops == &borrowed_ops)
+        s = ((borrowed *)s)->inner;
+    aw_human_on_ready(s, fn, ud);
 }
 
 /* ---- the whole ----------------------------------------------------------- */

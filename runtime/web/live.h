@@ -52,9 +52,11 @@ aw_seat *aw_live_human(aw_live *l, int seat, const char *name, uint64_t timeout_
 /* A seat that plays as h for one game and whose free() leaves h alone (for
  * drivers that free their seats after each game). Owned by the caller. */
 aw_seat *aw_live_human_borrow(aw_seat *h);
-/* For drivers on a loop: the answer of a borrowed or own human seat, as
- * aw_human_take. */
-int aw_live_human_take(aw_seat *s, aw_seat_reply *reply, aw_seat_fault *fault);
+/* For drivers on a loop, on a borrowed or own human seat: its answer, as
+ * aw_human_take; and the callback that says it came, as aw_human_on_ready
+ * (called from the web's thread). */
+int aw_live_human_take(aw_seat *s, aw_seat_reply *reply, aw_seat_fault *fault, uint64_t *deadline);
+void aw_live_human_on_ready(aw_seat *s, void (*fn)(void *ud), void *ud);
 
 /* Prints the addresses: the games' page, and each human seat's with its
  * token (host and port of the server). */

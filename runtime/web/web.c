@@ -1006,9 +1006,9 @@ void aw_web_route(aw_web *w, const char *prefix, aw_web_get_fn fn, void *ud)
     uv_mutex_unlock(&w->mu);
 }
 
-aw_web_chan *aw_web_channel(aw_web *w, const char *path)
+/* With w->mu held. */
+static aw_web_chan *chan_make(aw_web *w, const char *path)
 {
-    uv_mutex_lock(&w->mu);
     aw_web_chan *c = chan_find(w, path);
     if (!c) {
         c = aw_xcalloc(1, sizeof *c);
@@ -1017,6 +1017,23 @@ aw_web_chan *aw_web_channel(aw_web *w, const char *path)
         c->next = w->chans;
         w->chans = c;
     }
+    return c;
+}
+
+aw_web_chan *aw_web_channel(aw_web *w, const char *path)
+{
+    uv_mutex_lock(&w->mu);
+    aw_web_chan *c = chan_make(w, path);
+    uv_mutex_unlock(&w->mu);
+    return c;
+}
+
+aw_web_chan *aw_web_channel_guarded(aw_web *w, const char *path, aw_web_access_fn fn, void *ud)
+{
+    uv_mutex_lock(&w->mu);
+    aw_web_chan *c = chan_make(w, path);
+    c->access = fn;
+    c->access_ud = ud;
     uv_mutex_unlock(&w->mu);
     return c;
 }

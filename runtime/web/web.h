@@ -119,6 +119,10 @@ void aw_web_chan_backlog(aw_web_chan *c, size_t max_messages);
  * none) and returns true to accept. NULL (the default): everyone. [any] */
 typedef bool (*aw_web_access_fn)(void *ud, const char *query);
 void aw_web_chan_access(aw_web_chan *c, aw_web_access_fn fn, void *ud);
+/* aw_web_channel and aw_web_chan_access at once: no client can join the
+ * channel before its check is set (made on a running server, a channel
+ * is open to everyone until aw_web_chan_access). [any] */
+aw_web_chan *aw_web_channel_guarded(aw_web *w, const char *path, aw_web_access_fn fn, void *ud);
 
 /* A client joined (after its backlog was queued) or left (not told while
  * aw_web_stop closes everything). client is an id unique for the aw_web's

@@ -29,7 +29,14 @@ typedef struct person {
     aw_seat *seat;
     int views, text_refused, target_refused, stale_refused, token_refused, texts, targets, skipped;
     int bad_fields; /* views that show more than the role may know */
+    int late;       /* answers refused because the person was too slow (a loaded machine) */
 } person;
+
+/* A refusal because the request's time ran out meanwhile. */
+static bool too_late(const aw_error *err)
+{
+    return strstr(err->msg, "too late") || strstr(err->msg, "not waiting");
+}
 
 static void publish(void *ud, const char *json, size_t len)
 {
@@ -136,12 +143,22 @@ static void *person_main(void *arg)
             else
                 snprintf(text, sizeof text, "Over");
             int rc = aw_human_answer(p->seat, tok, strlen(tok), seq, text, strlen(text), 0, &err);
+            if (rc != 0 && too_late(&err)) { /* it times out instead */
+                p->late++;
+                p->skipped++;
+                continue;
+            }
             CHECK_MSG(rc == 0, "%s: %s", text, err.msg);
             p->texts += rc == 0;
         } else {
             if (aw_human_answer(p->seat, tok, strlen(tok), seq, NULL, 0, 0, &err) < 0 && strstr(err.msg, "agent"))
                 p->target_refused++;
             int rc = aw_human_answer(p->seat, tok, strlen(tok), seq, NULL, 0, alive_other(j, me), &err);
+            if (rc != 0 && too_late(&err)) {
+                p->late++;
+                p->skipped++;
+                continue;
+            }
             CHECK_MSG(rc == 0, "target: %s", err.msg);
             p->targets += rc == 0;
             /* a second answer to the same request is refused */
@@ -156,7 +173,7 @@ static int play_one(uint64_t seed, int players, aw_role role, person *p, char **
 {
     aw_settings set;
     CHECK(aw_settings_preset(&set, "aiwolf", players, NULL) == 0);
-    aw_human_opts ho = {"Person", 40, publish, NULL, p};
+    aw_human_opts ho = {"Person", 40, publish, p};
     aw_error err;
     aw_seat *seats[AW_MAX_PLAYERS + 1];
     seats[1] = aw_human_new(&ho, &err);
@@ -200,10 +217,206 @@ static int play_one(uint64_t seed, int players, aw_role role, person *p, char **
     return rc;
 }
 
+/* ---- a driver of its own: the ready callback, the deadline ---------------- */
+
+typedef struct wake {
+    int ready;          /* ready() calls */
+    int views, notes;
+    uint64_t seq;       /* the latest view's */
+    bool wants_text;
+} wake;
+
+static void wake_ready(void *ud)
+{
+    ((wake *)ud)->ready++;
+}
+
+static void wake_publish(void *ud, const char *json, size_t len)
+{
+    wake *w = ud;
+    (void)len;
+    if (strstr(json, "\"type\":\"view\"")) {
+        w->views++;
+        w->seq = (uint64_t)field(json, "\"seq\":");
+        w->wants_text = strstr(json, "\"answer\":\"text\"") != NULL;
+    } else {
+        w->notes++;
+    }
+}
+
+/* A game driven step by step in this thread, as an event loop drives it:
+ * each answer the seat takes calls ready() once (a refused one never), the
+ * seat reports its deadline while it waits, and after the deadline the
+ * take gives the time-out; once the callback is cleared it is not called. */
+static void ready_game(void)
+{
+    aw_settings set;
+    CHECK(aw_settings_preset(&set, "aiwolf", 5, NULL) == 0);
+    wake w;
+    memset(&w, 0, sizeof w);
+    aw_human_opts ho = {"Person", 30, wake_publish, &w};
+    aw_error err;
+    aw_seat *seats[AW_MAX_PLAYERS + 1];
+    seats[1] = aw_human_new(&ho, &err);
+    for (int a = 2; a <= 5; a++)
+        seats[a] = aw_cseat_random(700 + (uint64_t)a);
+    aw_human_on_ready(seats[1], wake_ready, &w);
+    const char *tok = aw_human_token(seats[1]);
+    aw_game_opts go;
+    memset(&go, 0, sizeof go);
+    go.settings = &set;
+    go.seed = 77;
+    aw_talkhooks_game(&go);
+    aw_game *gm = aw_game_start(&go, seats, &err);
+    CHECK_MSG(gm != NULL, "%s", err.msg);
+    aw_request req;
+    int asked = 0, timeouts = 0, cleared_at = -1;
+    while (gm && aw_game_next(gm, &req) == 0) {
+        for (int i = 0; i < req.nseats; i++) {
+            int a = req.seats[i];
+            if (aw_game_ask(gm, a) != AW_SEAT_PENDING)
+                continue;
+            CHECK_INT(a, 1);
+            asked++;
+            aw_seat_reply reply = {NULL, 0, AW_NO_AGENT};
+            aw_seat_fault f = {AW_FAULT_NONE, ""};
+            uint64_t deadline = 0, before = aw_now_ns();
+            CHECK_INT(aw_human_take(seats[1], &reply, &f, &deadline), AW_SEAT_PENDING);
+            CHECK(deadline > before && deadline <= before + 30000000u);
+            int ready = w.ready;
+            if (asked == 20) { /* from here on, nobody is told */
+                aw_human_on_ready(seats[1], NULL, NULL);
+                cleared_at = ready;
+            }
+            int rc;
+            if (asked % 4 == 3) { /* runs out: take after the deadline */
+                while (aw_now_ns() < deadline) {
+                    struct timespec ts = {0, 1000000};
+                    nanosleep(&ts, NULL);
+                }
+                rc = aw_human_take(seats[1], &reply, &f, NULL);
+                CHECK_INT(rc, -1);
+                CHECK_INT(f.kind, AW_FAULT_TIMEOUT);
+                CHECK_INT(w.ready, ready); /* a deadline calls nothing */
+                timeouts++;
+            } else {
+                CHECK(aw_human_answer(seats[1], tok, strlen(tok), w.seq + 1, "Over", 4, 2, &err) < 0);
+                CHECK_INT(w.ready, ready); /* refused: nothing to take */
+                CHECK(w.wants_text ? aw_human_answer(seats[1], tok, strlen(tok), w.seq, "Over", 4, 0, &err) == 0
+                                   : aw_human_answer(seats[1], tok, strlen(tok), w.seq, NULL, 0, 2, &err) == 0);
+                CHECK_INT(w.ready, cleared_at >= 0 ? ready : ready + 1);
+                rc = aw_human_take(seats[1], &reply, &f, NULL);
+                CHECK_INT(rc, 0);
+            }
+            aw_game_answer(gm, a, rc, rc == 0 ? &reply : NULL, &f);
+        }
+    }
+    aw_game_result res;
+    if (gm)
+        aw_game_end(gm, &res);
+    CHECK(asked > 20);
+    CHECK(timeouts > 0);
+    CHECK_INT(res.seat_faults[1][AW_FAULT_TIMEOUT], timeouts);
+    CHECK_INT(w.ready, cleared_at);
+    CHECK_INT(w.notes, asked); /* an "answered" or "timeout" per request */
+    for (int a = 1; a <= 5; a++)
+        seats[a]->ops->free(seats[a]);
+}
+
+/* ---- a page that joins while the game moves on --------------------------- */
+
+/* One client's queue, as the web's channel keeps it: what the seat
+ * publishes and the view a page gets when it joins, in the order they are
+ * queued. A view given on joining must never be older than one published
+ * before it. */
+typedef struct queue {
+    pthread_mutex_t mu;
+    uint64_t last_published;
+    long joins, stale;
+    bool over;
+    aw_seat *seat;
+} queue;
+
+static void queue_publish(void *ud, const char *json, size_t len)
+{
+    queue *q = ud;
+    (void)len;
+    if (!strstr(json, "\"type\":\"view\""))
+        return;
+    pthread_mutex_lock(&q->mu);
+    q->last_published = (uint64_t)field(json, "\"seq\":");
+    pthread_mutex_unlock(&q->mu);
+}
+
+static void queue_join(void *ud, const char *json, size_t len)
+{
+    queue *q = ud;
+    (void)len;
+    uint64_t seq = (uint64_t)field(json, "\"seq\":");
+    pthread_mutex_lock(&q->mu);
+    q->joins++;
+    if (seq < q->last_published)
+        q->stale++;
+    pthread_mutex_unlock(&q->mu);
+}
+
+static void *joiner(void *arg)
+{
+    queue *q = arg;
+    const char *tok = aw_human_token(q->seat);
+    for (;;) {
+        pthread_mutex_lock(&q->mu);
+        bool over = q->over;
+        pthread_mutex_unlock(&q->mu);
+        if (over)
+            break;
+        aw_human_view_to(q->seat, tok, strlen(tok), queue_join, q, NULL);
+    }
+    return NULL;
+}
+
+static void join_order(void)
+{
+    queue q;
+    memset(&q, 0, sizeof q);
+    pthread_mutex_init(&q.mu, NULL);
+    aw_settings set;
+    CHECK(aw_settings_preset(&set, "aiwolf", 15, NULL) == 0);
+    aw_human_opts ho = {"Person", 1, queue_publish, &q}; /* nobody answers: 1 ms each */
+    aw_error err;
+    aw_seat *seats[AW_MAX_PLAYERS + 1];
+    q.seat = seats[1] = aw_human_new(&ho, &err);
+    for (int a = 2; a <= 15; a++)
+        seats[a] = aw_cseat_random(900 + (uint64_t)a);
+    pthread_t th;
+    pthread_create(&th, NULL, joiner, &q);
+    for (int g = 0; g < 4; g++) {
+        aw_game_opts go;
+        memset(&go, 0, sizeof go);
+        go.settings = &set;
+        go.seed = 300 + (uint64_t)g;
+        aw_talkhooks_game(&go);
+        aw_game_result res;
+        CHECK(aw_game_play(&go, seats, &res, &err) == 0);
+    }
+    pthread_mutex_lock(&q.mu);
+    q.over = true;
+    pthread_mutex_unlock(&q.mu);
+    pthread_join(th, NULL);
+    CHECK(q.joins > 100);
+    CHECK_INT(q.stale, 0);
+    for (int a = 1; a <= 15; a++)
+        seats[a]->ops->free(seats[a]);
+    pthread_mutex_destroy(&q.mu);
+}
+
 int main(void)
 {
+    ready_game();
+    join_order();
+
     aw_error err;
-    aw_human_opts ho = {NULL, 1000, NULL, NULL, NULL};
+    aw_human_opts ho = {NULL, 1000, NULL, NULL};
     aw_seat *a = aw_human_new(&ho, &err), *b = aw_human_new(&ho, &err);
     const char *ta = aw_human_token(a), *tb = aw_human_token(b);
     CHECK_INT(strlen(ta), AW_HUMAN_TOKEN_LEN);
@@ -246,6 +459,7 @@ int main(void)
         CHECK(p.token_refused >= 2);
         CHECK(p.stale_refused > 0);
         CHECK(p.texts + p.targets > 0);
+        CHECK(p.late < p.texts + p.targets);
         CHECK_INT(p.answered_notes, p.texts + p.targets);
         CHECK_INT(p.timeout_notes, p.skipped);
         if (p.texts)

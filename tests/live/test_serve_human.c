@@ -1,7 +1,7 @@
 /* The TCP server's loop with a seat that answers later (netserver.h's
  * local_take): a human seat (humanseat.h) in a game of local seats, its
  * person a thread that answers some requests after a while and lets others
- * run out — the server polls it, the other seats play on, and each game
+ * run out — the seat wakes the server, the other seats play on, and each game
  * ends with a legal log in which the person's answers and time-outs stand. */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -24,6 +24,9 @@ typedef struct ctx {
     uint64_t seen;
     bool done;
     int answered, let_go;
+    bool timed_out[4096];      /* the seat's "timeout" notes, by request */
+    uint64_t refused[64];      /* answers refused (the person was too slow) */
+    int nrefused;
     char *csv;
     size_t csv_len;
     FILE *csv_f;
@@ -34,6 +37,14 @@ typedef struct ctx {
 static void publish(void *ud, const char *json, size_t len)
 {
     ctx *c = ud;
+    if (strstr(json, "\"type\":\"timeout\"")) {
+        uint64_t seq = strtoull(strstr(json, "\"seq\":") + 6, NULL, 10);
+        pthread_mutex_lock(&c->mu);
+        if (seq < 4096)
+            c->timed_out[seq] = true;
+        pthread_mutex_unlock(&c->mu);
+        return;
+    }
     if (!strstr(json, "\"type\":\"view\""))
         return;
     pthread_mutex_lock(&c->mu);
@@ -76,11 +87,18 @@ static aw_seat *make_local(void *ud, int agent, aw_error *err)
     return aw_cseat_random(1000 + (uint64_t)agent);
 }
 
-static int take(void *ud, aw_seat *seat, aw_seat_reply *reply, aw_seat_fault *f)
+static int take(void *ud, aw_seat *seat, aw_seat_reply *reply, aw_seat_fault *f, uint64_t *deadline)
 {
     ctx *c = ud;
     CHECK(((borrowed *)seat)->inner == c->human);
-    return aw_human_take(c->human, reply, f);
+    return aw_human_take(c->human, reply, f, deadline);
+}
+
+static void watch(void *ud, aw_seat *seat, void (*ready)(void *), void *ready_ud)
+{
+    ctx *c = ud;
+    CHECK(((borrowed *)seat)->inner == c->human);
+    aw_human_on_ready(c->human, ready, ready_ud);
 }
 
 static int before(void *ud, long gno, uint64_t seed, aw_gamelog **log)
@@ -156,7 +174,12 @@ static void *person(void *arg)
                 int rc = strstr(v, "\"answer\":\"text\"")
                              ? aw_human_answer(c->human, tok, strlen(tok), seq, "Over", 4, 0, &err)
                              : aw_human_answer(c->human, tok, strlen(tok), seq, NULL, 0, t, &err);
-                CHECK_MSG(rc == 0, "%s", err.msg);
+                /* A person slowed down past the deadline (a loaded machine)
+                 * is refused, and that request must have timed out. */
+                if (rc != 0 && c->nrefused < 64 && (strstr(err.msg, "too late") || strstr(err.msg, "not waiting")))
+                    c->refused[c->nrefused++] = seq;
+                else
+                    CHECK_MSG(rc == 0, "%s", err.msg);
                 c->answered += rc == 0;
             }
         }
@@ -172,7 +195,7 @@ int main(void)
     pthread_mutex_init(&c.mu, NULL);
     aw_buf_init(&c.view);
     aw_error err;
-    aw_human_opts ho = {"Person", 150, publish, NULL, &c};
+    aw_human_opts ho = {"Person", 150, publish, &c};
     c.human = aw_human_new(&ho, &err);
     aw_settings set;
     CHECK(aw_settings_preset(&set, "aiwolf", 5, NULL) == 0);
@@ -189,6 +212,7 @@ int main(void)
         no.local[a] = true;
     no.make_local = make_local;
     no.local_take = take;
+    no.local_watch = watch;
     no.before = before;
     no.after = after;
     no.ud = &c;
@@ -205,6 +229,10 @@ int main(void)
     CHECK_INT(tally.played, 2);
     CHECK_INT(c.games_logged, 2);
     CHECK(c.answered > 5);
+    CHECK(c.nrefused < c.answered);
+    for (int i = 0; i < c.nrefused; i++)
+        CHECK_MSG(c.refused[i] < 4096 && c.timed_out[c.refused[i]], "request %llu: refused but not timed out",
+                  (unsigned long long)c.refused[i]);
     CHECK(c.let_go > 0);
     aw_tally_free(&tally);
     c.human->ops->free(c.human);
