@@ -15,6 +15,7 @@
 #include <fcntl.h>
 #include <libwebsockets.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -764,6 +765,11 @@ static void on_listen(uv_poll_t *h, int status, int events)
             return; /* EAGAIN, or out of descriptors without a spare: the next turn tries again */
         fcntl(fd, F_SETFD, FD_CLOEXEC);
         fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+        /* Small messages (a human seat's "taken", the next view) go out at
+         * once, not after the peer acknowledged the one before (Nagle's
+         * wait cost a page about 40 ms per answer). Best effort. */
+        int one = 1;
+        (void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
         lws_adopt_socket_vhost(w->vh, fd); /* on failure lws closes fd */
     }
 }
