@@ -27,4 +27,8 @@ typedef int (*aw_cli_file_fn)(void *ud, const char *path, const char *text, size
  * both with status 2. Returns the worst status. */
 int aw_cli_each_file(const char *cmd, const char *const *files, int nfiles, aw_cli_file_fn fn, void *ud);
 
+/* --http's "[HOST:]PORT" (play and serve): host (127.0.0.1 when not given,
+ * at most hostlen - 1 bytes) and port (0-65535). -1 when malformed. */
+int aw_cli_parse_http(const char *v, char *host, size_t hostlen, int *port);
+
 #endif

@@ -1,6 +1,7 @@
-/* The loop check and replay share: read each named file (or standard input
- * for "-"), inflate it when it is gzip (by its first bytes, whatever its
- * name), hand its text to the command, and combine the exit statuses. */
+/* What commands share: the loop of check and replay (read each named file,
+ * or standard input for "-", inflate it when it is gzip by its first bytes,
+ * whatever its name, hand its text to the command, combine the exit
+ * statuses), and --http's address for play and serve. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,4 +48,23 @@ int aw_cli_each_file(const char *cmd, const char *const *files, int nfiles, aw_c
     }
     fflush(stdout);
     return status;
+}
+
+int aw_cli_parse_http(const char *v, char *host, size_t hostlen, int *port)
+{
+    const char *colon = strrchr(v, ':');
+    long n;
+    if (aw_parse_long(colon ? colon + 1 : v, 0, 65535, &n) != 0)
+        return -1;
+    if (colon) {
+        size_t hl = (size_t)(colon - v);
+        if (hl == 0 || hl >= hostlen)
+            return -1;
+        memcpy(host, v, hl);
+        host[hl] = 0;
+    } else {
+        snprintf(host, hostlen, "127.0.0.1");
+    }
+    *port = (int)n;
+    return 0;
 }

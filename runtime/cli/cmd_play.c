@@ -294,27 +294,6 @@ static void on_interrupt(int sig)
     signal(sig, SIG_DFL);
 }
 
-/* --http: "[HOST:]PORT" into host and port. */
-static int parse_http(const char *v, char *host, size_t hostlen, int *port)
-{
-    const char *colon = strrchr(v, ':');
-    const char *p = colon ? colon + 1 : v;
-    long n;
-    if (aw_parse_long(p, 0, 65535, &n) != 0)
-        return -1;
-    if (colon) {
-        size_t hl = (size_t)(colon - v);
-        if (hl == 0 || hl >= hostlen)
-            return -1;
-        memcpy(host, v, hl);
-        host[hl] = 0;
-    } else {
-        snprintf(host, hostlen, "127.0.0.1");
-    }
-    *port = (int)n;
-    return 0;
-}
-
 /* After the last game the pages stay up until Ctrl-C (or SIGTERM). */
 static void linger(void)
 {
@@ -514,7 +493,7 @@ int cmd_play(int argc, char **argv)
         return bad("%s", "--vs deals the roles itself (the same deal twice, mirrored): drop --deal");
     char http_host[256];
     int http_port = 0;
-    if (http && parse_http(http, http_host, sizeof http_host, &http_port) < 0)
+    if (http && aw_cli_parse_http(http, http_host, sizeof http_host, &http_port) < 0)
         return bad("--http: '%s' is not [HOST:]PORT (e.g. 8080 or 0.0.0.0:8080)", http);
     if (!http && (reveal || humans))
         return bad("%s needs --http (the pages it is for)", reveal ? "--reveal" : "--human");

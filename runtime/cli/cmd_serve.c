@@ -117,26 +117,6 @@ static void local_watch(void *ud, aw_seat *seat, void (*ready)(void *ready_ud), 
     aw_live_human_on_ready(seat, ready, ready_ud);
 }
 
-/* --http: "[HOST:]PORT" into host and port. */
-static int parse_http(const char *v, char *host, size_t hostlen, int *port)
-{
-    const char *colon = strrchr(v, ':');
-    long n;
-    if (aw_parse_long(colon ? colon + 1 : v, 0, 65535, &n) != 0)
-        return -1;
-    if (colon) {
-        size_t hl = (size_t)(colon - v);
-        if (hl == 0 || hl >= hostlen)
-            return -1;
-        memcpy(host, v, hl);
-        host[hl] = 0;
-    } else {
-        snprintf(host, hostlen, "127.0.0.1");
-    }
-    *port = (int)n;
-    return 0;
-}
-
 static volatile sig_atomic_t serve_stop;
 static void on_stop(int sig)
 {
@@ -320,7 +300,7 @@ int cmd_serve(int argc, char **argv)
     }
     char http_host[256];
     int http_port = 0;
-    if (http && parse_http(http, http_host, sizeof http_host, &http_port) < 0) {
+    if (http && aw_cli_parse_http(http, http_host, sizeof http_host, &http_port) < 0) {
         rc = bad("--http: '%s' is not [HOST:]PORT (e.g. 8080 or 0.0.0.0:8080)", http);
         goto done;
     }
