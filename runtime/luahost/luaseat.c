@@ -68,12 +68,15 @@ typedef struct luaseat {
     char *default_name;
     aw_luaseat_opts opts;
     aw_sandbox *sb;
+    int sb_budget;  /* the budget sb was made with */
+    bool sb_clean;  /* no call in sb failed since it was made or renewed: it may serve the next game */
     int agent_ref;
     int swap_ref;  /* the new version's table during a mid-game reload */
     char *dir;     /* the agent's folder: it may require plain Lua modules from it */
     aw_modcache *modcache; /* its modules compiled (when not watching: with watching, mods) */
     int agent;
     long games;          /* begin calls so far: the number of the game under way */
+    long sandboxes;      /* sandboxes made (open_agent) */
     uint64_t agent_seed; /* the seat's own seed: randomSeed and math.random */
     char name[65];
     view_mem view;
@@ -1098,7 +1101,9 @@ static int load_agent_table(luaseat *s, aw_sandbox *sb, int *ref, aw_fault *faul
     snprintf(chunkname, sizeof chunkname, "@%s", s->path);
     /* The text is compiled (under the budget, in the sandbox) once per
      * version; later sandboxes load that bytecode, ours, never an agent's. */
-    int rc = s->code.len ? aw_sandbox_load_code(sb, s->code.data, s->code.len, chunkname, fault)
+    /* The version names the code: a sandbox that loaded it keeps the
+     * function and runs it again in its later games (aw_sandbox_renew). */
+    int rc = s->code.len ? aw_sandbox_load_code_kept(sb, s->code.data, s->code.len, chunkname, s->version, fault)
                          : aw_sandbox_load_keep(sb, s->source, s->source_len, chunkname, &s->code, fault);
     if (rc < 0)
         return -1;
@@ -1336,7 +1341,13 @@ static aw_sandbox *open_agent(luaseat *s, uint64_t seed, int budget_ms, int *ref
         aw_sandbox_free(sb);
         return NULL;
     }
+    s->sandboxes++;
     return sb;
+}
+
+long aw_luaseat_sandboxes(const aw_seat *seat)
+{
+    return ((const luaseat *)seat)->sandboxes;
 }
 
 static void close_agent(luaseat *s)
@@ -1344,8 +1355,38 @@ static void close_agent(luaseat *s)
     if (s->sb)
         aw_sandbox_free(s->sb);
     s->sb = NULL;
+    s->agent_ref = s->swap_ref = LUA_NOREF;
     s->view.ref = s->view.stale = LUA_NOREF; /* they were the state's */
     s->view.building = false;
+}
+
+/* The next game in the sandbox of the last one (aw_sandbox_renew): the
+ * host's references into it released first, so that nothing the last game
+ * made stays reachable; then the agent file runs again in the new
+ * environment. Only a sandbox in which no call failed is used again, and
+ * only for the version it ran. Returns false (the sandbox freed) when it
+ * cannot serve: the caller makes a new one. */
+static bool renew_agent(luaseat *s, uint64_t seed, aw_fault *fault)
+{
+    if (!s->sb)
+        return false;
+    if (!s->sb_clean || s->sb_budget != s->opts.budget_ms) {
+        close_agent(s);
+        return false;
+    }
+    aw_sandbox_unref(s->sb, s->agent_ref);
+    aw_sandbox_unref(s->sb, s->swap_ref);
+    aw_sandbox_unref(s->sb, s->view.ref);
+    aw_sandbox_unref(s->sb, s->view.stale);
+    s->agent_ref = s->swap_ref = LUA_NOREF;
+    s->view.ref = s->view.stale = LUA_NOREF;
+    s->view.building = false;
+    if (aw_sandbox_renew(s->sb, seed, fault) < 0 || (watching(s) && serve_snapshot(s, s->sb, fault) < 0) ||
+        load_agent_table(s, s->sb, &s->agent_ref, fault) < 0) {
+        close_agent(s);
+        return false;
+    }
+    return true;
 }
 
 /* FNV-1a, 64 bits: a content hash that names the version of an agent. */
@@ -1482,6 +1523,7 @@ static int do_swap(lua_State *L)
 static void swap_live(luaseat *s)
 {
     aw_fault fault = {AW_FAULT_NONE, "", 0, 0};
+    s->sb_clean = false; /* the next game starts the new version in a new sandbox */
     if (load_agent_table(s, s->sb, &s->swap_ref, &fault) < 0) {
         fprintf(stderr, "aiwolf: %s: the new version does not load in the running game: %s\n", s->path, fault.msg);
         return;
@@ -1501,9 +1543,8 @@ static const char *seat_version(aw_seat *base)
 static const char *seat_begin(aw_seat *base, int agent, uint64_t agent_seed, aw_seat_fault *f)
 {
     luaseat *s = (luaseat *)base;
-    close_agent(s);
-    if (s->opts.watch || s->opts.watch_live)
-        maybe_reload(s);
+    if ((s->opts.watch || s->opts.watch_live) && maybe_reload(s))
+        close_agent(s); /* a new version starts in a new sandbox */
     s->agent = agent;
     s->games++;
     s->agent_seed = agent_seed;
@@ -1511,13 +1552,18 @@ static const char *seat_begin(aw_seat *base, int agent, uint64_t agent_seed, aw_
     aw_fault fault = {AW_FAULT_NONE, "", 0, 0};
     /* The agent's own math.random is seeded from the game and its seat, so a
      * game replays exactly and no two agents draw the same numbers. */
-    s->sb = open_agent(s, agent_seed, s->opts.budget_ms, &s->agent_ref, &fault);
-    if (!s->sb) {
-        seat_fault(f, map_fault(fault.kind), fault.msg);
-        return NULL;
+    if (!renew_agent(s, agent_seed, &fault)) {
+        s->sb = open_agent(s, agent_seed, s->opts.budget_ms, &s->agent_ref, &fault);
+        if (!s->sb) {
+            seat_fault(f, map_fault(fault.kind), fault.msg);
+            return NULL;
+        }
+        s->sb_budget = s->opts.budget_ms;
     }
+    s->sb_clean = true;
     call_ctx c = {.s = s, .kind = AW_REQ_NONE};
     if (aw_sandbox_run(s->sb, do_name, &c, &fault) < 0) {
+        s->sb_clean = false;
         method_fault(f, map_fault(fault.kind), c.method, fault.msg);
         flush_output(s);
         return s->name; /* the agent still plays; getName failed */
@@ -1559,6 +1605,7 @@ static int seat_request(aw_seat *base, aw_req_kind kind, const aw_info *info, co
     s->cur_info = NULL;
     flush_output(s);
     if (rc < 0) {
+        s->sb_clean = false;
         method_fault(f, map_fault(fault.kind), c.method, fault.msg);
         /* A call stopped while info was being updated leaves it half-done. */
         if (s->view.building)
@@ -1616,6 +1663,7 @@ aw_seat *aw_luaseat_new(const char *path, const aw_luaseat_opts *opts, aw_error 
     s->modcache = aw_modcache_new();
     s->reply = aw_xmalloc(REPLY_MAX + 1);
     s->view.ref = s->view.stale = LUA_NOREF;
+    s->agent_ref = s->swap_ref = LUA_NOREF;
     if (opts)
         s->opts = *opts;
     const char *base = strrchr(path, '/');
@@ -1635,13 +1683,18 @@ aw_seat *aw_luaseat_new(const char *path, const aw_luaseat_opts *opts, aw_error 
         return &s->base;
     aw_fault fault = {AW_FAULT_NONE, "", 0, 0};
     int ref;
-    aw_sandbox *sb = open_agent(s, 0, s->opts.budget_ms > 0 ? s->opts.budget_ms : 1000, &ref, &fault);
+    int budget = s->opts.budget_ms > 0 ? s->opts.budget_ms : 1000;
+    aw_sandbox *sb = open_agent(s, 0, budget, &ref, &fault);
     if (!sb) {
         aw_fail(err, AW_EINVAL, "%s", fault.msg);
         seat_free(&s->base);
         return NULL;
     }
-    aw_sandbox_free(sb);
+    /* It serves the first game when it has that game's budget. */
+    s->sb = sb;
+    s->sb_budget = budget;
+    s->sb_clean = true;
+    s->agent_ref = ref;
     return &s->base;
 }
 

@@ -59,9 +59,17 @@ typedef struct aw_luaseat_opts {
 } aw_luaseat_opts;
 
 /* Reads the agent file and checks that it loads and returns a table (in a
- * throw-away sandbox), so that a missing or broken file is reported at once
- * with file:line. */
+ * sandbox that serves the first game when it has that game's budget), so
+ * that a missing or broken file is reported at once with file:line.
+ *
+ * A seat plays its games one after another in one sandbox, renewed for each
+ * game (aw_sandbox_renew: a fresh agent instance in a fresh environment);
+ * a new sandbox is made after a game in which a call failed, for a new
+ * version of the agent, and for a budget other than the sandbox's. */
 aw_seat *aw_luaseat_new(const char *path, const aw_luaseat_opts *opts, aw_error *err);
+
+/* How many sandboxes the seat made so far (for tests and benchmarks). */
+long aw_luaseat_sandboxes(const aw_seat *seat);
 
 /* A Lua seat to be made later with its output stream given then: the maker
  * a child seat takes (childseat.h's aw_childseat_make, ud an

@@ -11,6 +11,9 @@
 /* Registry keys (their addresses are unique). */
 const char sb_key_timeout_msg = 0; /* prebuilt string raised on time-out */
 const char sb_key_preload = 0;     /* host-registered loaders, agent-invisible */
+const char sb_key_template = 0;    /* the globals sb_setup made: copied for each game, never run against */
+const char sb_key_regkeys = 0;     /* the registry's non-integer keys once the sandbox was made */
+const char sb_key_chunks = 0;      /* main chunks loaded before: run again in later games */
 
 /* ------------------------------------------------------------------------ */
 /* The agent's environment.                                                 */
@@ -167,7 +170,126 @@ static int sb_setup(lua_State *L)
         lua_setfield(L, -2, m->name);
     }
     lua_rawsetp(L, LUA_REGISTRYINDEX, &sb_key_preload);
+
+    /* What every game starts from (sb_fresh_env): the globals made above,
+     * which no agent code ever runs against, the chunks kept for later
+     * games, and the registry's keys as they are now. */
+    lua_pushglobaltable(L);
+    lua_rawsetp(L, LUA_REGISTRYINDEX, &sb_key_template);
+    lua_newtable(L);
+    lua_rawsetp(L, LUA_REGISTRYINDEX, &sb_key_chunks);
+    lua_newtable(L);
+    int keys = lua_gettop(L);
+    lua_pushnil(L);
+    while (lua_next(L, LUA_REGISTRYINDEX)) {
+        lua_pop(L, 1);
+        if (lua_type(L, -1) != LUA_TNUMBER) {
+            lua_pushvalue(L, -1);
+            lua_pushboolean(L, 1);
+            lua_rawset(L, keys);
+        }
+    }
+    lua_pushlightuserdata(L, (void *)&sb_key_regkeys);
+    lua_pushboolean(L, 1);
+    lua_rawset(L, keys);
+    lua_rawsetp(L, LUA_REGISTRYINDEX, &sb_key_regkeys);
     return 0;
+}
+
+/* The agent's environment for one game, made from the template (see
+ * sandbox.h, aw_sandbox_renew): a new globals table, a copy of every
+ * library table (package with a new `loaded` and an empty `preload`), the
+ * strings' methods looked up in the game's `string`, math.random seeded
+ * from the limits' seed, and every registry entry made since the sandbox
+ * was created (LPeg's module and pattern metatable, which require makes
+ * again) removed. The template's functions keep no state an agent can
+ * change, except math.random's, which the seed sets again in full. */
+static int sb_fresh_env(lua_State *L)
+{
+    aw_sandbox *sb = lua_touserdata(L, 1);
+    lua_settop(L, 0);
+    lua_rawgetp(L, LUA_REGISTRYINDEX, &sb_key_template); /* 1 */
+    lua_createtable(L, 0, 40);                             /* 2: the globals */
+    lua_createtable(L, 0, 10);                             /* 3: package.loaded */
+    lua_pushnil(L);
+    while (lua_next(L, 1)) {
+        if (lua_type(L, -1) == LUA_TTABLE && !lua_rawequal(L, -1, 1)) {
+            int lib = lua_gettop(L);
+            lua_createtable(L, 0, 32);
+            lua_pushnil(L);
+            while (lua_next(L, lib)) {
+                lua_pushvalue(L, -2);
+                lua_insert(L, -2);
+                lua_rawset(L, lib + 1);
+            }
+            lua_replace(L, lib);
+            lua_pushvalue(L, -2);
+            lua_pushvalue(L, -2);
+            lua_rawset(L, 3);
+        }
+        lua_pushvalue(L, -2);
+        lua_insert(L, -2);
+        lua_rawset(L, 2);
+    }
+    lua_pushliteral(L, "_G");
+    lua_pushvalue(L, 2);
+    lua_rawset(L, 2);
+    lua_pushliteral(L, "_G");
+    lua_pushvalue(L, 2);
+    lua_rawset(L, 3);
+    lua_pushliteral(L, "package");
+    if (lua_rawget(L, 2) == LUA_TTABLE) {
+        lua_pushliteral(L, "loaded");
+        lua_pushvalue(L, 3);
+        lua_rawset(L, -3);
+        lua_pushliteral(L, "preload");
+        lua_newtable(L);
+        lua_rawset(L, -3);
+    }
+    lua_pop(L, 1);
+    lua_pushvalue(L, 2);
+    lua_rawseti(L, LUA_REGISTRYINDEX, LUA_RIDX_GLOBALS);
+    lua_pushvalue(L, 3);
+    lua_setfield(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
+    lua_pushliteral(L, "");
+    lua_getmetatable(L, -1);
+    lua_pushliteral(L, "__index");
+    lua_pushliteral(L, "string");
+    lua_rawget(L, 2);
+    lua_rawset(L, -3);
+    lua_pop(L, 2);
+    lua_rawgetp(L, LUA_REGISTRYINDEX, &sb_key_regkeys);
+    int keys = lua_gettop(L);
+    lua_pushnil(L);
+    while (lua_next(L, LUA_REGISTRYINDEX)) {
+        lua_pop(L, 1);
+        if (lua_type(L, -1) == LUA_TNUMBER)
+            continue;
+        lua_pushvalue(L, -1);
+        if (lua_rawget(L, keys) == LUA_TNIL) { /* clearing a field while traversing is allowed */
+            lua_pushvalue(L, -2);
+            lua_pushnil(L);
+            lua_rawset(L, LUA_REGISTRYINDEX);
+        }
+        lua_pop(L, 1);
+    }
+    lua_pushliteral(L, "math");
+    lua_rawget(L, 2);
+    lua_getfield(L, -1, "randomseed");
+    lua_pushinteger(L, (lua_Integer)sb->lim.seed);
+    lua_call(L, 1, 0);
+    lua_settop(L, 0);
+    return 0;
+}
+
+/* aw_sandbox_renew's protected part: the last game's objects are garbage
+ * once the host released its references; they are collected before the
+ * new environment is made, so that the new game starts with the memory a
+ * sandbox starts with and its garbage costs the next game nothing. */
+static int sb_renew_body(lua_State *L)
+{
+    lua_gc(L, LUA_GCCOLLECT);
+    return sb_fresh_env(L);
 }
 
 
@@ -410,7 +532,26 @@ aw_sandbox *aw_sandbox_new(const aw_sandbox_limits *limits, aw_error *err)
         return NULL;
     }
     lua_settop(sb->L, 0);
+    lua_pushcfunction(sb->L, sb_fresh_env);
+    lua_pushlightuserdata(sb->L, sb);
+    if (lua_pcall(sb->L, 1, 0, 0) != LUA_OK) {
+        aw_fail(err, AW_ENOMEM, "sandbox: setup failed: %s", "no memory for the agent's environment");
+        aw_sandbox_free(sb);
+        return NULL;
+    }
     return sb;
+}
+
+int aw_sandbox_renew(aw_sandbox *sb, uint64_t seed, aw_fault *fault)
+{
+    if (!sb->dead && !sb->in_call)
+        lua_settop(sb->L, 0);
+    sb->lim.seed = seed;
+    aw_sandbox_clear_output(sb);
+    if (sb_protected(sb, sb_renew_body, sb, 0, fault) < 0)
+        return -1;
+    sb->peak = sb->used;
+    return 0;
 }
 
 void aw_sandbox_free(aw_sandbox *sb)
@@ -436,7 +577,32 @@ typedef struct sb_load_args {
     const char *name;
     aw_buf *keep; /* receives the compiled chunk, or NULL */
     int binary;   /* src is bytecode the host compiled (aw_sandbox_load_code) */
+    const char *key; /* the chunk is kept under this key for later games, or NULL */
 } sb_load_args;
+
+int sb_chunk_get(lua_State *L)
+{
+    lua_rawgetp(L, LUA_REGISTRYINDEX, &sb_key_chunks);
+    lua_insert(L, -2);
+    if (lua_rawget(L, -2) != LUA_TFUNCTION) {
+        lua_pop(L, 2);
+        return 0;
+    }
+    lua_remove(L, -2);
+    lua_pushglobaltable(L);
+    if (!lua_setupvalue(L, -2, 1))
+        lua_pop(L, 1);
+    return 1;
+}
+
+void sb_chunk_keep(lua_State *L)
+{
+    lua_rawgetp(L, LUA_REGISTRYINDEX, &sb_key_chunks);
+    lua_insert(L, -2);
+    lua_pushvalue(L, -3);
+    lua_rawset(L, -3);
+    lua_pop(L, 1);
+}
 
 static int sb_dump_writer(lua_State *L, const void *p, size_t sz, void *ud)
 {
@@ -458,6 +624,11 @@ static int sb_load_body(lua_State *L)
     sb_load_args *a = lua_touserdata(L, 1);
     if (a->len > SB_MAX_SOURCE)
         return luaL_error(L, "%s: source larger than %d bytes", a->name, (int)SB_MAX_SOURCE);
+    if (a->key) {
+        lua_pushstring(L, a->key);
+        if (sb_chunk_get(L))
+            goto run;
+    }
     if (a->binary) {
         if (luaL_loadbufferx(L, a->src, a->len, a->name, "b") != LUA_OK)
             return lua_error(L);
@@ -467,6 +638,11 @@ static int sb_load_body(lua_State *L)
         if (a->keep)
             aw_sandbox_dump(L, a->keep);
     }
+    if (a->key) {
+        lua_pushstring(L, a->key);
+        sb_chunk_keep(L);
+    }
+run:
     lua_call(L, 0, 1);
     return 1;
 }
@@ -479,7 +655,7 @@ int aw_sandbox_load(aw_sandbox *sb, const char *src, size_t len, const char *chu
 int aw_sandbox_load_keep(aw_sandbox *sb, const char *src, size_t len, const char *chunkname, aw_buf *code,
                          aw_fault *fault)
 {
-    sb_load_args a = {src, len, chunkname ? chunkname : "=agent", code, 0};
+    sb_load_args a = {src, len, chunkname ? chunkname : "=agent", code, 0, NULL};
     size_t had = code ? code->len : 0;
     int rc = sb_protected(sb, sb_load_body, &a, 1, fault);
     if (rc < 0 && code)
@@ -489,7 +665,13 @@ int aw_sandbox_load_keep(aw_sandbox *sb, const char *src, size_t len, const char
 
 int aw_sandbox_load_code(aw_sandbox *sb, const char *code, size_t len, const char *chunkname, aw_fault *fault)
 {
-    sb_load_args a = {code, len, chunkname ? chunkname : "=agent", NULL, 1};
+    return aw_sandbox_load_code_kept(sb, code, len, chunkname, NULL, fault);
+}
+
+int aw_sandbox_load_code_kept(aw_sandbox *sb, const char *code, size_t len, const char *chunkname, const char *key,
+                              aw_fault *fault)
+{
+    sb_load_args a = {code, len, chunkname ? chunkname : "=agent", NULL, 1, key};
     return sb_protected(sb, sb_load_body, &a, 1, fault);
 }
 

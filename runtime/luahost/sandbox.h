@@ -92,6 +92,28 @@ void aw_sandbox_dump(lua_State *L, aw_buf *out);
  * agents can only load text) as aw_sandbox_load runs a text. */
 int aw_sandbox_load_code(aw_sandbox *sb, const char *code, size_t len, const char *chunkname, aw_fault *fault);
 
+/* aw_sandbox_load_code, with the loaded chunk kept in the sandbox under key
+ * (not NULL): a later call with the same key, in this game or a later one
+ * (aw_sandbox_renew), runs the kept function again instead of loading the
+ * bytecode. The caller promises that a key names one code (say, a content
+ * hash of it); NULL keeps nothing. */
+int aw_sandbox_load_code_kept(aw_sandbox *sb, const char *code, size_t len, const char *chunkname, const char *key,
+                              aw_fault *fault);
+
+/* Makes sb ready for a new game, as a new sandbox would be but cheaper:
+ * the agent's environment is made again from the sandbox's template (new
+ * globals, new copies of the library tables, a new package.loaded,
+ * math.random seeded with seed) and everything the last game made is
+ * collected. What a game's agent code can reach is the game's environment
+ * and what it made; once the host released its references into the
+ * sandbox (aw_sandbox_unref), none of that is reachable, and what stays
+ * (the template, kept chunks, the host's loaders) is never handed to agent
+ * code or cannot change (see docs/sandbox.md, "One sandbox, many games").
+ * The output is cleared and the peak memory starts again from the current
+ * use. Returns 0, or a negative value with *fault filled: the sandbox must
+ * then be freed. Not for a dead sandbox (one whose call was abandoned). */
+int aw_sandbox_renew(aw_sandbox *sb, uint64_t seed, aw_fault *fault);
+
 /* Runs fn(L) as a protected call with the time budget armed and ud as a light
  * userdata at stack index 1. fn may build argument tables, call into agent
  * code with lua_call and read results; every Lua error, time-out or memory

@@ -145,6 +145,20 @@ struct aw_sandbox {
 /* Registry keys (their addresses are unique). */
 extern const char sb_key_timeout_msg; /* prebuilt string raised on time-out */
 extern const char sb_key_preload;     /* host-registered loaders, agent-invisible */
+extern const char sb_key_template;    /* the globals each game's are copied from */
+extern const char sb_key_regkeys;     /* the registry's keys when the sandbox was made */
+extern const char sb_key_chunks;      /* main chunks kept for later games */
+
+/* Main chunks kept across games (our modules', the agent file's): loaded
+ * once per sandbox and run again in each game with the game's globals as
+ * their _ENV. No agent code can reach a kept function (require returns what
+ * it returned, never the function), and a function is immutable; what it
+ * makes when it runs is the game's. sb_chunk_get pops the key on top and
+ * pushes the function kept under it, its _ENV set to the current globals
+ * (returns 1), or pushes nothing (returns 0). sb_chunk_keep keeps the
+ * function below the key on top under that key, and pops the key. */
+int sb_chunk_get(lua_State *L);
+void sb_chunk_keep(lua_State *L);
 
 /* Per-thread flags kept in each lua_State's extra space: a thread in which the
  * hook raised the time-out error. Lua leaves such a thread with hooks

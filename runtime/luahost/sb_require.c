@@ -217,6 +217,9 @@ loaded:
 int sb_luamod_loader(lua_State *L)
 {
     const aw_luamod *m = lua_touserdata(L, lua_upvalueindex(1));
+    lua_pushlightuserdata(L, (void *)m);
+    if (sb_chunk_get(L))
+        goto run;
     lua_pushfstring(L, "@%s", m->path);
     /* Our own modules load from bytecode compiled once per process (made from
      * our text, never from an agent's); agents' chunks stay text-only. */
@@ -226,6 +229,10 @@ int sb_luamod_loader(lua_State *L)
                   : luaL_loadbufferx(L, m->source, m->len, lua_tostring(L, -1), "t");
     if (st != LUA_OK)
         return lua_error(L);
+    lua_remove(L, -2); /* the chunk name */
+    lua_pushlightuserdata(L, (void *)m);
+    sb_chunk_keep(L);
+run:
     lua_pushstring(L, m->name);
     lua_pushstring(L, m->path);
     lua_call(L, 2, 1);

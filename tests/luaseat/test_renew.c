@@ -1,0 +1,157 @@
+/* A seat plays its games one after another in one sandbox, renewed between
+ * them (aw_sandbox_renew), and nothing of one game reaches the next: an
+ * agent that leaves marks everywhere it can write (globals, every library
+ * table, the strings' methods, package.loaded and preload, LPeg's module,
+ * our modules' tables, a global set through load, base functions and
+ * library functions removed, a suspended coroutine, 12 MB kept in a global
+ * under a 30 MB cap, math.random reseeded and drawn from) finds none of
+ * them in its next game, and its first math.random draw is the one a new
+ * sandbox makes for that game. A game with a failed call is followed by a
+ * new sandbox. */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cseat.h"
+#include "game.h"
+#include "luaseat.h"
+#include "test.h"
+
+static const char *const agent_text =
+    "local lpeg = require 'lpeg'\n"
+    "local P = require 'aiwolf.protocol'\n"
+    "local A = require 'aiwolf.agent'\n"
+    "local agent = {}\n"
+    "function agent:getName()\n"
+    "  local dirty = {}\n"
+    "  local function mark(ok, what) if not ok then dirty[#dirty + 1] = what end end\n"
+    "  mark(rawget(_G, 'g_mark') == nil and rawget(_G, 'load_mark') == nil, 'G')\n"
+    "  mark(string.mark == nil and (''). mark == nil, 'string')\n"
+    "  string.probe = function() return 7 end\n"
+    "  mark(('x'):probe() == 7, 'methods')\n"
+    "  mark(table.mark == nil and math.mark == nil and os.mark == nil, 'libs')\n"
+    "  mark(coroutine.mark == nil and utf8.mark == nil, 'libs2')\n"
+    "  mark(package.loaded.mark == nil and package.preload.mark == nil, 'package')\n"
+    "  mark(lpeg.mark == nil and P.mark == nil and A.mark == nil, 'modules')\n"
+    "  mark(type(print) == 'function' and type(string.format) == 'function', 'removed')\n"
+    "  mark(type(table.concat) == 'function' and type(pairs) == 'function', 'removed2')\n"
+    "  mark(rawget(_G, 'big') == nil and rawget(_G, 'co') == nil, 'kept')\n"
+    "  local r = math.random(1000000)\n"
+    "  g_mark = 1; string.mark = 1; table.mark = 1; math.mark = 1; os.mark = 1\n"
+    "  coroutine.mark = 1; utf8.mark = 1\n"
+    "  package.loaded.mark = true; package.preload.mark = function() return 1 end\n"
+    "  lpeg.mark = 1; P.mark = 1; A.mark = 1\n"
+    "  load('load_mark = 1')()\n"
+    "  math.randomseed(42); for i = 1, 10 do math.random() end\n"
+    "  string.format = nil; print = nil; table.concat = nil; pairs = nil\n"
+    "  co = coroutine.create(function() coroutine.yield(1) end); coroutine.resume(co)\n"
+    "  big = string.rep('x', 12 << 20)\n"
+    "  if FAIL_NOW then error('asked to fail') end\n"
+    "  return (#dirty == 0 and 'clean' or 'dirty') .. '-' .. r .. (#dirty > 0 and '-' .. dirty[1] or '')\n"
+    "end\n"
+    "return agent\n";
+
+static void write_file(const char *file, const char *text)
+{
+    FILE *f = fopen(file, "w");
+    fputs(text, f);
+    fclose(f);
+}
+
+/* Plays a 5-player game with lua in seat 1; returns the name it gave. */
+static void play(aw_seat *lua, uint64_t seed, char *name, size_t cap)
+{
+    aw_settings set;
+    aw_error err;
+    aw_settings_preset(&set, "aiwolf", 5, &err);
+    aw_seat *seats[6];
+    seats[1] = lua;
+    for (int a = 2; a <= 5; a++)
+        seats[a] = aw_cseat_random((uint64_t)a);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *csv = open_memstream(&buf, &len);
+    aw_gamelog log;
+    aw_gamelog_init(&log, csv, NULL, NULL);
+    aw_game_opts go;
+    memset(&go, 0, sizeof go);
+    go.settings = &set;
+    go.seed = seed;
+    go.log = &log;
+    aw_game_result res;
+    CHECK(aw_game_play(&go, seats, &res, &err) == 0);
+    aw_gamelog_free(&log);
+    fclose(csv);
+    for (int a = 2; a <= 5; a++)
+        seats[a]->ops->free(seats[a]);
+    /* "0,status,1,ROLE,ALIVE,NAME,NAME" (the name as the agent gave it) */
+    name[0] = '\0';
+    const char *p = strstr(buf, "0,status,1,");
+    if (p) {
+        const char *end = strchr(p, '\n');
+        const char *comma = end;
+        while (comma > p && comma[-1] != ',')
+            comma--;
+        snprintf(name, cap, "%.*s", (int)(end - comma), comma);
+    }
+    free(buf);
+}
+
+static aw_seat *seat(const char *path, int budget_ms)
+{
+    aw_luaseat_opts lo;
+    memset(&lo, 0, sizeof lo);
+    lo.budget_ms = budget_ms;
+    lo.memory_bytes = (size_t)30 << 20;
+    aw_error err;
+    aw_seat *s = aw_luaseat_new(path, &lo, &err);
+    CHECK_MSG(s != NULL, "%s", err.msg);
+    return s;
+}
+
+int main(void)
+{
+    char dir[256], path[300];
+    snprintf(dir, sizeof dir, "/tmp/aiwolf_renew_XXXXXX");
+    CHECK(mkdtemp(dir) != NULL);
+    snprintf(path, sizeof path, "%s/agent.lua", dir);
+    write_file(path, agent_text);
+
+    aw_seat *reused = seat(path, 500);
+    if (!reused)
+        return test_done();
+    for (uint64_t game = 1; game <= 4; game++) {
+        char name[80], fresh_name[80];
+        play(reused, game, name, sizeof name);
+        /* The same game for an agent in a new sandbox (a budget the load
+         * check did not use: no sandbox to renew). */
+        aw_seat *fresh = seat(path, 0);
+        play(fresh, game, fresh_name, sizeof fresh_name);
+        CHECK_INT(aw_luaseat_sandboxes(fresh), 2);
+        fresh->ops->free(fresh);
+        CHECK_MSG(strncmp(name, "clean-", 6) == 0, "game %d found a mark of an earlier game: %s", (int)game, name);
+        CHECK_MSG(strcmp(name, fresh_name) == 0, "game %d: renewed sandbox drew %s, a new one %s", (int)game, name,
+                  fresh_name);
+    }
+    /* The load check's sandbox and the four games: one sandbox. */
+    CHECK_INT(aw_luaseat_sandboxes(reused), 1);
+
+    /* A failed call: the next game gets a new sandbox. */
+    write_file(path, "FAIL_NOW = true\n");
+    FILE *f = fopen(path, "a");
+    fputs(agent_text, f);
+    fclose(f);
+    aw_seat *failing = seat(path, 500);
+    char name[80];
+    play(failing, 1, name, sizeof name);
+    CHECK_INT(aw_luaseat_sandboxes(failing), 1);
+    play(failing, 2, name, sizeof name);
+    CHECK_INT(aw_luaseat_sandboxes(failing), 2);
+    failing->ops->free(failing);
+    reused->ops->free(reused);
+    unlink(path);
+    rmdir(dir);
+    return test_done();
+}
