@@ -29,6 +29,7 @@ typedef struct module_src {
 /* What the host last wrote into the agent's info (see push_info). */
 #define VOTES_KEPT (2 * AW_MAX_PLAYERS) /* longer vote lists are made again each call */
 enum { NVOTELISTS = 4 };
+#define NFIELDS 24 /* above the K_* of info's top-level fields */
 
 typedef struct vote_mem {
     int n; /* -1: nothing to compare with */
@@ -50,6 +51,10 @@ typedef struct view_mem {
     aw_judge divine, medium; /* agent -1: none made */
     bool existing;
     unsigned pending; /* lazy fields (bit i: lazy[i]) left out of info this call, not read yet */
+    unsigned present; /* lazy fields (bit i) the fields table holds */
+    unsigned dirty;   /* fields (bit K_*) the agent wrote since push_info last set them, or all */
+    lua_Integer last[NFIELDS]; /* scalar fields (by K_*) as last set: an agent, day, role; 0 for nil */
+    bool judged[2];   /* divineResult, mediumResult set (not nil) */
 } view_mem;
 
 typedef struct luaseat {
@@ -68,6 +73,7 @@ typedef struct luaseat {
     char *default_name;
     aw_luaseat_opts opts;
     aw_sandbox *sb;
+    int keys_ref;   /* sb's table of the host's strings for info (view_open), kept across games */
     int sb_budget;  /* the budget sb was made with */
     bool sb_clean;  /* no call in sb failed since it was made or renewed: it may serve the next game */
     int agent_ref;
@@ -133,16 +139,22 @@ static void set_int(lua_State *L, const char *k, lua_Integer v)
 
 /* ---- info: one table per game, updated in place ----------------------------
  *
- * Each agent keeps one `info` table for the game. Before each call the host
- * sets every top-level field of it again (whatever the agent did to them, a
- * call starts from the truth) and changes the tables in it only where the
- * game changed: map entries that changed are rewritten, new talks and
- * whispers are appended (a new list each day, and a new one when the agent
- * changed the list's length), and a list or result whose content changed is
- * a new table. The talk, whisper and vote lists are made only when the
- * agent reads them (see "lazy fields" below); a talk's `parsed` tree is
- * built when the agent first reads it. What the host made lives in one
- * registry table per sandbox (the view table): dropping it (a new game, a
+ * Each agent keeps one `info` table for the game. Its fields live in a
+ * second table, the fields table, which info's protected metatable gives as
+ * its __index: the agent reads info.day as from any table (no C call), and
+ * no agent code ever holds the fields table itself, so the host knows what
+ * it holds and sets a top-level field only when the game changed it. An
+ * agent that writes a top-level field writes it in the fields table
+ * (info's __newindex), and that field is set again at the next call
+ * (whatever the agent did to it, a call starts from the truth); fields of
+ * its own go into info itself and stay. The tables in the fields change
+ * only where the game changed: map entries that changed are rewritten, new
+ * talks and whispers are appended (a new list each day, and a new one when
+ * the agent changed the list's length), and a list or result whose content
+ * changed is a new table. The talk, whisper and vote lists are made only
+ * when the agent reads them (see "lazy fields" below); a talk's `parsed`
+ * tree is built when the agent first reads it. What the host made lives in
+ * one registry table per game (the view table): dropping it (a new game, a
  * call stopped while info was being updated) makes the next call build
  * everything anew. */
 
@@ -158,9 +170,11 @@ enum {
     K_SPECIES = K_ROLES + AW_NROLES,  /* AW_HUMAN, AW_WOLF */
     V_INFO = K_SPECIES + 2,
     V_STATUS, V_ROLES, V_RTALK, V_RWHISPER, V_EXISTING, V_TALKS, V_WHISPERS, V_VOTES, V_LATESTVOTES,
-    V_AVOTES, V_LATESTAVOTES, V_LASTDEAD, V_DIVINE, V_MEDIUM, V_TALKMETA, V_WHISPERMETA,
-    V_SIZE = V_WHISPERMETA
+    V_AVOTES, V_LATESTAVOTES, V_LASTDEAD, V_DIVINE, V_MEDIUM, V_TALKMETA, V_WHISPERMETA, V_FIELDS, V_NAMES,
+    V_SIZE = V_NAMES
 };
+
+_Static_assert(K_LATESTATTACKVOTELIST < NFIELDS && K_LATESTATTACKVOTELIST < 32, "info's fields fit the masks");
 
 static const char *const key_names[K_ROLES] = {
     [K_AGENT] = "agent", [K_DAY] = "day", [K_ROLE] = "role", [K_STATUSMAP] = "statusMap",
@@ -211,10 +225,13 @@ static void set_key_agent(lua_State *L, int t, int kv, int k, int a)
 }
 
 static int talk_index(lua_State *L);
-static void info_meta(lua_State *L, luaseat *s);
+static int info_index(lua_State *L);
+static void info_meta(lua_State *L, luaseat *s, int fields);
 
-/* Pushes the view table, making it (with the interned strings, info and
- * its maps, all empty) if there is none. */
+/* Pushes the view table, making it (with the interned strings, info, its
+ * fields table and maps, all empty) if there is none. The strings are made
+ * once per sandbox (the keys table: host strings only, never handed out as
+ * a table) and copied into each game's view. */
 static void view_open(lua_State *L, luaseat *s, int n)
 {
     view_mem *v = &s->view;
@@ -229,22 +246,48 @@ static void view_open(lua_State *L, luaseat *s, int n)
     view_forget(v);
     lua_createtable(L, V_SIZE, 0);
     int kv = lua_gettop(L);
-    for (int k = 1; k < K_ROLES; k++) {
-        lua_pushstring(L, key_names[k]);
+    if (s->keys_ref == LUA_NOREF) {
+        lua_createtable(L, V_INFO - 1, 0);
+        for (int k = 1; k < K_ROLES; k++) {
+            lua_pushstring(L, key_names[k]);
+            lua_rawseti(L, -2, k);
+        }
+        for (int r = 0; r < AW_NROLES; r++) {
+            lua_pushstring(L, aw_role_name((aw_role)r));
+            lua_rawseti(L, -2, K_ROLES + r);
+        }
+        lua_pushstring(L, aw_species_name(AW_HUMAN));
+        lua_rawseti(L, -2, K_SPECIES + AW_HUMAN);
+        lua_pushstring(L, aw_species_name(AW_WOLF));
+        lua_rawseti(L, -2, K_SPECIES + AW_WOLF);
+        s->keys_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    }
+    lua_rawgeti(L, LUA_REGISTRYINDEX, s->keys_ref);
+    for (int k = 1; k < V_INFO; k++) {
+        lua_rawgeti(L, -1, k);
         lua_rawseti(L, kv, k);
     }
-    for (int r = 0; r < AW_NROLES; r++) {
-        lua_pushstring(L, aw_role_name((aw_role)r));
-        lua_rawseti(L, kv, K_ROLES + r);
+    lua_pop(L, 1);
+    /* The top-level names, for info's __newindex: name -> K_* */
+    lua_createtable(L, 0, K_LATESTATTACKVOTELIST);
+    for (int k = K_AGENT; k <= K_LATESTATTACKVOTELIST; k++) {
+        lua_rawgeti(L, kv, k);
+        lua_pushinteger(L, k);
+        lua_rawset(L, -3);
     }
-    lua_pushstring(L, aw_species_name(AW_HUMAN));
-    lua_rawseti(L, kv, K_SPECIES + AW_HUMAN);
-    lua_pushstring(L, aw_species_name(AW_WOLF));
-    lua_rawseti(L, kv, K_SPECIES + AW_WOLF);
-    lua_createtable(L, 0, 24);
-    info_meta(L, s);
+    lua_rawseti(L, kv, V_NAMES);
+    lua_createtable(L, 0, 24); /* the fields */
+    lua_createtable(L, 0, 2);
+    lua_pushliteral(L, "__index");
+    lua_pushlightuserdata(L, s);
+    lua_pushcclosure(L, info_index, 1);
+    lua_rawset(L, -3);
+    lua_setmetatable(L, -2);
+    lua_createtable(L, 0, 0); /* info */
+    info_meta(L, s, lua_gettop(L) - 1);
     lua_setmetatable(L, -2);
     lua_rawseti(L, kv, V_INFO);
+    lua_rawseti(L, kv, V_FIELDS);
     for (int slot = V_STATUS; slot <= V_RWHISPER; slot++) {
         lua_createtable(L, n, 0);
         lua_rawseti(L, kv, slot);
@@ -277,7 +320,9 @@ static void view_open(lua_State *L, luaseat *s, int n)
     v->nlast_dead = -1;
     v->divine.agent = v->medium.agent = -1;
     v->existing = false;
-    v->pending = 0;
+    v->pending = v->present = 0;
+    v->dirty = ~0u; /* the first call sets every field */
+    v->judged[0] = v->judged[1] = false;
 }
 
 /* Appends talks from..n-1 to the list at index list. */
@@ -425,16 +470,22 @@ static bool update_votes(lua_State *L, int kv, int slot, vote_mem *m, const aw_v
     return false;
 }
 
-/* info[k] = the judge as a table (a new one when it changed), or nil. */
-static void update_judge(lua_State *L, int info, int kv, int k, int slot, aw_judge *m, const aw_judge *j)
+/* fields[k] = the judge as a table (a new one when it changed), or nil;
+ * set only when that changes what fields[k] holds, or when force. */
+static void update_judge(lua_State *L, int f, int kv, int k, int slot, aw_judge *m, bool *set, bool force,
+                         const aw_judge *j)
 {
-    KEY(k);
     if (!j->agent) {
-        lua_pushnil(L);
-        lua_rawset(L, info);
+        if (*set || force) {
+            KEY(k);
+            lua_pushnil(L);
+            lua_rawset(L, f);
+            *set = false;
+        }
         return;
     }
-    if (m->agent != j->agent || m->day != j->day || m->target != j->target || m->result != j->result) {
+    bool changed = m->agent != j->agent || m->day != j->day || m->target != j->target || m->result != j->result;
+    if (changed) {
         lua_createtable(L, 0, 4);
         int e = lua_gettop(L);
         set_key_int(L, e, kv, K_AGENT, j->agent);
@@ -446,8 +497,12 @@ static void update_judge(lua_State *L, int info, int kv, int k, int slot, aw_jud
         lua_rawseti(L, kv, slot);
         *m = *j;
     }
-    lua_rawgeti(L, kv, slot);
-    lua_rawset(L, info);
+    if (changed || force || !*set) {
+        KEY(k);
+        lua_rawgeti(L, kv, slot);
+        lua_rawset(L, f);
+        *set = true;
+    }
 }
 
 /* Rewrites the entries of map slot slot that differ from what it holds
@@ -476,15 +531,17 @@ static void update_count_map(lua_State *L, int kv, int slot, int *was, const int
 /* ---- lazy fields: made when the agent first reads them --------------------
  *
  * The lists below are dear to make and many agents never read some of
- * them. push_info leaves each one out of info (a raw nil) unless the view
- * holds it up to date from an earlier read, and marks it pending; info's
- * metatable then makes it on the first read in the call (__index), from the
- * aw_info of the call under way, and stores it in info as push_info would
- * have. Writing a pending field (__newindex) makes the agent's value the
- * field's, as for any other field; pairs(info) (__pairs) makes every pending
- * field first. The metatable is protected (__metatable), and its functions
- * give nothing outside a call of this seat, nor for any table but this
- * game's info: a read that comes too late finds nil, never another view. */
+ * them. push_info leaves each one out of the fields table unless the view
+ * holds it up to date from an earlier read, and marks it pending; the
+ * fields table's own metatable then makes it on the first read in the call
+ * (__index, reached through info's), from the aw_info of the call under
+ * way, and stores it in the fields table as push_info would have. Writing a
+ * top-level field (info's __newindex) writes the fields table and marks the
+ * field for push_info to set again; pairs(info) (__pairs) makes every
+ * pending field first and lists the fields and what the agent added. The
+ * metatable is protected (__metatable), and its functions give nothing
+ * outside a call of this seat, nor for any table but this game's: a read
+ * that comes too late finds nil, never another view. */
 enum { L_TALKS, L_WHISPERS, L_VOTES, NLAZY = L_VOTES + NVOTELISTS };
 
 static const struct {
@@ -514,17 +571,17 @@ static int lazy_votes(const aw_info *in, int i, const aw_vote **vl)
     }
 }
 
-/* Pushes the view table if the table at index t is this game's info during
- * a call of this seat (push_info done) and some field is pending; else
- * pushes nothing and returns 0. */
-static int lazy_view(lua_State *L, luaseat *s, int t)
+/* Pushes the view table if the table at index t is this game's table in
+ * view slot slot (info, or its fields) during a call of this seat
+ * (push_info done); else pushes nothing and returns 0. */
+static int lazy_view(lua_State *L, luaseat *s, int t, int slot)
 {
     view_mem *v = &s->view;
-    if (!s->cur_info || v->building || v->ref == LUA_NOREF || !v->pending || !lua_istable(L, t))
+    if (!s->cur_info || v->building || v->ref == LUA_NOREF || !lua_istable(L, t))
         return 0;
     lua_rawgeti(L, LUA_REGISTRYINDEX, v->ref);
     int kv = lua_gettop(L);
-    lua_rawgeti(L, kv, V_INFO);
+    lua_rawgeti(L, kv, slot);
     bool same = lua_rawequal(L, -1, t);
     lua_pop(L, 1);
     if (!same) {
@@ -550,7 +607,7 @@ static int lazy_field(lua_State *L, const view_mem *v, int k)
     return -1;
 }
 
-/* Makes pending field i of info (index t) and pushes it. */
+/* Makes pending field i into the fields table (index t) and pushes it. */
 static void lazy_make(lua_State *L, luaseat *s, int kv, int t, int i)
 {
     const aw_info *in = s->cur_info;
@@ -567,29 +624,50 @@ static void lazy_make(lua_State *L, luaseat *s, int kv, int t, int i)
     lua_pushvalue(L, -2);
     lua_rawset(L, t);
     s->view.pending &= ~(1u << i);
+    s->view.present |= 1u << i;
 }
 
+/* The fields table's __index: a pending field is made. */
 static int info_index(lua_State *L)
 {
     luaseat *s = lua_touserdata(L, lua_upvalueindex(1));
     int i = lazy_field(L, &s->view, 2);
-    int kv = i >= 0 ? lazy_view(L, s, 1) : 0;
+    int kv = i >= 0 ? lazy_view(L, s, 1, V_FIELDS) : 0;
     if (!kv)
         return 0;
     lazy_make(L, s, kv, 1, i);
     return 1;
 }
 
+/* info's __newindex (info holds no top-level field itself, so writing one
+ * comes here): the field is written in the fields table and push_info sets
+ * it again at the next call; any other key goes into info. */
 static int info_newindex(lua_State *L)
 {
     luaseat *s = lua_touserdata(L, lua_upvalueindex(1));
     lua_settop(L, 3);
-    int i = lazy_field(L, &s->view, 2);
-    if (i >= 0 && lazy_view(L, s, 1)) {
-        s->view.pending &= ~(1u << i); /* the agent's value is the field's now */
+    luaL_checktype(L, 1, LUA_TTABLE);
+    int kv = lua_type(L, 2) == LUA_TSTRING ? lazy_view(L, s, 1, V_INFO) : 0;
+    if (kv) {
+        lua_rawgeti(L, kv, V_NAMES);
+        lua_pushvalue(L, 2);
+        lua_Integer k = lua_rawget(L, -2) == LUA_TNUMBER ? lua_tointeger(L, -1) : 0;
+        if (k > 0 && k < NFIELDS) {
+            view_mem *v = &s->view;
+            lua_rawgeti(L, kv, V_FIELDS);
+            lua_pushvalue(L, 2);
+            lua_pushvalue(L, 3);
+            lua_rawset(L, -3);
+            v->dirty |= 1u << k;
+            for (int i = 0; i < NLAZY; i++)
+                if (lazy[i].key == k) {
+                    v->pending &= ~(1u << i); /* the agent's value is the field's now */
+                    v->present |= 1u << i;
+                }
+            return 0;
+        }
         lua_settop(L, 3);
     }
-    luaL_checktype(L, 1, LUA_TTABLE);
     lua_rawset(L, 1);
     return 0;
 }
@@ -604,32 +682,64 @@ static int info_next(lua_State *L)
     return 1;
 }
 
-/* pairs(info): every pending field made, then the plain traversal. */
+/* Copies the entries of the table at index from into the table on top. */
+static void copy_entries(lua_State *L, int from)
+{
+    int to = lua_gettop(L);
+    lua_pushnil(L);
+    while (lua_next(L, from)) {
+        lua_pushvalue(L, -2);
+        lua_insert(L, -2);
+        lua_rawset(L, to);
+    }
+}
+
+/* pairs(info): every pending field made, then a traversal of a new table
+ * with the fields and what the agent added to info. */
 static int info_pairs(lua_State *L)
 {
     luaseat *s = lua_touserdata(L, lua_upvalueindex(1));
-    int kv = lazy_view(L, s, 1);
-    if (kv) {
+    luaL_checktype(L, 1, LUA_TTABLE);
+    lua_settop(L, 1);
+    int kv = lazy_view(L, s, 1, V_INFO);
+    if (kv && s->view.pending) {
+        lua_rawgeti(L, kv, V_FIELDS);
+        int f = lua_gettop(L);
         for (int i = 0; i < NLAZY; i++)
             if (s->view.pending & 1u << i) {
-                lazy_make(L, s, kv, 1, i);
+                lazy_make(L, s, kv, f, i);
                 lua_pop(L, 1);
             }
     }
+    lua_settop(L, 1);
+    lua_createtable(L, 0, 32); /* 2 */
+    if (lua_getmetatable(L, 1)) { /* the real one: its __index is the fields table */
+        lua_pushliteral(L, "__index");
+        if (lua_rawget(L, -2) == LUA_TTABLE) {
+            lua_pushvalue(L, 2);
+            copy_entries(L, lua_gettop(L) - 1);
+        }
+    }
+    lua_settop(L, 2);
+    copy_entries(L, 1);
+    lua_settop(L, 2);
     lua_pushcfunction(L, info_next);
-    lua_pushvalue(L, 1);
+    lua_insert(L, 2);
     lua_pushnil(L);
     return 3;
 }
 
-/* Pushes info's metatable. */
-static void info_meta(lua_State *L, luaseat *s)
+/* Pushes info's metatable; fields is the index of the fields table. */
+static void info_meta(lua_State *L, luaseat *s, int fields)
 {
     static const struct {
         const char *name;
         lua_CFunction f;
-    } mm[] = {{"__index", info_index}, {"__newindex", info_newindex}, {"__pairs", info_pairs}};
+    } mm[] = {{"__newindex", info_newindex}, {"__pairs", info_pairs}};
     lua_createtable(L, 0, 4);
+    lua_pushliteral(L, "__index");
+    lua_pushvalue(L, fields);
+    lua_rawset(L, -3);
     for (size_t i = 0; i < sizeof mm / sizeof mm[0]; i++) {
         lua_pushlightuserdata(L, s);
         lua_pushcclosure(L, mm[i].f, 1);
@@ -713,6 +823,7 @@ static void push_info(lua_State *L, luaseat *s, const aw_info *in)
         fresh |= (unsigned)update_votes(L, kv, lazy[L_VOTES + i].slot, &v->votes[i], vl, nv) << (L_VOTES + i);
     }
     int nd = in->nlast_dead < AW_MAX_PLAYERS ? in->nlast_dead : AW_MAX_PLAYERS;
+    bool new_dead = false;
     if (v->nlast_dead != nd || (nd && memcmp(v->last_dead, in->last_dead, sizeof *in->last_dead * (size_t)nd))) {
         lua_createtable(L, nd, 0);
         for (int i = 0; i < nd; i++) {
@@ -723,42 +834,78 @@ static void push_info(lua_State *L, luaseat *s, const aw_info *in)
         if (nd)
             memcpy(v->last_dead, in->last_dead, sizeof *in->last_dead * (size_t)nd);
         v->nlast_dead = nd;
+        new_dead = true;
     }
 
-    /* Every top-level field, set again each call. */
-    lua_rawgeti(L, kv, V_INFO);
-    int info = lua_gettop(L);
-    set_key_int(L, info, kv, K_AGENT, in->agent);
-    set_key_int(L, info, kv, K_DAY, in->day);
-    KEY(K_ROLE);
-    if (in->my_role >= 0 && in->my_role < AW_NROLES)
-        lua_rawgeti(L, kv, K_ROLES + in->my_role);
-    else
-        lua_pushstring(L, aw_role_name(in->my_role));
-    lua_rawset(L, info);
-    set_key_slot(L, info, kv, K_STATUSMAP, V_STATUS);
-    set_key_slot(L, info, kv, K_ROLEMAP, V_ROLES);
-    set_key_slot(L, info, kv, K_REMAINTALKMAP, V_RTALK);
-    set_key_slot(L, info, kv, K_REMAINWHISPERMAP, V_RWHISPER);
-    set_key_slot(L, info, kv, K_EXISTINGROLELIST, V_EXISTING);
-    set_key_agent(L, info, kv, K_EXECUTEDAGENT, in->executed);
-    set_key_agent(L, info, kv, K_LATESTEXECUTEDAGENT, in->latest_executed);
-    set_key_slot(L, info, kv, K_LASTDEADAGENTLIST, V_LASTDEAD);
-    update_judge(L, info, kv, K_DIVINERESULT, V_DIVINE, &v->divine, &in->divine_result);
-    update_judge(L, info, kv, K_MEDIUMRESULT, V_MEDIUM, &v->medium, &in->medium_result);
-    set_key_agent(L, info, kv, K_ATTACKEDAGENT, in->attacked);
-    set_key_agent(L, info, kv, K_GUARDEDAGENT, in->guarded);
+    /* The top-level fields: set when the game changed them, or when the
+     * agent wrote them (dirty), or at the view's first call (all dirty). */
+    lua_rawgeti(L, kv, V_FIELDS);
+    int f = lua_gettop(L);
+    unsigned dirty = v->dirty;
+    v->dirty = 0;
+#define CHANGED(k, val) ((dirty & 1u << (k)) || v->last[k] != (val))
+    if (CHANGED(K_AGENT, in->agent)) {
+        set_key_int(L, f, kv, K_AGENT, in->agent);
+        v->last[K_AGENT] = in->agent;
+    }
+    if (CHANGED(K_DAY, in->day)) {
+        set_key_int(L, f, kv, K_DAY, in->day);
+        v->last[K_DAY] = in->day;
+    }
+    if (CHANGED(K_ROLE, in->my_role)) {
+        KEY(K_ROLE);
+        if (in->my_role >= 0 && in->my_role < AW_NROLES)
+            lua_rawgeti(L, kv, K_ROLES + in->my_role);
+        else
+            lua_pushstring(L, aw_role_name(in->my_role));
+        lua_rawset(L, f);
+        v->last[K_ROLE] = in->my_role;
+    }
+    static const int tables[][2] = {{K_STATUSMAP, V_STATUS},       {K_ROLEMAP, V_ROLES},
+                                    {K_REMAINTALKMAP, V_RTALK},    {K_REMAINWHISPERMAP, V_RWHISPER},
+                                    {K_EXISTINGROLELIST, V_EXISTING}};
+    for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++)
+        if (dirty & 1u << tables[i][0])
+            set_key_slot(L, f, kv, tables[i][0], tables[i][1]);
+    const struct {
+        int k, a;
+    } agents[] = {{K_EXECUTEDAGENT, in->executed},
+                  {K_LATESTEXECUTEDAGENT, in->latest_executed},
+                  {K_ATTACKEDAGENT, in->attacked},
+                  {K_GUARDEDAGENT, in->guarded}};
+    for (size_t i = 0; i < sizeof agents / sizeof agents[0]; i++) {
+        int a = agents[i].a > 0 ? agents[i].a : 0;
+        if (CHANGED(agents[i].k, a)) {
+            set_key_agent(L, f, kv, agents[i].k, a);
+            v->last[agents[i].k] = a;
+        }
+    }
+#undef CHANGED
+    if (new_dead || (dirty & 1u << K_LASTDEADAGENTLIST))
+        set_key_slot(L, f, kv, K_LASTDEADAGENTLIST, V_LASTDEAD);
+    update_judge(L, f, kv, K_DIVINERESULT, V_DIVINE, &v->divine, &v->judged[0],
+                 (dirty & 1u << K_DIVINERESULT) != 0, &in->divine_result);
+    update_judge(L, f, kv, K_MEDIUMRESULT, V_MEDIUM, &v->medium, &v->judged[1],
+                 (dirty & 1u << K_MEDIUMRESULT) != 0, &in->medium_result);
     v->pending = 0;
     for (int i = 0; i < NLAZY; i++) {
+        bool forced = (dirty & 1u << lazy[i].key) != 0;
         if (fresh & 1u << i) {
-            set_key_slot(L, info, kv, lazy[i].key, lazy[i].slot);
+            if (forced || !(v->present & 1u << i))
+                set_key_slot(L, f, kv, lazy[i].key, lazy[i].slot);
+            v->present |= 1u << i;
         } else {
-            KEY(lazy[i].key);
-            lua_pushnil(L);
-            lua_rawset(L, info);
+            if (forced || (v->present & 1u << i)) {
+                KEY(lazy[i].key);
+                lua_pushnil(L);
+                lua_rawset(L, f);
+            }
+            v->present &= ~(1u << i);
             v->pending |= 1u << i;
         }
     }
+    lua_pop(L, 1);
+    lua_rawgeti(L, kv, V_INFO);
     lua_remove(L, kv); /* info stays on top */
     v->building = false;
 }
@@ -1355,7 +1502,7 @@ static void close_agent(luaseat *s)
     if (s->sb)
         aw_sandbox_free(s->sb);
     s->sb = NULL;
-    s->agent_ref = s->swap_ref = LUA_NOREF;
+    s->agent_ref = s->swap_ref = s->keys_ref = LUA_NOREF;
     s->view.ref = s->view.stale = LUA_NOREF; /* they were the state's */
     s->view.building = false;
 }
@@ -1663,7 +1810,7 @@ aw_seat *aw_luaseat_new(const char *path, const aw_luaseat_opts *opts, aw_error 
     s->modcache = aw_modcache_new();
     s->reply = aw_xmalloc(REPLY_MAX + 1);
     s->view.ref = s->view.stale = LUA_NOREF;
-    s->agent_ref = s->swap_ref = LUA_NOREF;
+    s->agent_ref = s->swap_ref = s->keys_ref = LUA_NOREF;
     if (opts)
         s->opts = *opts;
     const char *base = strrchr(path, '/');
