@@ -357,6 +357,8 @@ static bool update_talks(lua_State *L, luaseat *s, int kv, bool whisper, const a
     int slot = whisper ? V_WHISPERS : V_TALKS;
     int *vday = whisper ? &v->whisper_day : &v->talk_day;
     int *vn = whisper ? &v->nwhispers : &v->ntalks;
+    if (*vday == INT_MIN)
+        return false; /* the view holds no list (never read, or dropped) */
     lua_rawgeti(L, kv, slot);
     if (*vday != day || !lua_istable(L, -1) || lua_rawlen(L, -1) != (lua_Unsigned)*vn || *vn > n) {
         lua_pop(L, 1);

@@ -98,6 +98,8 @@ struct aw_sandbox {
     aw_sandbox_limits lim;
     size_t used;                /* bytes the state holds now */
     size_t peak;                /* most it ever held */
+    int lpeg_opened;            /* LPeg was opened since the environment was last made */
+    size_t renewed_used;        /* what it held after its environment was last made (aw_sandbox_renew) */
     size_t grown;               /* growth since the allocator last read the clock */
     uint64_t budget_ns;
     /* The clocks of a call (see sb_clock_past): the budget counts the

@@ -95,13 +95,15 @@ static char sb_key_lpeg_module;
 int sb_open_lpeg(lua_State *L)
 {
     lua_settop(L, 0);
-    /* Opened once per sandbox: running luaopen_lpeg again (after an agent
+    /* Opened once per game (the next game's environment removes it:
+     * aw_sandbox_renew): running luaopen_lpeg again (after an agent
      * clears package.loaded.lpeg) would put LPeg's raw metamethods back into
      * the shared pattern metatable and start new, empty shadows, switching
      * the guards off for every pattern made before. */
     if (lua_rawgetp(L, LUA_REGISTRYINDEX, &sb_key_lpeg_module) == LUA_TTABLE)
         return 1;
     lua_pop(L, 1);
+    sb_of(L)->lpeg_opened = 1; /* the next game's environment sweeps what it registers */
     lua_pushcfunction(L, luaopen_lpeg);
     lua_call(L, 0, 1); /* 1: the module */
     lua_getfield(L, 1, "P");

@@ -53,6 +53,34 @@ static const char *const agent_text =
     "end\n"
     "return agent\n";
 
+/* Leaves one mark a game (or none), chosen by its first draw, in the
+ * libraries only (no global): games that leave the environment as it was
+ * made let the next one keep it (sb_fresh_env's check), the others must
+ * have it made anew. The name says the mark and the address of `string`. */
+static const char *const marker_text =
+    "local agent = {}\n"
+    "function agent:getName()\n"
+    "  local ok = string.mark == nil and (''). mark == nil and type(string.format) == 'function'\n"
+    "    and getmetatable(math) == nil and table.insert ~= table.remove and os.mark == nil\n"
+    "    and package.mark == nil and type(coroutine.wrap) == 'function' and utf8.charpattern ~= 'x'\n"
+    "    and package.loaded.string == string and package.preload.x == nil and math.pi > 3\n"
+    "  local kind = math.random(12)\n"
+    "  if kind == 1 then string.mark = 1\n"
+    "  elseif kind == 2 then string.format = nil\n"
+    "  elseif kind == 3 then setmetatable(math, {})\n"
+    "  elseif kind == 4 then table.insert = table.remove\n"
+    "  elseif kind == 5 then os.mark = {}\n"
+    "  elseif kind == 6 then package.mark = 1\n"
+    "  elseif kind == 7 then coroutine.wrap = nil\n"
+    "  elseif kind == 8 then utf8.charpattern = 'x'\n"
+    "  elseif kind == 9 then package.loaded = {}\n"
+    "  elseif kind == 10 then package.preload.x = function() end\n"
+    "  elseif kind == 11 then math.pi = 0\n"
+    "  end\n"
+    "  return (ok and 'clean' or 'dirty') .. '-' .. kind .. '-' .. tostring(string):sub(8)\n"
+    "end\n"
+    "return agent\n";
+
 static void write_file(const char *file, const char *text)
 {
     FILE *f = fopen(file, "w");
@@ -137,6 +165,33 @@ int main(void)
     }
     /* The load check's sandbox and the four games: one sandbox. */
     CHECK_INT(aw_luaseat_sandboxes(reused), 1);
+
+    /* Games that leave the environment untouched pass it on as it is;
+     * one changed anywhere in a library is made anew. */
+    write_file(path, marker_text);
+    aw_seat *marker = seat(path, 500);
+    if (!marker)
+        return test_done();
+    char last[80] = "";
+    int kept = 0, kinds = 0;
+    for (uint64_t game = 1; game <= 60; game++) {
+        char name[80];
+        play(marker, game, name, sizeof name);
+        CHECK_MSG(strncmp(name, "clean-", 6) == 0, "game %d found the mark of the game before: %s (then %s)",
+                  (int)game, name, last);
+        int kind = atoi(name + 6);
+        const char *addr = strchr(name + 6, '-');
+        const char *last_addr = strchr(last + 6, '-');
+        if (last[0] && atoi(last + 6) == 12 && addr && last_addr && strcmp(addr, last_addr) == 0)
+            kept++; /* after an untouched game: the same environment */
+        if (kind >= 1 && kind <= 12)
+            kinds |= 1 << kind;
+        snprintf(last, sizeof last, "%s", name);
+    }
+    CHECK_MSG(kept > 0, "no untouched environment was passed on");
+    CHECK_MSG(kinds == 0x1ffe, "the marks tried: %#x", (unsigned)kinds);
+    CHECK_INT(aw_luaseat_sandboxes(marker), 1);
+    marker->ops->free(marker);
 
     /* A failed call: the next game gets a new sandbox. */
     write_file(path, "FAIL_NOW = true\n");
