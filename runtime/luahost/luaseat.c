@@ -131,11 +131,6 @@ static aw_fault_kind map_fault(aw_fault_kind k)
 
 /* ---- building info and setting ------------------------------------------ */
 
-static void set_int(lua_State *L, const char *k, lua_Integer v)
-{
-    lua_pushinteger(L, v);
-    lua_setfield(L, -2, k);
-}
 
 /* ---- info: one table per game, updated in place ----------------------------
  *
@@ -187,6 +182,15 @@ static const char *const key_names[K_ROLES] = {
     [K_LATESTATTACKVOTELIST] = "latestAttackVoteList", [K_TARGET] = "target", [K_IDX] = "idx", [K_TURN] = "turn",
     [K_TEXT] = "text", [K_RESULT] = "result", [K_ALIVE] = "ALIVE", [K_DEAD] = "DEAD",
 };
+
+/* setting's keys, after the view's in the keys table (view_open) */
+static const char *const setting_names[] = {
+    "playerNum",      "roleNumMap",        "maxTalk",           "maxTalkTurn",     "maxWhisper",
+    "maxWhisperTurn", "maxSkip",           "maxRevote",         "maxAttackRevote", "enableNoAttack",
+    "enableNoExecution", "enableRoleRequest", "talkOnFirstDay", "votableInFirstDay", "voteVisible",
+    "whisperBeforeRevote", "validateUtterance", "validation",   "timeLimit",       "randomSeed",
+    "preset",         "talkMode"};
+enum { NSETTING = sizeof setting_names / sizeof setting_names[0], S_KEYS = V_INFO };
 
 static void view_forget(view_mem *v)
 {
@@ -247,7 +251,7 @@ static void view_open(lua_State *L, luaseat *s, int n)
     lua_createtable(L, V_SIZE, 0);
     int kv = lua_gettop(L);
     if (s->keys_ref == LUA_NOREF) {
-        lua_createtable(L, V_INFO - 1, 0);
+        lua_createtable(L, S_KEYS - 1 + NSETTING, 0);
         for (int k = 1; k < K_ROLES; k++) {
             lua_pushstring(L, key_names[k]);
             lua_rawseti(L, -2, k);
@@ -260,6 +264,10 @@ static void view_open(lua_State *L, luaseat *s, int n)
         lua_rawseti(L, -2, K_SPECIES + AW_HUMAN);
         lua_pushstring(L, aw_species_name(AW_WOLF));
         lua_rawseti(L, -2, K_SPECIES + AW_WOLF);
+        for (int i = 0; i < NSETTING; i++) {
+            lua_pushstring(L, setting_names[i]);
+            lua_rawseti(L, -2, S_KEYS + i);
+        }
         s->keys_ref = luaL_ref(L, LUA_REGISTRYINDEX);
     }
     lua_rawgeti(L, LUA_REGISTRYINDEX, s->keys_ref);
@@ -913,47 +921,50 @@ static void push_info(lua_State *L, luaseat *s, const aw_info *in)
 }
 #undef KEY
 
-static void set_bool(lua_State *L, const char *k, bool v)
+/* Pushes a new `setting` table (the keys from the keys table, kt). */
+static void push_setting(lua_State *L, int kt, const aw_settings *set, uint64_t seed)
 {
-    lua_pushboolean(L, v);
-    lua_setfield(L, -2, k);
-}
-
-static void push_setting(lua_State *L, const aw_settings *set, uint64_t seed)
-{
-    lua_createtable(L, 0, 24);
-    set_int(L, "playerNum", set->players);
-    lua_createtable(L, 0, AW_NROLES);
-    for (int r = 0; r < AW_NROLES; r++) {
-        lua_pushinteger(L, set->role_count[r]);
-        lua_setfield(L, -2, aw_role_name((aw_role)r));
+    lua_createtable(L, 0, NSETTING + 2);
+    int t = lua_gettop(L);
+    for (int i = 0; i < NSETTING; i++) {
+        lua_rawgeti(L, kt, S_KEYS + i);
+        switch (i) {
+        case 0: lua_pushinteger(L, set->players); break;
+        case 1:
+            lua_createtable(L, 0, AW_NROLES);
+            for (int r = 0; r < AW_NROLES; r++) {
+                lua_rawgeti(L, kt, K_ROLES + r);
+                lua_pushinteger(L, set->role_count[r]);
+                lua_rawset(L, -3);
+            }
+            break;
+        case 2: lua_pushinteger(L, set->max_talk); break;
+        case 3: lua_pushinteger(L, set->max_talk_turn); break;
+        case 4: lua_pushinteger(L, set->max_whisper); break;
+        case 5: lua_pushinteger(L, set->max_whisper_turn); break;
+        case 6: lua_pushinteger(L, set->max_skip); break;
+        case 7: lua_pushinteger(L, set->max_revote); break;
+        case 8: lua_pushinteger(L, set->max_attack_revote); break;
+        case 9: lua_pushboolean(L, set->enable_no_attack); break;
+        case 10: lua_pushboolean(L, set->enable_no_execution); break;
+        case 11: lua_pushboolean(L, false); break;
+        case 12: lua_pushboolean(L, set->talk_on_first_day); break;
+        case 13: lua_pushboolean(L, false); break;
+        case 14: lua_pushboolean(L, set->vote_visible); break;
+        case 15: lua_pushboolean(L, set->whisper_before_revote); break;
+        case 16: lua_pushboolean(L, set->validation != AW_VALIDATE_OFF); break;
+        case 17:
+            lua_pushstring(L, set->validation == AW_VALIDATE_STRICT    ? "strict"
+                              : set->validation == AW_VALIDATE_LENIENT ? "lenient"
+                                                                       : "off");
+            break;
+        case 18: lua_pushinteger(L, set->time_limit_ms); break;
+        case 19: lua_pushinteger(L, (lua_Integer)seed); break;
+        case 20: lua_pushstring(L, set->preset); break;
+        default: lua_pushstring(L, set->talk_mode == AW_TALK_ROUNDS ? "rounds" : "turns"); break;
+        }
+        lua_rawset(L, t);
     }
-    lua_setfield(L, -2, "roleNumMap");
-    set_int(L, "maxTalk", set->max_talk);
-    set_int(L, "maxTalkTurn", set->max_talk_turn);
-    set_int(L, "maxWhisper", set->max_whisper);
-    set_int(L, "maxWhisperTurn", set->max_whisper_turn);
-    set_int(L, "maxSkip", set->max_skip);
-    set_int(L, "maxRevote", set->max_revote);
-    set_int(L, "maxAttackRevote", set->max_attack_revote);
-    set_bool(L, "enableNoAttack", set->enable_no_attack);
-    set_bool(L, "enableNoExecution", set->enable_no_execution);
-    set_bool(L, "enableRoleRequest", false);
-    set_bool(L, "talkOnFirstDay", set->talk_on_first_day);
-    set_bool(L, "votableInFirstDay", false);
-    set_bool(L, "voteVisible", set->vote_visible);
-    set_bool(L, "whisperBeforeRevote", set->whisper_before_revote);
-    set_bool(L, "validateUtterance", set->validation != AW_VALIDATE_OFF);
-    lua_pushstring(L, set->validation == AW_VALIDATE_STRICT    ? "strict"
-                      : set->validation == AW_VALIDATE_LENIENT ? "lenient"
-                                                               : "off");
-    lua_setfield(L, -2, "validation");
-    set_int(L, "timeLimit", set->time_limit_ms);
-    set_int(L, "randomSeed", (lua_Integer)seed);
-    lua_pushstring(L, set->preset);
-    lua_setfield(L, -2, "preset");
-    lua_pushstring(L, set->talk_mode == AW_TALK_ROUNDS ? "rounds" : "turns");
-    lua_setfield(L, -2, "talkMode");
 }
 
 /* ---- calls ------------------------------------------------------------- */
@@ -1179,7 +1190,9 @@ static int do_call(lua_State *L)
     int agent = lua_gettop(L);
     if (c->kind == AW_REQ_INITIALIZE) {
         push_info(L, s, c->info);
-        push_setting(L, c->set, s->agent_seed);
+        lua_rawgeti(L, LUA_REGISTRYINDEX, s->keys_ref); /* made by push_info */
+        push_setting(L, lua_gettop(L), c->set, s->agent_seed);
+        lua_remove(L, -2);
         call_method(L, c, agent, "initialize", 2, 0);
         return 0;
     }
