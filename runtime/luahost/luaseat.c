@@ -1482,6 +1482,7 @@ static aw_sandbox *open_agent(luaseat *s, uint64_t seed, int budget_ms, int *ref
     lim.module_dir = watching(s) ? NULL : s->dir;
     lim.module_cache = watching(s) ? NULL : s->modcache;
     lim.work_budget = s->opts.work_budget;
+    lim.unguarded = s->opts.unguarded;
     aw_error err;
     aw_sandbox *sb = aw_sandbox_new(&lim, &err);
     if (!sb) {

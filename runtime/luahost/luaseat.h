@@ -52,6 +52,9 @@ typedef struct aw_luaseat_opts {
      * Agent[02] name] ..."), for runs of many games. Games are counted
      * from 1 by the seat's begin calls. */
     bool number_games;
+    /* Benchmarks only (bench/overhead_bench): the agent's sandbox has no
+     * budget and no memory cap (aw_sandbox_limits.unguarded). */
+    bool unguarded;
     /* Do not run the agent's file at creation to check that it loads: the
      * agent plays in a confined child (contests), where no untrusted code
      * runs in the parent and a broken file shows as begin's fault. */

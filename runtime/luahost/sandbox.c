@@ -526,8 +526,12 @@ static int sb_pcall_killable(aw_sandbox *volatile sb, int nres, int armed)
 }
 
 /* Runs fn(ud) as the protected, budgeted call behind load and run. */
+static int sb_unguarded_call(aw_sandbox *sb, lua_CFunction fn, void *ud, int nres, aw_fault *fault);
+
 int sb_protected(aw_sandbox *sb, lua_CFunction fn, void *ud, int nres, aw_fault *fault)
 {
+    if (sb->lim.unguarded && !sb->dead)
+        return sb_unguarded_call(sb, fn, ud, nres, fault);
     lua_State *L = sb->L;
     aw_fault local;
     if (!fault)
@@ -642,6 +646,46 @@ int sb_protected(aw_sandbox *sb, lua_CFunction fn, void *ud, int nres, aw_fault 
     return -AW_EINVAL;
 }
 
+/* The allocator of an unguarded sandbox (benchmarks only). */
+static void *sb_plain_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
+{
+    (void)ud;
+    (void)osize;
+    if (nsize == 0) {
+        free(ptr);
+        return NULL;
+    }
+    return realloc(ptr, nsize);
+}
+
+/* sb_protected for an unguarded sandbox: a plain protected call. */
+static int sb_unguarded_call(aw_sandbox *sb, lua_CFunction fn, void *ud, int nres, aw_fault *fault)
+{
+    lua_State *L = sb->L;
+    if (sb->in_call || !lua_checkstack(L, 4)) {
+        fault->kind = AW_FAULT_ERROR;
+        snprintf(fault->msg, sizeof fault->msg, "nested call into the same sandbox, or no stack");
+        return -AW_ESTATE;
+    }
+    int base = lua_gettop(L);
+    sb->in_call = 1;
+    sb->cur = L;
+    lua_pushcfunction(L, fn);
+    lua_pushlightuserdata(L, ud);
+    int status = lua_pcall(L, 1, nres, 0);
+    sb->in_call = 0;
+    sb->cur = NULL;
+    if (status == LUA_OK)
+        return 0;
+    fault->kind = status == LUA_ERRMEM ? AW_FAULT_MEMORY : sb->reply_fault ? AW_FAULT_REPLY : AW_FAULT_ERROR;
+    sb->reply_fault = 0;
+    size_t len = 0;
+    const char *s = lua_type(L, -1) == LUA_TSTRING ? lua_tolstring(L, -1, &len) : "error object is not a string";
+    sb_copy_line(fault->msg, sizeof fault->msg, s, len ? len : strlen(s));
+    lua_settop(L, base);
+    return -AW_EINVAL;
+}
+
 aw_sandbox *aw_sandbox_new(const aw_sandbox_limits *limits, aw_error *err)
 {
     aw_sandbox *sb = calloc(1, sizeof *sb);
@@ -675,7 +719,7 @@ aw_sandbox *aw_sandbox_new(const aw_sandbox_limits *limits, aw_error *err)
     sb->hook_count = SB_HOOK_COUNT;
     aw_buf_init(&sb->out);
     sb_heap_init(sb);
-    sb->L = lua_newstate(sb_alloc, sb);
+    sb->L = lua_newstate(sb->lim.unguarded ? sb_plain_alloc : sb_alloc, sb);
     if (!sb->L) {
         aw_fail(err, AW_ENOMEM, "sandbox: cannot create a Lua state within %zu bytes", sb->lim.memory_bytes);
         aw_sandbox_free(sb);
@@ -686,7 +730,8 @@ aw_sandbox *aw_sandbox_new(const aw_sandbox_limits *limits, aw_error *err)
      * thread copies it: the per-thread flags must start at zero. */
     memset(lua_getextraspace(sb->L), 0, LUA_EXTRASPACE);
     /* The hook is in place before any code runs; calls only move the deadline. */
-    lua_sethook(sb->L, sb_hook, LUA_MASKCOUNT, SB_HOOK_COUNT);
+    if (!sb->lim.unguarded)
+        lua_sethook(sb->L, sb_hook, LUA_MASKCOUNT, SB_HOOK_COUNT);
     lua_pushcfunction(sb->L, sb_setup);
     lua_pushlightuserdata(sb->L, sb);
     if (lua_pcall(sb->L, 1, 0, 0) != LUA_OK) {

@@ -46,6 +46,10 @@ typedef struct aw_sandbox_limits {
                                this many work units (VM instructions plus a cost for library work,
                                see docs/sandbox.md), a count that does not depend on the machine's
                                speed; budget_ms still applies as a safety net. */
+    int unguarded;          /* benchmarks only (bench/overhead_bench): no budget at all (no watchdog,
+                               no hook, no clock) and the C library's allocator with no cap, so that
+                               what the guards cost can be measured against it. Never for agents: a
+                               loop runs forever, an allocation takes all memory. */
 } aw_sandbox_limits;
 
 /* Fills l with the defaults above (seed 0, no module folder). */
