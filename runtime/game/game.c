@@ -141,7 +141,9 @@ int aw_game_ask(aw_game *gm, int a)
     aw_info info;
     aw_view_build(gm->g, a, gm->req.kind, &info);
     aw_seat_reply reply = {NULL, 0, AW_NO_AGENT};
-    aw_seat_fault fault = {AW_FAULT_NONE, ""};
+    aw_seat_fault fault; /* not zeroed whole (a 512-byte message) at every call */
+    fault.kind = AW_FAULT_NONE;
+    fault.msg[0] = '\0';
     gm->t0[a] = aw_now_ns();
     int rc = gm->seats[a]->ops->request(gm->seats[a], gm->req.kind, &info, gm->opts.settings, &reply, &fault);
     if (rc == AW_SEAT_PENDING)
@@ -158,7 +160,9 @@ void aw_game_answer(aw_game *gm, int a, int rc, const aw_seat_reply *reply, cons
     gm->answered[a] = true;
     gm->left--;
     gm->calls++;
-    aw_seat_fault f = {AW_FAULT_NONE, ""};
+    aw_seat_fault f;
+    f.kind = AW_FAULT_NONE;
+    f.msg[0] = '\0';
     if (rc < 0 || rc == AW_SEAT_PENDING) {
         if (fault)
             f = *fault;

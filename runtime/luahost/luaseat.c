@@ -191,6 +191,12 @@ static const char *const setting_names[] = {
     "whisperBeforeRevote", "validateUtterance", "validation",   "timeLimit",       "randomSeed",
     "preset",         "talkMode"};
 enum { NSETTING = sizeof setting_names / sizeof setting_names[0], S_KEYS = V_INFO };
+/* Then the host's tables that never change and that no agent code can
+ * reach, made once per sandbox too: the names of info's top-level fields
+ * (name -> K_*, for info's __newindex), the talk entries' and whisper
+ * entries' protected metatables (copied into each view), the fields table's
+ * metatable. */
+enum { H_NAMES = S_KEYS + NSETTING, H_TALKMETA, H_WHISPERMETA, H_FIELDSMETA, H_SIZE = H_FIELDSMETA };
 
 static void view_forget(view_mem *v)
 {
@@ -251,7 +257,7 @@ static void view_open(lua_State *L, luaseat *s, int n)
     lua_createtable(L, V_SIZE, 0);
     int kv = lua_gettop(L);
     if (s->keys_ref == LUA_NOREF) {
-        lua_createtable(L, S_KEYS - 1 + NSETTING, 0);
+        lua_createtable(L, H_SIZE, 0);
         for (int k = 1; k < K_ROLES; k++) {
             lua_pushstring(L, key_names[k]);
             lua_rawseti(L, -2, k);
@@ -268,29 +274,51 @@ static void view_open(lua_State *L, luaseat *s, int n)
             lua_pushstring(L, setting_names[i]);
             lua_rawseti(L, -2, S_KEYS + i);
         }
+        int kt = lua_gettop(L);
+        lua_createtable(L, 0, K_LATESTATTACKVOTELIST);
+        for (int k = K_AGENT; k <= K_LATESTATTACKVOTELIST; k++) {
+            lua_rawgeti(L, kt, k);
+            lua_pushinteger(L, k);
+            lua_rawset(L, -3);
+        }
+        lua_rawseti(L, kt, H_NAMES);
+        for (int w = 0; w <= 1; w++) {
+            lua_createtable(L, 0, 2);
+            lua_pushliteral(L, "__index");
+            lua_pushlightuserdata(L, s);
+            lua_pushinteger(L, w);
+            lua_pushcclosure(L, talk_index, 2);
+            lua_rawset(L, -3);
+            /* Protected: getmetatable gives this string, setmetatable refuses. */
+            lua_pushliteral(L, "__metatable");
+            lua_pushstring(L, w ? "whisper entry" : "talk entry");
+            lua_rawset(L, -3);
+            lua_rawseti(L, kt, w ? H_WHISPERMETA : H_TALKMETA);
+        }
+        lua_createtable(L, 0, 1);
+        lua_pushliteral(L, "__index");
+        lua_pushlightuserdata(L, s);
+        lua_pushcclosure(L, info_index, 1);
+        lua_rawset(L, -3);
+        lua_rawseti(L, kt, H_FIELDSMETA);
         s->keys_ref = luaL_ref(L, LUA_REGISTRYINDEX);
     }
     lua_rawgeti(L, LUA_REGISTRYINDEX, s->keys_ref);
+    int kt = lua_gettop(L);
     for (int k = 1; k < V_INFO; k++) {
-        lua_rawgeti(L, -1, k);
+        lua_rawgeti(L, kt, k);
         lua_rawseti(L, kv, k);
     }
-    lua_pop(L, 1);
-    /* The top-level names, for info's __newindex: name -> K_* */
-    lua_createtable(L, 0, K_LATESTATTACKVOTELIST);
-    for (int k = K_AGENT; k <= K_LATESTATTACKVOTELIST; k++) {
-        lua_rawgeti(L, kv, k);
-        lua_pushinteger(L, k);
-        lua_rawset(L, -3);
-    }
+    lua_rawgeti(L, kt, H_NAMES);
     lua_rawseti(L, kv, V_NAMES);
+    lua_rawgeti(L, kt, H_TALKMETA);
+    lua_rawseti(L, kv, V_TALKMETA);
+    lua_rawgeti(L, kt, H_WHISPERMETA);
+    lua_rawseti(L, kv, V_WHISPERMETA);
     lua_createtable(L, 0, 24); /* the fields */
-    lua_createtable(L, 0, 2);
-    lua_pushliteral(L, "__index");
-    lua_pushlightuserdata(L, s);
-    lua_pushcclosure(L, info_index, 1);
-    lua_rawset(L, -3);
+    lua_rawgeti(L, kt, H_FIELDSMETA);
     lua_setmetatable(L, -2);
+    lua_remove(L, kt);
     lua_createtable(L, 0, 0); /* info */
     info_meta(L, s, lua_gettop(L) - 1);
     lua_setmetatable(L, -2);
@@ -299,19 +327,6 @@ static void view_open(lua_State *L, luaseat *s, int n)
     for (int slot = V_STATUS; slot <= V_RWHISPER; slot++) {
         lua_createtable(L, n, 0);
         lua_rawseti(L, kv, slot);
-    }
-    for (int w = 0; w <= 1; w++) {
-        lua_createtable(L, 0, 2);
-        lua_pushliteral(L, "__index");
-        lua_pushlightuserdata(L, s);
-        lua_pushinteger(L, w);
-        lua_pushcclosure(L, talk_index, 2);
-        lua_rawset(L, -3);
-        /* Protected: getmetatable gives this string, setmetatable refuses. */
-        lua_pushliteral(L, "__metatable");
-        lua_pushstring(L, w ? "whisper entry" : "talk entry");
-        lua_rawset(L, -3);
-        lua_rawseti(L, kv, w ? V_WHISPERMETA : V_TALKMETA);
     }
     lua_pushvalue(L, kv);
     v->ref = luaL_ref(L, LUA_REGISTRYINDEX);
@@ -1762,7 +1777,10 @@ static int seat_request(aw_seat *base, aw_req_kind kind, const aw_info *info, co
     if (set)
         s->validation = set->validation;
     call_ctx c = {.s = s, .kind = kind, .info = info, .set = set, .reply_fault = AW_FAULT_NONE};
-    aw_fault fault = {AW_FAULT_NONE, "", 0, 0};
+    aw_fault fault; /* not zeroed whole (a 512-byte message) at every call */
+    fault.kind = AW_FAULT_NONE;
+    fault.msg[0] = '\0';
+    fault.elapsed_ns = fault.wall_ns = 0;
     s->cur_info = info;
     int rc = aw_sandbox_run(s->sb, do_call, &c, &fault);
     s->cur_info = NULL;
