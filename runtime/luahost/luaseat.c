@@ -862,6 +862,30 @@ static void push_info(lua_State *L, luaseat *s, const aw_info *in)
         new_dead = true;
     }
 
+    /* A top-level field the agent put into info itself with rawset (past
+     * __newindex) would hide the truth: such keys go. info is empty unless
+     * the agent added keys of its own, so this is one lua_next a call. */
+    lua_rawgeti(L, kv, V_INFO);
+    lua_pushnil(L);
+    if (lua_next(L, -2)) {
+        lua_pop(L, 2);
+        int info = lua_gettop(L);
+        lua_rawgeti(L, kv, V_NAMES);
+        lua_pushnil(L);
+        while (lua_next(L, info)) {
+            lua_pop(L, 1);
+            lua_pushvalue(L, -1);
+            if (lua_rawget(L, info + 1) != LUA_TNIL) { /* a field's name: clearing while traversing is allowed */
+                lua_pushvalue(L, -2);
+                lua_pushnil(L);
+                lua_rawset(L, info);
+            }
+            lua_pop(L, 1);
+        }
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+
     /* The top-level fields: set when the game changed them, or when the
      * agent wrote them (dirty), or at the view's first call (all dirty). */
     lua_rawgeti(L, kv, V_FIELDS);

@@ -81,6 +81,8 @@ local function vandalize(info)
   info.day, info.role, info.executedAgent = 99, "FOX", 1
   info.statusMap, info.divineResult = {}, nil
   info.voteList = {{agent = 1, day = 0, target = 2}}
+  rawset(info, "agent", 99) -- raw, past info's __newindex
+  rawset(info, "remainTalkMap", {})
   info.talkList[#info.talkList + 1] = {agent = 1, day = 0, idx = 99, turn = 0, text = "Over"}
   table.remove(info.whisperList)
 end
