@@ -239,14 +239,6 @@ static int sb_setup(lua_State *L)
     return 0;
 }
 
-/* The agent's environment for one game, made from the template (see
- * sandbox.h, aw_sandbox_renew): a new globals table, a copy of every
- * library table (package with a new `loaded` and an empty `preload`), the
- * strings' methods looked up in the game's `string`, math.random seeded
- * from the limits' seed, and every registry entry made since the sandbox
- * was created (LPeg's module and pattern metatable, which require makes
- * again) removed. The template's functions keep no state an agent can
- * change, except math.random's, which the seed sets again in full. */
 /* Whether the table at index t has no metatable and holds exactly the n
  * entries of the template's table at index tt (the same values). */
 static int sb_same_entries(lua_State *L, int t, int tt, lua_Integer n)
@@ -314,6 +306,16 @@ static int sb_env_intact(lua_State *L, int tmpl, int g, int counts)
 
 static void sb_sweep_registry(lua_State *L);
 
+/* The agent's environment for one game, made from the template (see
+ * sandbox.h, aw_sandbox_renew): a new globals table and a copy of every
+ * library table, or the last game's when sb_env_intact finds them as they
+ * were made; package with a new `loaded` and an empty `preload`; the
+ * strings' methods looked up in the game's `string`; math.random seeded
+ * from the limits' seed; and, after a game that opened LPeg, every
+ * registry entry made since the sandbox was created (LPeg's module and
+ * pattern metatable, which require makes again) removed. The template's
+ * functions keep no state an agent can change, except math.random's,
+ * which the seed sets again in full. */
 static int sb_fresh_env(lua_State *L)
 {
     aw_sandbox *sb = lua_touserdata(L, 1);
