@@ -14,7 +14,8 @@
  *  - "memory": after a game that grew the globals by 12 MB and removed
  *    what it added, the next game can allocate what a new sandbox can;
  *  - a failed getName, a time-out or a memory fault in the last call of a
- *    game: the next game gets a new sandbox. */
+ *    game: the next game gets a new sandbox;
+ *  - LPeg's guards ignore what the agent made of its globals. */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
@@ -219,6 +220,35 @@ static void fault_games(const char *path)
     }
 }
 
+/* LPeg's guards (runtime/luahost/lua/lpeg_guard.lua) do not take the
+ * agent's globals: a `type` that hides patterns, set before the first
+ * require, does not switch the nesting bound off, in any game. */
+static void guard_games(const char *path)
+{
+    FILE *f = fopen(path, "w");
+    fputs("local rt = type\n"
+          "type = function(v) local t = rt(v) if t == 'userdata' then return 'boolean' end return t end\n"
+          "local lpeg = require 'lpeg'\n"
+          "type = rt\n"
+          "local agent = {}\n"
+          "function agent:getName()\n"
+          "  local ok, e = pcall(function() local p = lpeg.P'a' for i = 1, 1000 do p = -p end end)\n"
+          "  return ok and 'unguarded' or tostring(e):match('nested too deeply') and 'guarded' or 'other'\n"
+          "end\n"
+          "return agent\n",
+          f);
+    fclose(f);
+    aw_seat *s = seat(path, 1000, (size_t)32 << 20);
+    for (int game = 1; game <= 2; game++) {
+        char name[120];
+        free(play(s, (uint64_t)game, name, sizeof name));
+        CHECK_MSG(strcmp(name, "guarded") == 0, "game %d: LPeg's nesting bound with the agent's type(): %s", game,
+                  name);
+    }
+    CHECK_INT(aw_luaseat_sandboxes(s), 1);
+    s->ops->free(s);
+}
+
 int main(void)
 {
     char dir[256], path[300];
@@ -229,6 +259,7 @@ int main(void)
     order_games(path, 30);
     memory_games(path);
     fault_games(path);
+    guard_games(path);
     unlink(path);
     rmdir(dir);
     return test_done();
