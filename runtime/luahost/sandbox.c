@@ -14,7 +14,6 @@ const char sb_key_preload = 0;     /* host-registered loaders, agent-invisible *
 const char sb_key_template = 0;    /* the globals sb_setup made: copied for each game, never run against */
 const char sb_key_regkeys = 0;     /* the registry's non-integer keys once the sandbox was made */
 const char sb_key_chunks = 0;      /* main chunks loaded before: run again in later games */
-const char sb_key_counts = 0;      /* entries of the template and of each library in it */
 
 /* ------------------------------------------------------------------------ */
 /* The agent's environment.                                                 */
@@ -55,27 +54,6 @@ static void wrap_field(lua_State *L, const char *name, lua_CFunction f)
 static void open_lib(lua_State *L, const char *name, lua_CFunction open)
 {
     luaL_requiref(L, name, open, 1);
-}
-
-/* The number of entries of the table at index t. */
-static lua_Integer sb_count(lua_State *L, int t)
-{
-    lua_Integer n = 0;
-    lua_pushnil(L);
-    while (lua_next(L, t)) {
-        n++;
-        lua_pop(L, 1);
-    }
-    return n;
-}
-
-/* counts[key on top], the key popped. */
-static lua_Integer sb_counted(lua_State *L, int counts)
-{
-    lua_rawget(L, counts);
-    lua_Integer n = lua_tointeger(L, -1);
-    lua_pop(L, 1);
-    return n;
 }
 
 static int sb_setup(lua_State *L)
@@ -214,135 +192,31 @@ static int sb_setup(lua_State *L)
     lua_pushlightuserdata(L, (void *)&sb_key_regkeys);
     lua_pushboolean(L, 1);
     lua_rawset(L, keys);
-    lua_pushlightuserdata(L, (void *)&sb_key_counts);
-    lua_pushboolean(L, 1);
-    lua_rawset(L, keys);
     lua_rawsetp(L, LUA_REGISTRYINDEX, &sb_key_regkeys);
-    /* counts["_G"]: the template's entries; counts[name]: library name's */
-    lua_pushglobaltable(L);
-    int g = lua_gettop(L);
-    lua_newtable(L);
-    int counts = lua_gettop(L);
-    lua_pushliteral(L, "_G");
-    lua_pushinteger(L, sb_count(L, g));
-    lua_rawset(L, counts);
-    lua_pushnil(L);
-    while (lua_next(L, g)) {
-        if (lua_type(L, -1) == LUA_TTABLE && !lua_rawequal(L, -1, g)) {
-            lua_pushvalue(L, -2);
-            lua_pushinteger(L, sb_count(L, lua_gettop(L) - 1));
-            lua_rawset(L, counts);
-        }
-        lua_pop(L, 1);
-    }
-    lua_rawsetp(L, LUA_REGISTRYINDEX, &sb_key_counts);
     return 0;
-}
-
-/* Whether the table at index t has no metatable and holds exactly the n
- * entries of the template's table at index tt (the same values). */
-static int sb_same_entries(lua_State *L, int t, int tt, lua_Integer n)
-{
-    if (lua_getmetatable(L, t)) {
-        lua_pop(L, 1);
-        return 0;
-    }
-    lua_Integer seen = 0;
-    lua_pushnil(L);
-    while (lua_next(L, t)) {
-        seen++;
-        lua_pushvalue(L, -2);
-        int same = lua_rawget(L, tt) != LUA_TNIL && lua_rawequal(L, -1, -2);
-        lua_pop(L, 2);
-        if (!same) {
-            lua_pop(L, 1);
-            return 0;
-        }
-    }
-    return seen == n;
-}
-
-/* Whether the last game's globals (index g) are as sb_fresh_env made them:
- * no metatable, no key the template (index tmpl) lacks, _G itself, a
- * package table with only `loaded` and `preload` (tables), and every other
- * entry the template's value, or for a library a table (not the
- * template's) with exactly the template library's entries. Then nothing in
- * them or under them is the last game's but `package`'s two tables, which
- * sb_fresh_env replaces. */
-static int sb_env_intact(lua_State *L, int tmpl, int g, int counts)
-{
-    if (!lua_istable(L, g) || lua_rawequal(L, g, tmpl) || lua_getmetatable(L, g))
-        return 0;
-    lua_Integer seen = 0;
-    lua_pushnil(L);
-    while (lua_next(L, g)) {
-        seen++;
-        int k = lua_gettop(L) - 1, v = k + 1;
-        lua_pushvalue(L, k);
-        int tt = lua_rawget(L, tmpl) == LUA_TTABLE ? lua_gettop(L) : 0;
-        int same;
-        if (!tt) {
-            same = !lua_isnil(L, -1) && lua_rawequal(L, -1, v);
-        } else if (lua_rawequal(L, tt, tmpl)) {
-            same = lua_rawequal(L, v, g);
-        } else if (lua_type(L, v) != LUA_TTABLE || lua_rawequal(L, v, tt)) {
-            same = 0;
-        } else if (lua_type(L, k) == LUA_TSTRING && strcmp(lua_tostring(L, k), "package") == 0) {
-            same = !lua_getmetatable(L, v) && sb_count(L, v) == 2 &&
-                   lua_getfield(L, v, "loaded") == LUA_TTABLE && lua_getfield(L, v, "preload") == LUA_TTABLE;
-        } else {
-            lua_pushvalue(L, k);
-            same = sb_same_entries(L, v, tt, sb_counted(L, counts));
-        }
-        lua_settop(L, v - 1);
-        if (!same) {
-            lua_pop(L, 1);
-            return 0;
-        }
-    }
-    lua_pushliteral(L, "_G");
-    return seen == sb_counted(L, counts);
 }
 
 static void sb_sweep_registry(lua_State *L);
 
 /* The agent's environment for one game, made from the template (see
  * sandbox.h, aw_sandbox_renew): a new globals table and a copy of every
- * library table, or the last game's when sb_env_intact finds them as they
- * were made; package with a new `loaded` and an empty `preload`; the
+ * library table; package with a new `loaded` and an empty `preload`; the
  * strings' methods looked up in the game's `string`; math.random seeded
  * from the limits' seed; and, after a game that opened LPeg, every
  * registry entry made since the sandbox was created (LPeg's module and
  * pattern metatable, which require makes again) removed. The template's
  * functions keep no state an agent can change, except math.random's,
- * which the seed sets again in full. */
+ * which the seed sets again in full.
+ * The last game's tables are never passed on, even when their entries are
+ * the template's: a table keeps the slot layout its writes left (a key
+ * removed and added again, a table grown and emptied), which pairs() shows
+ * and which holds on to memory, and no check through the API can see it
+ * (tests/luaseat/test_renew_hostile.c). */
 static int sb_fresh_env(lua_State *L)
 {
     aw_sandbox *sb = lua_touserdata(L, 1);
     lua_settop(L, 0);
     lua_rawgetp(L, LUA_REGISTRYINDEX, &sb_key_template); /* 1 */
-    lua_rawgetp(L, LUA_REGISTRYINDEX, &sb_key_counts);   /* 2 */
-    lua_pushglobaltable(L);                                /* 3: the last game's globals */
-    int intact = sb_env_intact(L, 1, 3, 2);
-    lua_settop(L, 3);
-    lua_remove(L, 2);
-    if (intact) {
-        /* The last game left its globals as they were made: they serve
-         * again, with a new package.loaded and preload. */
-        lua_createtable(L, 0, 10); /* 3: package.loaded */
-        lua_rawgetp(L, LUA_REGISTRYINDEX, &sb_key_counts); /* its keys: the libraries' names, and _G */
-        lua_pushnil(L);
-        while (lua_next(L, 4)) {
-            lua_pop(L, 1);
-            lua_pushvalue(L, -1);
-            lua_pushvalue(L, -1);
-            lua_rawget(L, 2);
-            lua_rawset(L, 3);
-        }
-        lua_pop(L, 1);
-        goto tail;
-    }
-    lua_pop(L, 1);
     lua_createtable(L, 0, 40);                             /* 2: the globals */
     lua_createtable(L, 0, 10);                             /* 3: package.loaded */
     lua_pushnil(L);
@@ -376,7 +250,6 @@ static int sb_fresh_env(lua_State *L)
             lua_pop(L, 1);
         }
     }
-tail:
     lua_pushliteral(L, "_G");
     lua_pushvalue(L, 2);
     lua_rawset(L, 3);
@@ -442,7 +315,8 @@ static void sb_sweep_registry(lua_State *L)
 /* aw_sandbox_renew's protected part: the last game's objects are garbage
  * once the host released its references. When they hold more than
  * SB_RENEW_SLACK bytes over what the sandbox held after its last renewal,
- * they are collected before the new environment is made, so that the new
+ * they are collected once the new environment is made (the last game's
+ * globals and libraries are garbage from then on), so that the new
  * game starts with about the memory a new sandbox starts with and the last
  * game's garbage costs the next game next to nothing; less than that is
  * left to the collector's usual steps (a full collection costs about as
@@ -451,9 +325,10 @@ static void sb_sweep_registry(lua_State *L)
 static int sb_renew_body(lua_State *L)
 {
     aw_sandbox *sb = lua_touserdata(L, 1);
-    if (sb->used > sb->renewed_used + SB_RENEW_SLACK)
-        lua_gc(L, LUA_GCCOLLECT);
+    int collect = sb->used > sb->renewed_used + SB_RENEW_SLACK;
     sb_fresh_env(L);
+    if (collect) /* the last game's globals are garbage only now */
+        lua_gc(L, LUA_GCCOLLECT);
     sb->renewed_used = sb->used;
     return 0;
 }

@@ -114,6 +114,11 @@ int sb_open_lpeg(lua_State *L)
     const aw_luamod *guard = aw_hostmod("lpeg_guard");
     if (!guard || luaL_loadbufferx(L, guard->source, guard->len, "=lpeg-sandbox", "t") != LUA_OK)
         return lua_error(L);
+    /* Its globals are the template's (sb_setup), not the game's: the
+     * agent's `type` or `math.type`, replaced before its first require,
+     * would otherwise be the guard's and could switch the guards off. */
+    lua_rawgetp(L, LUA_REGISTRYINDEX, &sb_key_template);
+    lua_setupvalue(L, -2, 1);
     lua_pushvalue(L, 1);
     lua_pushvalue(L, 3);
     lua_pushcfunction(L, sb_lpeg_check);
