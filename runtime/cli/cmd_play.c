@@ -178,6 +178,7 @@ static aw_seat *isolated_seat(const char *path, const aw_luaseat_opts *lo, aw_er
     aw_talkhooks_game(&hooks);
     co.validate = hooks.validate;
     co.free_parsed = hooks.free_parsed;
+    co.child_prepare = aw_luaseat_child_prepare;
     aw_luaseat_spec m = {path, lo};
     return aw_childseat_new(aw_luaseat_make, &m, &co, err);
 }

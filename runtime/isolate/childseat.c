@@ -187,7 +187,8 @@ static void child_main(childseat *c, int sock, int outfd)
     int keep[2] = {sock, outfd};
     aw_error err;
     aw_seat_fault confine_fault = {AW_FAULT_NONE, ""};
-    if (aw_confine(keep, outfd >= 0 ? 2 : 1, c->opts.read_dir, c->opts.memory_bytes, &err) < 0)
+    aw_confine_opts co = {.watchdog_thread = c->opts.child_prepare && c->opts.child_prepare() == 1};
+    if (aw_confine(keep, outfd >= 0 ? 2 : 1, c->opts.read_dir, c->opts.memory_bytes, &co, &err) < 0)
         set_fault(&confine_fault, AW_FAULT_LOST, "cannot confine the agent's process: %.400s", err.msg);
 
     /* From here on, everything runs under the filter (or, when confinement

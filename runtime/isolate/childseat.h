@@ -55,6 +55,13 @@ typedef struct aw_childseat_opts {
      * free_parsed hooks, as in aw_game_opts); NULL: talks carry none. */
     aw_validate_fn *validate;
     void (*free_parsed)(void *ud, void *parsed);
+    /* Runs in the child before it confines itself, for what must start
+     * while threads still can: aw_luaseat_child_prepare for Lua seats (the
+     * sandbox's watchdog thread, so that confined calls need no system call
+     * of their own). Returns 1 when it started the Lua sandbox's watchdog
+     * thread (confine.h's aw_confine_opts.watchdog_thread), 0 otherwise.
+     * NULL: nothing (a Lua seat then falls back to per-thread timers). */
+    int (*child_prepare)(void);
     /* Tests only. Runs in the child, confined, before each request (with
      * the ask's sequence number) reaches the inner seat; it may write raw
      * bytes or frames (childframe.h) to fd, the frames' socket, itself and
