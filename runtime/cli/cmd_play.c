@@ -179,6 +179,10 @@ static aw_seat *isolated_seat(const char *path, const aw_luaseat_opts *lo, aw_er
     co.validate = hooks.validate;
     co.free_parsed = hooks.free_parsed;
     co.child_prepare = aw_luaseat_child_prepare;
+    /* One child per seat for all the games (the contest workers' way):
+     * each game's INITIALIZE starts a fresh agent instance in it, and only
+     * a child lost in a game is forked again for the next. */
+    co.persistent = true;
     aw_luaseat_spec m = {path, lo};
     return aw_childseat_new(aw_luaseat_make, &m, &co, err);
 }
