@@ -48,7 +48,13 @@ typedef struct childseat {
 
     /* the running child */
     pid_t pid;
-    int sock, outfd;   /* host ends: the frames both ways; what the agent prints */
+    /* Host ends, non-blocking: the ask pipe's write end, the answer pipe's
+     * read end, what the agent prints (a socket). ask_rd is the ask pipe's
+     * read end, which the host keeps open and never reads: a write to the
+     * ask pipe of a dead child then fills the pipe instead of raising
+     * SIGPIPE in the host, and the death shows as the end of the answer
+     * pipe. */
+    int ask_fd, ask_rd, ans_fd, outfd;
     aw_cf_sent sent;   /* what the child holds of the view */
     uint32_t seq;      /* of the last ask */
     char *rbuf;        /* answer bytes (ANSWER_CAP) */
@@ -163,13 +169,13 @@ static void agent_answer(childseat *c, child_agent *a, aw_cf_view *view, int req
 }
 
 /* The child's whole life; never returns. */
-static void child_main(childseat *c, int sock, int outfd)
+static void child_main(childseat *c, int rd, int wr, int outfd)
 {
-    signal(SIGPIPE, SIG_IGN); /* a write to a closed host socket fails instead */
+    signal(SIGPIPE, SIG_IGN); /* a write to a closed host pipe fails instead */
     /* Keep 0-2 harmless and out of the way of the kept descriptors. */
     int null = open("/dev/null", O_RDWR | O_CLOEXEC);
-    int *fds[2] = {&sock, &outfd};
-    for (int i = 0; i < 2; i++)
+    int *fds[3] = {&rd, &wr, &outfd};
+    for (int i = 0; i < 3; i++)
         if (*fds[i] >= 0 && *fds[i] < 3)
             *fds[i] = fcntl(*fds[i], F_DUPFD_CLOEXEC, 3);
     /* (Under AddressSanitizer stderr stays the host's, for its reports.) */
@@ -184,11 +190,11 @@ static void child_main(childseat *c, int sock, int outfd)
         close(outfd);
         outfd = fileno(c->out);
     }
-    int keep[2] = {sock, outfd};
+    int keep[3] = {rd, wr, outfd}; /* reads from the first only */
     aw_error err;
     aw_seat_fault confine_fault = {AW_FAULT_NONE, ""};
     aw_confine_opts co = {.watchdog_thread = c->opts.child_prepare && c->opts.child_prepare() == 1};
-    if (aw_confine(keep, outfd >= 0 ? 2 : 1, c->opts.read_dir, c->opts.memory_bytes, &co, &err) < 0)
+    if (aw_confine(keep, outfd >= 0 ? 3 : 2, c->opts.read_dir, c->opts.memory_bytes, &co, &err) < 0)
         set_fault(&confine_fault, AW_FAULT_LOST, "cannot confine the agent's process: %.400s", err.msg);
 
     /* From here on, everything runs under the filter (or, when confinement
@@ -222,7 +228,7 @@ static void child_main(childseat *c, int sock, int outfd)
                 if (have >= need)
                     break;
             }
-            ssize_t n = read(sock, in + have, cap - have);
+            ssize_t n = read(rd, in + have, cap - have);
             if (n < 0 && errno == EINTR)
                 continue;
             if (n <= 0)
@@ -238,10 +244,10 @@ static void child_main(childseat *c, int sock, int outfd)
         if (confine_fault.kind != AW_FAULT_NONE) {
             aw_buf_clear(&out);
             aw_cf_answer_encode(&out, h.request, h.seq, &confine_fault, NULL, 0, AW_NO_AGENT);
-            write_all(sock, out.data, out.len);
+            write_all(wr, out.data, out.len);
             _exit(3);
         }
-        if (c->opts.child_hook && c->opts.child_hook(c->opts.hook_ud, h.request, h.seq, sock))
+        if (c->opts.child_hook && c->opts.child_hook(c->opts.hook_ud, h.request, h.seq, wr))
             continue;
         const char *text;
         size_t len;
@@ -253,7 +259,7 @@ static void child_main(childseat *c, int sock, int outfd)
             fflush(c->out);
         aw_buf_clear(&out);
         aw_cf_answer_encode(&out, h.request, h.seq, &f, text, len, target);
-        if (write_all(sock, out.data, out.len) < 0)
+        if (write_all(wr, out.data, out.len) < 0)
             _exit(0);
     }
 }
@@ -261,13 +267,13 @@ static void child_main(childseat *c, int sock, int outfd)
 /* ---- the host ------------------------------------------------------------- */
 
 /* Reaps the child (after SIGKILL unless it already died) and closes the
- * host's sockets. why (may be NULL) receives how it ended. */
+ * host's ends of the pipes. why (may be NULL) receives how it ended. */
 static void stop_child(childseat *c, char *why, size_t whylen)
 {
     if (c->pid > 0) {
         int st = 0;
         pid_t r = 0;
-        /* A child that closed its sockets is usually dead already: give it
+        /* A child that closed its pipes is usually dead already: give it
          * a moment (up to 1 s on a loaded machine) so that its own cause of
          * death can be reported. */
         for (int i = 0; i < 500 && (r = waitpid(c->pid, &st, WNOHANG)) == 0 && why; i++) {
@@ -289,11 +295,12 @@ static void stop_child(childseat *c, char *why, size_t whylen)
         }
         c->pid = 0;
     }
-    if (c->sock >= 0)
-        close(c->sock);
-    if (c->outfd >= 0)
-        close(c->outfd);
-    c->sock = c->outfd = -1;
+    int *fds[4] = {&c->ask_fd, &c->ask_rd, &c->ans_fd, &c->outfd};
+    for (int i = 0; i < 4; i++) {
+        if (*fds[i] >= 0)
+            close(*fds[i]);
+        *fds[i] = -1;
+    }
     aw_cf_sent_reset(&c->sent);
     c->rlen = 0;
 }
@@ -332,12 +339,12 @@ static void flush_output(childseat *c)
     c->odropped = 0;
 }
 
-/* Reads whatever is there on one socket; returns bytes read, 0 at EOF, -1
- * when nothing was ready. */
+/* Reads whatever is there on one of the host's (non-blocking) ends;
+ * returns bytes read, 0 at EOF, -1 when nothing was ready. */
 static ssize_t take(int fd, char *buf, size_t cap)
 {
     for (;;) {
-        ssize_t n = recv(fd, buf, cap, MSG_DONTWAIT);
+        ssize_t n = read(fd, buf, cap);
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
@@ -414,7 +421,7 @@ static int await(childseat *c, int request, aw_seat_fault *f)
                 return 0;
             }
         }
-        ssize_t n = take(c->sock, c->rbuf + c->rlen, ANSWER_CAP - c->rlen);
+        ssize_t n = take(c->ans_fd, c->rbuf + c->rlen, ANSWER_CAP - c->rlen);
         if (n == 0) {
             char m[64];
             snprintf(m, sizeof m, "%s: connection closed", rname);
@@ -430,7 +437,7 @@ static int await(childseat *c, int request, aw_seat_fault *f)
             snprintf(late, sizeof late, "%s: no %s", rname, why);
             return lose(c, f, AW_FAULT_TIMEOUT, late);
         }
-        struct pollfd p[2] = {{c->sock, POLLIN, 0}, {c->outfd, POLLIN, 0}};
+        struct pollfd p[2] = {{c->ans_fd, POLLIN, 0}, {c->outfd, POLLIN, 0}};
         int pr = poll(p, c->outfd >= 0 ? 2 : 1, ms);
         if (pr < 0 && errno != EINTR)
             return lose(c, f, AW_FAULT_LOST, "poll failed");
@@ -444,7 +451,7 @@ static int send_frame(childseat *c, const aw_buf *b, aw_seat_fault *f)
 {
     size_t off = 0;
     while (off < b->len) {
-        ssize_t n = send(c->sock, b->data + off, b->len - off, MSG_NOSIGNAL | MSG_DONTWAIT);
+        ssize_t n = write(c->ask_fd, b->data + off, b->len - off);
         if (n > 0) {
             off += (size_t)n;
             continue;
@@ -457,10 +464,15 @@ static int send_frame(childseat *c, const aw_buf *b, aw_seat_fault *f)
         int ms;
         if (past_deadline(c, "reading", why, sizeof why, &ms))
             return lose(c, f, AW_FAULT_TIMEOUT, "the agent's process stopped reading");
-        struct pollfd p[2] = {{c->sock, POLLOUT, 0}, {c->outfd, POLLIN, 0}};
-        if (poll(p, c->outfd >= 0 ? 2 : 1, ms) > 0 &&
-            c->outfd >= 0 && (p[1].revents & POLLIN))
-            take_output(c);
+        /* The ask pipe has room again, or the child closed its end of the
+         * answer pipe (it died: POLLHUP, which poll reports unasked). */
+        struct pollfd p[3] = {{c->ask_fd, POLLOUT, 0}, {c->ans_fd, 0, 0}, {c->outfd, POLLIN, 0}};
+        if (poll(p, c->outfd >= 0 ? 3 : 2, ms) > 0) {
+            if (p[1].revents & (POLLHUP | POLLERR))
+                return lose(c, f, AW_FAULT_LOST, "the request could not be sent");
+            if (c->outfd >= 0 && (p[2].revents & POLLIN))
+                take_output(c);
+        }
     }
     return 0;
 }
@@ -486,7 +498,7 @@ static int exchange_send(childseat *c, int request, const aw_info *info, const a
     c->deadline = aw_now_ns() + c->deadline_span;
     c->cpu_deadline = cpu + budget_ns * 2;
     /* Whatever the child sent since its last answer is in the buffer or
-     * the socket: it cannot carry this ask's sequence number, so await
+     * the pipe: it cannot carry this ask's sequence number, so await
      * finds it out of protocol. */
     c->seq++;
     c->pending = request;
@@ -516,17 +528,35 @@ static int exchange(childseat *c, int request, const aw_info *info, const aw_set
     return exchange_finish(c, request, f);
 }
 
+/* Makes the pipe fds (close-on-exec); -1 with *f filled on failure. */
+static int make_pipe(int fds[2], aw_seat_fault *f)
+{
+    if (pipe2(fds, O_CLOEXEC) == 0)
+        return 0;
+    set_fault(f, AW_FAULT_LOST, "pipe: %s", strerror(errno));
+    return -1;
+}
+
+static void close_all(int *fds, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (fds[i] >= 0)
+            close(fds[i]);
+}
+
+/* Two pipes carry the frames (a pipe's round trip costs less than half a
+ * Unix socket's: docs/isolation.md), a socketpair what the agent prints. */
 static int spawn(childseat *c, aw_seat_fault *f)
 {
-    int w[2], o[2] = {-1, -1};
-    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, w) != 0) {
-        set_fault(f, AW_FAULT_LOST, "socketpair: %s", strerror(errno));
+    int fds[6] = {-1, -1, -1, -1, -1, -1}; /* ask pipe, answer pipe, output socketpair */
+    int *ask = fds, *ans = fds + 2, *o = fds + 4;
+    if (make_pipe(ask, f) < 0 || make_pipe(ans, f) < 0) {
+        close_all(fds, 6);
         return -1;
     }
     if (c->out && socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, o) != 0) {
         set_fault(f, AW_FAULT_LOST, "socketpair: %s", strerror(errno));
-        close(w[0]);
-        close(w[1]);
+        close_all(fds, 6);
         return -1;
     }
     pid_t parent = getpid();
@@ -534,11 +564,7 @@ static int spawn(childseat *c, aw_seat_fault *f)
     pid_t pid = fork();
     if (pid < 0) {
         set_fault(f, AW_FAULT_LOST, "fork: %s", strerror(errno));
-        for (int i = 0; i < 2; i++) {
-            close(w[i]);
-            if (o[i] >= 0)
-                close(o[i]);
-        }
+        close_all(fds, 6);
         return -1;
     }
     if (pid == 0) {
@@ -546,18 +572,28 @@ static int spawn(childseat *c, aw_seat_fault *f)
         prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
         if (getppid() != parent)
             _exit(0);
-        close(w[0]);
+        /* The host's ends: the ask pipe's write end must go, or the child
+         * would never see the end of it. */
+        close(ask[1]);
+        close(ans[0]);
         if (o[0] >= 0)
             close(o[0]);
-        child_main(c, w[1], o[1]);
+        child_main(c, ask[0], ans[1], o[1]);
         _exit(0);
     }
-    close(w[1]);
+    close(ans[1]);
     if (o[1] >= 0)
         close(o[1]);
+    for (int i = 0; i < 3; i++) {
+        int fd = i == 0 ? ask[1] : i == 1 ? ans[0] : o[0];
+        if (fd >= 0)
+            fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+    }
     c->pid = pid;
     c->has_cpu_clock = clock_getcpuclockid(pid, &c->cpu_clock) == 0;
-    c->sock = w[0];
+    c->ask_fd = ask[1];
+    c->ask_rd = ask[0];
+    c->ans_fd = ans[0];
     c->outfd = o[0];
     aw_cf_sent_reset(&c->sent);
     c->rlen = 0;
@@ -721,7 +757,7 @@ aw_seat *aw_childseat_new(aw_childseat_make make, void *make_ud, const aw_childs
 {
     childseat *c = aw_xcalloc(1, sizeof *c);
     c->base.ops = &child_ops;
-    c->sock = c->outfd = -1;
+    c->ask_fd = c->ask_rd = c->ans_fd = c->outfd = -1;
     if (opts)
         c->opts = *opts;
     if (c->opts.read_dir)

@@ -133,7 +133,8 @@ static int install_filter(const int *keep, int nkeep, bool may_read_files, bool 
     rule(&b, SYS_madvise, SECCOMP_RET_ALLOW);
     rule_bits(&b, SYS_mmap, 2, PROT_EXEC, SECCOMP_RET_ALLOW, RET_ERRNO);
     rule_bits(&b, SYS_mprotect, 2, PROT_EXEC, SECCOMP_RET_ALLOW, RET_ERRNO);
-    /* the sockets to the host: read the wire, write the three channels;
+    /* the pipes to the host: read the asks (keep[0]), write the answers
+     * and the output (the others);
      * with Landlock fencing reads into the agent's folder, also its module
      * files */
     if (may_read_files) {
