@@ -35,6 +35,7 @@
 #define REPLY_MAX 65536            /* longest reply text the host accepts */
 #define ASK_MAX (64u << 20)        /* longest ask frame the child accepts */
 #define OUTPUT_MAX (256u << 10)    /* agent output copied per request */
+#define CPU_SAMPLE_NS 250000u      /* the oldest sample of a child's CPU clock a request starts from */
 /* The host's answer buffer: the longest valid frame and one byte more, so
  * that bytes past a frame are always seen. */
 #define ANSWER_CAP (AW_CF_ANSWER_HEADER + AW_CF_MSG_MAX + REPLY_MAX + 1)
@@ -78,7 +79,9 @@ typedef struct childseat {
     bool has_cpu_clock;
     clockid_t cpu_clock;    /* the child's process CPU-time clock */
     bool cpu_timed;         /* the current exchange has a CPU deadline */
-    uint64_t cpu_deadline;  /* of cpu_clock: twice the budget from when the request was sent */
+    uint64_t cpu_deadline;  /* of cpu_clock: twice the budget from the sample before the request */
+    uint64_t cpu_check_at;  /* wall time before which cpu_deadline cannot be reached */
+    uint64_t cpu_sample, cpu_sample_wall; /* the child's CPU clock as last read, and when (0: never) */
     uint64_t deadline;      /* of the wall clock: deadline_span from then */
     uint64_t deadline_span; /* 20x the budget (at least 2 s); without cpu_clock, twice the budget */
     int pending;   /* the request sent and not yet answered */
@@ -376,8 +379,11 @@ static uint64_t child_cpu_ns(const childseat *c)
 
 /* Whether the current exchange is past a deadline: writes why into m and
  * returns 1; otherwise returns 0 and sets *ms to how long to wait at most
- * before looking again (the child's CPU time advances no faster than the
- * wall clock: it is one thread). */
+ * before looking again. The child's CPU clock (a system call) is read only
+ * once its deadline can have passed: the child runs the agent on one
+ * thread, so its CPU time advances no faster than the wall clock (its
+ * other thread, the sandbox's watchdog, mostly sleeps; what it spends only
+ * brings the kill forward by as much). */
 static int past_deadline(childseat *c, const char *what, char *m, size_t cap, int *ms)
 {
     uint64_t now = aw_now_ns();
@@ -388,15 +394,18 @@ static int past_deadline(childseat *c, const char *what, char *m, size_t cap, in
             snprintf(m, cap, "%s within %d ms (twice the budget)", what, 2 * c->budget_ms);
         return 1;
     }
-    uint64_t wait = c->deadline - now, cpu = c->cpu_timed ? child_cpu_ns(c) : 0;
-    if (cpu) {
+    uint64_t wait = c->deadline - now;
+    if (c->cpu_timed && now >= c->cpu_check_at) {
+        uint64_t cpu = child_cpu_ns(c);
         if (cpu >= c->cpu_deadline) {
             snprintf(m, cap, "%s within %d ms of CPU time (twice the budget)", what, 2 * c->budget_ms);
             return 1;
         }
-        if (c->cpu_deadline - cpu < wait)
-            wait = c->cpu_deadline - cpu;
+        uint64_t left = cpu ? c->cpu_deadline - cpu : 1000000u;
+        c->cpu_check_at = now + (left > 1000000u ? left : 1000000u);
     }
+    if (c->cpu_timed && c->cpu_check_at - now < wait)
+        wait = c->cpu_check_at - now;
     *ms = (int)((wait + 999999) / 1000000);
     return 0;
 }
@@ -492,11 +501,19 @@ static int exchange_send(childseat *c, int request, const aw_info *info, const a
      * own last resort: only a child that does not run (or a machine so
      * loaded that it gets a tenth of a CPU) meets that one. */
     c->budget_ms = budget_ms;
-    uint64_t budget_ns = (uint64_t)budget_ms * 1000000u, cpu = child_cpu_ns(c);
-    c->cpu_timed = cpu != 0;
-    c->deadline_span = cpu ? (budget_ns * 20 > 2000000000u ? budget_ns * 20 : 2000000000u) : budget_ns * 2;
-    c->deadline = aw_now_ns() + c->deadline_span;
-    c->cpu_deadline = cpu + budget_ns * 2;
+    uint64_t budget_ns = (uint64_t)budget_ms * 1000000u, now = aw_now_ns();
+    /* Reading the child's CPU clock is a system call: the count starts at
+     * a sample at most CPU_SAMPLE_NS old (the child may be charged that
+     * much of what it did before the request, as the sandbox does). */
+    if (!c->cpu_sample_wall || now - c->cpu_sample_wall >= CPU_SAMPLE_NS) {
+        c->cpu_sample = child_cpu_ns(c);
+        c->cpu_sample_wall = c->cpu_sample ? now : 0;
+    }
+    c->cpu_timed = c->cpu_sample_wall != 0;
+    c->deadline_span = c->cpu_timed ? (budget_ns * 20 > 2000000000u ? budget_ns * 20 : 2000000000u) : budget_ns * 2;
+    c->deadline = now + c->deadline_span;
+    c->cpu_deadline = c->cpu_sample + budget_ns * 2;
+    c->cpu_check_at = c->cpu_sample_wall + budget_ns * 2;
     /* Whatever the child sent since its last answer is in the buffer or
      * the pipe: it cannot carry this ask's sequence number, so await
      * finds it out of protocol. */
@@ -591,6 +608,7 @@ static int spawn(childseat *c, aw_seat_fault *f)
     }
     c->pid = pid;
     c->has_cpu_clock = clock_getcpuclockid(pid, &c->cpu_clock) == 0;
+    c->cpu_sample_wall = 0;
     c->ask_fd = ask[1];
     c->ask_rd = ask[0];
     c->ans_fd = ans[0];
