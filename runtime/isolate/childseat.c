@@ -35,7 +35,10 @@
 #define REPLY_MAX 65536            /* longest reply text the host accepts */
 #define ASK_MAX (64u << 20)        /* longest ask frame the child accepts */
 #define OUTPUT_MAX (256u << 10)    /* agent output copied per request */
-#define CPU_SAMPLE_NS 250000u      /* the oldest sample of a child's CPU clock a request starts from */
+/* The oldest sample of a child's CPU clock a request starts from: 1/64 of
+ * the budget, from 0.25 to 16 ms. */
+#define CPU_SAMPLE_MIN_NS 250000u
+#define CPU_SAMPLE_MAX_NS 16000000u
 /* The host's answer buffer: the longest valid frame and one byte more, so
  * that bytes past a frame are always seen. */
 #define ANSWER_CAP (AW_CF_ANSWER_HEADER + AW_CF_MSG_MAX + REPLY_MAX + 1)
@@ -503,9 +506,16 @@ static int exchange_send(childseat *c, int request, const aw_info *info, const a
     c->budget_ms = budget_ms;
     uint64_t budget_ns = (uint64_t)budget_ms * 1000000u, now = aw_now_ns();
     /* Reading the child's CPU clock is a system call: the count starts at
-     * a sample at most CPU_SAMPLE_NS old (the child may be charged that
-     * much of what it did before the request, as the sandbox does). */
-    if (!c->cpu_sample_wall || now - c->cpu_sample_wall >= CPU_SAMPLE_NS) {
+     * a sample at most 1/64 of the budget old (the child may be charged
+     * that much of what it did before the request, as the sandbox does:
+     * it gets at least 2 - 1/64 budgets of CPU time, and its sandbox stops
+     * the agent at one). */
+    uint64_t sample_ns = budget_ns / 64;
+    if (sample_ns < CPU_SAMPLE_MIN_NS)
+        sample_ns = CPU_SAMPLE_MIN_NS;
+    else if (sample_ns > CPU_SAMPLE_MAX_NS)
+        sample_ns = CPU_SAMPLE_MAX_NS;
+    if (!c->cpu_sample_wall || now - c->cpu_sample_wall >= sample_ns) {
         c->cpu_sample = child_cpu_ns(c);
         c->cpu_sample_wall = c->cpu_sample ? now : 0;
     }
