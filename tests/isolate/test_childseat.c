@@ -574,7 +574,8 @@ static void hostile(void)
     CHECK(access("/tmp/aiwolf-isolate-test", F_OK) != 0);
 }
 
-/* A child that dies between games: the next game gets a fresh one. */
+/* A child that dies between games: the next game gets a fresh one; one
+ * that dies while the host writes a long ask is seen at once. */
 static void restart(void)
 {
     aw_settings s;
@@ -608,7 +609,35 @@ static void restart(void)
     CHECK_MSG(strstr(f.msg, "signal 9") != NULL, "%s", f.msg);
     CHECK_INT(aw_childseat_pid(seat), 0);
     CHECK(seat->ops->begin(seat, 1, 2, &f) != NULL);
-    CHECK(aw_childseat_pid(seat) > 0 && aw_childseat_pid(seat) != first);
+    pid_t second = aw_childseat_pid(seat);
+    CHECK(second > 0 && second != first);
+
+    /* An ask larger than the pipe holds to a dead child: the host, waiting
+     * to write the rest, sees the answer pipe's end at once (not the
+     * deadline, 20 s of wall-clock time at this budget). */
+    CHECK(seat->ops->request(seat, AW_REQ_INITIALIZE, &info, &s, &r, &f) == AW_SEAT_PENDING);
+    CHECK(seat->ops->wait(seat, &r, &f) == 0);
+    kill(second, SIGKILL);
+    nanosleep(&ts, NULL);
+    enum { NBIG = 2000 };
+    static char text[100];
+    memset(text, 'x', sizeof text);
+    aw_talk *big = calloc(NBIG, sizeof *big);
+    for (int i = 0; i < NBIG; i++)
+        big[i] = (aw_talk){1, i, i / 5, 1 + i % 5, text, sizeof text, NULL};
+    info.day = 1;
+    info.talks = big;
+    info.ntalks = NBIG;
+    uint64_t t0 = aw_now_ns();
+    rc = seat->ops->request(seat, AW_REQ_TALK, &info, &s, &r, &f);
+    if (rc == AW_SEAT_PENDING)
+        rc = seat->ops->wait(seat, &r, &f);
+    double secs = (double)(aw_now_ns() - t0) / 1e9;
+    CHECK(rc < 0);
+    CHECK_INT(f.kind, AW_FAULT_LOST);
+    CHECK_MSG(strstr(f.msg, "could not be sent") && strstr(f.msg, "signal 9"), "%s", f.msg);
+    CHECK_MSG(secs < 1.5, "a dead child found after %.2f s", secs);
+    free(big);
     seat->ops->free(seat);
     CHECK(no_children());
 }
