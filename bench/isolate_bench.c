@@ -1,11 +1,17 @@
 /* isolate_bench: what isolation costs. Plays the same seeded games with the
- * agents in process and in confined child seats (childseat.h) and reports
+ * agents in process and in confined child seats (childseat.h) — a child
+ * forked per game, and children kept across games (persistent, as
+ * `aiwolf play --isolate` and the contest workers keep them) — and reports
  * games per second and the mean time per seat call (every request,
  * notifications included), for trivial C players (the pure cost of the
- * wire format, the socket round trip and the fork per game) and for
- * agents/random.lua (what a contest pays). Also the cost of starting a child
- * (fork, confinement, agent load, NAME) on its own.
- * usage: isolate_bench [GAMES]   (default 200; run from the project root) */
+ * framing, the socket round trip and the fork) and for agents/random.lua
+ * (what a contest pays). Then the round trip alone: one child, the same
+ * VOTE request (a fifteen-player view, no talk) over and over, each timed,
+ * median and 90th percentile (C player; random.lua), and the same in
+ * process. Also the cost of starting a child (fork, confinement, agent
+ * load, NAME) on its own.
+ * usage: isolate_bench [GAMES [ROUNDTRIPS]]   (default 200 and 20000; run
+ * from the project root). GAMES 0: the round trips only. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +24,8 @@
 #include "talkhooks.h"
 
 typedef enum { C_SEATS, LUA_SEATS } kind;
+typedef enum { IN_PROCESS, FORK_PER_GAME, PERSISTENT } where;
+static const char *const where_name[] = {"in process,", "fork/game,", "persistent,"};
 
 static aw_luaseat_opts lua_opts;
 
@@ -35,11 +43,11 @@ static aw_seat *make_lua(void *ud, FILE *out, aw_error *err)
     return aw_luaseat_new(ud, &lo, err);
 }
 
-static aw_seat *new_seat(kind k, bool isolated, const aw_settings *set, uint64_t *seed)
+static aw_seat *new_seat(kind k, where w, const aw_settings *set, uint64_t *seed)
 {
     aw_error err;
     aw_seat *s;
-    if (!isolated) {
+    if (w == IN_PROCESS) {
         s = k == C_SEATS ? aw_cseat_random(*seed) : aw_luaseat_new("agents/random.lua", &lua_opts, &err);
     } else {
         aw_childseat_opts co;
@@ -50,6 +58,9 @@ static aw_seat *new_seat(kind k, bool isolated, const aw_settings *set, uint64_t
         aw_talkhooks_game(&hooks);
         co.validate = hooks.validate;
         co.free_parsed = hooks.free_parsed;
+        co.persistent = w == PERSISTENT;
+        if (k == LUA_SEATS)
+            co.child_prepare = aw_luaseat_child_prepare;
         s = aw_childseat_new(k == C_SEATS ? make_c : make_lua, k == C_SEATS ? (void *)seed : "agents/random.lua",
                              &co, &err);
     }
@@ -60,7 +71,7 @@ static aw_seat *new_seat(kind k, bool isolated, const aw_settings *set, uint64_t
     return s;
 }
 
-static double run(kind k, bool isolated, int players, int games)
+static double run(kind k, where w, int players, int games)
 {
     aw_settings set;
     aw_error err;
@@ -69,7 +80,7 @@ static double run(kind k, bool isolated, int players, int games)
     uint64_t seeds[AW_MAX_PLAYERS + 1];
     for (int a = 1; a <= players; a++) {
         seeds[a] = (uint64_t)a;
-        seats[a] = new_seat(k, isolated, &set, &seeds[a]);
+        seats[a] = new_seat(k, w, &set, &seeds[a]);
     }
     uint64_t calls = 0, t0 = aw_now_ns();
     for (int g = 0; g < games; g++) {
@@ -91,11 +102,69 @@ static double run(kind k, bool isolated, int players, int games)
     double s = (aw_now_ns() - t0) / 1e9;
     double us = s * 1e6 / (double)calls;
     printf("%-10s %2d players, %-11s %5d games in %6.2f s: %8.1f games/s, %7.1f us/call (%.0f calls/game)\n",
-           k == C_SEATS ? "C random" : "random.lua", players, isolated ? "isolated," : "in process,", games, s,
-           games / s, us, (double)calls / games);
+           k == C_SEATS ? "C random" : "random.lua", players, where_name[w], games, s, games / s, us,
+           (double)calls / games);
     for (int a = 1; a <= players; a++)
         seats[a]->ops->free(seats[a]);
     return us;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The round trip of one request, n times: one seat (a persistent child, or
+ * in process), INITIALIZE, then the same VOTE with a fifteen-player view
+ * (day 1, everyone alive, no talk), each timed from the request to its
+ * answer. */
+static void round_trip(kind k, where w, int n)
+{
+    aw_settings set;
+    aw_settings_preset(&set, "aiwolf", 15, NULL);
+    uint64_t seed = 1;
+    aw_seat *s = new_seat(k, w, &set, &seed);
+    aw_seat_fault f = {AW_FAULT_NONE, ""};
+    if (!s->ops->begin(s, 1, 1, &f)) {
+        fprintf(stderr, "begin failed: %s\n", f.msg);
+        exit(1);
+    }
+    static const aw_talk none[1];
+    aw_info info;
+    memset(&info, 0, sizeof info);
+    info.agent = 1;
+    info.n = 15;
+    info.my_role = AW_VILLAGER;
+    for (int a = 1; a <= 15; a++) {
+        info.role[a] = a == 1 ? AW_VILLAGER : AW_ROLE_NONE;
+        info.alive[a] = true;
+        info.remain_talk[a] = 10;
+        info.remain_whisper[a] = -1;
+    }
+    info.existing_role[AW_VILLAGER] = info.existing_role[AW_WEREWOLF] = true;
+    info.talks = none;
+    uint64_t *t = malloc((size_t)n * sizeof *t);
+    for (int i = -1; i < n; i++) {
+        aw_req_kind rk = i < 0 ? AW_REQ_INITIALIZE : AW_REQ_VOTE;
+        info.day = i < 0 ? 0 : 1;
+        aw_seat_reply r = {NULL, 0, AW_NO_AGENT};
+        uint64_t t0 = aw_now_ns();
+        int rc = s->ops->request(s, rk, &info, &set, &r, &f);
+        if (rc == AW_SEAT_PENDING)
+            rc = s->ops->wait(s, &r, &f);
+        if (rc != 0) {
+            fprintf(stderr, "%s: %s\n", aw_req_name(rk), f.msg);
+            exit(1);
+        }
+        if (i >= 0)
+            t[i] = aw_now_ns() - t0;
+    }
+    qsort(t, (size_t)n, sizeof *t, cmp_u64);
+    printf("%-10s round trip of a VOTE, %-11s %6d requests: median %6.2f us, p90 %6.2f us\n",
+           k == C_SEATS ? "C random" : "random.lua", where_name[w], n, t[n / 2] / 1e3, t[n * 9 / 10] / 1e3);
+    free(t);
+    s->ops->free(s);
 }
 
 static void start_cost(kind k, int n)
@@ -103,7 +172,7 @@ static void start_cost(kind k, int n)
     aw_settings set;
     aw_settings_preset(&set, "aiwolf", 5, NULL);
     uint64_t seed = 1;
-    aw_seat *s = new_seat(k, true, &set, &seed);
+    aw_seat *s = new_seat(k, FORK_PER_GAME, &set, &seed);
     uint64_t t0 = aw_now_ns();
     for (int i = 0; i < n; i++) {
         aw_seat_fault f;
@@ -121,14 +190,28 @@ static void start_cost(kind k, int n)
 int main(int argc, char **argv)
 {
     int games = argc > 1 ? atoi(argv[1]) : 200;
+    int trips = argc > 2 ? atoi(argv[2]) : 20000;
+    if (games < 0 || trips < 1) {
+        fprintf(stderr, "usage: isolate_bench [GAMES [ROUNDTRIPS]]\n");
+        return 2;
+    }
     memset(&lua_opts, 0, sizeof lua_opts);
     aw_luaseat_talks(&lua_opts);
+    for (int k = C_SEATS; k <= LUA_SEATS && trips; k++) {
+        round_trip((kind)k, IN_PROCESS, trips);
+        round_trip((kind)k, PERSISTENT, trips);
+    }
+    printf("\n");
+    if (!games)
+        return 0;
     for (int players = 5; players <= 15; players += 10) {
         for (int k = C_SEATS; k <= LUA_SEATS; k++) {
-            double in = run((kind)k, false, players, games);
-            double iso = run((kind)k, true, players, games);
-            printf("%-10s %2d players: isolation adds %.1f us per call (x%.1f)\n\n",
-                   k == C_SEATS ? "C random" : "random.lua", players, iso - in, iso / in);
+            double in = run((kind)k, IN_PROCESS, players, games);
+            double iso = run((kind)k, FORK_PER_GAME, players, games);
+            double kept = run((kind)k, PERSISTENT, players, games);
+            printf("%-10s %2d players: isolation adds %.1f us per call (x%.1f) with a fork per game, %.1f us "
+                   "(x%.1f) with children kept\n\n",
+                   k == C_SEATS ? "C random" : "random.lua", players, iso - in, iso / in, kept - in, kept / in);
         }
     }
     start_cost(C_SEATS, 200);

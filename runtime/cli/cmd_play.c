@@ -69,8 +69,8 @@ static void usage(FILE *out)
             "                      Over or Skip (turn markers and vote tallies stay)\n"
             "  --describe en|ja    the record says what each talk means, in English or\n"
             "                      Japanese, instead of the protocol text\n"
-            "  --isolate           run each agent in its own confined child process that\n"
-            "                      speaks the official wire format (docs/isolation.md)\n"
+            "  --isolate           run each agent in its own confined child process, kept\n"
+            "                      across games (docs/isolation.md)\n"
             "  --agent-output      show what agents print (default: on for one game; with\n"
             "                      --games each line says its game)\n"
             "  --no-agent-output   drop what agents print\n"
@@ -178,6 +178,11 @@ static aw_seat *isolated_seat(const char *path, const aw_luaseat_opts *lo, aw_er
     aw_talkhooks_game(&hooks);
     co.validate = hooks.validate;
     co.free_parsed = hooks.free_parsed;
+    co.child_prepare = aw_luaseat_child_prepare;
+    /* One child per seat for all the games (the contest workers' way):
+     * each game's INITIALIZE starts a fresh agent instance in it, and only
+     * a child lost in a game is forked again for the next. */
+    co.persistent = true;
     aw_luaseat_spec m = {path, lo};
     return aw_childseat_new(aw_luaseat_make, &m, &co, err);
 }

@@ -304,6 +304,7 @@ int aw_contest_worker(const aw_worker_opts *o, FILE *in, FILE *out)
             co.validate = hooks.validate;
             co.free_parsed = hooks.free_parsed;
             co.persistent = true;
+            co.child_prepare = aw_luaseat_child_prepare;
             co.keep_instance = o->keep_instance;
             aw_luaseat_spec m = {o->entries[e], &lo};
             w.pool[i] = aw_childseat_new(aw_luaseat_make, &m, &co, &err);

@@ -35,6 +35,10 @@
 #define REPLY_MAX 65536            /* longest reply text the host accepts */
 #define ASK_MAX (64u << 20)        /* longest ask frame the child accepts */
 #define OUTPUT_MAX (256u << 10)    /* agent output copied per request */
+/* The oldest sample of a child's CPU clock a request starts from: 1/64 of
+ * the budget, from 0.25 to 16 ms. */
+#define CPU_SAMPLE_MIN_NS 250000u
+#define CPU_SAMPLE_MAX_NS 16000000u
 /* The host's answer buffer: the longest valid frame and one byte more, so
  * that bytes past a frame are always seen. */
 #define ANSWER_CAP (AW_CF_ANSWER_HEADER + AW_CF_MSG_MAX + REPLY_MAX + 1)
@@ -48,7 +52,13 @@ typedef struct childseat {
 
     /* the running child */
     pid_t pid;
-    int sock, outfd;   /* host ends: the frames both ways; what the agent prints */
+    /* Host ends, non-blocking: the ask pipe's write end, the answer pipe's
+     * read end, what the agent prints (a socket). ask_rd is the ask pipe's
+     * read end, which the host keeps open and never reads: a write to the
+     * ask pipe of a dead child then fills the pipe instead of raising
+     * SIGPIPE in the host, and the death shows as the end of the answer
+     * pipe. */
+    int ask_fd, ask_rd, ans_fd, outfd;
     aw_cf_sent sent;   /* what the child holds of the view */
     uint32_t seq;      /* of the last ask */
     char *rbuf;        /* answer bytes (ANSWER_CAP) */
@@ -72,7 +82,9 @@ typedef struct childseat {
     bool has_cpu_clock;
     clockid_t cpu_clock;    /* the child's process CPU-time clock */
     bool cpu_timed;         /* the current exchange has a CPU deadline */
-    uint64_t cpu_deadline;  /* of cpu_clock: twice the budget from when the request was sent */
+    uint64_t cpu_deadline;  /* of cpu_clock: twice the budget from the sample before the request */
+    uint64_t cpu_check_at;  /* wall time before which cpu_deadline cannot be reached */
+    uint64_t cpu_sample, cpu_sample_wall; /* the child's CPU clock as last read, and when (0: never) */
     uint64_t deadline;      /* of the wall clock: deadline_span from then */
     uint64_t deadline_span; /* 20x the budget (at least 2 s); without cpu_clock, twice the budget */
     int pending;   /* the request sent and not yet answered */
@@ -163,13 +175,13 @@ static void agent_answer(childseat *c, child_agent *a, aw_cf_view *view, int req
 }
 
 /* The child's whole life; never returns. */
-static void child_main(childseat *c, int sock, int outfd)
+static void child_main(childseat *c, int rd, int wr, int outfd)
 {
-    signal(SIGPIPE, SIG_IGN); /* a write to a closed host socket fails instead */
+    signal(SIGPIPE, SIG_IGN); /* a write to a closed host pipe fails instead */
     /* Keep 0-2 harmless and out of the way of the kept descriptors. */
     int null = open("/dev/null", O_RDWR | O_CLOEXEC);
-    int *fds[2] = {&sock, &outfd};
-    for (int i = 0; i < 2; i++)
+    int *fds[3] = {&rd, &wr, &outfd};
+    for (int i = 0; i < 3; i++)
         if (*fds[i] >= 0 && *fds[i] < 3)
             *fds[i] = fcntl(*fds[i], F_DUPFD_CLOEXEC, 3);
     /* (Under AddressSanitizer stderr stays the host's, for its reports.) */
@@ -184,10 +196,11 @@ static void child_main(childseat *c, int sock, int outfd)
         close(outfd);
         outfd = fileno(c->out);
     }
-    int keep[2] = {sock, outfd};
+    int keep[3] = {rd, wr, outfd}; /* reads from the first only */
     aw_error err;
     aw_seat_fault confine_fault = {AW_FAULT_NONE, ""};
-    if (aw_confine(keep, outfd >= 0 ? 2 : 1, c->opts.read_dir, c->opts.memory_bytes, &err) < 0)
+    aw_confine_opts co = {.watchdog_thread = c->opts.child_prepare && c->opts.child_prepare() == 1};
+    if (aw_confine(keep, outfd >= 0 ? 3 : 2, c->opts.read_dir, c->opts.memory_bytes, &co, &err) < 0)
         set_fault(&confine_fault, AW_FAULT_LOST, "cannot confine the agent's process: %.400s", err.msg);
 
     /* From here on, everything runs under the filter (or, when confinement
@@ -221,7 +234,7 @@ static void child_main(childseat *c, int sock, int outfd)
                 if (have >= need)
                     break;
             }
-            ssize_t n = read(sock, in + have, cap - have);
+            ssize_t n = read(rd, in + have, cap - have);
             if (n < 0 && errno == EINTR)
                 continue;
             if (n <= 0)
@@ -237,10 +250,10 @@ static void child_main(childseat *c, int sock, int outfd)
         if (confine_fault.kind != AW_FAULT_NONE) {
             aw_buf_clear(&out);
             aw_cf_answer_encode(&out, h.request, h.seq, &confine_fault, NULL, 0, AW_NO_AGENT);
-            write_all(sock, out.data, out.len);
+            write_all(wr, out.data, out.len);
             _exit(3);
         }
-        if (c->opts.child_hook && c->opts.child_hook(c->opts.hook_ud, h.request, h.seq, sock))
+        if (c->opts.child_hook && c->opts.child_hook(c->opts.hook_ud, h.request, h.seq, wr))
             continue;
         const char *text;
         size_t len;
@@ -252,7 +265,7 @@ static void child_main(childseat *c, int sock, int outfd)
             fflush(c->out);
         aw_buf_clear(&out);
         aw_cf_answer_encode(&out, h.request, h.seq, &f, text, len, target);
-        if (write_all(sock, out.data, out.len) < 0)
+        if (write_all(wr, out.data, out.len) < 0)
             _exit(0);
     }
 }
@@ -260,13 +273,13 @@ static void child_main(childseat *c, int sock, int outfd)
 /* ---- the host ------------------------------------------------------------- */
 
 /* Reaps the child (after SIGKILL unless it already died) and closes the
- * host's sockets. why (may be NULL) receives how it ended. */
+ * host's ends of the pipes. why (may be NULL) receives how it ended. */
 static void stop_child(childseat *c, char *why, size_t whylen)
 {
     if (c->pid > 0) {
         int st = 0;
         pid_t r = 0;
-        /* A child that closed its sockets is usually dead already: give it
+        /* A child that closed its pipes is usually dead already: give it
          * a moment (up to 1 s on a loaded machine) so that its own cause of
          * death can be reported. */
         for (int i = 0; i < 500 && (r = waitpid(c->pid, &st, WNOHANG)) == 0 && why; i++) {
@@ -288,11 +301,12 @@ static void stop_child(childseat *c, char *why, size_t whylen)
         }
         c->pid = 0;
     }
-    if (c->sock >= 0)
-        close(c->sock);
-    if (c->outfd >= 0)
-        close(c->outfd);
-    c->sock = c->outfd = -1;
+    int *fds[4] = {&c->ask_fd, &c->ask_rd, &c->ans_fd, &c->outfd};
+    for (int i = 0; i < 4; i++) {
+        if (*fds[i] >= 0)
+            close(*fds[i]);
+        *fds[i] = -1;
+    }
     aw_cf_sent_reset(&c->sent);
     c->rlen = 0;
 }
@@ -331,12 +345,12 @@ static void flush_output(childseat *c)
     c->odropped = 0;
 }
 
-/* Reads whatever is there on one socket; returns bytes read, 0 at EOF, -1
- * when nothing was ready. */
+/* Reads whatever is there on one of the host's (non-blocking) ends;
+ * returns bytes read, 0 at EOF, -1 when nothing was ready. */
 static ssize_t take(int fd, char *buf, size_t cap)
 {
     for (;;) {
-        ssize_t n = recv(fd, buf, cap, MSG_DONTWAIT);
+        ssize_t n = read(fd, buf, cap);
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
@@ -368,8 +382,11 @@ static uint64_t child_cpu_ns(const childseat *c)
 
 /* Whether the current exchange is past a deadline: writes why into m and
  * returns 1; otherwise returns 0 and sets *ms to how long to wait at most
- * before looking again (the child's CPU time advances no faster than the
- * wall clock: it is one thread). */
+ * before looking again. The child's CPU clock (a system call) is read only
+ * once its deadline can have passed: the child runs the agent on one
+ * thread, so its CPU time advances no faster than the wall clock (its
+ * other thread, the sandbox's watchdog, mostly sleeps; what it spends only
+ * brings the kill forward by as much). */
 static int past_deadline(childseat *c, const char *what, char *m, size_t cap, int *ms)
 {
     uint64_t now = aw_now_ns();
@@ -380,15 +397,18 @@ static int past_deadline(childseat *c, const char *what, char *m, size_t cap, in
             snprintf(m, cap, "%s within %d ms (twice the budget)", what, 2 * c->budget_ms);
         return 1;
     }
-    uint64_t wait = c->deadline - now, cpu = c->cpu_timed ? child_cpu_ns(c) : 0;
-    if (cpu) {
+    uint64_t wait = c->deadline - now;
+    if (c->cpu_timed && now >= c->cpu_check_at) {
+        uint64_t cpu = child_cpu_ns(c);
         if (cpu >= c->cpu_deadline) {
             snprintf(m, cap, "%s within %d ms of CPU time (twice the budget)", what, 2 * c->budget_ms);
             return 1;
         }
-        if (c->cpu_deadline - cpu < wait)
-            wait = c->cpu_deadline - cpu;
+        uint64_t left = cpu ? c->cpu_deadline - cpu : 1000000u;
+        c->cpu_check_at = now + (left > 1000000u ? left : 1000000u);
     }
+    if (c->cpu_timed && c->cpu_check_at - now < wait)
+        wait = c->cpu_check_at - now;
     *ms = (int)((wait + 999999) / 1000000);
     return 0;
 }
@@ -413,7 +433,7 @@ static int await(childseat *c, int request, aw_seat_fault *f)
                 return 0;
             }
         }
-        ssize_t n = take(c->sock, c->rbuf + c->rlen, ANSWER_CAP - c->rlen);
+        ssize_t n = take(c->ans_fd, c->rbuf + c->rlen, ANSWER_CAP - c->rlen);
         if (n == 0) {
             char m[64];
             snprintf(m, sizeof m, "%s: connection closed", rname);
@@ -429,7 +449,7 @@ static int await(childseat *c, int request, aw_seat_fault *f)
             snprintf(late, sizeof late, "%s: no %s", rname, why);
             return lose(c, f, AW_FAULT_TIMEOUT, late);
         }
-        struct pollfd p[2] = {{c->sock, POLLIN, 0}, {c->outfd, POLLIN, 0}};
+        struct pollfd p[2] = {{c->ans_fd, POLLIN, 0}, {c->outfd, POLLIN, 0}};
         int pr = poll(p, c->outfd >= 0 ? 2 : 1, ms);
         if (pr < 0 && errno != EINTR)
             return lose(c, f, AW_FAULT_LOST, "poll failed");
@@ -443,7 +463,7 @@ static int send_frame(childseat *c, const aw_buf *b, aw_seat_fault *f)
 {
     size_t off = 0;
     while (off < b->len) {
-        ssize_t n = send(c->sock, b->data + off, b->len - off, MSG_NOSIGNAL | MSG_DONTWAIT);
+        ssize_t n = write(c->ask_fd, b->data + off, b->len - off);
         if (n > 0) {
             off += (size_t)n;
             continue;
@@ -456,10 +476,15 @@ static int send_frame(childseat *c, const aw_buf *b, aw_seat_fault *f)
         int ms;
         if (past_deadline(c, "reading", why, sizeof why, &ms))
             return lose(c, f, AW_FAULT_TIMEOUT, "the agent's process stopped reading");
-        struct pollfd p[2] = {{c->sock, POLLOUT, 0}, {c->outfd, POLLIN, 0}};
-        if (poll(p, c->outfd >= 0 ? 2 : 1, ms) > 0 &&
-            c->outfd >= 0 && (p[1].revents & POLLIN))
-            take_output(c);
+        /* The ask pipe has room again, or the child closed its end of the
+         * answer pipe (it died: POLLHUP, which poll reports unasked). */
+        struct pollfd p[3] = {{c->ask_fd, POLLOUT, 0}, {c->ans_fd, 0, 0}, {c->outfd, POLLIN, 0}};
+        if (poll(p, c->outfd >= 0 ? 3 : 2, ms) > 0) {
+            if (p[1].revents & (POLLHUP | POLLERR))
+                return lose(c, f, AW_FAULT_LOST, "the request could not be sent");
+            if (c->outfd >= 0 && (p[2].revents & POLLIN))
+                take_output(c);
+        }
     }
     return 0;
 }
@@ -479,13 +504,28 @@ static int exchange_send(childseat *c, int request, const aw_info *info, const a
      * own last resort: only a child that does not run (or a machine so
      * loaded that it gets a tenth of a CPU) meets that one. */
     c->budget_ms = budget_ms;
-    uint64_t budget_ns = (uint64_t)budget_ms * 1000000u, cpu = child_cpu_ns(c);
-    c->cpu_timed = cpu != 0;
-    c->deadline_span = cpu ? (budget_ns * 20 > 2000000000u ? budget_ns * 20 : 2000000000u) : budget_ns * 2;
-    c->deadline = aw_now_ns() + c->deadline_span;
-    c->cpu_deadline = cpu + budget_ns * 2;
+    uint64_t budget_ns = (uint64_t)budget_ms * 1000000u, now = aw_now_ns();
+    /* Reading the child's CPU clock is a system call: the count starts at
+     * a sample at most 1/64 of the budget old (the child may be charged
+     * that much of what it did before the request, as the sandbox does:
+     * it gets at least 2 - 1/64 budgets of CPU time, and its sandbox stops
+     * the agent at one). */
+    uint64_t sample_ns = budget_ns / 64;
+    if (sample_ns < CPU_SAMPLE_MIN_NS)
+        sample_ns = CPU_SAMPLE_MIN_NS;
+    else if (sample_ns > CPU_SAMPLE_MAX_NS)
+        sample_ns = CPU_SAMPLE_MAX_NS;
+    if (!c->cpu_sample_wall || now - c->cpu_sample_wall >= sample_ns) {
+        c->cpu_sample = child_cpu_ns(c);
+        c->cpu_sample_wall = c->cpu_sample ? now : 0;
+    }
+    c->cpu_timed = c->cpu_sample_wall != 0;
+    c->deadline_span = c->cpu_timed ? (budget_ns * 20 > 2000000000u ? budget_ns * 20 : 2000000000u) : budget_ns * 2;
+    c->deadline = now + c->deadline_span;
+    c->cpu_deadline = c->cpu_sample + budget_ns * 2;
+    c->cpu_check_at = c->cpu_sample_wall + budget_ns * 2;
     /* Whatever the child sent since its last answer is in the buffer or
-     * the socket: it cannot carry this ask's sequence number, so await
+     * the pipe: it cannot carry this ask's sequence number, so await
      * finds it out of protocol. */
     c->seq++;
     c->pending = request;
@@ -515,17 +555,35 @@ static int exchange(childseat *c, int request, const aw_info *info, const aw_set
     return exchange_finish(c, request, f);
 }
 
+/* Makes the pipe fds (close-on-exec); -1 with *f filled on failure. */
+static int make_pipe(int fds[2], aw_seat_fault *f)
+{
+    if (pipe2(fds, O_CLOEXEC) == 0)
+        return 0;
+    set_fault(f, AW_FAULT_LOST, "pipe: %s", strerror(errno));
+    return -1;
+}
+
+static void close_all(int *fds, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (fds[i] >= 0)
+            close(fds[i]);
+}
+
+/* Two pipes carry the frames (a pipe's round trip costs less than half a
+ * Unix socket's: docs/isolation.md), a socketpair what the agent prints. */
 static int spawn(childseat *c, aw_seat_fault *f)
 {
-    int w[2], o[2] = {-1, -1};
-    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, w) != 0) {
-        set_fault(f, AW_FAULT_LOST, "socketpair: %s", strerror(errno));
+    int fds[6] = {-1, -1, -1, -1, -1, -1}; /* ask pipe, answer pipe, output socketpair */
+    int *ask = fds, *ans = fds + 2, *o = fds + 4;
+    if (make_pipe(ask, f) < 0 || make_pipe(ans, f) < 0) {
+        close_all(fds, 6);
         return -1;
     }
     if (c->out && socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, o) != 0) {
         set_fault(f, AW_FAULT_LOST, "socketpair: %s", strerror(errno));
-        close(w[0]);
-        close(w[1]);
+        close_all(fds, 6);
         return -1;
     }
     pid_t parent = getpid();
@@ -533,11 +591,7 @@ static int spawn(childseat *c, aw_seat_fault *f)
     pid_t pid = fork();
     if (pid < 0) {
         set_fault(f, AW_FAULT_LOST, "fork: %s", strerror(errno));
-        for (int i = 0; i < 2; i++) {
-            close(w[i]);
-            if (o[i] >= 0)
-                close(o[i]);
-        }
+        close_all(fds, 6);
         return -1;
     }
     if (pid == 0) {
@@ -545,18 +599,29 @@ static int spawn(childseat *c, aw_seat_fault *f)
         prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
         if (getppid() != parent)
             _exit(0);
-        close(w[0]);
+        /* The host's ends: the ask pipe's write end must go, or the child
+         * would never see the end of it. */
+        close(ask[1]);
+        close(ans[0]);
         if (o[0] >= 0)
             close(o[0]);
-        child_main(c, w[1], o[1]);
+        child_main(c, ask[0], ans[1], o[1]);
         _exit(0);
     }
-    close(w[1]);
+    close(ans[1]);
     if (o[1] >= 0)
         close(o[1]);
+    for (int i = 0; i < 3; i++) {
+        int fd = i == 0 ? ask[1] : i == 1 ? ans[0] : o[0];
+        if (fd >= 0)
+            fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+    }
     c->pid = pid;
     c->has_cpu_clock = clock_getcpuclockid(pid, &c->cpu_clock) == 0;
-    c->sock = w[0];
+    c->cpu_sample_wall = 0;
+    c->ask_fd = ask[1];
+    c->ask_rd = ask[0];
+    c->ans_fd = ans[0];
     c->outfd = o[0];
     aw_cf_sent_reset(&c->sent);
     c->rlen = 0;
@@ -720,7 +785,7 @@ aw_seat *aw_childseat_new(aw_childseat_make make, void *make_ud, const aw_childs
 {
     childseat *c = aw_xcalloc(1, sizeof *c);
     c->base.ops = &child_ops;
-    c->sock = c->outfd = -1;
+    c->ask_fd = c->ask_rd = c->ans_fd = c->outfd = -1;
     if (opts)
         c->opts = *opts;
     if (c->opts.read_dir)

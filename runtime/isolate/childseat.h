@@ -1,14 +1,16 @@
-/* childseat: a seat whose agent runs in a child process, for contests. The
- * child is forked at the start of every game (before the engine deals the
- * roles, so its copy of the host's memory holds no secret of that game),
- * closes every descriptor but its sockets, confines itself (resource
+/* childseat: a seat whose agent runs in a child process, for contests and
+ * `play --isolate`. The child is forked before the engine deals the roles
+ * (so its copy of the host's memory holds no secret of that game): at the
+ * start of every game, or with opts.persistent once for many games. It
+ * closes every descriptor but its pipes, confines itself (resource
  * limits, no new privileges, a hand-written seccomp-BPF allow-list) and only
  * then starts the agent. From there host and child exchange compact binary
- * frames over one socketpair (childframe.h): one ask per request (the
- * agent's view, only what changed since the last one), one answer per
- * request in one write (the inner seat's fault, the text or the target), so
- * the agent sees exactly what it would see in process. A second socket,
- * only when opts.output is set, carries what the agent prints.
+ * frames over two pipes, one each way (childframe.h; a pipe's round trip
+ * costs less than half a Unix socket's): one ask per request (the agent's
+ * view, only what changed since the last one), one answer per request in
+ * one write (the inner seat's fault, the text or the target), so the agent
+ * sees exactly what it would see in process. A socket, only when
+ * opts.output is set, carries what the agent prints.
  *
  * The host times every request and gives the child twice the budget; on a
  * time-out, a broken or unexpected byte stream, or the child's death it kills
@@ -19,7 +21,7 @@
  * takes down only that agent.
  *
  * Uses childframe, confine, seat, view, settings, util and Linux (fork,
- * socketpair, poll). See docs/isolation.md.
+ * pipe2, socketpair, poll). See docs/isolation.md.
  *
  * Ownership: aw_childseat_new takes ownership of the inner seat that `make`
  * returns and returns a seat owned by the caller (seat->ops->free), which
@@ -55,9 +57,16 @@ typedef struct aw_childseat_opts {
      * free_parsed hooks, as in aw_game_opts); NULL: talks carry none. */
     aw_validate_fn *validate;
     void (*free_parsed)(void *ud, void *parsed);
+    /* Runs in the child before it confines itself, for what must start
+     * while threads still can: aw_luaseat_child_prepare for Lua seats (the
+     * sandbox's watchdog thread, so that confined calls need no system call
+     * of their own). Returns 1 when it started the Lua sandbox's watchdog
+     * thread (confine.h's aw_confine_opts.watchdog_thread), 0 otherwise.
+     * NULL: nothing (a Lua seat then falls back to per-thread timers). */
+    int (*child_prepare)(void);
     /* Tests only. Runs in the child, confined, before each request (with
      * the ask's sequence number) reaches the inner seat; it may write raw
-     * bytes or frames (childframe.h) to fd, the frames' socket, itself and
+     * bytes or frames (childframe.h) to fd, the answer pipe, itself and
      * return 1 to skip the inner seat (the child then writes no answer of
      * its own). */
     int (*child_hook)(void *ud, int request, unsigned seq, int fd);

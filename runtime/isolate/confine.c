@@ -114,7 +114,7 @@ static void rule_bits(bpf *b, long nr, int arg, uint32_t bits, uint32_t ok, uint
  * opening a file for writing, signalling others, tracing) kill the process
  * at once, which the host reports as the agent's loss; everything else
  * fails with EPERM. */
-static int install_filter(const int *keep, int nkeep, bool may_read_files, aw_error *err)
+static int install_filter(const int *keep, int nkeep, bool may_read_files, bool timers, aw_error *err)
 {
     bpf b = {.n = 0};
     emit(&b, STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)));
@@ -133,7 +133,8 @@ static int install_filter(const int *keep, int nkeep, bool may_read_files, aw_er
     rule(&b, SYS_madvise, SECCOMP_RET_ALLOW);
     rule_bits(&b, SYS_mmap, 2, PROT_EXEC, SECCOMP_RET_ALLOW, RET_ERRNO);
     rule_bits(&b, SYS_mprotect, 2, PROT_EXEC, SECCOMP_RET_ALLOW, RET_ERRNO);
-    /* the sockets to the host: read the wire, write the three channels;
+    /* the pipes to the host: read the asks (keep[0]), write the answers
+     * and the output (the others);
      * with Landlock fencing reads into the agent's folder, also its module
      * files */
     if (may_read_files) {
@@ -159,14 +160,18 @@ static int install_filter(const int *keep, int nkeep, bool may_read_files, aw_er
     rule(&b, SYS_getrandom, SECCOMP_RET_ALLOW);
     rule(&b, SYS_rt_sigreturn, SECCOMP_RET_ALLOW);
     rule(&b, SYS_rt_sigprocmask, SECCOMP_RET_ALLOW);
-    /* the Lua sandbox's watchdog: a per-thread timer that signals this very
-     * thread (SIGEV_THREAD, which would need a new thread, is killed below
-     * through clone) */
+    /* the Lua sandbox's watchdog: either its thread, started before the
+     * filter (futex, the clocks, getpid and tgkill on this process, all
+     * allowed here for other reasons too), or a per-thread timer that
+     * signals this very thread (SIGEV_THREAD, which would need a new
+     * thread, is killed below through clone) */
     rule(&b, SYS_rt_sigaction, SECCOMP_RET_ALLOW);
-    rule(&b, SYS_timer_create, SECCOMP_RET_ALLOW);
-    rule(&b, SYS_timer_settime, SECCOMP_RET_ALLOW);
-    rule(&b, SYS_timer_gettime, SECCOMP_RET_ALLOW);
-    rule(&b, SYS_timer_delete, SECCOMP_RET_ALLOW);
+    if (timers) {
+        rule(&b, SYS_timer_create, SECCOMP_RET_ALLOW);
+        rule(&b, SYS_timer_settime, SECCOMP_RET_ALLOW);
+        rule(&b, SYS_timer_gettime, SECCOMP_RET_ALLOW);
+        rule(&b, SYS_timer_delete, SECCOMP_RET_ALLOW);
+    }
     rule(&b, SYS_sched_yield, SECCOMP_RET_ALLOW);
     rule(&b, SYS_sigaltstack, SECCOMP_RET_ALLOW); /* own thread only; AddressSanitizer needs it */
     rule(&b, SYS_getpid, SECCOMP_RET_ALLOW);
@@ -285,8 +290,10 @@ static int fence_reads(const char *dir, aw_error *err)
     return rc < 0 ? rc : 1;
 }
 
-int aw_confine(const int *keep, int nkeep, const char *read_dir, size_t memory_bytes, aw_error *err)
+int aw_confine(const int *keep, int nkeep, const char *read_dir, size_t memory_bytes, const aw_confine_opts *o,
+               aw_error *err)
 {
+    bool thread = o && o->watchdog_thread;
     if (nkeep < 1 || nkeep > 8)
         return aw_fail(err, AW_EINVAL, "1 to 8 descriptors to keep");
     size_t vm = address_space_now();
@@ -308,9 +315,10 @@ int aw_confine(const int *keep, int nkeep, const char *read_dir, size_t memory_b
 #else
     (void)vm;
 #endif
-    /* No thread can be started from here on (the filter kills clone): the
-     * Lua sandbox's watchdog uses per-thread timers (docs/sandbox.md). */
-    if (setenv("AIWOLF_SANDBOX_WATCHDOG", "timers", 1) != 0)
+    /* No thread can be started from here on (the filter kills clone):
+     * unless its thread already runs, the Lua sandbox's watchdog uses
+     * per-thread timers (docs/sandbox.md). */
+    if (!thread && setenv("AIWOLF_SANDBOX_WATCHDOG", "timers", 1) != 0)
         return aw_fail(err, AW_EIO, "setenv: %s", strerror(errno));
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
         return aw_fail(err, AW_EIO, "PR_SET_NO_NEW_PRIVS: %s", strerror(errno));
@@ -323,9 +331,9 @@ int aw_confine(const int *keep, int nkeep, const char *read_dir, size_t memory_b
     int wkeep[9];
     memcpy(wkeep, keep, sizeof(int) * (size_t)nkeep);
     wkeep[nkeep] = 2;
-    return install_filter(wkeep, nkeep + 1, fenced == 1, err);
+    return install_filter(wkeep, nkeep + 1, fenced == 1, !thread, err);
 #else
-    return install_filter(keep, nkeep, fenced == 1, err);
+    return install_filter(keep, nkeep, fenced == 1, !thread, err);
 #endif
 }
 

@@ -10,6 +10,18 @@
 
 #include "util.h"
 
+/* What else the confined process needs (NULL: nothing). */
+typedef struct aw_confine_opts {
+    /* The Lua sandbox's watchdog thread already runs in this process
+     * (aw_sandbox_watchdog_start): it needs only futex, the clocks, getpid
+     * and tgkill on this process, which the filter allows anyway. Without
+     * it the sandbox is told to use per-thread POSIX timers
+     * (AIWOLF_SANDBOX_WATCHDOG=timers) and the filter allows timer_create,
+     * timer_settime, timer_gettime and timer_delete; with it they fail
+     * (EPERM). */
+    bool watchdog_thread;
+} aw_confine_opts;
+
 /* Confines the calling process: closes every descriptor but 0-2 and
  * keep[0..nkeep-1] (at most 8), sets the resource limits, no new
  * privileges, Landlock (when read_dir is given and the kernel has it: files
@@ -18,7 +30,8 @@
  * keep[]). The address space may grow by memory_bytes (0: 64 MiB) plus
  * 256 MiB. Irreversible: for a forked child (and for tests, which fork
  * first). */
-int aw_confine(const int *keep, int nkeep, const char *read_dir, size_t memory_bytes, aw_error *err);
+int aw_confine(const int *keep, int nkeep, const char *read_dir, size_t memory_bytes, const aw_confine_opts *o,
+               aw_error *err);
 
 /* Whether this kernel has Landlock (read_dir can be honoured). */
 bool aw_confine_landlock(void);

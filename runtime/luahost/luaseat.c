@@ -1910,3 +1910,8 @@ aw_seat *aw_luaseat_make(void *spec, FILE *output, aw_error *err)
     lo.output = output;
     return aw_luaseat_new(m->path, &lo, err);
 }
+
+int aw_luaseat_child_prepare(void)
+{
+    return aw_sandbox_watchdog_start();
+}

@@ -82,5 +82,9 @@ typedef struct aw_luaseat_spec {
     const aw_luaseat_opts *opts; /* copied, with output replaced */
 } aw_luaseat_spec;
 aw_seat *aw_luaseat_make(void *spec, FILE *output, aw_error *err);
+/* For a child seat's child_prepare (childseat.h): starts the sandbox's
+ * watchdog thread before the child confines itself
+ * (aw_sandbox_watchdog_start); returns 1 when it runs. */
+int aw_luaseat_child_prepare(void);
 
 #endif

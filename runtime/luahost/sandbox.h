@@ -162,6 +162,22 @@ int aw_sandbox_run(aw_sandbox *sb, lua_CFunction fn, void *ud, aw_fault *fault);
 int aw_sandbox_set_watchdog_signal(int signo, aw_error *err);
 int aw_sandbox_watchdog_signal(void);
 
+/* Starts the watchdog now rather than at the process's first call: for a
+ * process about to confine itself (an isolated child, runtime/isolate),
+ * where no thread can be started afterwards. Chooses the signal (as
+ * aw_sandbox_watchdog_signal) and the process's mode, starting the watchdog
+ * thread unless AIWOLF_SANDBOX_WATCHDOG=timers asks for the per-thread
+ * timers. Returns 1 when the watchdog thread runs (it then needs only
+ * futex, clock_gettime, getpid and tgkill on this process), 0 when the
+ * process uses the timers or has no watchdog. Calls made later, confined,
+ * use the thread with no system call of their own. */
+int aw_sandbox_watchdog_start(void);
+
+/* The process's watchdog mode, for tests and diagnostics: "thread",
+ * "timers", "none" (no signal: the count-hook fallback), or "undecided"
+ * (before the first call or aw_sandbox_watchdog_start). */
+const char *aw_sandbox_watchdog_mode(void);
+
 /* Registers a C module the agent may `require` (for example the protocol
  * library's C core). Must be called before any agent code runs. */
 int aw_sandbox_preload(aw_sandbox *sb, const char *name, lua_CFunction open, aw_error *err);

@@ -231,14 +231,19 @@ void sb_call_clocks_end(aw_sandbox *sb, int exact, uint64_t *cpu_ns, uint64_t *w
  *    before the handler has cleared the mark. After a second without calls
  *    the thread sleeps until the next one (which wakes it: the only system
  *    call on the calls' side, once per idle period).
+ *    An isolated child starts this thread before it confines itself
+ *    (aw_sandbox_watchdog_start; its seccomp filter then kills clone, but
+ *    the thread needs only futex, the clocks and tgkill on its own
+ *    process, which the filter allows).
  *  - Per-thread POSIX timers (WD_TIMERS), in processes that cannot start a
- *    thread: the isolated children (seccomp kills clone; docs/isolation.md)
- *    and wherever pthread_create fails. Each call arms one timer on the
+ *    thread: a confined child that did not start the thread first
+ *    (seccomp kills clone; docs/isolation.md) and wherever pthread_create
+ *    fails. Each call arms one timer on the
  *    thread's CPU-time clock at the deadline (repeating every
  *    SB_WATCHDOG_REPEAT_NS of CPU time after it) and one on the monotonic
  *    clock at the wall-clock bound, both signalling the calling thread only
  *    (SIGEV_THREAD_ID), and disarms them at its end: four system calls per
- *    call, which a child's round trip to the host (tens of us) dwarfs.
+ *    call (some 5 us).
  *    Where the CPU-time timer cannot be created (or
  *    AIWOLF_SANDBOX_NO_CPU_TIMER=1) the monotonic timer alone polls from the
  *    earliest wall time at which the budget can be spent; the handler reads
@@ -540,12 +545,15 @@ static int wd_start_thread(void)
     return rc == 0 ? 0 : -1;
 }
 
-/* The process's mode, at its first call (under wd_mu). A confined process
- * may not start a thread: the isolated children's seccomp filter kills
- * clone (and getrlimit), so runtime/isolate/confine.c sets
- * AIWOLF_SANDBOX_WATCHDOG=timers before it confines; and a filter that
- * refuses even prctl is taken for one like it. (Elsewhere a filter that
- * refuses clone makes pthread_create fail, and the timers serve.) */
+/* The process's mode, at its first call or aw_sandbox_watchdog_start (under
+ * wd_mu). A confined process may not start a thread: the isolated
+ * children's seccomp filter kills clone (and getrlimit). So a child starts
+ * the thread before it confines itself (aw_sandbox_watchdog_start, through
+ * the child seat's child_prepare), or, when it did not, runtime/isolate/
+ * confine.c sets AIWOLF_SANDBOX_WATCHDOG=timers before it confines; and a
+ * filter that refuses even prctl is taken for one like it. (Elsewhere a
+ * filter that refuses clone makes pthread_create fail, and the timers
+ * serve.) */
 static int wd_choose_mode(void)
 {
     const char *mode = getenv("AIWOLF_SANDBOX_WATCHDOG");
@@ -554,6 +562,32 @@ static int wd_choose_mode(void)
     if (prctl(PR_GET_SECCOMP, 0, 0, 0, 0) < 0)
         return WD_TIMERS;
     return wd_start_thread() == 0 ? WD_THREAD : WD_TIMERS;
+}
+
+static void wd_setup(void);
+
+int aw_sandbox_watchdog_start(void)
+{
+    pthread_once(&wd_once, wd_install);
+    pthread_once(&wd_setup_once, wd_setup);
+    if (!wd_signo || !wd_setup_ok)
+        return 0;
+    pthread_mutex_lock(&wd_mu);
+    if (wd_mode == WD_UNDECIDED)
+        wd_mode = wd_choose_mode();
+    int on = wd_mode == WD_THREAD;
+    pthread_mutex_unlock(&wd_mu);
+    return on;
+}
+
+const char *aw_sandbox_watchdog_mode(void)
+{
+    if (wd_done && !wd_signo)
+        return "none";
+    pthread_mutex_lock(&wd_mu);
+    int m = wd_mode;
+    pthread_mutex_unlock(&wd_mu);
+    return m == WD_THREAD ? "thread" : m == WD_TIMERS ? "timers" : "undecided";
 }
 
 /* --- Per-thread timers --------------------------------------------------- */
@@ -640,8 +674,8 @@ static void wd_fork_parent(void)
 /* In a forked child only the forking thread lives on, without the
  * watchdog thread and without timers (POSIX timers are not inherited), on
  * a CPU clock that starts again from zero: forget them all; the child's
- * first call chooses its mode again (an isolated child confines itself
- * before its first call, and gets the timers). */
+ * first call (or aw_sandbox_watchdog_start, which an isolated child calls
+ * before it confines itself) chooses its mode again. */
 static void wd_fork_child(void)
 {
     for (wd_thread *t = wd_list, *next; t; t = next) {

@@ -32,6 +32,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include <stdio.h>
 
 #include "childframe.h"
 #include "childseat.h"
@@ -42,6 +43,7 @@
 #include "logcheck.h"
 #include "luaseat.h"
 #include "luaseat_talks.h"
+#include "sandbox.h"
 #include "talkhooks.h"
 #include "test.h"
 
@@ -73,7 +75,7 @@ static void confined_child(int what, int pipefd)
     aw_error err;
     int keep[1] = {pipefd};
     if (aw_confine(keep, 1, what == T_FENCED_READ || what == T_FENCED_OUTSIDE ? "tests/isolate" : NULL,
-                             16u << 20, &err) < 0)
+                   16u << 20, NULL, &err) < 0)
         _exit(90);
     int rc = 1;
     switch (what) {
@@ -177,6 +179,119 @@ static void confinement(void)
     }
     CHECK(access("/tmp/aiwolf-isolate-test", F_OK) != 0);
     CHECK(access("tests/isolate/x", F_OK) != 0);
+}
+
+/* ---- the Lua sandbox's watchdog in a confined child ----------------------- */
+
+/* Host code stuck inside a call, where no hook runs: only the last resort
+ * (the watchdog's handler jumping out) ends it. */
+static int spin_in_c(lua_State *L)
+{
+    (void)L;
+    for (volatile unsigned long i = 0;; i++)
+        ;
+    return 0;
+}
+
+static int noop(lua_State *L)
+{
+    (void)L;
+    return 0;
+}
+
+/* In a confined child, with the watchdog thread started before the filter
+ * (thread) or the per-thread timers (not): the mode is the one expected and
+ * the filter allows the timers only in the second; after cheap calls an
+ * endless loop is stopped at its budget of 50 ms (in the thread mode the
+ * count hook is off and the timers are refused: only the thread can stop
+ * it); host code stuck in a C loop is abandoned by the last resort (one
+ * budget, at least 100 ms, of CPU time past the deadline). Writes what went
+ * wrong to fd; exits 0 when all went right. */
+static void watchdog_child(bool thread, int fd)
+{
+    char msg[300] = "";
+    aw_error err;
+    int started = thread ? aw_sandbox_watchdog_start() : 0;
+    aw_confine_opts o = {.watchdog_thread = started == 1};
+    int keep[1] = {fd};
+    if (aw_confine(keep, 1, NULL, 0, &o, &err) < 0) {
+        snprintf(msg, sizeof msg, "aw_confine: %.200s", err.msg);
+        goto out;
+    }
+    if (thread && started != 1) {
+        snprintf(msg, sizeof msg, "aw_sandbox_watchdog_start did not start the thread");
+        goto out;
+    }
+    timer_t tm;
+    int tc = timer_create(CLOCK_MONOTONIC, NULL, &tm);
+    if (thread ? !(tc < 0 && errno == EPERM) : tc != 0) {
+        snprintf(msg, sizeof msg, "timer_create %s in the %s mode", tc == 0 ? "allowed" : "refused",
+                 thread ? "thread" : "timers");
+        goto out;
+    }
+    if (tc == 0)
+        timer_delete(tm);
+    aw_sandbox_limits lim;
+    aw_sandbox_limits_default(&lim);
+    lim.budget_ms = 50;
+    aw_sandbox *sb = aw_sandbox_new(&lim, &err);
+    if (!sb) {
+        snprintf(msg, sizeof msg, "aw_sandbox_new: %.200s", err.msg);
+        goto out;
+    }
+    aw_fault f;
+    for (int i = 0; i < 1000; i++)
+        aw_sandbox_run(sb, noop, NULL, &f);
+    const char *want = thread ? "thread" : "timers";
+    if (strcmp(aw_sandbox_watchdog_mode(), want) != 0) {
+        snprintf(msg, sizeof msg, "watchdog mode %s, not %s", aw_sandbox_watchdog_mode(), want);
+        goto out;
+    }
+    const char *src = "while true do end";
+    int rc = aw_sandbox_load(sb, src, strlen(src), "=loop", &f);
+    double ms = (double)f.elapsed_ns / 1e6;
+    if (rc >= 0 || f.kind != AW_FAULT_TIMEOUT || strstr(f.msg, "killed") || ms < 45 || ms >= 300) {
+        snprintf(msg, sizeof msg, "loop: %s after %.1f ms: %.200s", aw_fault_kind_name(f.kind), ms, f.msg);
+        goto out;
+    }
+    rc = aw_sandbox_run(sb, spin_in_c, NULL, &f);
+    ms = (double)f.elapsed_ns / 1e6;
+    if (rc >= 0 || f.kind != AW_FAULT_TIMEOUT || !strstr(f.msg, "killed") || ms < 140 || ms >= 500) {
+        snprintf(msg, sizeof msg, "stuck call: %s after %.1f ms: %.200s", aw_fault_kind_name(f.kind), ms, f.msg);
+        goto out;
+    }
+    aw_sandbox_free(sb);
+out:
+    if (*msg && write(fd, msg, strlen(msg)) < 0)
+        _exit(2);
+    _exit(*msg ? 1 : 0);
+}
+
+static void watchdog_confined(void)
+{
+    if (aw_sandbox_watchdog_signal() == 0) {
+        printf("watchdog in a confined child: skipped, the watchdog is off\n");
+        return;
+    }
+    for (int thread = 1; thread >= 0; thread--) {
+        int p[2];
+        CHECK(pipe(p) == 0);
+        pid_t pid = fork();
+        if (pid == 0) {
+            close(p[0]);
+            alarm(30); /* a watchdog that never fires fails the test instead of hanging it */
+            watchdog_child(thread, p[1]);
+        }
+        close(p[1]);
+        char msg[301];
+        ssize_t n = read(p[0], msg, sizeof msg - 1);
+        msg[n > 0 ? n : 0] = '\0';
+        int st = 0;
+        waitpid(pid, &st, 0);
+        close(p[0]);
+        CHECK_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 0, "watchdog (%s) in a confined child: status 0x%x: %s",
+                  thread ? "thread" : "timers", st, msg);
+    }
 }
 
 /* ---- games ------------------------------------------------------------------ */
@@ -459,7 +574,8 @@ static void hostile(void)
     CHECK(access("/tmp/aiwolf-isolate-test", F_OK) != 0);
 }
 
-/* A child that dies between games: the next game gets a fresh one. */
+/* A child that dies between games: the next game gets a fresh one; one
+ * that dies while the host writes a long ask is seen at once. */
 static void restart(void)
 {
     aw_settings s;
@@ -483,12 +599,45 @@ static void restart(void)
     info.agent = 1;
     info.n = 5;
     aw_seat_reply r = {NULL, 0, 0};
-    CHECK(seat->ops->request(seat, AW_REQ_DAILY_INITIALIZE, &info, &s, &r, &f) < 0);
+    /* The ask fits in the pipe (the host keeps its read end open, so no
+     * SIGPIPE): the death shows when the answer is awaited. */
+    int rc = seat->ops->request(seat, AW_REQ_DAILY_INITIALIZE, &info, &s, &r, &f);
+    if (rc == AW_SEAT_PENDING)
+        rc = seat->ops->wait(seat, &r, &f);
+    CHECK(rc < 0);
     CHECK_INT(f.kind, AW_FAULT_LOST);
     CHECK_MSG(strstr(f.msg, "signal 9") != NULL, "%s", f.msg);
     CHECK_INT(aw_childseat_pid(seat), 0);
     CHECK(seat->ops->begin(seat, 1, 2, &f) != NULL);
-    CHECK(aw_childseat_pid(seat) > 0 && aw_childseat_pid(seat) != first);
+    pid_t second = aw_childseat_pid(seat);
+    CHECK(second > 0 && second != first);
+
+    /* An ask larger than the pipe holds to a dead child: the host, waiting
+     * to write the rest, sees the answer pipe's end at once (not the
+     * deadline, 20 s of wall-clock time at this budget). */
+    CHECK(seat->ops->request(seat, AW_REQ_INITIALIZE, &info, &s, &r, &f) == AW_SEAT_PENDING);
+    CHECK(seat->ops->wait(seat, &r, &f) == 0);
+    kill(second, SIGKILL);
+    nanosleep(&ts, NULL);
+    enum { NBIG = 2000 };
+    static char text[100];
+    memset(text, 'x', sizeof text);
+    aw_talk *big = calloc(NBIG, sizeof *big);
+    for (int i = 0; i < NBIG; i++)
+        big[i] = (aw_talk){1, i, i / 5, 1 + i % 5, text, sizeof text, NULL};
+    info.day = 1;
+    info.talks = big;
+    info.ntalks = NBIG;
+    uint64_t t0 = aw_now_ns();
+    rc = seat->ops->request(seat, AW_REQ_TALK, &info, &s, &r, &f);
+    if (rc == AW_SEAT_PENDING)
+        rc = seat->ops->wait(seat, &r, &f);
+    double secs = (double)(aw_now_ns() - t0) / 1e9;
+    CHECK(rc < 0);
+    CHECK_INT(f.kind, AW_FAULT_LOST);
+    CHECK_MSG(strstr(f.msg, "could not be sent") && strstr(f.msg, "signal 9"), "%s", f.msg);
+    CHECK_MSG(secs < 1.5, "a dead child found after %.2f s", secs);
+    free(big);
     seat->ops->free(seat);
     CHECK(no_children());
 }
@@ -562,6 +711,7 @@ int main(void)
     /* No SIGPIPE handling here on purpose: a dead child must not kill the host. */
     int fd0 = count_fds();
     confinement();
+    watchdog_confined();
     determinism();
     hostile();
     restart();
