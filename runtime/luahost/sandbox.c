@@ -387,6 +387,18 @@ made:
     lua_pop(L, 1);
     lua_pushvalue(L, 2);
     lua_rawseti(L, LUA_REGISTRYINDEX, LUA_RIDX_GLOBALS);
+    /* The kept chunks' _ENV: the new globals at once, so that the last
+     * game's are garbage now, not held until the chunk runs again (a
+     * module the new game never requires would hold them for good). */
+    lua_rawgetp(L, LUA_REGISTRYINDEX, &sb_key_chunks);
+    lua_pushnil(L);
+    while (lua_next(L, -2)) {
+        lua_pushvalue(L, 2);
+        if (!lua_setupvalue(L, -2, 1))
+            lua_pop(L, 1);
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
     lua_pushvalue(L, 3);
     lua_setfield(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
     lua_pushliteral(L, "");
@@ -449,8 +461,17 @@ static int sb_renew_body(lua_State *L)
     aw_sandbox *sb = lua_touserdata(L, 1);
     int collect = sb->used > sb->renewed_used + SB_RENEW_SLACK;
     sb_fresh_env(L);
-    if (collect) /* the last game's globals are garbage only now */
+    if (collect) { /* the last game's globals are garbage only now */
         lua_gc(L, LUA_GCCOLLECT);
+        /* What a full collection leaves beyond a new sandbox's memory and
+         * the kept chunks is held by the state itself, and a new sandbox
+         * would not have it: the call records of the main thread after a
+         * deep recursion (Lua frees half of them per collection), a string
+         * table grown by many strings. Then a new sandbox serves. */
+        if (sb->used > sb->made_used + sb->kept_bytes + SB_RENEW_SLACK)
+            return luaL_error(L, "the sandbox holds %d KiB more than a new one would",
+                              (int)((sb->used - sb->made_used - sb->kept_bytes) >> 10));
+    }
     sb->renewed_used = sb->used;
     return 0;
 }
@@ -750,7 +771,7 @@ aw_sandbox *aw_sandbox_new(const aw_sandbox_limits *limits, aw_error *err)
         aw_sandbox_free(sb);
         return NULL;
     }
-    sb->renewed_used = sb->used;
+    sb->renewed_used = sb->made_used = sb->used;
     return sb;
 }
 
@@ -807,13 +828,16 @@ int sb_chunk_get(lua_State *L)
     return 1;
 }
 
-void sb_chunk_keep(lua_State *L)
+void sb_chunk_keep(lua_State *L, size_t before)
 {
+    aw_sandbox *sb = sb_of(L);
     lua_rawgetp(L, LUA_REGISTRYINDEX, &sb_key_chunks);
     lua_insert(L, -2);
     lua_pushvalue(L, -3);
     lua_rawset(L, -3);
     lua_pop(L, 1);
+    if (sb->used > before)
+        sb->kept_bytes += sb->used - before;
 }
 
 static int sb_dump_writer(lua_State *L, const void *p, size_t sz, void *ud)
@@ -841,6 +865,7 @@ static int sb_load_body(lua_State *L)
         if (sb_chunk_get(L))
             goto run;
     }
+    size_t before = sb_of(L)->used;
     if (a->binary) {
         if (luaL_loadbufferx(L, a->src, a->len, a->name, "b") != LUA_OK)
             return lua_error(L);
@@ -852,7 +877,7 @@ static int sb_load_body(lua_State *L)
     }
     if (a->key) {
         lua_pushstring(L, a->key);
-        sb_chunk_keep(L);
+        sb_chunk_keep(L, before);
     }
 run:
     lua_call(L, 0, 1);

@@ -100,6 +100,8 @@ struct aw_sandbox {
     size_t peak;                /* most it ever held */
     int lpeg_opened;            /* LPeg was opened since the environment was last made */
     size_t renewed_used;        /* what it held after its environment was last made (aw_sandbox_renew) */
+    size_t made_used;           /* what it held when aw_sandbox_new returned */
+    size_t kept_bytes;          /* what the kept chunks took when loaded (sb_chunk_keep) */
     size_t grown;               /* growth since the allocator last read the clock */
     uint64_t budget_ns;
     /* The clocks of a call (see sb_clock_past): the budget counts the
@@ -158,9 +160,11 @@ extern const char sb_key_chunks;      /* main chunks kept for later games */
  * makes when it runs is the game's. sb_chunk_get pops the key on top and
  * pushes the function kept under it, its _ENV set to the current globals
  * (returns 1), or pushes nothing (returns 0). sb_chunk_keep keeps the
- * function below the key on top under that key, and pops the key. */
+ * function below the key on top under that key, and pops the key; before
+ * is what the sandbox held before the function was loaded (its memory is
+ * counted in kept_bytes). */
 int sb_chunk_get(lua_State *L);
-void sb_chunk_keep(lua_State *L);
+void sb_chunk_keep(lua_State *L, size_t before);
 
 /* Per-thread flags kept in each lua_State's extra space: a thread in which the
  * hook raised the time-out error. Lua leaves such a thread with hooks

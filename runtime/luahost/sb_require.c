@@ -220,6 +220,7 @@ int sb_luamod_loader(lua_State *L)
     lua_pushlightuserdata(L, (void *)m);
     if (sb_chunk_get(L))
         goto run;
+    size_t before = sb_of(L)->used;
     lua_pushfstring(L, "@%s", m->path);
     /* Our own modules load from bytecode compiled once per process (made from
      * our text, never from an agent's); agents' chunks stay text-only. */
@@ -231,7 +232,7 @@ int sb_luamod_loader(lua_State *L)
         return lua_error(L);
     lua_remove(L, -2); /* the chunk name */
     lua_pushlightuserdata(L, (void *)m);
-    sb_chunk_keep(L);
+    sb_chunk_keep(L, before);
 run:
     lua_pushstring(L, m->name);
     lua_pushstring(L, m->path);

@@ -11,14 +11,15 @@
 --     the globals and each library, and where keys added to `os` go (in one
 --     sandbox, every game must see the same: each game's tables are made
 --     the same way);
---   "memory": getName first allocates BIG bytes (a new sandbox can).
+--   "memory": getName first allocates BIG bytes (a new sandbox can), then
+--     grows something by 12 MB or more (BLOAT).
 local MODE, ACT, BIG, BLOAT = MODE, ACT, BIG, BLOAT
 local next, type, tostring, pairs, ipairs, select = next, type, tostring, pairs, ipairs, select
 local sort, concat, byte, format, rep = table.sort, table.concat, string.byte, string.format, string.rep
 local getmetatable, pcall, rawset, rawget, random = getmetatable, pcall, rawset, rawget, math.random
 local lpeg = require 'lpeg'
-local P = require 'aiwolf.protocol'
-local A = require 'aiwolf.agent'
+local P = MODE ~= 'memory' and require 'aiwolf.protocol'
+local A = MODE ~= 'memory' and require 'aiwolf.agent'
 
 local function hash(s)
   local h = 2166136261
@@ -149,7 +150,13 @@ function agent:getName()
     local s = rep('x', BIG)
     local n = #s
     s = nil
-    if BLOAT then -- 300 000 float keys: a node array of 2^19 entries (12 MB)
+    if BLOAT == 'module' then -- 12 MB in a global of a game that ran a module's chunk
+      require 'aiwolf.protocol'
+      KEEP = rep('k', 12 << 20)
+    elseif BLOAT == 'stack' then -- 150 000 Lua calls deep: about 15 MB of stack and call records
+      local function deep(k) if k == 0 then return 0 end return deep(k - 1) + 1 end
+      deep(150000)
+    elseif BLOAT then -- 300 000 float keys: a node array of 2^19 entries (12 MB)
       for i = 1, 300000 do _G[i + 0.5] = true end
       for i = 1, 300000 do _G[i + 0.5] = nil end
     end
