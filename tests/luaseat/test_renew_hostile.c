@@ -262,6 +262,44 @@ static void guard_games(const char *path)
     s->ops->free(s);
 }
 
+/* Known and not closed (docs/sandbox.md, "One sandbox, many games"): the
+ * heap size collectgarbage("count") reports at the start of a game depends
+ * on the garbage the last game left (the renewal collects it only above
+ * 256 KiB), so a game can pass some 18 bits to the next one through it;
+ * addresses (tostring({})) are a channel of the same kind. A full
+ * collection at every renewal would narrow the first one (a string table
+ * grown by the last game would still show) at the cost of a collection per
+ * game. Shown, not checked, unless AIWOLF_TEST_KNOWN_CHANNELS is set. */
+static void count_channel(const char *path)
+{
+    long seen[2] = {0, 0};
+    for (int garbage = 0; garbage <= 1; garbage++) {
+        FILE *f = fopen(path, "w");
+        fprintf(f, "local garbage = %s\n"
+                   "local agent = {}\n"
+                   "function agent:getName()\n"
+                   "  local c = collectgarbage('count')\n"
+                   "  if garbage then local t = {} for i = 1, 1500 do t[i] = i .. ('y'):rep(40) end end\n"
+                   "  return ('count-%%d'):format(c // 1)\n"
+                   "end\n"
+                   "return agent\n",
+                garbage ? "true" : "false");
+        fclose(f);
+        aw_seat *s = seat(path, 500, (size_t)32 << 20);
+        char name[120];
+        for (int game = 1; game <= 3; game++)
+            free(play(s, (uint64_t)game, name, sizeof name));
+        seen[garbage] = strncmp(name, "count-", 6) == 0 ? atol(name + 6) : -1;
+        s->ops->free(s);
+    }
+    fprintf(stderr, "known channel: collectgarbage('count') at the start of a game: %ld KiB after a game that left "
+                    "no garbage, %ld KiB after one that left some\n",
+            seen[0], seen[1]);
+    if (getenv("AIWOLF_TEST_KNOWN_CHANNELS"))
+        CHECK_MSG(labs(seen[1] - seen[0]) < 64, "the last game's garbage shows: %ld KiB against %ld KiB", seen[1],
+                  seen[0]);
+}
+
 int main(void)
 {
     char dir[256], path[300];
@@ -273,6 +311,7 @@ int main(void)
     memory_games(path);
     fault_games(path);
     guard_games(path);
+    count_channel(path);
     unlink(path);
     rmdir(dir);
     return test_done();
