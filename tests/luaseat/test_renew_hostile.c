@@ -12,10 +12,13 @@
  *    they went in the first game (a game that removed and re-added a key,
  *    or grew a table and removed what it added, must not show);
  *  - "memory": after a game that grew the globals by 12 MB and removed
- *    what it added, the next game can allocate what a new sandbox can;
+ *    what it added, grew its stack 150 000 calls deep, or left 12 MB in a
+ *    global after running a module the next game does not require, the
+ *    next game can allocate what a new sandbox can;
  *  - a failed getName, a time-out or a memory fault in the last call of a
  *    game: the next game gets a new sandbox;
- *  - LPeg's guards ignore what the agent made of its globals. */
+ *  - LPeg's guards ignore what the agent made of its globals;
+ *  - a known channel, shown and not checked: collectgarbage("count"). */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
@@ -70,7 +73,7 @@ static char *play(aw_seat *lua, uint64_t seed, char *name, size_t cap)
     return buf;
 }
 
-/* The agent file with first line head, in dir. */
+/* Writes renew_hostile.lua to path, with head as its first line. */
 static void write_agent(const char *path, const char *head)
 {
     size_t len;
