@@ -11,6 +11,7 @@
 #include <lualib.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <pthread.h>
 #include <string.h>
 
 #include "util.h"
@@ -22,6 +23,11 @@ typedef struct compiled {
 
 static compiled *cache;
 static size_t ncache;
+/* Sandboxes in several threads (play --jobs, the contest's workers) may ask
+ * for the same module's bytecode at once the first time. */
+static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static const char *luamod_bytecode_locked(const aw_luamod *m, size_t *len);
 
 static int dump_writer(lua_State *L, const void *p, size_t sz, void *ud)
 {
@@ -31,6 +37,14 @@ static int dump_writer(lua_State *L, const void *p, size_t sz, void *ud)
 }
 
 const char *aw_luamod_bytecode(const aw_luamod *m, size_t *len)
+{
+    pthread_mutex_lock(&cache_lock);
+    const char *code = luamod_bytecode_locked(m, len);
+    pthread_mutex_unlock(&cache_lock);
+    return code;
+}
+
+static const char *luamod_bytecode_locked(const aw_luamod *m, size_t *len)
 {
     if (!cache) {
         while (aw_luamods[ncache].name)

@@ -25,7 +25,7 @@
 typedef struct lua_State lua_State;
 
 typedef struct aw_luaseat_opts {
-    int budget_ms;        /* per call; 0 = the game's time_limit_ms */
+    int budget_ms;        /* per call (ms); 0 = the sandbox's default, 100 (the CLI passes the game's timeLimit) */
     size_t memory_bytes;  /* 0 = the sandbox default (64 MiB) */
     uint64_t work_budget; /* 0 = time only; else work units per call (docs/sandbox.md) */
     FILE *output;         /* where the agent's print() goes (prefixed with its agent), or NULL to drop it */
