@@ -36,8 +36,25 @@ static int dump_writer(lua_State *L, const void *p, size_t sz, void *ud)
     return 0;
 }
 
+/* A fork while another thread holds the lock would leave the child a lock
+ * nobody releases: fork waits for it, and both sides release it. */
+static void cache_fork_prepare(void)
+{
+    pthread_mutex_lock(&cache_lock);
+}
+static void cache_fork_release(void)
+{
+    pthread_mutex_unlock(&cache_lock);
+}
+static pthread_once_t cache_fork_once = PTHREAD_ONCE_INIT;
+static void cache_fork_install(void)
+{
+    pthread_atfork(cache_fork_prepare, cache_fork_release, cache_fork_release);
+}
+
 const char *aw_luamod_bytecode(const aw_luamod *m, size_t *len)
 {
+    pthread_once(&cache_fork_once, cache_fork_install);
     pthread_mutex_lock(&cache_lock);
     const char *code = luamod_bytecode_locked(m, len);
     pthread_mutex_unlock(&cache_lock);

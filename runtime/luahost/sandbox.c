@@ -69,6 +69,22 @@ static void open_lib(lua_State *L, const char *name, lua_CFunction open)
 static pthread_mutex_t maker_lock = PTHREAD_MUTEX_INITIALIZER;
 static aw_buf maker_code; /* bytecode; data NULL before, "" when it could not be made */
 
+/* A fork while another thread holds the lock would leave the child a lock
+ * nobody releases: fork waits for it, and both sides release it. */
+static void maker_fork_prepare(void)
+{
+    pthread_mutex_lock(&maker_lock);
+}
+static void maker_fork_release(void)
+{
+    pthread_mutex_unlock(&maker_lock);
+}
+static pthread_once_t maker_fork_once = PTHREAD_ONCE_INIT;
+static void maker_fork_install(void)
+{
+    pthread_atfork(maker_fork_prepare, maker_fork_release, maker_fork_release);
+}
+
 static int sb_is_name(const char *k)
 {
     if (!k || !(*k == '_' || (*k >= 'a' && *k <= 'z') || (*k >= 'A' && *k <= 'Z')))
@@ -145,6 +161,7 @@ static int sb_maker_writer(lua_State *L, const void *p, size_t sz, void *ud)
  * compiled the first time, in this state, under the lock). */
 static void sb_make_maker(lua_State *L, int t)
 {
+    pthread_once(&maker_fork_once, maker_fork_install);
     pthread_mutex_lock(&maker_lock);
     if (!maker_code.data) {
         aw_buf src;
