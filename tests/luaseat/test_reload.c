@@ -15,6 +15,7 @@
 #include "game.h"
 #include "luaseat.h"
 #include "test.h"
+#include "lua_game.h"
 
 static char dir[256], path[300], modpath[300];
 static int generation;
@@ -37,31 +38,10 @@ static void write_agent(const char *text)
 
 static char *play(aw_seat *lua, uint64_t seed, aw_seat *wrapper)
 {
-    aw_settings set;
-    aw_error err;
-    aw_settings_preset(&set, "aiwolf", 5, &err);
-    aw_seat *seats[6];
-    seats[1] = wrapper ? wrapper : lua;
-    for (int a = 2; a <= 5; a++)
-        seats[a] = aw_cseat_random((uint64_t)a);
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *csv = open_memstream(&buf, &len);
-    aw_gamelog log;
-    aw_gamelog_init(&log, csv, NULL, NULL);
-    aw_game_opts go;
-    memset(&go, 0, sizeof go);
-    go.settings = &set;
-    go.seed = seed;
-    go.log = &log;
     aw_game_result res;
-    CHECK(aw_game_play(&go, seats, &res, &err) == 0);
+    char *log = lua_game_play(wrapper ? wrapper : lua, seed, &res);
     CHECK_INT(res.faults, 0);
-    aw_gamelog_free(&log);
-    fclose(csv);
-    for (int a = 2; a <= 5; a++)
-        seats[a]->ops->free(seats[a]);
-    return buf;
+    return log;
 }
 
 /* A seat that rewrites the agent file after its third request. */

@@ -30,6 +30,7 @@
 #include "luaseat.h"
 #include "luaseat_talks.h"
 #include "test.h"
+#include "lua_game.h"
 
 #define AGENT_FILE "tests/luaseat/renew_hostile.lua"
 
@@ -37,40 +38,10 @@
  * name the agent gave. */
 static char *play(aw_seat *lua, uint64_t seed, char *name, size_t cap)
 {
-    aw_settings set;
-    aw_error err;
-    aw_settings_preset(&set, "aiwolf", 5, &err);
-    aw_seat *seats[6];
-    seats[1] = lua;
-    for (int a = 2; a <= 5; a++)
-        seats[a] = aw_cseat_random((uint64_t)a);
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *csv = open_memstream(&buf, &len);
-    aw_gamelog log;
-    aw_gamelog_init(&log, csv, NULL, NULL);
-    aw_game_opts go;
-    memset(&go, 0, sizeof go);
-    go.settings = &set;
-    go.seed = seed;
-    go.log = &log;
     aw_game_result res;
-    CHECK(aw_game_play(&go, seats, &res, &err) == 0);
-    aw_gamelog_free(&log);
-    fclose(csv);
-    for (int a = 2; a <= 5; a++)
-        seats[a]->ops->free(seats[a]);
-    /* "0,status,1,ROLE,ALIVE,NAME,NAME" (the name as the agent gave it) */
-    name[0] = '\0';
-    const char *p = strstr(buf, "0,status,1,");
-    if (p) {
-        const char *end = strchr(p, '\n');
-        const char *comma = end;
-        while (comma > p && comma[-1] != ',')
-            comma--;
-        snprintf(name, cap, "%.*s", (int)(end - comma), comma);
-    }
-    return buf;
+    char *log = lua_game_play(lua, seed, &res);
+    lua_game_name(log, name, cap);
+    return log;
 }
 
 /* Writes renew_hostile.lua to path, with head as its first line. */
