@@ -67,7 +67,7 @@ static void open_lib(lua_State *L, const char *name, lua_CFunction open)
  * (sb_setup makes it), so the code is made from the first one and kept as
  * bytecode (ours, compiled from text we generated). */
 static pthread_mutex_t maker_lock = PTHREAD_MUTEX_INITIALIZER;
-static aw_buf maker_code; /* bytecode; data NULL before, "" when it could not be made */
+static aw_buf maker_code; /* bytecode; data NULL until made */
 
 /* A fork while another thread holds the lock would leave the child a lock
  * nobody releases: fork waits for it, and both sides release it. */
@@ -158,7 +158,8 @@ static int sb_maker_writer(lua_State *L, const void *p, size_t sz, void *ud)
 }
 
 /* Keeps in the registry the maker for the template at index t (made and
- * compiled the first time, in this state, under the lock). */
+ * compiled the first time, in this state, under the lock). Raises an error
+ * when it cannot: sandbox creation then fails. */
 static void sb_make_maker(lua_State *L, int t)
 {
     pthread_once(&maker_fork_once, maker_fork_install);
@@ -171,15 +172,16 @@ static void sb_make_maker(lua_State *L, int t)
             lua_pop(L, 1);
         }
         aw_buf_free(&src);
-        if (!maker_code.data)
-            aw_buf_add(&maker_code, "", 0);
     }
+    int made = maker_code.data != NULL; /* set once, never changed after */
     pthread_mutex_unlock(&maker_lock);
-    if (maker_code.len && luaL_loadbufferx(L, maker_code.data, maker_code.len, "=sandbox-maker", "b") == LUA_OK) {
-        lua_pushvalue(L, t);
-        lua_call(L, 1, 1);
-        lua_rawsetp(L, LUA_REGISTRYINDEX, &sb_key_maker);
-    }
+    if (!made)
+        luaL_error(L, "cannot make the agent's environment");
+    if (luaL_loadbufferx(L, maker_code.data, maker_code.len, "=sandbox-maker", "b") != LUA_OK)
+        lua_error(L);
+    lua_pushvalue(L, t);
+    lua_call(L, 1, 1);
+    lua_rawsetp(L, LUA_REGISTRYINDEX, &sb_key_maker);
 }
 
 static int sb_setup(lua_State *L)
@@ -349,80 +351,41 @@ static int sb_fresh_env(lua_State *L)
 {
     aw_sandbox *sb = lua_touserdata(L, 1);
     lua_settop(L, 0);
-    lua_rawgetp(L, LUA_REGISTRYINDEX, &sb_key_template); /* 1 */
-    if (lua_rawgetp(L, LUA_REGISTRYINDEX, &sb_key_maker) == LUA_TFUNCTION) {
-        lua_call(L, 0, 2); /* 2: the globals, 3: package.loaded */
-        goto made;
-    }
-    lua_pop(L, 1);
-    lua_createtable(L, 0, 40);                             /* 2: the globals */
-    lua_createtable(L, 0, 10);                             /* 3: package.loaded */
-    lua_pushnil(L);
-    while (lua_next(L, 1)) {
-        if (lua_type(L, -1) == LUA_TTABLE && !lua_rawequal(L, -1, 1)) {
-            int lib = lua_gettop(L);
-            lua_createtable(L, 0, 32);
-            lua_pushnil(L);
-            while (lua_next(L, lib)) {
-                lua_pushvalue(L, -2);
-                lua_insert(L, -2);
-                lua_rawset(L, lib + 1);
-            }
-            lua_replace(L, lib);
-        }
-        lua_pushvalue(L, -2);
-        lua_insert(L, -2);
-        lua_rawset(L, 2);
-    }
-    lua_pushliteral(L, "_G");
-    lua_pushvalue(L, 2);
-    lua_rawset(L, 2);
-    /* package.loaded: the libraries */
-    lua_pushnil(L);
-    while (lua_next(L, 2)) {
-        if (lua_type(L, -1) == LUA_TTABLE && !lua_rawequal(L, -1, 2)) {
-            lua_pushvalue(L, -2);
-            lua_insert(L, -2);
-            lua_rawset(L, 3);
-        } else {
-            lua_pop(L, 1);
-        }
-    }
-    lua_pushliteral(L, "_G");
-    lua_pushvalue(L, 2);
-    lua_rawset(L, 3);
-made:
+    lua_rawgetp(L, LUA_REGISTRYINDEX, &sb_key_maker);
+    lua_call(L, 0, 2); /* 1: the globals, 2: package.loaded */
     lua_pushliteral(L, "package");
-    if (lua_rawget(L, 2) == LUA_TTABLE) {
+    if (lua_rawget(L, 1) == LUA_TTABLE) {
         lua_pushliteral(L, "loaded");
-        lua_pushvalue(L, 3);
+        lua_pushvalue(L, 2);
         lua_rawset(L, -3);
         lua_pushliteral(L, "preload");
         lua_newtable(L);
         lua_rawset(L, -3);
     }
     lua_pop(L, 1);
-    lua_pushvalue(L, 2);
+    lua_pushvalue(L, 1);
     lua_rawseti(L, LUA_REGISTRYINDEX, LUA_RIDX_GLOBALS);
     /* The kept chunks' _ENV: the new globals at once, so that the last
      * game's are garbage now, not held until the chunk runs again (a
-     * module the new game never requires would hold them for good). */
+     * module the new game never requires would hold them for good). This
+     * is the only place the globals change, so a kept chunk's _ENV is
+     * always the game's. */
     lua_rawgetp(L, LUA_REGISTRYINDEX, &sb_key_chunks);
     lua_pushnil(L);
     while (lua_next(L, -2)) {
-        lua_pushvalue(L, 2);
+        lua_pushvalue(L, 1);
         if (!lua_setupvalue(L, -2, 1))
             lua_pop(L, 1);
         lua_pop(L, 1);
     }
     lua_pop(L, 1);
-    lua_pushvalue(L, 3);
+    lua_pushvalue(L, 2);
     lua_setfield(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
     lua_pushliteral(L, "");
     lua_getmetatable(L, -1);
     lua_pushliteral(L, "__index");
     lua_pushliteral(L, "string");
-    lua_rawget(L, 2);
+    lua_rawget(L, 1);
     lua_rawset(L, -3);
     lua_pop(L, 2);
     /* Registry entries made since: only LPeg makes any (its module and its
@@ -433,7 +396,7 @@ made:
         sb_sweep_registry(L);
     }
     lua_pushliteral(L, "math");
-    lua_rawget(L, 2);
+    lua_rawget(L, 1);
     lua_getfield(L, -1, "randomseed");
     lua_pushinteger(L, (lua_Integer)sb->lim.seed);
     lua_call(L, 1, 0);
@@ -839,9 +802,6 @@ int sb_chunk_get(lua_State *L)
         return 0;
     }
     lua_remove(L, -2);
-    lua_pushglobaltable(L);
-    if (!lua_setupvalue(L, -2, 1))
-        lua_pop(L, 1);
     return 1;
 }
 

@@ -157,9 +157,11 @@ extern const char sb_key_chunks;      /* main chunks kept for later games */
  * once per sandbox and run again in each game with the game's globals as
  * their _ENV. No agent code can reach a kept function (require returns what
  * it returned, never the function), and a function is immutable; what it
- * makes when it runs is the game's. sb_chunk_get pops the key on top and
- * pushes the function kept under it, its _ENV set to the current globals
- * (returns 1), or pushes nothing (returns 0). sb_chunk_keep keeps the
+ * makes when it runs is the game's. Their _ENV is the game's globals: a
+ * function is kept while the globals it was loaded with are the game's,
+ * and the renewal (sb_fresh_env) sets every kept function's _ENV to the
+ * new globals. sb_chunk_get pops the key on top and pushes the function
+ * kept under it (returns 1), or pushes nothing (returns 0). sb_chunk_keep keeps the
  * function below the key on top under that key, and pops the key; before
  * is what the sandbox held before the function was loaded (its memory is
  * counted in kept_bytes). */
