@@ -12,6 +12,7 @@
 
 #include "cseat.h"
 #include "humanseat.h"
+#include "live.h"
 #include "logcheck.h"
 #include "netserver.h"
 #include "talkhooks.h"
@@ -19,6 +20,7 @@
 
 typedef struct ctx {
     aw_seat *human;
+    aw_seat *lent; /* the seat lent for it in the game under way */
     pthread_mutex_t mu;
     aw_buf view;
     uint64_t seen;
@@ -54,35 +56,16 @@ static void publish(void *ud, const char *json, size_t len)
     pthread_mutex_unlock(&c->mu);
 }
 
-/* Seats the server frees after each game: the human seat stays. */
-typedef struct borrowed {
-    aw_seat base;
-    aw_seat *inner;
-} borrowed;
-static const char *b_begin(aw_seat *s, int a, uint64_t seed, aw_seat_fault *f)
-{
-    return ((borrowed *)s)->inner->ops->begin(((borrowed *)s)->inner, a, seed, f);
-}
-static int b_request(aw_seat *s, aw_req_kind k, const aw_info *i, const aw_settings *set, aw_seat_reply *r,
-                     aw_seat_fault *f)
-{
-    return ((borrowed *)s)->inner->ops->request(((borrowed *)s)->inner, k, i, set, r, f);
-}
-static void b_free(aw_seat *s)
-{
-    free(s);
-}
-static const aw_seat_ops b_ops = {.begin = b_begin, .request = b_request, .free = b_free};
 
 static aw_seat *make_local(void *ud, int agent, aw_error *err)
 {
     ctx *c = ud;
     (void)err;
     if (agent == 2) {
-        borrowed *b = calloc(1, sizeof *b);
-        b->base.ops = &b_ops;
-        b->inner = c->human;
-        return &b->base;
+        /* The server frees its seats after each game: the human seat stays
+         * (what serve --human lends, live.h). */
+        c->lent = aw_live_human_borrow(c->human);
+        return c->lent;
     }
     return aw_cseat_random(1000 + (uint64_t)agent);
 }
@@ -90,14 +73,14 @@ static aw_seat *make_local(void *ud, int agent, aw_error *err)
 static int take(void *ud, aw_seat *seat, aw_seat_reply *reply, aw_seat_fault *f, uint64_t *deadline)
 {
     ctx *c = ud;
-    CHECK(((borrowed *)seat)->inner == c->human);
+    CHECK(seat == c->lent);
     return aw_human_take(c->human, reply, f, deadline);
 }
 
 static void watch(void *ud, aw_seat *seat, void (*ready)(void *), void *ready_ud)
 {
     ctx *c = ud;
-    CHECK(((borrowed *)seat)->inner == c->human);
+    CHECK(seat == c->lent);
     aw_human_on_ready(c->human, ready, ready_ud);
 }
 
