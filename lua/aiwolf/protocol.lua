@@ -18,17 +18,16 @@ local type, error, ipairs, pairs, setmetatable, getmetatable, tostring, pcall, r
   type, error, ipairs, pairs, setmetatable, getmetatable, tostring, pcall, require, select
 local mtype, concat, format = math.type, table.concat, string.format
 
-local P = {}
+-- The module's table, made at the end in one table constructor (sized once
+-- rather than grown key by key: every agent loads this module in every game).
+-- The functions below that call others through P (P.parse, P.resolve) do so
+-- at call time, when it is made.
+local P
 
 local core_ok, core = pcall(require, "aiwolf.protocol_core")
 if not core_ok then core = nil end
-P.has_parser = core ~= nil
 
-P.ANY = "ANY"
-P.ROLES = {"VILLAGER", "SEER", "MEDIUM", "BODYGUARD", "WEREWOLF", "POSSESSED"}
-P.SPECIES = {"HUMAN", "WEREWOLF"}
-
-local ANY = P.ANY
+local ANY = "ANY"
 local known_roles = {VILLAGER = true, SEER = true, MEDIUM = true, BODYGUARD = true, WEREWOLF = true,
   POSSESSED = true, FREEMASON = true, FOX = true, ANY = true}
 local known_species = {HUMAN = true, WEREWOLF = true, ANY = true}
@@ -44,7 +43,6 @@ local flags = {
   REQUEST = TARGET | ARGS, INQUIRE = TARGET | ARGS, DAY = DAY | ARGS,
   BECAUSE = ARGS, NOT = ARGS, AND = ARGS, OR = ARGS, XOR = ARGS,
 }
-P.VERBS = flags
 
 local Sentence = {}
 Sentence.__index = Sentence
@@ -85,73 +83,70 @@ end
 local function new(t) return setmetatable(t, Sentence) end
 
 -- Builders -----------------------------------------------------------------
-local function target_only(verb)
-  return function(target) return new{verb = verb, target = check_agent(target, "target")} end
+-- Each one written out (rather than made by a function per shape): loading
+-- the module then makes one closure per builder and nothing else.
+local function need_role(role)
+  if not known_roles[role] then error(format("unknown role %s", tostring(role)), 3) end
+  return role
 end
-local function with_role(verb)
-  return function(target, role)
-    if not known_roles[role] then error(format("unknown role %s", tostring(role)), 2) end
-    return new{verb = verb, target = check_agent(target, "target"), role = role}
-  end
+local function need_species(species)
+  if not known_species[species] then error(format("unknown species %s", tostring(species)), 3) end
+  return species
 end
-local function with_species(verb)
-  return function(target, species)
-    if not known_species[species] then error(format("unknown species %s", tostring(species)), 2) end
-    return new{verb = verb, target = check_agent(target, "target"), species = species}
-  end
+-- The two shapes below are reached by a tail call from their builders, so
+-- that their errors point at the builder's caller as the builders' own do.
+local function talk_ref(verb, kind, day, id)
+  if kind ~= "TALK" and kind ~= "WHISPER" then error("talk type must be \"TALK\" or \"WHISPER\"", 2) end
+  return new{verb = verb, talk = {type = kind, day = check_int(day, "day"), id = check_int(id, "id")}}
 end
-local function talk_ref(verb)
-  return function(kind, day, id)
-    if kind ~= "TALK" and kind ~= "WHISPER" then error("talk type must be \"TALK\" or \"WHISPER\"", 2) end
-    return new{verb = verb, talk = {type = kind, day = check_int(day, "day"), id = check_int(id, "id")}}
+local function nary(verb, min, max, ...)
+  local n = select("#", ...)
+  if n < min or (max and n > max) then
+    error(format("%s takes %s sentences, got %d", verb, max == min and tostring(min) or (min .. " or more"), n), 2)
   end
-end
-local function directed(verb)
-  return function(target, s)
-    return new{verb = verb, target = check_agent(target, "target"), args = {check_sentence(s, "sentence")}}
-  end
-end
-local function nary(verb, min, max)
-  return function(...)
-    local n = select("#", ...)
-    if n < min or (max and n > max) then
-      error(format("%s takes %s sentences, got %d", verb, max == min and tostring(min) or (min .. " or more"), n), 2)
-    end
-    local args = {...}
-    for i = 1, n do check_sentence(args[i], "operand " .. i) end
-    return new{verb = verb, args = args}
-  end
+  local args = {...}
+  for i = 1, n do check_sentence(args[i], "operand " .. i) end
+  return new{verb = verb, args = args}
 end
 
-P.estimate = with_role("ESTIMATE")
-P.comingout = with_role("COMINGOUT")
-P.divination = target_only("DIVINATION")
-P.guard = target_only("GUARD")
-P.vote = target_only("VOTE")
-P.attack = target_only("ATTACK")
-P.divined = with_species("DIVINED")
-P.identified = with_species("IDENTIFIED")
-P.guarded = target_only("GUARDED")
-P.voted = target_only("VOTED")
-P.attacked = target_only("ATTACKED")
-P.agree = talk_ref("AGREE")
-P.disagree = talk_ref("DISAGREE")
-function P.over() return new{verb = "OVER"} end
-function P.skip() return new{verb = "SKIP"} end
-P.request = directed("REQUEST")
-P.inquire = directed("INQUIRE")
-P.because = nary("BECAUSE", 2, 2)
-P.xor = nary("XOR", 2, 2)
-P.and_ = nary("AND", 1)
-P.or_ = nary("OR", 1)
-P.not_ = nary("NOT", 1, 1)
-P["and"], P["or"], P["not"] = P.and_, P.or_, P.not_
-function P.day(d, s)
+local function estimate(t, r) r = need_role(r) return new{verb = "ESTIMATE", target = check_agent(t, "target"), role = r} end
+local function comingout(t, r) r = need_role(r) return new{verb = "COMINGOUT", target = check_agent(t, "target"), role = r} end
+local function divination(t) return new{verb = "DIVINATION", target = check_agent(t, "target")} end
+local function guard(t) return new{verb = "GUARD", target = check_agent(t, "target")} end
+local function vote(t) return new{verb = "VOTE", target = check_agent(t, "target")} end
+local function attack(t) return new{verb = "ATTACK", target = check_agent(t, "target")} end
+local function divined(t, sp)
+  sp = need_species(sp)
+  return new{verb = "DIVINED", target = check_agent(t, "target"), species = sp}
+end
+local function identified(t, sp)
+  sp = need_species(sp)
+  return new{verb = "IDENTIFIED", target = check_agent(t, "target"), species = sp}
+end
+local function guarded(t) return new{verb = "GUARDED", target = check_agent(t, "target")} end
+local function voted(t) return new{verb = "VOTED", target = check_agent(t, "target")} end
+local function attacked(t) return new{verb = "ATTACKED", target = check_agent(t, "target")} end
+local function agree(kind, day, id) return talk_ref("AGREE", kind, day, id) end
+local function disagree(kind, day, id) return talk_ref("DISAGREE", kind, day, id) end
+local function over() return new{verb = "OVER"} end
+local function skip() return new{verb = "SKIP"} end
+local function request(t, s)
+  return new{verb = "REQUEST", target = check_agent(t, "target"), args = {check_sentence(s, "sentence")}}
+end
+local function inquire(t, s)
+  return new{verb = "INQUIRE", target = check_agent(t, "target"), args = {check_sentence(s, "sentence")}}
+end
+local function because(...) return nary("BECAUSE", 2, 2, ...) end
+local function xor(...) return nary("XOR", 2, 2, ...) end
+local function and_(...) return nary("AND", 1, nil, ...) end
+local function or_(...) return nary("OR", 1, nil, ...) end
+local function not_(...) return nary("NOT", 1, 1, ...) end
+local function day(d, s)
   return new{verb = "DAY", day = check_int(d, "day"), args = {check_sentence(s, "sentence")}}
 end
 
 -- P.by(agent, s): s with an explicit subject (returns s).
-function P.by(agent, s)
+local function by(agent, s)
   check_sentence(s, "sentence")
   s.subject = check_agent(agent, "subject")
   return s
@@ -176,44 +171,44 @@ local function implied_for_args(s, resolved)
   return resolved
 end
 
-local function print_in(s, implied, out)
+-- The text of s (implied: the subject its context implies). Built by
+-- concatenation, one string per part, with no table: printing runs on nearly
+-- every talk call, and most sentences are a verb and one to three words.
+local function print_in(s, implied)
   local v = s.verb
-  if v == "OVER" then out[#out + 1] = "Over" return end
-  if v == "SKIP" then out[#out + 1] = "Skip" return end
+  if v == "OVER" then return "Over" end
+  if v == "SKIP" then return "Skip" end
   local f = flags[v]
   if f == nil then error("not a sentence: verb " .. tostring(v), 3) end
-  if s.subject ~= nil and s.subject ~= implied then
-    out[#out + 1] = agent_text(s.subject) .. " "
-  end
+  local text = v
   local resolved = s.subject
+  if resolved ~= nil and resolved ~= implied then text = agent_text(resolved) .. " " .. v end
   if resolved == nil then resolved = implied end
-  out[#out + 1] = v
   if f & TALK ~= 0 then
-    out[#out + 1] = format(" %s day%d ID:%d", s.talk.type, s.talk.day, s.talk.id)
-    return
+    return text .. format(" %s day%d ID:%d", s.talk.type, s.talk.day, s.talk.id)
   end
-  if f & TARGET ~= 0 then out[#out + 1] = " " .. agent_text(s.target) end
-  if f & ROLE ~= 0 then out[#out + 1] = " " .. s.role end
-  if f & SPECIES ~= 0 then out[#out + 1] = " " .. s.species end
-  if f & DAY ~= 0 then out[#out + 1] = " " .. s.day end
+  if f & TARGET ~= 0 then text = text .. " " .. agent_text(s.target) end
+  if f & ROLE ~= 0 then text = text .. " " .. s.role end
+  if f & SPECIES ~= 0 then text = text .. " " .. s.species end
+  if f & DAY ~= 0 then text = text .. " " .. s.day end
   if f & ARGS ~= 0 then
     local inner = implied_for_args(s, resolved)
-    if #s.args == 0 then out[#out + 1] = " " end
-    for _, a in ipairs(s.args) do
-      out[#out + 1] = " ("
-      print_in(a, inner, out)
-      out[#out + 1] = ")"
-    end
+    local args = s.args
+    if #args == 0 then return text .. " " end
+    -- Operands into a list: a long AND/OR stays linear in its length.
+    local out = {text}
+    for i, a in ipairs(args) do out[i + 1] = " (" .. print_in(a, inner) .. ")" end
+    return concat(out)
   end
+  return text
 end
 
 -- P.print(s): the canonical text, as the official library writes it.
-function P.print(s)
-  local out = {}
-  print_in(s, nil, out)
-  return concat(out)
+local function print(s)
+  local text = print_in(s, nil) -- not a tail call: errors point at P.print's caller
+  return text
 end
-Sentence.__tostring = P.print
+Sentence.__tostring = print
 
 -- Parsing (C core) --------------------------------------------------------
 local no_core = "the protocol parser needs the C core aiwolf.protocol_core (run inside aiwolf)"
@@ -224,7 +219,7 @@ local no_core = "the protocol parser needs the C core aiwolf.protocol_core (run 
 -- "lenient" (also Agent1, OVER, SKIP, any letter case). To parse as the
 -- game at hand validates, pass setting.validation. P.parse_lenient(text) is
 -- P.parse(text, "lenient").
-function P.parse(text, mode)
+local function parse(text, mode)
   if type(text) ~= "string" then error("P.parse: text must be a string", 2) end
   if not core then return nil, no_core end
   local t, err = core.parse(text, mode)
@@ -233,14 +228,14 @@ function P.parse(text, mode)
 end
 
 -- P.parse_lenient(text): P.parse(text, "lenient").
-function P.parse_lenient(text)
+local function parse_lenient(text)
   if type(text) ~= "string" then error("P.parse_lenient: text must be a string", 2) end
   return P.parse(text, "lenient")
 end
 
 -- P.validate(text [, mode]): true, or nil and a message. mode "strict"
 -- (default), "lenient" or "off".
-function P.validate(text, mode)
+local function validate(text, mode)
   if type(text) ~= "string" then error("P.validate: text must be a string", 2) end
   if not core then return nil, no_core end
   return core.validate(text, mode)
@@ -248,7 +243,7 @@ end
 
 -- P.normalize(text [, mode]): the canonical text of text, or nil, message
 -- (mode "strict", the default, or "lenient").
-function P.normalize(text, mode)
+local function normalize(text, mode)
   if type(text) ~= "string" then error("P.normalize: text must be a string", 2) end
   if not core then return nil, no_core end
   return core.normalize(text, mode)
@@ -256,7 +251,6 @@ end
 
 -- P.wrap(t): gives a plain table tree (as the host hands talks to agents)
 -- the sentence metatable, so tostring works on it. Returns t.
-P.wrap = attach
 
 -- Subjects (spec 4.1) -------------------------------------------------------
 local function copy(s)
@@ -269,7 +263,6 @@ local function copy(s)
   end
   return setmetatable(c, Sentence)
 end
-P.copy = copy
 
 local function resolve_in(s, implied)
   s.who = s.subject
@@ -283,7 +276,7 @@ end
 -- P.resolve(s, speaker): a copy of s where every node has `who`, its
 -- resolved subject: an omitted subject at the top is the speaker, inside
 -- REQUEST/INQUIRE the operator's target, elsewhere the parent's subject.
-function P.resolve(s, speaker)
+local function resolve(s, speaker)
   local c = copy(check_sentence(s, "sentence"))
   resolve_in(c, speaker)
   return c
@@ -326,7 +319,7 @@ expand_in = function(s, alive, budget) return expand_node(s, alive, budget) end
 -- P.expand_any(s, alive [, max]): the sentence with every node that has ANY
 -- in its subject, target, role or species replaced by the OR of its concrete
 -- versions (agents from the list alive). nil, message if over max nodes.
-function P.expand_any(s, alive, max)
+local function expand_any(s, alive, max)
   check_sentence(s, "sentence")
   if type(alive) ~= "table" or #alive == 0 then error("alive must be a non-empty list of agents", 2) end
   local budget = {n = 0, max = max or 100000}
@@ -336,29 +329,32 @@ function P.expand_any(s, alive, max)
 end
 
 -- Describe -----------------------------------------------------------------
-local words = {
-  en = {any = "anyone", speaker = "the speaker",
-    role = {VILLAGER = "a villager", SEER = "a seer", MEDIUM = "a medium", BODYGUARD = "a bodyguard",
-      WEREWOLF = "a werewolf", POSSESSED = "possessed", FREEMASON = "a freemason", FOX = "a fox",
-      ANY = "some role"},
-    species = {HUMAN = "human", WEREWOLF = "a werewolf", ANY = "human or werewolf"}},
-  ja = {any = "誰か", speaker = "発話者",
-    role = {VILLAGER = "村人", SEER = "占い師", MEDIUM = "霊媒師", BODYGUARD = "狩人", WEREWOLF = "人狼",
-      POSSESSED = "狂人", FREEMASON = "共有者", FOX = "妖狐", ANY = "何らかの役職"},
-    species = {HUMAN = "人間", WEREWOLF = "人狼", ANY = "人間か人狼"}},
-}
+-- The words, made at the first P.describe (most agents never describe).
+local words, en_simple, ja_simple
+local function make_words()
+  words = {
+    en = {any = "anyone", speaker = "the speaker",
+      role = {VILLAGER = "a villager", SEER = "a seer", MEDIUM = "a medium", BODYGUARD = "a bodyguard",
+        WEREWOLF = "a werewolf", POSSESSED = "possessed", FREEMASON = "a freemason", FOX = "a fox",
+        ANY = "some role"},
+      species = {HUMAN = "human", WEREWOLF = "a werewolf", ANY = "human or werewolf"}},
+    ja = {any = "誰か", speaker = "発話者",
+      role = {VILLAGER = "村人", SEER = "占い師", MEDIUM = "霊媒師", BODYGUARD = "狩人", WEREWOLF = "人狼",
+        POSSESSED = "狂人", FREEMASON = "共有者", FOX = "妖狐", ANY = "何らかの役職"},
+      species = {HUMAN = "人間", WEREWOLF = "人狼", ANY = "人間か人狼"}},
+  }
+  en_simple = {ESTIMATE = " thinks ", COMINGOUT = " comes out: ", DIVINED = " says ", IDENTIFIED = " says ",
+    DIVINATION = " will divine ", GUARD = " will guard ", VOTE = " will vote for ", ATTACK = " will attack ",
+    GUARDED = " guarded ", VOTED = " voted for ", ATTACKED = " attacked "}
+  ja_simple = {DIVINATION = "を占う", GUARD = "を護衛する", VOTE = "に投票する", ATTACK = "を襲撃する",
+    GUARDED = "を護衛した", VOTED = "に投票した", ATTACKED = "を襲撃した"}
+end
 
 local function who_text(w, a)
   if a == ANY or a == 0 then return w.any end
   if a == nil then return w.speaker end
   return agent_text(a)
 end
-
-local en_simple = {ESTIMATE = " thinks ", COMINGOUT = " comes out: ", DIVINED = " says ", IDENTIFIED = " says ",
-  DIVINATION = " will divine ", GUARD = " will guard ", VOTE = " will vote for ", ATTACK = " will attack ",
-  GUARDED = " guarded ", VOTED = " voted for ", ATTACKED = " attacked "}
-local ja_simple = {DIVINATION = "を占う", GUARD = "を護衛する", VOTE = "に投票する", ATTACK = "を襲撃する",
-  GUARDED = "を護衛した", VOTED = "に投票した", ATTACKED = "を襲撃した"}
 
 local function describe_en(s, w)
   local v = s.verb
@@ -418,13 +414,28 @@ end
 
 -- P.describe(s [, lang [, speaker]]): one line saying what s means, in
 -- English ("en", default) or Japanese ("ja").
-function P.describe(s, lang, speaker)
+local function describe(s, lang, speaker)
   check_sentence(s, "sentence")
   lang = lang or "en"
+  if not words then make_words() end
   local w = words[lang]
   if not w then error("lang must be \"en\" or \"ja\"", 2) end
   local r = P.resolve(s, speaker)
   return lang == "ja" and describe_ja(r, w) or describe_en(r, w)
 end
 
+P = {
+  has_parser = core ~= nil,
+  ANY = ANY,
+  ROLES = {"VILLAGER", "SEER", "MEDIUM", "BODYGUARD", "WEREWOLF", "POSSESSED"},
+  SPECIES = {"HUMAN", "WEREWOLF"},
+  VERBS = flags,
+  estimate = estimate, comingout = comingout, divination = divination, guard = guard, vote = vote,
+  attack = attack, divined = divined, identified = identified, guarded = guarded, voted = voted,
+  attacked = attacked, agree = agree, disagree = disagree, over = over, skip = skip, request = request,
+  inquire = inquire, because = because, xor = xor, and_ = and_, or_ = or_, not_ = not_,
+  ["and"] = and_, ["or"] = or_, ["not"] = not_, day = day, by = by,
+  print = print, parse = parse, parse_lenient = parse_lenient, validate = validate, normalize = normalize,
+  wrap = attach, copy = copy, resolve = resolve, expand_any = expand_any, describe = describe,
+}
 return P
