@@ -14,20 +14,23 @@
 -- Agents are integers 1..N; P.ANY (the string "ANY") stands for ANY.
 -- Misuse (a bad argument to a builder) raises an error; a failed parse
 -- returns nil, message.
+--
+-- Stateless by rule: inside aiwolf, a sandbox runs this file once and each
+-- game's require gets a copy of the table it returns (docs/sandbox.md, "One
+-- sandbox, many games"). So no function here may read or write a global
+-- when called (every global is made local at the top; the sandbox makes a
+-- global read after loading an error), and nothing may change a table of
+-- the module after it loaded (caches are filled at load, as agent_texts is).
 local type, error, ipairs, pairs, setmetatable, getmetatable, tostring, pcall, require, select =
   type, error, ipairs, pairs, setmetatable, getmetatable, tostring, pcall, require, select
 local mtype, concat, format = math.type, table.concat, string.format
-
--- The module's table, made at the end in one table constructor (sized once
--- rather than grown key by key: every agent loads this module in every game).
--- The functions below that call others through P (P.parse, P.resolve) do so
--- at call time, when it is made.
-local P
 
 local core_ok, core = pcall(require, "aiwolf.protocol_core")
 if not core_ok then core = nil end
 
 local ANY = "ANY"
+local ROLE_LIST = {"VILLAGER", "SEER", "MEDIUM", "BODYGUARD", "WEREWOLF", "POSSESSED"}
+local SPECIES_LIST = {"HUMAN", "WEREWOLF"}
 local known_roles = {VILLAGER = true, SEER = true, MEDIUM = true, BODYGUARD = true, WEREWOLF = true,
   POSSESSED = true, FREEMASON = true, FOX = true, ANY = true}
 local known_species = {HUMAN = true, WEREWOLF = true, ANY = true}
@@ -44,8 +47,11 @@ local flags = {
   BECAUSE = ARGS, NOT = ARGS, AND = ARGS, OR = ARGS, XOR = ARGS,
 }
 
+-- Sentences' metatable, protected: getmetatable(s) gives the string
+-- "sentence" and setmetatable on a sentence fails (see the note at the top).
 local Sentence = {}
 Sentence.__index = Sentence
+Sentence.__metatable = "sentence"
 
 local function attach(t)
   if type(t) == "table" and getmetatable(t) == nil then
@@ -153,17 +159,14 @@ local function by(agent, s)
 end
 
 -- Printing -----------------------------------------------------------------
--- "Agent[03]" for 3, made once per number (sentences are printed on
--- nearly every talk call).
+-- "Agent[03]" for 3: the texts of 1..99 made once, when the module loads
+-- (sentences are printed on nearly every talk call); nothing is written to
+-- the module's tables after it loaded (see the note at the top).
 local agent_texts = {}
+for a = 1, 99 do agent_texts[a] = format("Agent[%02d]", a) end
 local function agent_text(a)
   if a == ANY or a == 0 then return "ANY" end
-  local t = agent_texts[a]
-  if t == nil then
-    t = format("Agent[%02d]", a)
-    if mtype(a) == "integer" and a > 0 and a <= 999 then agent_texts[a] = t end
-  end
-  return t
+  return agent_texts[a] or format("Agent[%02d]", a)
 end
 
 local function implied_for_args(s, resolved)
@@ -230,7 +233,7 @@ end
 -- P.parse_lenient(text): P.parse(text, "lenient").
 local function parse_lenient(text)
   if type(text) ~= "string" then error("P.parse_lenient: text must be a string", 2) end
-  return P.parse(text, "lenient")
+  return parse(text, "lenient")
 end
 
 -- P.validate(text [, mode]): true, or nil and a message. mode "strict"
@@ -296,8 +299,8 @@ local function expand_node(s, alive, budget)
   local f = flags[s.verb]
   local subjects = choices(s.subject == ANY, alive, s.subject)
   local targets = choices(f & TARGET ~= 0 and s.target == ANY, alive, s.target)
-  local roles = choices(f & ROLE ~= 0 and s.role == ANY, P.ROLES, s.role)
-  local species = choices(f & SPECIES ~= 0 and s.species == ANY, P.SPECIES, s.species)
+  local roles = choices(f & ROLE ~= 0 and s.role == ANY, ROLE_LIST, s.role)
+  local species = choices(f & SPECIES ~= 0 and s.species == ANY, SPECIES_LIST, s.species)
   local out = {}
   for _, su in ipairs(subjects) do for _, ta in ipairs(targets) do
     for _, ro in ipairs(roles) do for _, sp in ipairs(species) do
@@ -329,26 +332,22 @@ local function expand_any(s, alive, max)
 end
 
 -- Describe -----------------------------------------------------------------
--- The words, made at the first P.describe (most agents never describe).
-local words, en_simple, ja_simple
-local function make_words()
-  words = {
-    en = {any = "anyone", speaker = "the speaker",
-      role = {VILLAGER = "a villager", SEER = "a seer", MEDIUM = "a medium", BODYGUARD = "a bodyguard",
-        WEREWOLF = "a werewolf", POSSESSED = "possessed", FREEMASON = "a freemason", FOX = "a fox",
-        ANY = "some role"},
-      species = {HUMAN = "human", WEREWOLF = "a werewolf", ANY = "human or werewolf"}},
-    ja = {any = "誰か", speaker = "発話者",
-      role = {VILLAGER = "村人", SEER = "占い師", MEDIUM = "霊媒師", BODYGUARD = "狩人", WEREWOLF = "人狼",
-        POSSESSED = "狂人", FREEMASON = "共有者", FOX = "妖狐", ANY = "何らかの役職"},
-      species = {HUMAN = "人間", WEREWOLF = "人狼", ANY = "人間か人狼"}},
-  }
-  en_simple = {ESTIMATE = " thinks ", COMINGOUT = " comes out: ", DIVINED = " says ", IDENTIFIED = " says ",
-    DIVINATION = " will divine ", GUARD = " will guard ", VOTE = " will vote for ", ATTACK = " will attack ",
-    GUARDED = " guarded ", VOTED = " voted for ", ATTACKED = " attacked "}
-  ja_simple = {DIVINATION = "を占う", GUARD = "を護衛する", VOTE = "に投票する", ATTACK = "を襲撃する",
-    GUARDED = "を護衛した", VOTED = "に投票した", ATTACKED = "を襲撃した"}
-end
+local words = {
+  en = {any = "anyone", speaker = "the speaker",
+    role = {VILLAGER = "a villager", SEER = "a seer", MEDIUM = "a medium", BODYGUARD = "a bodyguard",
+      WEREWOLF = "a werewolf", POSSESSED = "possessed", FREEMASON = "a freemason", FOX = "a fox",
+      ANY = "some role"},
+    species = {HUMAN = "human", WEREWOLF = "a werewolf", ANY = "human or werewolf"}},
+  ja = {any = "誰か", speaker = "発話者",
+    role = {VILLAGER = "村人", SEER = "占い師", MEDIUM = "霊媒師", BODYGUARD = "狩人", WEREWOLF = "人狼",
+      POSSESSED = "狂人", FREEMASON = "共有者", FOX = "妖狐", ANY = "何らかの役職"},
+    species = {HUMAN = "人間", WEREWOLF = "人狼", ANY = "人間か人狼"}},
+}
+local en_simple = {ESTIMATE = " thinks ", COMINGOUT = " comes out: ", DIVINED = " says ", IDENTIFIED = " says ",
+  DIVINATION = " will divine ", GUARD = " will guard ", VOTE = " will vote for ", ATTACK = " will attack ",
+  GUARDED = " guarded ", VOTED = " voted for ", ATTACKED = " attacked "}
+local ja_simple = {DIVINATION = "を占う", GUARD = "を護衛する", VOTE = "に投票する", ATTACK = "を襲撃する",
+  GUARDED = "を護衛した", VOTED = "に投票した", ATTACKED = "を襲撃した"}
 
 local function who_text(w, a)
   if a == ANY or a == 0 then return w.any end
@@ -417,19 +416,22 @@ end
 local function describe(s, lang, speaker)
   check_sentence(s, "sentence")
   lang = lang or "en"
-  if not words then make_words() end
   local w = words[lang]
   if not w then error("lang must be \"en\" or \"ja\"", 2) end
-  local r = P.resolve(s, speaker)
+  local r = resolve(s, speaker)
   return lang == "ja" and describe_ja(r, w) or describe_en(r, w)
 end
 
-P = {
+-- The module's table: made at the end in one table constructor (sized once
+-- rather than grown key by key). Its functions call each other as locals,
+-- never through it, so replacing a field of it changes that field only.
+-- ROLES, SPECIES and VERBS are copies: the functions keep their own.
+local P = {
   has_parser = core ~= nil,
   ANY = ANY,
-  ROLES = {"VILLAGER", "SEER", "MEDIUM", "BODYGUARD", "WEREWOLF", "POSSESSED"},
-  SPECIES = {"HUMAN", "WEREWOLF"},
-  VERBS = flags,
+  ROLES = {table.unpack(ROLE_LIST)},
+  SPECIES = {table.unpack(SPECIES_LIST)},
+  VERBS = {},
   estimate = estimate, comingout = comingout, divination = divination, guard = guard, vote = vote,
   attack = attack, divined = divined, identified = identified, guarded = guarded, voted = voted,
   attacked = attacked, agree = agree, disagree = disagree, over = over, skip = skip, request = request,
@@ -438,4 +440,5 @@ P = {
   print = print, parse = parse, parse_lenient = parse_lenient, validate = validate, normalize = normalize,
   wrap = attach, copy = copy, resolve = resolve, expand_any = expand_any, describe = describe,
 }
+for verb, f in pairs(flags) do P.VERBS[verb] = f end
 return P

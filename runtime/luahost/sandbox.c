@@ -14,6 +14,7 @@ const char sb_key_preload = 0;     /* host-registered loaders, agent-invisible *
 const char sb_key_template = 0;    /* the globals sb_setup made: copied for each game, never run against */
 const char sb_key_regkeys = 0;     /* the registry's non-integer keys once the sandbox was made */
 const char sb_key_chunks = 0;      /* main chunks loaded before: run again in later games */
+const char sb_key_shared = 0;      /* shared instances of stateless modules: copied for each game */
 static const char sb_key_maker = 0; /* the function that makes a game's globals (sb_make_maker) */
 
 /* ------------------------------------------------------------------------ */
@@ -306,6 +307,8 @@ static int sb_setup(lua_State *L)
     lua_rawsetp(L, LUA_REGISTRYINDEX, &sb_key_template);
     lua_newtable(L);
     lua_rawsetp(L, LUA_REGISTRYINDEX, &sb_key_chunks);
+    lua_newtable(L);
+    lua_rawsetp(L, LUA_REGISTRYINDEX, &sb_key_shared);
     lua_newtable(L);
     int keys = lua_gettop(L);
     lua_pushnil(L);

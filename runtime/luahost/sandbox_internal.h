@@ -152,6 +152,7 @@ extern const char sb_key_preload;     /* host-registered loaders, agent-invisibl
 extern const char sb_key_template;    /* the globals each game's are copied from */
 extern const char sb_key_regkeys;     /* the registry's keys when the sandbox was made */
 extern const char sb_key_chunks;      /* main chunks kept for later games */
+extern const char sb_key_shared;      /* shared instances of our stateless modules (sb_require.c) */
 
 /* Main chunks kept across games (our modules', the agent file's): loaded
  * once per sandbox and run again in each game with the game's globals as

@@ -3,6 +3,9 @@
  * sandbox_internal.h what the parts share). */
 #include "sandbox_internal.h"
 
+#include <math.h>
+#include <stdbool.h>
+
 /* ------------------------------------------------------------------------ */
 /* require: package.loaded, then the host's loaders (LPeg, the embedded lua/
  * library, aw_sandbox_preload), then package.preload (the agent's own), then
@@ -214,13 +217,173 @@ loaded:
     return 1;
 }
 
-int sb_luamod_loader(lua_State *L)
+/* ------------------------------------------------------------------------ */
+/* Shared instances. A module of ours that keeps no state once loaded
+ * (aiwolf.protocol: functions and constant tables) is run once per sandbox,
+ * and each game's require gets a new copy of the table it returned (with
+ * new copies of the tables in it): the functions are the same, immutable
+ * and unreachable in any other way, and every table an agent can reach is
+ * the game's. What the instance keeps inside (its upvalues) no agent code
+ * can reach: no debug library, and the sentence metatable is protected
+ * (__metatable). The instance runs with an environment of its own, never
+ * the game's: its `require` reaches only the host's loaders (an agent's
+ * package.loaded or preload never enters it), other globals read the
+ * template while it loads and raise an error afterwards (a function that
+ * read a global when called would see no game's globals: a bug of ours,
+ * made loud). Loading it is counted like a kept chunk (kept_bytes). See
+ * docs/sandbox.md, "One sandbox, many games". */
+
+static const char *const sb_shared_names[] = {"aiwolf.protocol", NULL};
+
+static bool sb_shared(const aw_luamod *m)
 {
-    const aw_luamod *m = lua_touserdata(L, lua_upvalueindex(1));
-    lua_pushlightuserdata(L, (void *)m);
-    if (sb_chunk_get(L))
-        goto run;
-    size_t before = sb_of(L)->used;
+    for (int i = 0; sb_shared_names[i]; i++)
+        if (strcmp(m->name, sb_shared_names[i]) == 0)
+            return true;
+    return false;
+}
+
+/* The shared instance's require: the host's loaders only. */
+static int sb_host_require(lua_State *L)
+{
+    const char *name = luaL_checkstring(L, 1);
+    lua_rawgetp(L, LUA_REGISTRYINDEX, &sb_key_preload);
+    if (lua_getfield(L, -1, name) != LUA_TFUNCTION)
+        return luaL_error(L, "module '%s' not found", name);
+    lua_pushstring(L, name);
+    lua_pushliteral(L, ":preload:");
+    lua_call(L, 2, 1);
+    return 1;
+}
+
+static int sb_shared_global(lua_State *L)
+{
+    return luaL_error(L, "a shared module used the global '%s' after it was loaded", luaL_tolstring(L, 2, NULL));
+}
+
+/* Whether the value at idx may be in a shared instance's table: a
+ * function, string, number or boolean, or (when depth is 0) a table
+ * without a metatable holding only such values. */
+static bool sb_shareable(lua_State *L, int idx, int depth)
+{
+    switch (lua_type(L, idx)) {
+    case LUA_TFUNCTION:
+    case LUA_TSTRING:
+    case LUA_TNUMBER:
+    case LUA_TBOOLEAN:
+        return true;
+    case LUA_TTABLE:
+        if (depth > 0)
+            return false;
+        if (lua_getmetatable(L, idx)) {
+            lua_pop(L, 1);
+            return false;
+        }
+        idx = lua_absindex(L, idx);
+        lua_pushnil(L);
+        while (lua_next(L, idx)) {
+            if (!sb_shareable(L, -1, depth + 1)) {
+                lua_pop(L, 2);
+                return false;
+            }
+            lua_pop(L, 1);
+        }
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* Appends the value at idx to b as a Lua literal: a string, an integer, a
+ * finite float or a boolean; returns 0 for any other value. */
+static int sb_literal(lua_State *L, int idx, aw_buf *b)
+{
+    switch (lua_type(L, idx)) {
+    case LUA_TSTRING: {
+        size_t len;
+        const unsigned char *p = (const unsigned char *)lua_tolstring(L, idx, &len);
+        aw_buf_addc(b, '"');
+        for (size_t i = 0; i < len; i++) {
+            if (p[i] >= 0x20 && p[i] < 0x7f && p[i] != '"' && p[i] != '\\')
+                aw_buf_addc(b, (char)p[i]);
+            else
+                aw_buf_printf(b, "\\%03d", p[i]);
+        }
+        aw_buf_addc(b, '"');
+        return 1;
+    }
+    case LUA_TNUMBER:
+        if (lua_isinteger(L, idx)) {
+            aw_buf_printf(b, "%lld", (long long)lua_tointeger(L, idx));
+            return 1;
+        }
+        if (!isfinite(lua_tonumber(L, idx)))
+            return 0;
+        aw_buf_printf(b, "%a", (double)lua_tonumber(L, idx));
+        return 1;
+    case LUA_TBOOLEAN:
+        aw_buf_adds(b, lua_toboolean(L, idx) ? "true" : "false");
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* Appends to b the source of a chunk that, called with the shared instance
+ * at index t, returns a function making a new copy of it: one table
+ * constructor, constants as literals, functions read from the instance.
+ * Returns 0 if a key or value cannot be written so. */
+static int sb_copier_source(lua_State *L, int t, aw_buf *b)
+{
+    aw_buf_adds(b, "local T = ...\nreturn function() return {\n");
+    lua_pushnil(L);
+    while (lua_next(L, t)) {
+        int k = lua_gettop(L) - 1, v = k + 1;
+        aw_buf_addc(b, '[');
+        if (lua_type(L, k) != LUA_TSTRING || !sb_literal(L, k, b)) {
+            lua_pop(L, 2);
+            return 0;
+        }
+        aw_buf_adds(b, "] = ");
+        if (lua_type(L, v) == LUA_TTABLE) {
+            aw_buf_addc(b, '{');
+            lua_pushnil(L);
+            while (lua_next(L, v)) {
+                aw_buf_addc(b, '[');
+                int ok = sb_literal(L, -2, b);
+                aw_buf_adds(b, "] = ");
+                if (ok && lua_type(L, -1) == LUA_TFUNCTION) {
+                    aw_buf_adds(b, "T[");
+                    sb_literal(L, k, b);
+                    aw_buf_adds(b, "][");
+                    sb_literal(L, -2, b);
+                    aw_buf_addc(b, ']');
+                } else if (!ok || !sb_literal(L, -1, b)) {
+                    lua_pop(L, 4);
+                    return 0;
+                }
+                aw_buf_adds(b, ", ");
+                lua_pop(L, 1);
+            }
+            aw_buf_addc(b, '}');
+        } else if (lua_type(L, v) == LUA_TFUNCTION) {
+            aw_buf_adds(b, "T[");
+            sb_literal(L, k, b);
+            aw_buf_addc(b, ']');
+        } else if (!sb_literal(L, v, b)) {
+            lua_pop(L, 2);
+            return 0;
+        }
+        aw_buf_adds(b, ",\n");
+        lua_pop(L, 1);
+    }
+    aw_buf_adds(b, "} end\n");
+    return 1;
+}
+
+/* Pushes the loaded module m's chunk (compiled once per process). */
+static void sb_luamod_chunk(lua_State *L, const aw_luamod *m)
+{
     lua_pushfstring(L, "@%s", m->path);
     /* Our own modules load from bytecode compiled once per process (made from
      * our text, never from an agent's); agents' chunks stay text-only. */
@@ -229,8 +392,85 @@ int sb_luamod_loader(lua_State *L)
     int st = code ? luaL_loadbufferx(L, code, blen, lua_tostring(L, -1), "b")
                   : luaL_loadbufferx(L, m->source, m->len, lua_tostring(L, -1), "t");
     if (st != LUA_OK)
-        return lua_error(L);
+        lua_error(L);
     lua_remove(L, -2); /* the chunk name */
+}
+
+/* Pushes this game's copy of m's shared instance, making the instance first
+ * if this sandbox has none yet. */
+static int sb_shared_module(lua_State *L, const aw_luamod *m)
+{
+    aw_sandbox *sb = sb_of(L);
+    lua_rawgetp(L, LUA_REGISTRYINDEX, &sb_key_shared);
+    int shared = lua_gettop(L);
+    if (lua_rawgetp(L, shared, m) != LUA_TFUNCTION) {
+        lua_pop(L, 1);
+        size_t before = sb->used;
+        sb_luamod_chunk(L, m);
+        int chunk = lua_gettop(L);
+        /* Its environment: require from the host's loaders; the template's
+         * globals while it loads. */
+        lua_createtable(L, 0, 1);
+        int env = lua_gettop(L);
+        lua_pushcfunction(L, sb_host_require);
+        lua_setfield(L, env, "require");
+        lua_createtable(L, 0, 2);
+        lua_rawgetp(L, LUA_REGISTRYINDEX, &sb_key_template);
+        lua_setfield(L, -2, "__index");
+        lua_setmetatable(L, env);
+        lua_pushvalue(L, env);
+        if (!lua_setupvalue(L, chunk, 1))
+            lua_pop(L, 1);
+        lua_pushvalue(L, chunk);
+        lua_pushstring(L, m->name);
+        lua_pushstring(L, m->path);
+        lua_call(L, 2, 1);
+        if (!lua_istable(L, -1) || !sb_shareable(L, -1, -1))
+            return luaL_error(L, "%s cannot be shared: it must return a plain table of functions and constants",
+                              m->name);
+        /* From now on a global read or write is an error. */
+        lua_pushnil(L);
+        lua_setfield(L, env, "require");
+        lua_createtable(L, 0, 2);
+        lua_pushcfunction(L, sb_shared_global);
+        lua_setfield(L, -2, "__index");
+        lua_pushcfunction(L, sb_shared_global);
+        lua_setfield(L, -2, "__newindex");
+        lua_setmetatable(L, env);
+        /* The function that copies it, kept in its place. */
+        int inst = lua_gettop(L);
+        aw_buf src;
+        aw_buf_init(&src);
+        sb->in_alloc = 1; /* host malloc: the last resort must not jump out of it */
+        int ok = sb_copier_source(L, inst, &src);
+        sb->in_alloc = 0;
+        int st = ok ? luaL_loadbufferx(L, src.data, src.len, "=(shared module copy)", "t") : LUA_ERRSYNTAX;
+        aw_buf_free(&src);
+        if (!ok)
+            return luaL_error(L, "%s cannot be shared: a key or value has no literal", m->name);
+        if (st != LUA_OK)
+            return lua_error(L);
+        lua_pushvalue(L, inst);
+        lua_call(L, 1, 1);
+        lua_pushvalue(L, -1);
+        lua_rawsetp(L, shared, m);
+        if (sb->used > before)
+            sb->kept_bytes += sb->used - before;
+    }
+    lua_call(L, 0, 1); /* this game's copy */
+    return 1;
+}
+
+int sb_luamod_loader(lua_State *L)
+{
+    const aw_luamod *m = lua_touserdata(L, lua_upvalueindex(1));
+    if (sb_shared(m))
+        return sb_shared_module(L, m);
+    lua_pushlightuserdata(L, (void *)m);
+    if (sb_chunk_get(L))
+        goto run;
+    size_t before = sb_of(L)->used;
+    sb_luamod_chunk(L, m);
     lua_pushlightuserdata(L, (void *)m);
     sb_chunk_keep(L, before);
 run:

@@ -190,4 +190,38 @@ for _ = 1, 300 do
   eq(back, P.parse(tostring(back), "strict"), "parse(print(parse)) is stable")
 end
 
+-- The sandbox runs this module once and shares its functions between
+-- games (docs/sandbox.md, "One sandbox, many games"): no function of it may
+-- read or write a global when called. A Lua function that does has an
+-- upvalue named _ENV; walk every function reachable from the module (its
+-- fields, their upvalues, the tables those hold) and look for one.
+do
+  local seen, found, n = {}, {}, 0
+  local walk
+  local function visit(v, path)
+    if type(v) == "function" then walk(v, path)
+    elseif type(v) == "table" and not seen[v] then
+      seen[v] = true
+      for k, x in pairs(v) do visit(x, path .. "." .. tostring(k)) end
+      local mt = debug.getmetatable(v)
+      if mt then visit(mt, path .. "<meta>") end
+    end
+  end
+  walk = function(f, path)
+    if seen[f] then return end
+    seen[f] = true
+    n = n + 1
+    for i = 1, 255 do
+      local name, v = debug.getupvalue(f, i)
+      if not name then break end
+      if name == "_ENV" then found[#found + 1] = path end
+      visit(v, path .. "^" .. name)
+    end
+  end
+  visit(P, "P")
+  visit(P.vote(1), "sentence")
+  ok(n > 40, "functions reached: " .. n)
+  ok(#found == 0, "functions that read globals when called: " .. table.concat(found, ", "))
+end
+
 return passed
