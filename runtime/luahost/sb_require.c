@@ -3,7 +3,6 @@
  * sandbox_internal.h what the parts share). */
 #include "sandbox_internal.h"
 
-#include <math.h>
 #include <stdbool.h>
 
 /* ------------------------------------------------------------------------ */
@@ -294,8 +293,8 @@ static bool sb_shareable(lua_State *L, int idx, int depth)
     }
 }
 
-/* Appends the value at idx to b as a Lua literal: a string, an integer, a
- * finite float or a boolean; returns 0 for any other value. */
+/* Appends the value at idx to b as a Lua literal: a string, an integer or a
+ * boolean; returns 0 for any other value. */
 static int sb_literal(lua_State *L, int idx, aw_buf *b)
 {
     switch (lua_type(L, idx)) {
@@ -313,13 +312,12 @@ static int sb_literal(lua_State *L, int idx, aw_buf *b)
         return 1;
     }
     case LUA_TNUMBER:
-        if (lua_isinteger(L, idx)) {
-            aw_buf_printf(b, "%lld", (long long)lua_tointeger(L, idx));
-            return 1;
-        }
-        if (!isfinite(lua_tonumber(L, idx)))
+        if (!lua_isinteger(L, idx))
             return 0;
-        aw_buf_printf(b, "%a", (double)lua_tonumber(L, idx));
+        if (lua_tointeger(L, idx) == LUA_MININTEGER) /* its digits alone read as a float */
+            aw_buf_adds(b, "(-9223372036854775807 - 1)");
+        else
+            aw_buf_printf(b, "%lld", (long long)lua_tointeger(L, idx));
         return 1;
     case LUA_TBOOLEAN:
         aw_buf_adds(b, lua_toboolean(L, idx) ? "true" : "false");
