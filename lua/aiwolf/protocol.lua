@@ -23,10 +23,20 @@
 -- the module after it loaded (caches are filled at load, as agent_texts is).
 local type, error, ipairs, pairs, setmetatable, getmetatable, tostring, pcall, require, select =
   type, error, ipairs, pairs, setmetatable, getmetatable, tostring, pcall, require, select
-local mtype, concat, format = math.type, table.concat, string.format
+local mtype, concat, format, find = math.type, table.concat, string.format, string.find
 
+-- The C core, where the host registers it. Only its absence (a plain Lua
+-- interpreter) leaves the module without a parser; any other failure to
+-- load it (out of memory, a protected call refused deep in a stack) is
+-- raised: inside aiwolf what this file makes at its first require serves
+-- every later game of the sandbox (see the note at the top).
 local core_ok, core = pcall(require, "aiwolf.protocol_core")
-if not core_ok then core = nil end
+if not core_ok then
+  if type(core) ~= "string" or not find(core, "module 'aiwolf.protocol_core' not found", 1, true) then
+    error(core, 0)
+  end
+  core = nil
+end
 
 local ANY = "ANY"
 local ROLE_LIST = {"VILLAGER", "SEER", "MEDIUM", "BODYGUARD", "WEREWOLF", "POSSESSED"}
@@ -49,8 +59,10 @@ local flags = {
 
 -- Sentences' metatable, protected: getmetatable(s) gives the string
 -- "sentence" and setmetatable on a sentence fails (see the note at the top).
+-- No __index: a sentence's missing field is nil, never a field of this
+-- table (s.__index would hand it out, and with it every later game's
+-- sentences).
 local Sentence = {}
-Sentence.__index = Sentence
 Sentence.__metatable = "sentence"
 
 local function attach(t)

@@ -1,11 +1,13 @@
 /* aiwolf.protocol is run once per sandbox and each game's require gets a
  * copy of its table (sb_require.c, docs/sandbox.md "One sandbox, many
  * games"). An agent that vandalises everything of the module it can reach
- * (its table, the tables in it, the sentences' metatable) and that puts a
- * fake protocol core into package.loaded and package.preload before its
- * first require finds the module whole in each of its games: in the game
- * that made the instance, in games played in the renewed sandbox, and as in
- * a new sandbox. */
+ * (its table, the tables in it, the sentences' metatable, also reached as
+ * s.__index) and that puts a fake protocol core into package.loaded and
+ * package.preload before its first require finds the module whole in each
+ * of its games: in the game that made the instance, in games played in the
+ * renewed sandbox, and as in a new sandbox. An agent that makes the
+ * instance where the module's protected require of the core fails does
+ * not leave the next games without a parser. */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,6 +48,7 @@ static const char *const agent_text =
     "  mark(getmetatable(P.vote(1)) == 'sentence', 'metatable')\n"
     "  mark(not pcall(setmetatable, P.vote(1), {__tostring = function() return 'EVIL' end}), 'setmetatable')\n"
     "  mark(P.vote(1).mark == nil, 'index')\n"
+    "  mark(P.vote(1).__index == nil and P.vote(1).__tostring == nil, 'hidden')\n"
     "  -- the vandal\n"
     "  P.mark = 1; P.ROLES[1] = 'X'; P.ROLES[7] = 'Y'; table.remove(P.SPECIES)\n"
     "  for k in pairs(P.VERBS) do P.VERBS[k] = nil end\n"
@@ -53,9 +56,43 @@ static const char *const agent_text =
     "  P.vote = function() return 'EVIL' end; P.parse = nil; P.print = nil\n"
     "  pcall(function() getmetatable(P.over()).mark = 1 end)\n"
     "  pcall(rawset, getmetatable(P.over()), 'mark', 1)\n"
+    "  pcall(function() local S = P.over().__index; S.mark = 1\n"
+    "    S.__tostring = function() return 'EVIL' end; S.__index = function() return 'EVIL' end\n"
+    "    S.__newindex = function() end; S.__len = function() return 0 end end)\n"
     "  for i = 1, 200 do P['k' .. i] = i end\n"
     "  for i = 1, 200 do P['k' .. i] = nil end\n"
     "  return (#dirty == 0 and 'clean' or 'dirty-' .. table.concat(dirty, ','))\n"
+    "end\n"
+    "return agent\n";
+
+/* Makes the instance in a context of its choosing (mode.lua, beside it,
+ * says which) where the module's own protected require of the protocol
+ * core fails while the rest of it loads: nested more than 2000 calls deep
+ * inside a pcall (where the sandbox's pcall refuses to nest), or just
+ * below the C-call limit (the scan from too deep stops at the first depth
+ * where require succeeds; today the module's string.format calls need as
+ * deep a C stack as the core's loading, so that one failed the whole
+ * require even before the module raised such failures). A game after it
+ * that requires the module plainly must find the parser. */
+static const char *const maker_text =
+    "local mode = require 'mode'\n"
+    "local function deep(n, f) if n == 0 then return f() end return (deep(n - 1, f)) end\n"
+    "local function nest(d)\n"
+    "  if d == 0 then return require 'aiwolf.protocol' end\n"
+    "  local ok, r = pcall(nest, d - 1)\n"
+    "  if not ok then error(r, 0) end\n"
+    "  return r\n"
+    "end\n"
+    "if mode == 'nest' then\n"
+    "  pcall(function() return deep(2100, function() return require 'aiwolf.protocol' end) end)\n"
+    "elseif mode == 'cstack' then\n"
+    "  for d = 300, 1, -1 do if pcall(nest, d) then break end end\n"
+    "end\n"
+    "local P = require 'aiwolf.protocol'\n"
+    "local agent = {}\n"
+    "function agent:getName()\n"
+    "  local t = P.parse('VOTE Agent[01]')\n"
+    "  return (P.has_parser and t and tostring(t) == 'VOTE Agent[01]') and 'parser' or 'noparser'\n"
     "end\n"
     "return agent\n";
 
@@ -76,6 +113,34 @@ static aw_seat *seat(const char *path, int budget_ms)
     aw_seat *s = aw_luaseat_new(path, &lo, &err);
     CHECK_MSG(s != NULL, "%s", err.msg);
     return s;
+}
+
+/* The instance made in the load check by an agent in mode `mode`; the
+ * games after it require the module plainly. */
+static void made_in_a_corner(const char *dir, const char *mode)
+{
+    char path[300], mode_path[300], text[100];
+    snprintf(path, sizeof path, "%s/maker.lua", dir);
+    snprintf(mode_path, sizeof mode_path, "%s/mode.lua", dir);
+    write_file(path, maker_text);
+    snprintf(text, sizeof text, "return '%s'\n", mode);
+    write_file(mode_path, text);
+    aw_seat *s = seat(path, 500);
+    if (!s)
+        return;
+    write_file(mode_path, "return 'plain'\n");
+    for (uint64_t game = 1; game <= 2; game++) {
+        aw_game_result res;
+        char name[200];
+        char *log = lua_game_play(s, game, &res);
+        lua_game_name(log, name, sizeof name);
+        CHECK_MSG(strcmp(name, "parser") == 0, "made in mode %s, game %d: %s", mode, (int)game, name);
+        free(log);
+    }
+    CHECK_INT(aw_luaseat_sandboxes(s), 1);
+    s->ops->free(s);
+    unlink(path);
+    unlink(mode_path);
 }
 
 int main(void)
@@ -110,6 +175,8 @@ int main(void)
     CHECK_INT(aw_luaseat_sandboxes(reused), 1);
     reused->ops->free(reused);
     unlink(path);
+    made_in_a_corner(dir, "nest");
+    made_in_a_corner(dir, "cstack");
     rmdir(dir);
     return test_done();
 }
