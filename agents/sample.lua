@@ -396,13 +396,43 @@ function S:voteScores()
   return self:suspicion()
 end
 
+-- Is every talk of list past the first n an Over or a Skip? Those change
+-- nothing the base agent keeps (not today's declared votes), and about half
+-- the talks are.
+local function onlyOvers(list, n)
+  for i = n + 1, #list do
+    local text = list[i].text
+    if text ~= "Over" and text ~= "Skip" then return false end
+  end
+  return true
+end
+
+-- The scores of kind ("vote": S:voteScores, "attack": the werewolves'
+-- S:wolfScore(true)), the best-scored candidates and the top score, kept
+-- while the facts (S:cached) and today's talk, but for Overs and Skips,
+-- stay the same: the vote after a round of Overs, for one, gets what the
+-- last talk worked out, and the whispers of a night share one ranking.
+-- Every scored agent is a living other, and A.best skips those without a
+-- score (a werewolf's fellows), so self.others, already sorted, serves as
+-- the list. Read what it returns, never modify it.
+local function newTable() return {} end
+local RANKING = {vote = "voteRanking", attack = "attackRanking"} -- S:cached's keys
+function S:ranking(kind)
+  local kept = self:cached(RANKING[kind], newTable)
+  local talks = self.info.talkList
+  if talks == nil or kept.talks ~= talks or not onlyOvers(talks, kept.n) then
+    kept.score = kind == "attack" and self:wolfScore(true) or self:voteScores()
+    kept.best, kept.top = A.best(self.others, kept.score)
+    kept.talks = talks
+  end
+  kept.n = talks and #talks
+  return kept.score, kept.best, kept.top
+end
+
 -- The vote target: the best-scored candidate, but keep the declared one
--- unless another is clearly better, so the talk does not flip-flop. Every
--- scored agent is a living other, and A.best skips those without a score
--- (a werewolf's fellows), so self.others, already sorted, serves as the list.
+-- unless another is clearly better, so the talk does not flip-flop.
 function S:voteTarget()
-  local score = self:voteScores()
-  local best, top = A.best(self.others, score)
+  local score, best, top = self:ranking("vote")
   local cur = self.declTarget
   if cur and score[cur] and score[cur] >= top - 2 then return cur end
   return A.pick(best)
@@ -518,8 +548,7 @@ end
 -- Werewolves: the attack target, adopting the first whispered proposal that
 -- is as good as their own choice; also returns that proposal, if any.
 function S:attackTarget()
-  local score = self:wolfScore(true)
-  local best = A.best(self.others, score) -- as in voteTarget
+  local _, best = self:ranking("attack")
   local inBest = {}
   for _, a in ipairs(best) do inBest[a] = true end
   for _, p in ipairs(self.attackProposals) do
