@@ -26,11 +26,12 @@
 -- exactly from its seed.
 -- Cost: aiwolf.agent reads each talk once; what follows from the facts it
 -- keeps (claims, reports, results, deaths, votes) is worked out once and
--- kept until they change (self.version moves, S:cached), and each call adds
--- only today's declared votes, which change with nearly every talk. The
--- loops that run often are numeric (`for i = 1, #list`: ipairs costs a call
--- per element), read fields used more than once into locals, and make no
--- new table per call where one kept from call to call serves (S:scores):
+-- kept until they change (self.version moves, S:cached), and a call adds
+-- only today's declared votes, which change with many talks, and keeps the
+-- result until a talk other than Over or Skip comes (S:ranking). The loops
+-- that run often are numeric (`for i = 1, #list`: ipairs costs a call per
+-- element), read fields used more than once into locals, and make no new
+-- table per call where one kept from call to call serves (S:scores):
 -- garbage costs the collector's time later.
 local A = require "aiwolf.agent"
 local P = require "aiwolf.protocol"

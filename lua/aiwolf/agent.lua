@@ -492,7 +492,8 @@ function Agent:update(info)
   end
   local whispers = info.whisperList or EMPTY
   if #whispers > self._whisper_seen then
-    self._whisper_seen = read_new(self, whispers, self._whisper_seen, heard_whisper, "_hear_whisper", self.onWhisper)
+    self._whisper_seen =
+      read_new(self, whispers, self._whisper_seen, heard_whisper, "_hear_whisper", self.onWhisper)
   end
 end
 
