@@ -26,8 +26,13 @@
 -- exactly from its seed.
 -- Cost: aiwolf.agent reads each talk once; what follows from the facts it
 -- keeps (claims, reports, results, deaths, votes) is worked out once and
--- kept until they change (self.version moves, S:cached), and each call adds
--- only today's declared votes, which change with nearly every talk.
+-- kept until they change (self.version moves, S:cached), and a call adds
+-- only today's declared votes, which change with many talks, and keeps the
+-- result until a talk other than Over or Skip comes (S:ranking). The loops
+-- that run often are numeric (`for i = 1, #list`: ipairs costs a call per
+-- element), read fields used more than once into locals, and make no new
+-- table per call where one kept from call to call serves (S:scores):
+-- garbage costs the collector's time later.
 local A = require "aiwolf.agent"
 local P = require "aiwolf.protocol"
 local ipairs, pairs, tostring, random = ipairs, pairs, tostring, math.random
@@ -96,7 +101,9 @@ end
 -- The agents who said a species that `known` ({[target] = species})
 -- contradicts, added to the set `out`.
 function S:contradicting(known, out)
-  for _, r in ipairs(self.reports) do
+  local reports = self.reports
+  for i = 1, #reports do
+    local r = reports[i]
     local t = known[r.target]
     if t and t ~= r.species then out[r.who] = true end
   end
@@ -109,30 +116,37 @@ end
 --     they told a lie this agent can prove from its own knowledge;
 --   known: {[a] = species} from own knowledge, then those sources;
 --   liars: {[a] = true} for agents who contradict that, or who claim
---     one's own special role or a werewolf-side role.
+--     one's own special role or a werewolf-side role;
+--   own: {[a] = species} from own knowledge alone (S:ownSpecies).
 local function knowledge(self)
+  local me, role, claims, claimants = self.me, self.role, self.claims, self.claimants
+  local n = #self.info.statusMap
   local own = {}
-  for a = 1, #self.info.statusMap do own[a] = self:ownSpecies(a) end
+  for a = 1, n do own[a] = self:ownSpecies(a) end
   local plain = self:contradicting(own, {})
-  for _, a in ipairs(self.claimants) do
-    local c = self.claims[a]
-    if a ~= self.me and ((c == self.role and SPECIAL[c]) or c == "WEREWOLF" or c == "POSSESSED") then
+  for i = 1, #claimants do
+    local a = claimants[i]
+    local c = claims[a]
+    if a ~= me and ((c == role and SPECIAL[c]) or c == "WEREWOLF" or c == "POSSESSED") then
       plain[a] = true
     end
   end
   local sources, mediums = {}, {}
-  for _, a in ipairs(self.claimants) do
-    local c = self.claims[a]
-    if a ~= self.me and (c == "SEER" or c == "MEDIUM") and not plain[a] then
+  for i = 1, #claimants do
+    local a = claimants[i]
+    local c = claims[a]
+    if a ~= me and (c == "SEER" or c == "MEDIUM") and not plain[a] then
       if self.killed[a] then sources[a] = true end
       if c == "MEDIUM" then mediums[#mediums + 1] = a end
     end
   end
-  if #mediums == 1 and self.role ~= "MEDIUM" then sources[mediums[1]] = true end
+  if #mediums == 1 and role ~= "MEDIUM" then sources[mediums[1]] = true end
   local known = {}
-  for a, sp in pairs(own) do known[a] = sp end -- a copy: the order does not matter
-  for _, r in ipairs(self.reports) do
-    local claim = self.claims[r.who]
+  for a = 1, n do known[a] = own[a] end -- a copy (nil stays out)
+  local reports = self.reports
+  for i = 1, #reports do
+    local r = reports[i]
+    local claim = claims[r.who]
     if sources[r.who] and known[r.target] == nil
        and ((r.verb == "DIVINED" and claim == "SEER") or (r.verb == "IDENTIFIED" and claim == "MEDIUM")) then
       known[r.target] = r.species
@@ -141,8 +155,8 @@ local function knowledge(self)
   local liars = self:contradicting(known, {})
   for a in pairs(sources) do liars[a] = nil end -- sources are judged by own knowledge only
   for a in pairs(plain) do liars[a] = true end
-  liars[self.me] = nil
-  return {sources = sources, known = known, liars = liars}
+  liars[me] = nil
+  return {sources = sources, known = known, liars = liars, own = own}
 end
 
 function S:knowledge() return self:cached("knowledge", knowledge) end
@@ -154,12 +168,17 @@ function S:knownSpecies(a) return self:knowledge().known[a] end
 -- a source (above), else 1/n.
 function S:credible(role)
   local k = self:knowledge()
+  local liars, sources, claims, claimants, me = k.liars, k.sources, self.claims, self.claimants, self.me
   local list = {}
-  for _, a in ipairs(self.claimants) do
-    if a ~= self.me and self.claims[a] == role and not k.liars[a] then list[#list + 1] = a end
+  for i = 1, #claimants do
+    local a = claimants[i]
+    if a ~= me and claims[a] == role and not liars[a] then list[#list + 1] = a end
   end
   local w = {}
-  for _, a in ipairs(list) do w[a] = k.sources[a] and 1 or 1 / #list end
+  for i = 1, #list do
+    local a = list[i]
+    w[a] = sources[a] and 1 or 1 / #list
+  end
   return list, w
 end
 
@@ -167,20 +186,25 @@ end
 -- declared votes aside): {[a] = score}, kept by S:cached.
 local function factSuspicion(self)
   local score, k = {}, self:knowledge()
-  for _, a in ipairs(self.others) do
+  local known, liars, own, sources, claims = k.known, k.liars, k.own, k.sources, self.claims
+  local others = self.others
+  for i = 1, #others do
+    local a = others[i]
     local s = 0
-    local known = k.known[a]
-    if known == "WEREWOLF" then s = s + 1000 elseif known == "HUMAN" then s = s - 1000 end
-    if self:ownSpecies(a) then s = s * 2 end -- own knowledge above all
-    if k.liars[a] then s = s + 200 end
+    local sp = known[a]
+    if sp == "WEREWOLF" then s = s + 1000 elseif sp == "HUMAN" then s = s - 1000 end
+    if own[a] then s = s * 2 end -- own knowledge above all
+    if liars[a] then s = s + 200 end
     score[a] = s
   end
   local seers, sw = self:credible("SEER")
-  for _, r in ipairs(self.reports) do
+  local reports = self.reports
+  for i = 1, #reports do
+    local r = reports[i]
     local w = sw[r.who]
     -- Seer claimants calling each other werewolves say nothing new.
     if w and r.verb == "DIVINED" and score[r.target] and r.target ~= r.who
-       and (self.claims[r.target] ~= "SEER" or k.sources[r.who]) then
+       and (claims[r.target] ~= "SEER" or sources[r.who]) then
       score[r.target] = score[r.target] + (r.species == "WEREWOLF" and 40 or -20) * w
     end
   end
@@ -189,38 +213,60 @@ local function factSuspicion(self)
   local mediums = self:credible("MEDIUM")
   if #mediums == 1 and score[mediums[1]] then score[mediums[1]] = score[mediums[1]] - 10 end
   -- Past votes: werewolves rarely vote for a fellow and often for humans.
-  for _, v in ipairs(self.votes) do
-    if score[v.agent] then
-      local sp = k.known[v.target]
+  local votes = self.votes
+  for i = 1, #votes do
+    local v = votes[i]
+    local s = score[v.agent]
+    if s then
+      local sp = known[v.target]
       if sp == "WEREWOLF" then
-        score[v.agent] = score[v.agent] - 5
+        score[v.agent] = s - 5
       elseif sp == "HUMAN" then
-        score[v.agent] = score[v.agent] + 3
+        score[v.agent] = s + 3
       end
     end
   end
   return score
 end
 
--- Village-side suspicion of each living other: {[a] = score}, a new table.
+-- The table S:suspicion, S:wolfScore and S:possessedScore return: base (the
+-- part from the facts, kept by S:cached) copied into a table this agent
+-- keeps under key from call to call (a new table per call would be garbage,
+-- and would grow through several resizes as it fills). It holds until the
+-- next call of the same method: read it, don't keep it.
+function S:scores(key, base)
+  local score = self[key]
+  if score == nil then
+    score = {}
+    self[key] = score
+  end
+  for a = 1, #self.info.statusMap do score[a] = base[a] end -- base holds living others only
+  return score
+end
+
+-- Village-side suspicion of each living other: {[a] = score} (S:scores).
 function S:suspicion()
-  local base, score = self:cached("suspicion", factSuspicion), {}
-  for _, a in ipairs(self.others) do score[a] = base[a] end
+  local score = self:scores("_suspicion", self:cached("suspicion", factSuspicion))
   -- Follow today's declared votes a little, except those of liars; suspect
-  -- those who declare against a known human.
-  local k, declared = self:knowledge(), self.declared
-  for _, v in ipairs(A.sorted_keys(declared)) do
+  -- those who declare against a known human. In the voters' order: the
+  -- scores are not all whole numbers, so the order of the sums matters.
+  local k, declared, me = self:knowledge(), self.declared, self.me
+  local liars, known = k.liars, k.known
+  local voters = A.sorted_keys(declared)
+  for i = 1, #voters do
+    local v = voters[i]
     local t = declared[v]
-    if v ~= self.me and score[t] and not k.liars[v] then score[t] = score[t] + 1 end
-    if score[v] and k.known[t] == "HUMAN" then score[v] = score[v] + 2 end
+    if v ~= me and score[t] and not liars[v] then score[t] = score[t] + 1 end
+    if score[v] and known[t] == "HUMAN" then score[v] = score[v] + 2 end
   end
   return score
 end
 
 -- Werewolf side: is claimant a telling only the truth (as the werewolves see it)?
 function S:truthful(a)
-  local wolves = self.info.roleMap
-  for _, r in ipairs(self.reports) do
+  local wolves, reports = self.info.roleMap, self.reports
+  for i = 1, #reports do
+    local r = reports[i]
     if r.who == a then
       local truth = wolves[r.target] == "WEREWOLF" and "WEREWOLF" or "HUMAN"
       if truth ~= r.species then return false end
@@ -233,11 +279,15 @@ end
 -- it, as guardedGuess changes then): {[a] = score} for each living human.
 local function factWolfScore(self, forAttack)
   local info, score = self.info, {}
+  local roleMap, reports = info.roleMap, self.reports
   local accused = {}
-  for _, r in ipairs(self.reports) do
-    if r.species == "WEREWOLF" and info.roleMap[r.target] == "WEREWOLF" then accused[r.who] = true end
+  for i = 1, #reports do
+    local r = reports[i]
+    if r.species == "WEREWOLF" and roleMap[r.target] == "WEREWOLF" then accused[r.who] = true end
   end
-  for _, a in ipairs(A.humans(info)) do
+  local humans = A.humans(info)
+  for i = 1, #humans do
+    local a = humans[i]
     local s, c = 0, self.claims[a]
     -- By day the werewolves mostly follow the crowd: voting for a claimant
     -- would give them away. At night claimants come first.
@@ -258,25 +308,42 @@ local function factWolfScore(self, forAttack)
 end
 local function factAttackScore(self) return factWolfScore(self, true) end
 local function factDayScore(self) return factWolfScore(self, false) end
+local function livingFellows(self) return A.fellows(self.info) end
 
 -- Werewolf side: how much the werewolves want each living human gone
--- ("attack" for the night, else for the day's vote): a new table.
+-- ("attack" for the night, else for the day's vote): {[a] = score}
+-- (S:scores; nil for fellows, unless lost, below).
 function S:wolfScore(forAttack)
-  local info, score = self.info, {}
-  local base = forAttack and self:cached("attack", factAttackScore) or self:cached("wolfday", factDayScore)
-  for _, a in ipairs(self.others) do score[a] = base[a] end -- nil for fellows
-  for _, v in ipairs(A.sorted_keys(self.declared)) do
-    local t = self.declared[v]
-    if score[t] and not forAttack then score[t] = score[t] + 2 end
-    if score[v] and info.roleMap[t] == "WEREWOLF" then score[v] = score[v] + 5 end
+  local roleMap = self.info.roleMap
+  local score
+  if forAttack then
+    score = self:scores("_attackScore", self:cached("attack", factAttackScore))
+  else
+    score = self:scores("_dayScore", self:cached("wolfday", factDayScore))
   end
-  if not forAttack then
+  local declared = self.declared
+  local voters = A.sorted_keys(declared)
+  local count = nil -- by day: the votes declared against each werewolf
+  for i = 1, #voters do
+    local v = voters[i]
+    local t = declared[v]
+    local wolf = roleMap[t] == "WEREWOLF"
+    if score[t] and not forAttack then score[t] = score[t] + 2 end
+    if score[v] and wolf then score[v] = score[v] + 5 end
+    if wolf and not forAttack then
+      count = count or {}
+      count[t] = (count[t] or 0) + 1
+    end
+  end
+  if count then
     -- A fellow that half the village has declared against is lost: vote
     -- with the village, which makes this werewolf look human.
-    local count = A.tally(self.declared)
     local half = #self.alive // 2
-    for _, f in ipairs(A.fellows(info)) do
-      if (count[f] or 0) >= half then score[f] = 1000 + count[f] end
+    local fellows = self:cached("fellows", livingFellows)
+    for i = 1, #fellows do
+      local f = fellows[i]
+      local c = count[f] or 0
+      if c >= half then score[f] = 1000 + c end
     end
   end
   return score
@@ -289,27 +356,36 @@ end
 local function factPossessedScore(self)
   local score = {}
   local rivals = {}
-  for _, a in ipairs(self.claimants) do
-    if a ~= self.me and self.claims[a] == "SEER" then rivals[a] = true end
+  local claimants, claims, me = self.claimants, self.claims, self.me
+  for i = 1, #claimants do
+    local a = claimants[i]
+    if a ~= me and claims[a] == "SEER" then rivals[a] = true end
   end
-  for _, a in ipairs(self.others) do score[a] = rivals[a] and 30 or 0 end
-  for _, r in ipairs(self.reports) do
+  local others, reports, fake = self.others, self.reports, self.fake
+  for i = 1, #others do
+    local a = others[i]
+    score[a] = rivals[a] and 30 or 0
+  end
+  for i = 1, #reports do
+    local r = reports[i]
     if rivals[r.who] and score[r.target] then
       score[r.target] = score[r.target] + (r.species == "WEREWOLF" and -50 or 5)
     end
   end
-  for _, f in ipairs(self.fake) do
+  for i = 1, #fake do
+    local f = fake[i]
     if score[f.target] and f.species == "WEREWOLF" then score[f.target] = score[f.target] + 40 end
   end
   return score
 end
 
--- The possessed's scores with today's declared votes: a new table.
+-- The possessed's scores with today's declared votes (S:scores).
 function S:possessedScore()
-  local base, score = self:cached("possessed", factPossessedScore), {}
-  for _, a in ipairs(self.others) do score[a] = base[a] end
-  for _, v in ipairs(A.sorted_keys(self.declared)) do
-    local t = self.declared[v]
+  local score = self:scores("_possessedScore", self:cached("possessed", factPossessedScore))
+  local declared = self.declared
+  local voters = A.sorted_keys(declared)
+  for i = 1, #voters do
+    local t = declared[voters[i]]
     if score[t] then score[t] = score[t] + 1 end
   end
   return score
@@ -321,13 +397,43 @@ function S:voteScores()
   return self:suspicion()
 end
 
+-- Is every talk of list past the first n an Over or a Skip? Those change
+-- nothing the base agent keeps (not today's declared votes), and about half
+-- the talks are.
+local function onlyOvers(list, n)
+  for i = n + 1, #list do
+    local text = list[i].text
+    if text ~= "Over" and text ~= "Skip" then return false end
+  end
+  return true
+end
+
+-- The scores of kind ("vote": S:voteScores, "attack": the werewolves'
+-- S:wolfScore(true)), the best-scored candidates and the top score, kept
+-- while the facts (S:cached) and today's talk, but for Overs and Skips,
+-- stay the same: the vote after a round of Overs, for one, gets what the
+-- last talk worked out, and the whispers of a night share one ranking.
+-- Every scored agent is a living other, and A.best skips those without a
+-- score (a werewolf's fellows), so self.others, already sorted, serves as
+-- the list. Read what it returns, never modify it.
+local function newTable() return {} end
+local RANKING = {vote = "voteRanking", attack = "attackRanking"} -- S:cached's keys
+function S:ranking(kind)
+  local kept = self:cached(RANKING[kind], newTable)
+  local talks = self.info.talkList
+  if talks == nil or kept.talks ~= talks or not onlyOvers(talks, kept.n) then
+    kept.score = kind == "attack" and self:wolfScore(true) or self:voteScores()
+    kept.best, kept.top = A.best(self.others, kept.score)
+    kept.talks = talks
+  end
+  kept.n = talks and #talks
+  return kept.score, kept.best, kept.top
+end
+
 -- The vote target: the best-scored candidate, but keep the declared one
--- unless another is clearly better, so the talk does not flip-flop. Every
--- scored agent is a living other, and A.best skips those without a score
--- (a werewolf's fellows), so self.others, already sorted, serves as the list.
+-- unless another is clearly better, so the talk does not flip-flop.
 function S:voteTarget()
-  local score = self:voteScores()
-  local best, top = A.best(self.others, score)
+  local score, best, top = self:ranking("vote")
   local cur = self.declTarget
   if cur and score[cur] and score[cur] >= top - 2 then return cur end
   return A.pick(best)
@@ -443,8 +549,7 @@ end
 -- Werewolves: the attack target, adopting the first whispered proposal that
 -- is as good as their own choice; also returns that proposal, if any.
 function S:attackTarget()
-  local score = self:wolfScore(true)
-  local best = A.best(self.others, score) -- as in voteTarget
+  local _, best = self:ranking("attack")
   local inBest = {}
   for _, a in ipairs(best) do inBest[a] = true end
   for _, p in ipairs(self.attackProposals) do

@@ -103,9 +103,14 @@ end
 -- A.filter(list, keep): the elements e of list for which keep(e) is true, in order.
 function A.filter(list, keep)
   check_list(list, "A.filter")
-  local out = {}
-  for _, e in ipairs(list) do
-    if keep(e) then out[#out + 1] = e end
+  local out, n = {}, 0
+  -- The loops over a caller's list read list[1], list[2], ... up to the
+  -- first nil, as ipairs does, without ipairs' call per element.
+  local i, e = 1, list[1]
+  while e ~= nil do
+    if keep(e) then n = n + 1; out[n] = e end
+    i = i + 1
+    e = list[i]
   end
   return out
 end
@@ -115,19 +120,28 @@ end
 -- a table {[e] = score}: A.best(cands, scores) needs no closure.
 function A.best(list, score)
   check_list(list, "A.best")
-  local out, top = {}, nil
+  -- One table, refilled from its start when a higher score turns up (a new
+  -- table each time would be garbage), cut to the n best at the end.
+  local out, n, top = {}, 0, nil
   local lookup = type(score) == "table"
-  for _, e in ipairs(list) do
+  local i, e = 1, list[1]
+  while e ~= nil do
     local s
     if lookup then s = score[e] else s = score(e) end
     if s ~= nil then
       if top == nil or s > top then
-        out, top = {e}, s
+        n, top = 1, s
+        out[1] = e
       elseif s == top then
-        out[#out + 1] = e
+        n = n + 1
+        out[n] = e
       end
     end
+    i = i + 1
+    e = list[i]
   end
+  i = n + 1
+  while out[i] ~= nil do out[i] = nil; i = i + 1 end
   return out, top
 end
 
@@ -335,7 +349,9 @@ end
 function Agent:_hear(talk, who, s)
   local v = s.verb
   if mtype(who) ~= "integer" then return end
-  if v == "COMINGOUT" and s.target == who and s.role ~= P.ANY then
+  if v == "VOTE" then -- the most frequent by far
+    if mtype(s.target) == "integer" then self.declared[who] = s.target end
+  elseif v == "COMINGOUT" and s.target == who and s.role ~= P.ANY then
     local old = self.claims[who]
     if old ~= s.role then
       if not old then self.claimants[#self.claimants + 1] = who end
@@ -350,8 +366,6 @@ function Agent:_hear(talk, who, s)
         day = talk.day}
       self.version = self.version + 1
     end
-  elseif v == "VOTE" and mtype(s.target) == "integer" then
-    self.declared[who] = s.target
   elseif v == "ESTIMATE" and mtype(s.target) == "integer" then
     local e = self.estimates[who]
     if not e then e = {}; self.estimates[who] = e end
@@ -381,17 +395,35 @@ local function heard_whisper(self, t, who, s, asserted, op, depth)
 end
 
 -- Reads list[from+1..#list] (the talks or whispers not read yet) with
--- visit; returns how far it has read. Without a hook (onTalk/onWhisper) an
--- Over or Skip tells the base agent nothing: most talks are, so they are
--- passed over without a walk.
-local function read_new(self, list, from, visit, hook)
+-- visit; returns how far it has read. Without a hook (onTalk/onWhisper):
+--   * an Over or Skip tells the base agent nothing; about half the talks
+--     are, and their text says so: they are passed over without reading
+--     `parsed` (the host makes that tree when it is first read);
+--   * a sentence without operands (most of the rest: VOTE, COMINGOUT, ...)
+--     is heard as walk would hear it, without the walk;
+-- hear is the method that records an asserted sentence ("_hear" or
+-- "_hear_whisper").
+local function read_new(self, list, from, visit, hear, hook)
   local n = #list
   for i = from + 1, n do
     local t = list[i]
-    local tree = t.parsed or A.tree(t)
-    if tree then
-      local v = tree.verb
-      if hook or (v ~= "OVER" and v ~= "SKIP") then walk(tree, t.agent, true, nil, 0, visit, self, t) end
+    local text = t.text
+    if hook or (text ~= "Over" and text ~= "Skip") then
+      local tree = t.parsed or A.tree(t)
+      if tree then
+        local v = tree.verb
+        if hook then
+          walk(tree, t.agent, true, nil, 0, visit, self, t)
+        elseif v ~= "OVER" and v ~= "SKIP" then
+          if tree.args == nil then
+            local who = tree.subject
+            if who == nil then who = t.agent end
+            self[hear](self, t, who, tree)
+          else
+            walk(tree, t.agent, true, nil, 0, visit, self, t)
+          end
+        end
+      end
     end
   end
   return n
@@ -411,12 +443,13 @@ function Agent:update(info)
   self.info = info
   if self.me == nil then self.me, self.role = info.agent, info.role end
   if self.divinations == nil then Agent.initialize(self, info, self.setting or {}) end
-  if info.day ~= self._seen_day then
-    self._seen_day = info.day
+  local day = info.day -- each read of a field of info looks it up behind __index: read once
+  if day ~= self._seen_day then
+    self._seen_day = day
     self._talk_seen, self._whisper_seen = 0, 0
     self.declared, self.estimates, self.attackProposals = {}, {}, {}
   end
-  self.day = info.day
+  self.day = day
   -- Who is alive: a look at each agent's status, a rebuild only on a change.
   local status, seen = info.statusMap or EMPTY, self._status
   for a = 1, #status do
@@ -424,21 +457,27 @@ function Agent:update(info)
   end
   -- latestExecutedAgent: executed today (seen at night); executedAgent: the
   -- day before; lastDeadAgentList: killed last night.
+  local executed = self.executed
   local ex = info.latestExecutedAgent
-  if ex and not self.executed[ex] then self.executed[ex] = info.day; self.version = self.version + 1 end
+  if ex and not executed[ex] then executed[ex] = day; self.version = self.version + 1 end
   ex = info.executedAgent
-  if ex and not self.executed[ex] then self.executed[ex] = info.day - 1; self.version = self.version + 1 end
-  for _, a in ipairs(info.lastDeadAgentList or EMPTY) do
-    if not self.executed[a] and not self.killed[a] then
-      self.killed[a] = info.day - 1
+  if ex and not executed[ex] then executed[ex] = day - 1; self.version = self.version + 1 end
+  -- Numeric loops over the host's lists (sequences): no call per element, as ipairs makes.
+  local dead = info.lastDeadAgentList or EMPTY
+  for i = 1, #dead do
+    local a = dead[i]
+    if not executed[a] and not self.killed[a] then
+      self.killed[a] = day - 1
       self.version = self.version + 1
     end
   end
   local vl = info.voteList
   if vl and vl[1] and vl[1].day > self._votes_day then
     self._votes_day = vl[1].day
-    for _, v in ipairs(vl) do
-      self.votes[#self.votes + 1] = {agent = v.agent, day = v.day, target = v.target}
+    local votes = self.votes
+    for i = 1, #vl do
+      local v = vl[i]
+      votes[#votes + 1] = {agent = v.agent, day = v.day, target = v.target}
     end
     self.version = self.version + 1
   end
@@ -449,11 +488,12 @@ function Agent:update(info)
   -- Talk and whispers: only the entries past those read already.
   local talks = info.talkList or EMPTY
   if #talks > self._talk_seen then
-    self._talk_seen = read_new(self, talks, self._talk_seen, heard_talk, self.onTalk)
+    self._talk_seen = read_new(self, talks, self._talk_seen, heard_talk, "_hear", self.onTalk)
   end
   local whispers = info.whisperList or EMPTY
   if #whispers > self._whisper_seen then
-    self._whisper_seen = read_new(self, whispers, self._whisper_seen, heard_whisper, self.onWhisper)
+    self._whisper_seen =
+      read_new(self, whispers, self._whisper_seen, heard_whisper, "_hear_whisper", self.onWhisper)
   end
 end
 

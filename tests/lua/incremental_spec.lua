@@ -277,5 +277,40 @@ describe("aiwolf.agent reads incrementally", function()
     assert.are.same({2, 3}, best)
     assert.are.equal(5, top)
     assert.are.same({}, (A.best({1}, {})))
+    -- A higher score after ties and a tie after that: the list is cut to the best.
+    best, top = A.best({1, 2, 3, 4, 5}, {[1] = 1, [2] = 1, [3] = 1, [4] = 7, [5] = 7})
+    assert.are.same({4, 5}, best)
+    assert.are.equal(7, top)
+    best = A.best({1, 2, 3}, function(e) return e == 2 and 3 or nil end)
+    assert.are.same({2}, best)
+  end)
+
+  it("passes Over and Skip over on their text, without their tree, unless a hook asks", function()
+    -- Entries that make `parsed` when it is first read, as the host's do.
+    local made = 0
+    local function entry(agent, idx, tree)
+      return setmetatable({agent = agent, day = 1, idx = idx, turn = 0, text = tostring(tree)}, {
+        __index = function(_, k)
+          if k == "parsed" then made = made + 1; return tree end
+        end})
+    end
+    local talks = {entry(2, 0, P.over()), entry(3, 1, P.skip()), entry(4, 2, P.vote(2)),
+      entry(5, 3, P.because(P.divined(3, "WEREWOLF"), P.vote(3)))}
+    local info = {agent = 1, day = 1, role = "VILLAGER", statusMap = {"ALIVE", "ALIVE", "ALIVE", "ALIVE", "ALIVE"},
+      roleMap = {[1] = "VILLAGER"}, talkList = talks, whisperList = {}, voteList = {}, lastDeadAgentList = {}}
+    local ag = A.new{}
+    ag:initialize(info, {})
+    ag:update(info)
+    assert.are.equal(2, made) -- the VOTE and the BECAUSE
+    assert.are.same({[4] = 2, [5] = 3}, ag.declared)
+    assert.are.equal(1, #ag.reports)
+    local hooked, verbs = A.new{}, {}
+    function hooked:onTalk(_, _, s) verbs[#verbs + 1] = s.verb end
+    made = 0
+    hooked:initialize(info, {})
+    hooked:update(info)
+    assert.are.equal(4, made)
+    assert.are.same({"OVER", "SKIP", "VOTE", "BECAUSE", "DIVINED", "VOTE"}, verbs)
+    assert.are.same({[4] = 2, [5] = 3}, hooked.declared)
   end)
 end)

@@ -187,6 +187,25 @@ describe("sample.lua", function()
       end
     end)
 
+    it("keeps its ranking over Overs and works it out again after a declared vote", function()
+      for seed = 1, 8 do
+        math.randomseed(seed)
+        local i = info{n = 5, me = 1, day = 1}
+        local ag = start(i)
+        local talks = i.talkList -- grows in place, as the host's does
+        local _, first = ag:ranking("vote")
+        assert.are.same({2, 3, 4, 5}, first) -- nothing known: all tied
+        talks[1], talks[2] = talk(2, P.over(), 1, 0), talk(3, P.skip(), 1, 1)
+        ag:update(i)
+        local _, kept = ag:ranking("vote")
+        assert.are.equal(first, kept) -- the same table: nothing worked out again
+        for a = 2, 4 do talks[#talks + 1] = talk(a, P.vote(5), 1, #talks) end
+        ag:update(i)
+        assert.are.same({5}, select(2, ag:ranking("vote")))
+        assert.are.equal(5, ag:vote())
+      end
+    end)
+
     it("trusts a seer claimant the werewolves killed over a rival", function()
       local i1 = info{n = 15, me = 1, day = 1, talks = {
         talk(6, P.comingout(6, "SEER"), 1, 0), talk(6, P.divined(8, "WEREWOLF"), 1, 1),
