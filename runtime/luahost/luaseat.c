@@ -160,7 +160,7 @@ enum {
     K_EXISTINGROLELIST, K_TALKLIST, K_WHISPERLIST, K_VOTELIST, K_LATESTVOTELIST, K_EXECUTEDAGENT,
     K_LATESTEXECUTEDAGENT, K_LASTDEADAGENTLIST, K_DIVINERESULT, K_MEDIUMRESULT, K_ATTACKEDAGENT,
     K_GUARDEDAGENT, K_ATTACKVOTELIST, K_LATESTATTACKVOTELIST, K_TARGET, K_IDX, K_TURN, K_TEXT, K_RESULT,
-    K_ALIVE, K_DEAD,
+    K_ALIVE, K_DEAD, K_PARSED,
     K_ROLES,                          /* AW_NROLES role names */
     K_SPECIES = K_ROLES + AW_NROLES,  /* AW_HUMAN, AW_WOLF */
     V_INFO = K_SPECIES + 2,
@@ -181,6 +181,7 @@ static const char *const key_names[K_ROLES] = {
     [K_GUARDEDAGENT] = "guardedAgent", [K_ATTACKVOTELIST] = "attackVoteList",
     [K_LATESTATTACKVOTELIST] = "latestAttackVoteList", [K_TARGET] = "target", [K_IDX] = "idx", [K_TURN] = "turn",
     [K_TEXT] = "text", [K_RESULT] = "result", [K_ALIVE] = "ALIVE", [K_DEAD] = "DEAD",
+    [K_PARSED] = "parsed",
 };
 
 /* setting's keys, after the view's in the keys table (view_open) */
@@ -287,7 +288,8 @@ static void view_open(lua_State *L, luaseat *s, int n)
             lua_pushliteral(L, "__index");
             lua_pushlightuserdata(L, s);
             lua_pushinteger(L, w);
-            lua_pushcclosure(L, talk_index, 2);
+            lua_pushvalue(L, kt); /* the interned keys */
+            lua_pushcclosure(L, talk_index, 3);
             lua_rawset(L, -3);
             /* Protected: getmetatable gives this string, setmetatable refuses. */
             lua_pushliteral(L, "__metatable");
@@ -416,28 +418,31 @@ static void build_talks(lua_State *L, luaseat *s, int kv, bool whisper, const aw
  * It is then stored in the entry. */
 static int talk_index(lua_State *L)
 {
+    /* Reached for every field a talk entry lacks: the key is compared with
+     * the interned "parsed" (the same string object or not the key), and
+     * the entry's fields are read with interned keys. */
+    const int kt = lua_upvalueindex(3);
+    lua_settop(L, 2);
+    lua_rawgeti(L, kt, K_PARSED); /* 3 */
+    if (!lua_rawequal(L, 2, 3) || !lua_istable(L, 1))
+        return 0;
     luaseat *s = lua_touserdata(L, lua_upvalueindex(1));
     bool whisper = lua_tointeger(L, lua_upvalueindex(2)) != 0;
-    size_t klen;
-    const char *k = lua_type(L, 2) == LUA_TSTRING ? lua_tolstring(L, 2, &klen) : NULL;
-    if (!k || klen != 6 || memcmp(k, "parsed", 6) != 0 || !lua_istable(L, 1))
-        return 0;
-    lua_settop(L, 2);
-    lua_pushliteral(L, "text"); /* 3 */
-    if (lua_rawget(L, 1) != LUA_TSTRING)
+    lua_rawgeti(L, kt, K_TEXT);
+    if (lua_rawget(L, 1) != LUA_TSTRING) /* 4 */
         return 0;
     size_t len;
-    const char *text = lua_tolstring(L, 3, &len);
-    lua_pushliteral(L, "idx"); /* 4 */
-    lua_rawget(L, 1);
-    lua_pushliteral(L, "day"); /* 5 */
-    lua_rawget(L, 1);
+    const char *text = lua_tolstring(L, 4, &len);
+    lua_rawgeti(L, kt, K_IDX);
+    lua_rawget(L, 1); /* 5 */
+    lua_rawgeti(L, kt, K_DAY);
+    lua_rawget(L, 1); /* 6 */
     const aw_talk *found = NULL;
     const aw_info *in = s->cur_info;
-    if (in && lua_isinteger(L, 4) && lua_isinteger(L, 5)) {
+    if (in && lua_isinteger(L, 5) && lua_isinteger(L, 6)) {
         const aw_talk *list = whisper ? in->whispers : in->talks;
         int n = whisper ? in->nwhispers : in->ntalks;
-        lua_Integer idx = lua_tointeger(L, 4), day = lua_tointeger(L, 5);
+        lua_Integer idx = lua_tointeger(L, 5), day = lua_tointeger(L, 6);
         if (list && idx >= 0 && idx < n && list[idx].day == day && list[idx].parsed && list[idx].len == len &&
             memcmp(list[idx].text, text, len) == 0)
             found = &list[idx];
@@ -446,7 +451,7 @@ static int talk_index(lua_State *L)
         s->opts.push_parsed(L, found->parsed);
     else if (!s->opts.push_parsed_text || !s->opts.push_parsed_text(L, text, len, s->validation))
         return 0;
-    lua_pushliteral(L, "parsed");
+    lua_pushvalue(L, 3); /* "parsed" */
     lua_pushvalue(L, -2);
     lua_rawset(L, 1);
     return 1;
