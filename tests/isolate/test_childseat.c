@@ -8,6 +8,8 @@
  *    the same game with the players in process (the wire round trip loses
  *    nothing a player uses), the host's descriptors and children are back to
  *    where they started;
+ *  - every thread of a confined child is under the filter (the sandbox's
+ *    watchdog thread, started before it, too);
  *  - hostile children, one per game (a test hook runs inside the confined
  *    child): a crash, one that never answers, a megabyte reply line, garbage
  *    instead of {"agentIdx":N}, a reply to a request that wants none, a
@@ -292,6 +294,75 @@ static void watchdog_confined(void)
         CHECK_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 0, "watchdog (%s) in a confined child: status 0x%x: %s",
                   thread ? "thread" : "timers", st, msg);
     }
+}
+
+/* Every thread of a confined child is under the filter, the watchdog
+ * thread started before it too: a seccomp filter installed by one thread
+ * is that thread's alone unless it is synchronized to all. Read from the
+ * host (/proc/PID/task/TID/status), while the child waits on its pipe. */
+static void threads_confined(void)
+{
+    if (aw_sandbox_watchdog_signal() == 0) {
+        printf("threads of a confined child: skipped, the watchdog is off\n");
+        return;
+    }
+    int ask[2], ans[2];
+    CHECK(pipe(ask) == 0 && pipe(ans) == 0);
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(ask[1]);
+        close(ans[0]);
+        alarm(30);
+        int started = aw_sandbox_watchdog_start();
+        aw_confine_opts o = {.watchdog_thread = started == 1};
+        int keep[2] = {ask[0], ans[1]};
+        aw_error err;
+        char c = started == 1 ? 'y' : 'n';
+        if (aw_confine(keep, 2, NULL, 0, &o, &err) < 0)
+            _exit(2);
+        if (write(ans[1], &c, 1) != 1)
+            _exit(3);
+        while (read(ask[0], &c, 1) > 0) /* until the host closes its end */
+            ;
+        _exit(0);
+    }
+    close(ask[0]);
+    close(ans[1]);
+    char c = 0;
+    CHECK(read(ans[0], &c, 1) == 1 && c == 'y');
+    char dir[64];
+    snprintf(dir, sizeof dir, "/proc/%d/task", (int)pid);
+    DIR *d = opendir(dir);
+    CHECK(d != NULL);
+    int tasks = 0, filtered = 0;
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        if (e->d_name[0] == '.')
+            continue;
+        tasks++;
+        char path[400], line[256];
+        snprintf(path, sizeof path, "%s/%.256s/status", dir, e->d_name);
+        FILE *f = fopen(path, "r");
+        bool sec = false, nnp = false;
+        while (f && fgets(line, sizeof line, f)) {
+            sec |= strcmp(line, "Seccomp:\t2\n") == 0;
+            nnp |= strcmp(line, "NoNewPrivs:\t1\n") == 0;
+        }
+        if (f)
+            fclose(f);
+        CHECK_MSG(sec && nnp, "thread %s of the confined child: seccomp filter %s, no new privileges %s", e->d_name,
+                  sec ? "on" : "off", nnp ? "on" : "off");
+        filtered += sec && nnp;
+    }
+    if (d)
+        closedir(d);
+    CHECK_MSG(tasks == 2, "the confined child has %d threads, not 2 (itself and the watchdog)", tasks);
+    close(ask[1]);
+    close(ans[0]);
+    int st = 0;
+    waitpid(pid, &st, 0);
+    CHECK_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status 0x%x", st);
+    CHECK_INT(filtered, tasks);
 }
 
 /* ---- games ------------------------------------------------------------------ */
@@ -712,6 +783,7 @@ int main(void)
     int fd0 = count_fds();
     confinement();
     watchdog_confined();
+    threads_confined();
     determinism();
     hostile();
     restart();
