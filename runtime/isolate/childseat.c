@@ -371,13 +371,16 @@ static void take_output(childseat *c)
     }
 }
 
-/* The child's CPU time, or 0 when it cannot be read. */
-static uint64_t child_cpu_ns(const childseat *c)
+/* Reads the child's CPU time into *ns; false when it cannot be read. 0 is
+ * a reading like any other: a child that has not yet had a CPU since the
+ * fork (a loaded machine) has used none. */
+static bool child_cpu_ns(const childseat *c, uint64_t *ns)
 {
     struct timespec ts;
     if (!c->has_cpu_clock || clock_gettime(c->cpu_clock, &ts) != 0)
-        return 0;
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+        return false;
+    *ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+    return true;
 }
 
 /* Whether the current exchange is past a deadline: writes why into m and
@@ -399,12 +402,13 @@ static int past_deadline(childseat *c, const char *what, char *m, size_t cap, in
     }
     uint64_t wait = c->deadline - now;
     if (c->cpu_timed && now >= c->cpu_check_at) {
-        uint64_t cpu = child_cpu_ns(c);
-        if (cpu >= c->cpu_deadline) {
+        uint64_t cpu = 0;
+        bool read = child_cpu_ns(c, &cpu);
+        if (read && cpu >= c->cpu_deadline) {
             snprintf(m, cap, "%s within %d ms of CPU time (twice the budget)", what, 2 * c->budget_ms);
             return 1;
         }
-        uint64_t left = cpu ? c->cpu_deadline - cpu : 1000000u;
+        uint64_t left = read ? c->cpu_deadline - cpu : 1000000u;
         c->cpu_check_at = now + (left > 1000000u ? left : 1000000u);
     }
     if (c->cpu_timed && c->cpu_check_at - now < wait)
@@ -515,10 +519,8 @@ static int exchange_send(childseat *c, int request, const aw_info *info, const a
         sample_ns = CPU_SAMPLE_MIN_NS;
     else if (sample_ns > CPU_SAMPLE_MAX_NS)
         sample_ns = CPU_SAMPLE_MAX_NS;
-    if (!c->cpu_sample_wall || now - c->cpu_sample_wall >= sample_ns) {
-        c->cpu_sample = child_cpu_ns(c);
-        c->cpu_sample_wall = c->cpu_sample ? now : 0;
-    }
+    if (!c->cpu_sample_wall || now - c->cpu_sample_wall >= sample_ns)
+        c->cpu_sample_wall = child_cpu_ns(c, &c->cpu_sample) ? now : 0;
     c->cpu_timed = c->cpu_sample_wall != 0;
     c->deadline_span = c->cpu_timed ? (budget_ns * 20 > 2000000000u ? budget_ns * 20 : 2000000000u) : budget_ns * 2;
     c->deadline = now + c->deadline_span;

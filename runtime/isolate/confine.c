@@ -208,8 +208,15 @@ static int install_filter(const int *keep, int nkeep, bool may_read_files, bool 
     if (b.overflow)
         return aw_fail(err, AW_EINVAL, "seccomp filter too long");
     struct sock_fprog prog = {(unsigned short)b.n, b.ins};
-    if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0) != 0)
+    /* On every thread of the process (TSYNC, which also sets their no new
+     * privileges): a filter installed with prctl is the calling thread's
+     * only, and the Lua sandbox's watchdog thread, started before, would
+     * run unconfined beside the agent. */
+    long rc = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC, &prog);
+    if (rc < 0)
         return aw_fail(err, AW_EIO, "cannot install the seccomp filter: %s", strerror(errno));
+    if (rc > 0)
+        return aw_fail(err, AW_EIO, "cannot install the seccomp filter on thread %ld of this process", rc);
     return 0;
 }
 

@@ -4,6 +4,8 @@
  * sandbox_internal.h what the parts share). */
 #include "sandbox_internal.h"
 
+#include <semaphore.h>
+
 /* ------------------------------------------------------------------------ */
 /* Time                                                                     */
 
@@ -467,7 +469,7 @@ static void wd_check(wd_thread *t, uint64_t w, uint64_t now, pid_t pid)
 
 static void *wd_main(void *arg)
 {
-    (void)arg;
+    sem_post(arg); /* started (wd_start_thread); arg is the starter's, not touched after this */
     pid_t pid = getpid();
     pthread_mutex_lock(&wd_mu);
     uint64_t quiet_since = aw_now_ns();
@@ -527,21 +529,43 @@ static void wd_wake(void)
 }
 
 /* Starts the watchdog thread with every signal blocked (it must never run
- * the program's handlers, nor the watchdog's). */
+ * the program's handlers, nor the watchdog's), and returns only once the
+ * thread runs wd_main: its start-up, in the C library and (under
+ * AddressSanitizer) in the sanitizer's runtime, is over. A host forks its
+ * isolated children right after its first sandbox call, which starts the
+ * thread (childseat: the load check, then the first child). A fork copies
+ * every lock as it is and only the forking thread lives on: a lock the
+ * starting thread held at that moment stays held in the child for ever.
+ * glibc's malloc takes its locks around fork, but the sanitizer's
+ * allocator (GCC 12's libasan has no fork interceptor) does not, and the
+ * thread's start-up takes them (pthread_getattr_np allocates and frees,
+ * the free allocates a quarantine batch): the child then blocks at its
+ * first allocation of that size class, never answers, and is killed at the
+ * host's wall-clock bound. Once started, the thread only takes wd_mu
+ * (held across fork by wd_fork_prepare), reads clocks and sleeps: it never
+ * allocates. */
 static int wd_start_thread(void)
 {
     pthread_t th;
     pthread_attr_t attr;
     sigset_t all, old;
-    if (pthread_attr_init(&attr) != 0)
+    sem_t started;
+    if (sem_init(&started, 0, 0) != 0)
         return -1;
+    if (pthread_attr_init(&attr) != 0) {
+        sem_destroy(&started);
+        return -1;
+    }
     pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
     pthread_attr_setstacksize(&attr, (size_t)256 << 10);
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);
-    int rc = pthread_create(&th, &attr, wd_main, NULL);
+    int rc = pthread_create(&th, &attr, wd_main, &started);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     pthread_attr_destroy(&attr);
+    while (rc == 0 && sem_wait(&started) != 0 && errno == EINTR)
+        ;
+    sem_destroy(&started);
     return rc == 0 ? 0 : -1;
 }
 

@@ -8,6 +8,10 @@
  *    the same game with the players in process (the wire round trip loses
  *    nothing a player uses), the host's descriptors and children are back to
  *    where they started;
+ *  - every thread of a confined child is under the filter (the sandbox's
+ *    watchdog thread, started before it, too);
+ *  - a child that has not run yet when the host starts counting, then
+ *    waits without a CPU past twice the budget, still answers;
  *  - hostile children, one per game (a test hook runs inside the confined
  *    child): a crash, one that never answers, a megabyte reply line, garbage
  *    instead of {"agentIdx":N}, a reply to a request that wants none, a
@@ -24,6 +28,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -292,6 +297,75 @@ static void watchdog_confined(void)
         CHECK_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 0, "watchdog (%s) in a confined child: status 0x%x: %s",
                   thread ? "thread" : "timers", st, msg);
     }
+}
+
+/* Every thread of a confined child is under the filter, the watchdog
+ * thread started before it too: a seccomp filter installed by one thread
+ * is that thread's alone unless it is synchronized to all. Read from the
+ * host (/proc/PID/task/TID/status), while the child waits on its pipe. */
+static void threads_confined(void)
+{
+    if (aw_sandbox_watchdog_signal() == 0) {
+        printf("threads of a confined child: skipped, the watchdog is off\n");
+        return;
+    }
+    int ask[2], ans[2];
+    CHECK(pipe(ask) == 0 && pipe(ans) == 0);
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(ask[1]);
+        close(ans[0]);
+        alarm(30);
+        int started = aw_sandbox_watchdog_start();
+        aw_confine_opts o = {.watchdog_thread = started == 1};
+        int keep[2] = {ask[0], ans[1]};
+        aw_error err;
+        char c = started == 1 ? 'y' : 'n';
+        if (aw_confine(keep, 2, NULL, 0, &o, &err) < 0)
+            _exit(2);
+        if (write(ans[1], &c, 1) != 1)
+            _exit(3);
+        while (read(ask[0], &c, 1) > 0) /* until the host closes its end */
+            ;
+        _exit(0);
+    }
+    close(ask[0]);
+    close(ans[1]);
+    char c = 0;
+    CHECK(read(ans[0], &c, 1) == 1 && c == 'y');
+    char dir[64];
+    snprintf(dir, sizeof dir, "/proc/%d/task", (int)pid);
+    DIR *d = opendir(dir);
+    CHECK(d != NULL);
+    int tasks = 0, filtered = 0;
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        if (e->d_name[0] == '.')
+            continue;
+        tasks++;
+        char path[400], line[256];
+        snprintf(path, sizeof path, "%s/%.256s/status", dir, e->d_name);
+        FILE *f = fopen(path, "r");
+        bool sec = false, nnp = false;
+        while (f && fgets(line, sizeof line, f)) {
+            sec |= strcmp(line, "Seccomp:\t2\n") == 0;
+            nnp |= strcmp(line, "NoNewPrivs:\t1\n") == 0;
+        }
+        if (f)
+            fclose(f);
+        CHECK_MSG(sec && nnp, "thread %s of the confined child: seccomp filter %s, no new privileges %s", e->d_name,
+                  sec ? "on" : "off", nnp ? "on" : "off");
+        filtered += sec && nnp;
+    }
+    if (d)
+        closedir(d);
+    CHECK_MSG(tasks == 2, "the confined child has %d threads, not 2 (itself and the watchdog)", tasks);
+    close(ask[1]);
+    close(ans[0]);
+    int st = 0;
+    waitpid(pid, &st, 0);
+    CHECK_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status 0x%x", st);
+    CHECK_INT(filtered, tasks);
 }
 
 /* ---- games ------------------------------------------------------------------ */
@@ -642,6 +716,60 @@ static void restart(void)
     CHECK(no_children());
 }
 
+/* A child that waits without a CPU is not killed for it, even when it has
+ * not run at all yet when the host starts counting: a CPU clock reading of
+ * 0 is a reading (the host once took it for "no CPU clock" and gave the
+ * child twice the budget of wall-clock time). The host runs on one CPU
+ * with SCHED_BATCH (a woken task does not preempt the running one), so the
+ * forked child gets that CPU only once the host waits for its answer; the
+ * child then sleeps past twice NAME's budget (5 s) before it answers. */
+static int sleep_at_name(void *ud, int request, unsigned seq, int fd)
+{
+    (void)ud;
+    (void)seq;
+    (void)fd;
+    if (request == AW_CF_REQ_NAME) {
+        struct timespec ts = {5, 300000000};
+        while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+            ;
+    }
+    return 0;
+}
+
+static void unscheduled_child(void)
+{
+    cpu_set_t was, one;
+    int policy = sched_getscheduler(0);
+    struct sched_param sp0, sp = {0};
+    CHECK(sched_getaffinity(0, sizeof was, &was) == 0 && sched_getparam(0, &sp0) == 0);
+    CPU_ZERO(&one);
+    CPU_SET(sched_getcpu() >= 0 ? sched_getcpu() : 0, &one);
+    if (sched_setaffinity(0, sizeof one, &one) != 0 || sched_setscheduler(0, SCHED_BATCH, &sp) != 0) {
+        printf("unscheduled child: skipped, cannot run on one CPU with SCHED_BATCH: %s\n", strerror(errno));
+        sched_setaffinity(0, sizeof was, &was);
+        return;
+    }
+    uint64_t seed = 9;
+    aw_childseat_opts co;
+    memset(&co, 0, sizeof co);
+    co.budget_ms = 200;
+    co.child_hook = sleep_at_name;
+    aw_error err;
+    aw_seat *seat = aw_childseat_new(make_random, &seed, &co, &err);
+    CHECK_MSG(seat != NULL, "%s", err.msg);
+    if (seat) {
+        aw_seat_fault f = {AW_FAULT_NONE, ""};
+        uint64_t t0 = aw_now_ns();
+        const char *name = seat->ops->begin(seat, 1, 1, &f);
+        double secs = (double)(aw_now_ns() - t0) / 1e9;
+        CHECK_MSG(name && f.kind == AW_FAULT_NONE, "a child that slept %.1f s at NAME: %s", secs, f.msg);
+        seat->ops->free(seat);
+    }
+    CHECK(sched_setscheduler(0, policy, &sp0) == 0);
+    CHECK(sched_setaffinity(0, sizeof was, &was) == 0);
+    CHECK(no_children());
+}
+
 /* A Lua agent in a child that requires a module from its own folder: the
  * child may read that folder (Landlock) and no other. */
 static aw_seat *make_lua(void *ud, FILE *out, aw_error *err)
@@ -712,9 +840,11 @@ int main(void)
     int fd0 = count_fds();
     confinement();
     watchdog_confined();
+    threads_confined();
     determinism();
     hostile();
     restart();
+    unscheduled_child();
     lua_modules();
     CHECK_INT(count_fds(), fd0);
     CHECK(no_children());
