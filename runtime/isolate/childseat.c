@@ -199,8 +199,17 @@ static void child_main(childseat *c, int rd, int wr, int outfd)
     int keep[3] = {rd, wr, outfd}; /* reads from the first only */
     aw_error err;
     aw_seat_fault confine_fault = {AW_FAULT_NONE, ""};
-    aw_confine_opts co = {.watchdog_thread = c->opts.child_prepare && c->opts.child_prepare() == 1};
-    if (aw_confine(keep, outfd >= 0 ? 3 : 2, c->opts.read_dir, c->opts.memory_bytes, &co, &err) < 0)
+    /* Reads are fenced before child_prepare starts the threads the child
+     * keeps (the sandbox's watchdog): Landlock binds only the threads a
+     * fenced thread starts. The seccomp filter, installed last, covers every
+     * thread. */
+    aw_confine_opts co = {0};
+    int crc = aw_confine_fence(c->opts.read_dir, &co, &err);
+    if (crc == 0) {
+        co.watchdog_thread = c->opts.child_prepare && c->opts.child_prepare() == 1;
+        crc = aw_confine(keep, outfd >= 0 ? 3 : 2, c->opts.read_dir, c->opts.memory_bytes, &co, &err);
+    }
+    if (crc < 0)
         set_fault(&confine_fault, AW_FAULT_LOST, "cannot confine the agent's process: %.400s", err.msg);
 
     /* From here on, everything runs under the filter (or, when confinement

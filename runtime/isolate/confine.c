@@ -297,13 +297,31 @@ static int fence_reads(const char *dir, aw_error *err)
     return rc < 0 ? rc : 1;
 }
 
+int aw_confine_fence(const char *read_dir, aw_confine_opts *o, aw_error *err)
+{
+    o->address_space = address_space_now(); /* before Landlock fences /proc off */
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
+        return aw_fail(err, AW_EIO, "PR_SET_NO_NEW_PRIVS: %s", strerror(errno));
+    int fenced = read_dir ? fence_reads(read_dir, err) : 0;
+    if (fenced < 0)
+        return -1;
+    o->fence_done = true;
+    o->fenced = fenced == 1;
+    return 0;
+}
+
 int aw_confine(const int *keep, int nkeep, const char *read_dir, size_t memory_bytes, const aw_confine_opts *o,
                aw_error *err)
 {
     bool thread = o && o->watchdog_thread;
     if (nkeep < 1 || nkeep > 8)
         return aw_fail(err, AW_EINVAL, "1 to 8 descriptors to keep");
-    size_t vm = address_space_now();
+    aw_confine_opts fence = {0};
+    if (o && o->fence_done)
+        fence = *o;
+    else if (aw_confine_fence(read_dir, &fence, err) < 0)
+        return -1;
+    size_t vm = fence.address_space;
     close_others(keep, nkeep);
     struct rlimit zero = {0, 0};
     struct rlimit nofile = {16, 16};
@@ -327,12 +345,8 @@ int aw_confine(const int *keep, int nkeep, const char *read_dir, size_t memory_b
      * per-thread timers (docs/sandbox.md). */
     if (!thread && setenv("AIWOLF_SANDBOX_WATCHDOG", "timers", 1) != 0)
         return aw_fail(err, AW_EIO, "setenv: %s", strerror(errno));
-    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
-        return aw_fail(err, AW_EIO, "PR_SET_NO_NEW_PRIVS: %s", strerror(errno));
+    int fenced = fence.fenced;
     prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
-    int fenced = read_dir ? fence_reads(read_dir, err) : 0;
-    if (fenced < 0)
-        return fenced;
 #ifdef AW_ASAN
     /* The sanitizer reports on stderr: let the child write there. */
     int wkeep[9];
