@@ -234,6 +234,8 @@ loaded:
 
 static const char *const sb_shared_names[] = {"aiwolf.protocol", NULL};
 
+#define NOT_SHARED "%s cannot be shared: it must return a plain table of functions and constants"
+
 static bool sb_shared(const aw_luamod *m)
 {
     for (int i = 0; sb_shared_names[i]; i++)
@@ -258,39 +260,6 @@ static int sb_host_require(lua_State *L)
 static int sb_shared_global(lua_State *L)
 {
     return luaL_error(L, "a shared module used the global '%s' after it was loaded", luaL_tolstring(L, 2, NULL));
-}
-
-/* Whether the value at idx may be in a shared instance's table: a
- * function, string, number or boolean, or (when depth is 0) a table
- * without a metatable holding only such values. */
-static bool sb_shareable(lua_State *L, int idx, int depth)
-{
-    switch (lua_type(L, idx)) {
-    case LUA_TFUNCTION:
-    case LUA_TSTRING:
-    case LUA_TNUMBER:
-    case LUA_TBOOLEAN:
-        return true;
-    case LUA_TTABLE:
-        if (depth > 0)
-            return false;
-        if (lua_getmetatable(L, idx)) {
-            lua_pop(L, 1);
-            return false;
-        }
-        idx = lua_absindex(L, idx);
-        lua_pushnil(L);
-        while (lua_next(L, idx)) {
-            if (!sb_shareable(L, -1, depth + 1)) {
-                lua_pop(L, 2);
-                return false;
-            }
-            lua_pop(L, 1);
-        }
-        return true;
-    default:
-        return false;
-    }
 }
 
 /* Appends the value at idx to b as a Lua literal: a string, an integer or a
@@ -329,8 +298,11 @@ static int sb_literal(lua_State *L, int idx, aw_buf *b)
 
 /* Appends to b the source of a chunk that, called with the shared instance
  * at index t, returns a function making a new copy of it: one table
- * constructor, constants as literals, functions read from the instance.
- * Returns 0 if a key or value cannot be written so. */
+ * constructor, constants as literals, functions read from the instance,
+ * the tables in it copied the same way. Returns 0 unless the instance is a
+ * plain table of that: string keys; functions, strings, integers,
+ * booleans, and tables without a metatable holding only such values (and
+ * no table). */
 static int sb_copier_source(lua_State *L, int t, aw_buf *b)
 {
     aw_buf_adds(b, "local T = ...\nreturn function() return {\n");
@@ -344,6 +316,10 @@ static int sb_copier_source(lua_State *L, int t, aw_buf *b)
         }
         aw_buf_adds(b, "] = ");
         if (lua_type(L, v) == LUA_TTABLE) {
+            if (lua_getmetatable(L, v)) {
+                lua_pop(L, 3);
+                return 0;
+            }
             aw_buf_addc(b, '{');
             lua_pushnil(L);
             while (lua_next(L, v)) {
@@ -423,9 +399,8 @@ static int sb_shared_module(lua_State *L, const aw_luamod *m)
         lua_pushstring(L, m->name);
         lua_pushstring(L, m->path);
         lua_call(L, 2, 1);
-        if (!lua_istable(L, -1) || !sb_shareable(L, -1, -1))
-            return luaL_error(L, "%s cannot be shared: it must return a plain table of functions and constants",
-                              m->name);
+        if (!lua_istable(L, -1) || lua_getmetatable(L, -1))
+            return luaL_error(L, NOT_SHARED, m->name);
         /* From now on a global read or write is an error. */
         lua_pushnil(L);
         lua_setfield(L, env, "require");
@@ -445,7 +420,7 @@ static int sb_shared_module(lua_State *L, const aw_luamod *m)
         int st = ok ? luaL_loadbufferx(L, src.data, src.len, "=(shared module copy)", "t") : LUA_ERRSYNTAX;
         aw_buf_free(&src);
         if (!ok)
-            return luaL_error(L, "%s cannot be shared: a key or value has no literal", m->name);
+            return luaL_error(L, NOT_SHARED, m->name);
         if (st != LUA_OK)
             return lua_error(L);
         lua_pushvalue(L, inst);
