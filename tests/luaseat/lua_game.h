@@ -1,7 +1,7 @@
 /* lua_game.h: what the Lua seat tests share (include after test.h): a
  * 5-player game of the aiwolf preset with the seat under test in seat 1
- * and C random players in seats 2..5, its CSV log kept in memory; and the
- * name seat 1 gave, read from that log. */
+ * and C random players in seats 2..5, its CSV log kept in memory; the
+ * name seat 1 gave, read from that log; and writing an agent's file. */
 #ifndef AW_TEST_LUA_GAME_H
 #define AW_TEST_LUA_GAME_H
 
@@ -57,6 +57,14 @@ static __attribute__((unused)) void lua_game_name(const char *log, char *name, s
             comma--;
         snprintf(name, cap, "%.*s", (int)(end - comma), comma);
     }
+}
+
+/* Writes text to file (an agent's file or module). */
+static __attribute__((unused)) void lua_game_write(const char *file, const char *text)
+{
+    FILE *f = fopen(file, "w");
+    fputs(text, f);
+    fclose(f);
 }
 
 #endif

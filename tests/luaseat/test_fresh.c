@@ -15,13 +15,6 @@
 #include "test.h"
 #include "lua_game.h"
 
-static void write_file(const char *file, const char *text)
-{
-    FILE *f = fopen(file, "w");
-    fputs(text, f);
-    fclose(f);
-}
-
 static char *play(aw_seat *lua, uint64_t seed)
 {
     aw_game_result res;
@@ -37,8 +30,8 @@ int main(void)
     CHECK(mkdtemp(dir) != NULL);
     snprintf(path, sizeof path, "%s/agent.lua", dir);
     snprintf(modpath, sizeof modpath, "%s/counts.lua", dir);
-    write_file(modpath, "return { n = 0 }\n");
-    write_file(path, "local m = require 'counts'\n"
+    lua_game_write(modpath, "return { n = 0 }\n");
+    lua_game_write(path, "local m = require 'counts'\n"
                      "local count = 0\n"
                      "local agent = {}\n"
                      "function agent:getName()\n"
@@ -66,11 +59,11 @@ int main(void)
         if (!watch) {
             /* Not watching, modules are read at each require: a changed
              * module is compiled again, not served from the compiled copy. */
-            write_file(modpath, "return { n = 10 }\n");
+            lua_game_write(modpath, "return { n = 10 }\n");
             char *log = play(lua, 4);
             CHECK_MSG(strstr(log, ",g1-11-1-1\n") != NULL, "a changed module was not read again");
             free(log);
-            write_file(modpath, "return { n = 0 }\n");
+            lua_game_write(modpath, "return { n = 0 }\n");
             log = play(lua, 5);
             CHECK_MSG(strstr(log, ",g1-1-1-1\n") != NULL, "the module's first text did not come back");
             free(log);

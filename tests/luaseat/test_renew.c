@@ -81,13 +81,6 @@ static const char *const marker_text =
     "end\n"
     "return agent\n";
 
-static void write_file(const char *file, const char *text)
-{
-    FILE *f = fopen(file, "w");
-    fputs(text, f);
-    fclose(f);
-}
-
 /* Plays a 5-player game with lua in seat 1; returns the name it gave. */
 static void play(aw_seat *lua, uint64_t seed, char *name, size_t cap)
 {
@@ -115,7 +108,7 @@ int main(void)
     snprintf(dir, sizeof dir, "/tmp/aiwolf_renew_XXXXXX");
     CHECK(mkdtemp(dir) != NULL);
     snprintf(path, sizeof path, "%s/agent.lua", dir);
-    write_file(path, agent_text);
+    lua_game_write(path, agent_text);
 
     aw_seat *reused = seat(path, 500);
     if (!reused)
@@ -137,7 +130,7 @@ int main(void)
     CHECK_INT(aw_luaseat_sandboxes(reused), 1);
 
     /* Games that leave one mark in a library, or none. */
-    write_file(path, marker_text);
+    lua_game_write(path, marker_text);
     aw_seat *marker = seat(path, 500);
     if (!marker)
         return test_done();
@@ -158,7 +151,7 @@ int main(void)
     marker->ops->free(marker);
 
     /* A failed call: the next game gets a new sandbox. */
-    write_file(path, "FAIL_NOW = true\n");
+    lua_game_write(path, "FAIL_NOW = true\n");
     FILE *f = fopen(path, "a");
     fputs(agent_text, f);
     fclose(f);

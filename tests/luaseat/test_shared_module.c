@@ -96,13 +96,6 @@ static const char *const maker_text =
     "end\n"
     "return agent\n";
 
-static void write_file(const char *file, const char *text)
-{
-    FILE *f = fopen(file, "w");
-    fputs(text, f);
-    fclose(f);
-}
-
 static aw_seat *seat(const char *path, int budget_ms)
 {
     aw_luaseat_opts lo;
@@ -122,13 +115,13 @@ static void made_in_a_corner(const char *dir, const char *mode)
     char path[300], mode_path[300], text[100];
     snprintf(path, sizeof path, "%s/maker.lua", dir);
     snprintf(mode_path, sizeof mode_path, "%s/mode.lua", dir);
-    write_file(path, maker_text);
+    lua_game_write(path, maker_text);
     snprintf(text, sizeof text, "return '%s'\n", mode);
-    write_file(mode_path, text);
+    lua_game_write(mode_path, text);
     aw_seat *s = seat(path, 500);
     if (!s)
         return;
-    write_file(mode_path, "return 'plain'\n");
+    lua_game_write(mode_path, "return 'plain'\n");
     for (uint64_t game = 1; game <= 2; game++) {
         aw_game_result res;
         char name[200];
@@ -149,7 +142,7 @@ int main(void)
     snprintf(dir, sizeof dir, "/tmp/aiwolf_shared_XXXXXX");
     CHECK(mkdtemp(dir) != NULL);
     snprintf(path, sizeof path, "%s/agent.lua", dir);
-    write_file(path, agent_text);
+    lua_game_write(path, agent_text);
 
     aw_seat *reused = seat(path, 500);
     if (!reused)
