@@ -1099,30 +1099,27 @@ static int add_traceback(lua_State *L)
     return 1;
 }
 
-/* Calls agent:method(...) with the nargs values on top of the stack if the
- * agent has that method (looked up with metamethods: class-style agents
- * work); leaves nres results, or none if there is no such method. Returns
- * whether the method existed. */
-static bool call_method(lua_State *L, call_ctx *c, int agent, const char *method, int nargs, int nres)
+/* Calls agent:method(...) with the nargs values at stack indices
+ * args..args+nargs-1 if the agent has that method (looked up with
+ * metamethods: class-style agents work); leaves nres results, or none if
+ * there is no such method. Returns whether the method existed. msgh is the
+ * index of add_traceback, pushed once by the caller for all its calls: the
+ * message handler adds a short traceback; the error goes on up as it was
+ * raised (lua_error raises a memory error again as a memory error; a
+ * time-out is the sandbox's to report). */
+static bool call_method(lua_State *L, call_ctx *c, int agent, int msgh, const char *method, int args, int nargs,
+                        int nres)
 {
     c->method = method;
-    lua_getfield(L, agent, method);
-    if (lua_isnil(L, -1)) {
-        lua_pop(L, 1 + nargs);
+    if (lua_getfield(L, agent, method) == LUA_TNIL) {
+        lua_pop(L, 1);
         return false;
     }
-    lua_insert(L, -(nargs + 1));
     lua_pushvalue(L, agent);
-    lua_insert(L, -(nargs + 1));
-    /* Called with a message handler that adds a short traceback; the error
-     * goes on up as it was raised (lua_error raises a memory error again as
-     * a memory error; a time-out is the sandbox's to report). */
-    int fn = lua_gettop(L) - (nargs + 1);
-    lua_pushcfunction(L, add_traceback);
-    lua_insert(L, fn);
-    if (lua_pcall(L, nargs + 1, nres, fn) != LUA_OK)
+    for (int i = 0; i < nargs; i++)
+        lua_pushvalue(L, args + i);
+    if (lua_pcall(L, nargs + 1, nres, msgh) != LUA_OK)
         return lua_error(L), false;
-    lua_remove(L, fn);
     return true;
 }
 
@@ -1230,23 +1227,25 @@ static int do_call(lua_State *L)
 {
     call_ctx *c = lua_touserdata(L, 1);
     luaseat *s = c->s;
+    lua_pushcfunction(L, add_traceback);
+    int msgh = lua_gettop(L);
     lua_rawgeti(L, LUA_REGISTRYINDEX, s->agent_ref);
     int agent = lua_gettop(L);
+    push_info(L, s, c->info);
+    int info = lua_gettop(L);
     if (c->kind == AW_REQ_INITIALIZE) {
-        push_info(L, s, c->info);
         lua_rawgeti(L, LUA_REGISTRYINDEX, s->keys_ref); /* made by push_info */
         push_setting(L, lua_gettop(L), c->set, s->agent_seed);
-        lua_remove(L, -2);
-        call_method(L, c, agent, "initialize", 2, 0);
+        lua_remove(L, -2); /* info, setting */
+        call_method(L, c, agent, msgh, "initialize", info, 2, 0);
         return 0;
     }
-    push_info(L, s, c->info);
-    call_method(L, c, agent, "update", 1, 0);
+    call_method(L, c, agent, msgh, "update", info, 1, 0);
     const char *method = method_for(c->kind);
     if (!method)
         return 0;
     bool wants = aw_req_needs_reply(c->kind);
-    if (call_method(L, c, agent, method, 0, wants ? 1 : 0) && wants)
+    if (call_method(L, c, agent, msgh, method, 0, 0, wants ? 1 : 0) && wants)
         take_reply(L, c, -1);
     return 0;
 }
@@ -1254,9 +1253,11 @@ static int do_call(lua_State *L)
 static int do_name(lua_State *L)
 {
     call_ctx *c = lua_touserdata(L, 1);
+    lua_pushcfunction(L, add_traceback);
+    int msgh = lua_gettop(L);
     lua_rawgeti(L, LUA_REGISTRYINDEX, c->s->agent_ref);
     int agent = lua_gettop(L);
-    bool has = call_method(L, c, agent, "getName", 0, 1);
+    bool has = call_method(L, c, agent, msgh, "getName", 0, 0, 1);
     if (has && lua_type(L, -1) != LUA_TSTRING && lua_type(L, -1) != LUA_TNIL)
         return aw_sandbox_reply_error(L, "getName() must return a string, not a %s", luaL_typename(L, -1));
     if (has && lua_type(L, -1) == LUA_TSTRING) {
