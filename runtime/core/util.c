@@ -116,15 +116,37 @@ void aw_buf_addc(aw_buf *b, char c)
 
 void aw_buf_vprintf(aw_buf *b, const char *fmt, va_list ap)
 {
+    /* Formatted once into the room there is (at least 64 bytes), and again
+     * only when the text is longer. */
+    buf_reserve(b, 64);
+    size_t room = b->cap - b->len;
     va_list ap2;
     va_copy(ap2, ap);
-    int n = vsnprintf(NULL, 0, fmt, ap2);
+    int n = vsnprintf(b->data + b->len, room, fmt, ap2);
     va_end(ap2);
-    if (n <= 0)
+    if (n <= 0) {
+        b->data[b->len] = '\0';
         return;
-    buf_reserve(b, (size_t)n);
-    vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
+    }
+    if ((size_t)n >= room) {
+        buf_reserve(b, (size_t)n);
+        vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
+    }
     b->len += (size_t)n;
+}
+
+void aw_buf_addi(aw_buf *b, long long v)
+{
+    char tmp[24];
+    size_t i = sizeof tmp;
+    unsigned long long u = v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v;
+    do {
+        tmp[--i] = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (v < 0)
+        tmp[--i] = '-';
+    aw_buf_add(b, tmp + i, sizeof tmp - i);
 }
 
 void aw_buf_printf(aw_buf *b, const char *fmt, ...)

@@ -52,6 +52,8 @@ void aw_buf_clear(aw_buf *b);
 void aw_buf_add(aw_buf *b, const void *data, size_t len);
 void aw_buf_adds(aw_buf *b, const char *s);
 void aw_buf_addc(aw_buf *b, char c);
+/* Appends v in decimal (as printf's %lld). */
+void aw_buf_addi(aw_buf *b, long long v);
 void aw_buf_printf(aw_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void aw_buf_vprintf(aw_buf *b, const char *fmt, va_list ap);
 

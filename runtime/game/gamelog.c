@@ -24,46 +24,85 @@ static void out(aw_gamelog *l, FILE *f, const aw_buf *b)
         l->write_errors++;
 }
 
+/* The CSV line's parts, appended without printf (a line is written for
+ * every event of every logged game). */
+static void csv_head(aw_buf *o, int day, const char *what)
+{
+    aw_buf_addi(o, day);
+    aw_buf_addc(o, ',');
+    aw_buf_adds(o, what);
+}
+
+static void csv_int(aw_buf *o, long long v)
+{
+    aw_buf_addc(o, ',');
+    aw_buf_addi(o, v);
+}
+
+static void csv_str(aw_buf *o, const char *s)
+{
+    aw_buf_addc(o, ',');
+    aw_buf_adds(o, s);
+}
+
 void aw_gamelog_csv_line(const aw_event *ev, const aw_state *st, aw_buf *o)
 {
     int d = ev->day;
     switch (ev->kind) {
     case AW_EV_STATUS:
-        aw_buf_printf(o, "%d,status,%d,%s,%s,%s\n", d, ev->agent, aw_role_name(ev->role), ev->alive ? "ALIVE" : "DEAD",
-                      st->name[ev->agent]);
+        csv_head(o, d, "status");
+        csv_int(o, ev->agent);
+        csv_str(o, aw_role_name(ev->role));
+        csv_str(o, ev->alive ? "ALIVE" : "DEAD");
+        csv_str(o, st->name[ev->agent]);
         break;
     case AW_EV_TALK:
     case AW_EV_WHISPER:
-        aw_buf_printf(o, "%d,%s,%d,%d,%d,", d, ev->kind == AW_EV_TALK ? "talk" : "whisper", ev->talk->idx,
-                      ev->talk->turn, ev->talk->agent);
+        csv_head(o, d, ev->kind == AW_EV_TALK ? "talk" : "whisper");
+        csv_int(o, ev->talk->idx);
+        csv_int(o, ev->talk->turn);
+        csv_int(o, ev->talk->agent);
+        aw_buf_addc(o, ',');
         aw_buf_add(o, ev->talk->text, ev->talk->len);
-        aw_buf_addc(o, '\n');
         break;
     case AW_EV_VOTE:
-        aw_buf_printf(o, "%d,vote,%d,%d\n", d, ev->agent, ev->target);
+    case AW_EV_ATTACK_VOTE:
+        csv_head(o, d, ev->kind == AW_EV_VOTE ? "vote" : "attackVote");
+        csv_int(o, ev->agent);
+        csv_int(o, ev->target);
         break;
     case AW_EV_EXECUTE:
-        aw_buf_printf(o, "%d,execute,%d,%s\n", d, ev->agent, aw_role_name(ev->role));
+        csv_head(o, d, "execute");
+        csv_int(o, ev->agent);
+        csv_str(o, aw_role_name(ev->role));
         break;
     case AW_EV_DIVINE:
-        aw_buf_printf(o, "%d,divine,%d,%d,%s\n", d, ev->agent, ev->target, aw_species_name(ev->species));
+        csv_head(o, d, "divine");
+        csv_int(o, ev->agent);
+        csv_int(o, ev->target);
+        csv_str(o, aw_species_name(ev->species));
         break;
     case AW_EV_GUARD:
-        aw_buf_printf(o, "%d,guard,%d,%d,%s\n", d, ev->agent, ev->target, aw_role_name(ev->role));
-        break;
-    case AW_EV_ATTACK_VOTE:
-        aw_buf_printf(o, "%d,attackVote,%d,%d\n", d, ev->agent, ev->target);
+        csv_head(o, d, "guard");
+        csv_int(o, ev->agent);
+        csv_int(o, ev->target);
+        csv_str(o, aw_role_name(ev->role));
         break;
     case AW_EV_ATTACK:
-        aw_buf_printf(o, "%d,attack,%d,%s\n", d, ev->target, ev->flag ? "true" : "false");
+        csv_head(o, d, "attack");
+        csv_int(o, ev->target);
+        csv_str(o, ev->flag ? "true" : "false");
         break;
     case AW_EV_RESULT:
-        aw_buf_printf(o, "%d,result,%d,%d,%s\n", d, ev->humans, ev->wolves, aw_team_name(ev->team));
+        csv_head(o, d, "result");
+        csv_int(o, ev->humans);
+        csv_int(o, ev->wolves);
+        csv_str(o, aw_team_name(ev->team));
         break;
-    case AW_EV_SUBSTITUTE:
-    case AW_EV_TALK_REPLACED:
-        break;
+    default: /* substitutes and replaced talks are not in the CSV log */
+        return;
     }
+    aw_buf_addc(o, '\n');
 }
 
 /* Printable form of agent text for the record: control bytes become '?'. */
