@@ -8,6 +8,7 @@
  * usage: overhead_bench [GAMES] [PLAYERS] [AGENT...]
  *        (defaults 400, 15, agents/random.lua; several agents take the seats
  *        in turn) */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,8 +26,10 @@ static double cpu_now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* Plays seeds from..to-1 with fresh seats; returns the CPU seconds. */
-static double play(char **agents, int nagents, int players, bool unguarded, int from, int to)
+/* Plays seeds from..to-1 with fresh seats; returns the CPU seconds and adds
+ * the bytes the agents' states allocated to *bytes (sandboxed seats only:
+ * unguarded ones use the C library's allocator, which counts nothing). */
+static double play(char **agents, int nagents, int players, bool unguarded, int from, int to, uint64_t *bytes)
 {
     aw_settings set;
     aw_error err;
@@ -64,8 +67,10 @@ static double play(char **agents, int nagents, int players, bool unguarded, int 
         }
     }
     double t = cpu_now() - t0;
-    for (int a = 1; a <= players; a++)
+    for (int a = 1; a <= players; a++) {
+        *bytes += aw_luaseat_allocated(seats[a]);
         seats[a]->ops->free(seats[a]);
+    }
     return t;
 }
 
@@ -82,16 +87,20 @@ int main(int argc, char **argv)
     }
     enum { ROUNDS = 8 };
     double t[2] = {0, 0};
+    uint64_t bytes[2] = {0, 0};
     int per = games / ROUNDS;
     for (int r = 0; r < ROUNDS; r++)
         for (int m = 0; m < 2; m++) {
             int mode = (r + m) % 2; /* alternate which goes first */
-            t[mode] += play(agents, nagents, players, mode == 1, 1 + r * per, 1 + (r + 1) * per);
+            t[mode] += play(agents, nagents, players, mode == 1, 1 + r * per, 1 + (r + 1) * per, &bytes[mode]);
         }
     int n = per * ROUNDS;
     printf("%d games of %d players, %s%s: sandboxed %.3f ms/game (%.0f games/s), unguarded %.3f ms/game "
            "(%.0f games/s): the guards cost %+.1f %%\n",
            n, players, agents[0], nagents > 1 ? " and others" : "", t[0] / n * 1e3, n / t[0], t[1] / n * 1e3,
            n / t[1], (t[0] / t[1] - 1) * 100);
+    printf("the agents' Lua states allocated %.0f KB a game (every block and growth, freed or not; each round's "
+           "first game loads the agents)\n",
+           (double)bytes[0] / n / 1024);
     return 0;
 }

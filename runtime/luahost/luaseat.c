@@ -83,6 +83,7 @@ typedef struct luaseat {
     int agent;
     long games;          /* begin calls so far: the number of the game under way */
     long sandboxes;      /* sandboxes made (open_agent) */
+    uint64_t allocated;  /* bytes allocated by the sandboxes freed so far */
     uint64_t agent_seed; /* the seat's own seed: randomSeed and math.random */
     char name[65];
     view_mem view;
@@ -1558,10 +1559,18 @@ long aw_luaseat_sandboxes(const aw_seat *seat)
     return ((const luaseat *)seat)->sandboxes;
 }
 
+uint64_t aw_luaseat_allocated(const aw_seat *seat)
+{
+    const luaseat *s = (const luaseat *)seat;
+    return s->allocated + (s->sb ? aw_sandbox_allocated(s->sb) : 0);
+}
+
 static void close_agent(luaseat *s)
 {
-    if (s->sb)
+    if (s->sb) {
+        s->allocated += aw_sandbox_allocated(s->sb);
         aw_sandbox_free(s->sb);
+    }
     s->sb = NULL;
     s->agent_ref = s->swap_ref = s->keys_ref = LUA_NOREF;
     s->view.ref = s->view.stale = LUA_NOREF; /* they were the state's */

@@ -74,6 +74,10 @@ aw_seat *aw_luaseat_new(const char *path, const aw_luaseat_opts *opts, aw_error 
 /* How many sandboxes the seat made so far (for tests and benchmarks). */
 long aw_luaseat_sandboxes(const aw_seat *seat);
 
+/* Bytes the seat's agent states allocated so far, in all its sandboxes
+ * (aw_sandbox_allocated; for benchmarks). */
+uint64_t aw_luaseat_allocated(const aw_seat *seat);
+
 /* A Lua seat to be made later with its output stream given then: the maker
  * a child seat takes (childseat.h's aw_childseat_make, ud an
  * aw_luaseat_spec). */

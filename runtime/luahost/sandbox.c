@@ -993,3 +993,8 @@ size_t aw_sandbox_memory_peak(const aw_sandbox *sb)
 {
     return sb->peak;
 }
+
+uint64_t aw_sandbox_allocated(const aw_sandbox *sb)
+{
+    return sb->allocated;
+}

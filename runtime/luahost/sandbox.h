@@ -205,6 +205,9 @@ size_t aw_sandbox_output_dropped(const aw_sandbox *sb);
 /* Bytes currently allocated by the agent's state, and the most it ever held. */
 size_t aw_sandbox_memory(const aw_sandbox *sb);
 size_t aw_sandbox_memory_peak(const aw_sandbox *sb);
+/* Bytes the agent's state allocated since the sandbox was made: every new
+ * block and every growth of one, freed or not (for benchmarks). */
+uint64_t aw_sandbox_allocated(const aw_sandbox *sb);
 
 /* Helpers for the host code that runs inside aw_sandbox_run, to read an
  * agent's reply without running agent code: they use type checks and raw

@@ -98,6 +98,7 @@ struct aw_sandbox {
     aw_sandbox_limits lim;
     size_t used;                /* bytes the state holds now */
     size_t peak;                /* most it ever held */
+    uint64_t allocated;         /* bytes of growth since it was made (benchmarks) */
     int lpeg_opened;            /* LPeg was opened since the environment was last made */
     size_t renewed_used;        /* what it held after its environment was last made (aw_sandbox_renew) */
     size_t made_used;           /* what it held when aw_sandbox_new returned */

@@ -277,6 +277,7 @@ void *sb_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
             return NULL;
         }
         sb->grown += grow;
+        sb->allocated += grow;
         sb->since_gc += grow;
         /* Near the cap, ask for a full collection at the next safe point
          * (an LPeg constructor, see sb_lpeg_gc): allocation failures only
