@@ -1100,16 +1100,14 @@ static int add_traceback(lua_State *L)
     return 1;
 }
 
-/* Calls agent:method(...) with the nargs values at stack indices
- * args..args+nargs-1 if the agent has that method (looked up with
+/* Calls agent:method() if the agent has that method (looked up with
  * metamethods: class-style agents work); leaves nres results, or none if
  * there is no such method. Returns whether the method existed. msgh is the
  * index of add_traceback, pushed once by the caller for all its calls: the
  * message handler adds a short traceback; the error goes on up as it was
  * raised (lua_error raises a memory error again as a memory error; a
  * time-out is the sandbox's to report). */
-static bool call_method(lua_State *L, call_ctx *c, int agent, int msgh, const char *method, int args, int nargs,
-                        int nres)
+static bool call_method(lua_State *L, call_ctx *c, int agent, int msgh, const char *method, int nres)
 {
     c->method = method;
     if (lua_getfield(L, agent, method) == LUA_TNIL) {
@@ -1117,9 +1115,7 @@ static bool call_method(lua_State *L, call_ctx *c, int agent, int msgh, const ch
         return false;
     }
     lua_pushvalue(L, agent);
-    for (int i = 0; i < nargs; i++)
-        lua_pushvalue(L, args + i);
-    if (lua_pcall(L, nargs + 1, nres, msgh) != LUA_OK)
+    if (lua_pcall(L, 1, nres, msgh) != LUA_OK)
         return lua_error(L), false;
     return true;
 }
@@ -1224,6 +1220,11 @@ static void take_reply(lua_State *L, call_ctx *c, int idx)
     }
 }
 
+/* A request: update(info) (initialize(info, setting) at INITIALIZE), then
+ * the request's method. info is brought up to date before anything else
+ * once the agent has it (this game's view exists); before that it is made
+ * only for a method that takes it, so an agent with neither update nor
+ * initialize pays nothing for info: it can never see it. */
 static int do_call(lua_State *L)
 {
     call_ctx *c = lua_touserdata(L, 1);
@@ -1232,21 +1233,37 @@ static int do_call(lua_State *L)
     int msgh = lua_gettop(L);
     lua_rawgeti(L, LUA_REGISTRYINDEX, s->agent_ref);
     int agent = lua_gettop(L);
-    push_info(L, s, c->info);
-    int info = lua_gettop(L);
-    if (c->kind == AW_REQ_INITIALIZE) {
-        lua_rawgeti(L, LUA_REGISTRYINDEX, s->keys_ref); /* made by push_info */
-        push_setting(L, lua_gettop(L), c->set, s->agent_seed);
-        lua_remove(L, -2); /* info, setting */
-        call_method(L, c, agent, msgh, "initialize", info, 2, 0);
-        return 0;
+    bool init = c->kind == AW_REQ_INITIALIZE;
+    int info = 0;
+    if (s->view.ref != LUA_NOREF) {
+        push_info(L, s, c->info);
+        info = lua_gettop(L);
     }
-    call_method(L, c, agent, msgh, "update", info, 1, 0);
+    c->method = init ? "initialize" : "update";
+    if (lua_getfield(L, agent, c->method) != LUA_TNIL) {
+        int fn = lua_gettop(L);
+        if (!info) {
+            push_info(L, s, c->info);
+            info = lua_gettop(L);
+        }
+        lua_pushvalue(L, fn);
+        lua_pushvalue(L, agent);
+        lua_pushvalue(L, info);
+        if (init) {
+            lua_rawgeti(L, LUA_REGISTRYINDEX, s->keys_ref); /* made by push_info */
+            push_setting(L, lua_gettop(L), c->set, s->agent_seed);
+            lua_remove(L, -2);
+        }
+        if (lua_pcall(L, init ? 3 : 2, 0, msgh) != LUA_OK)
+            return lua_error(L);
+    }
+    if (init)
+        return 0;
     const char *method = method_for(c->kind);
     if (!method)
         return 0;
     bool wants = aw_req_needs_reply(c->kind);
-    if (call_method(L, c, agent, msgh, method, 0, 0, wants ? 1 : 0) && wants)
+    if (call_method(L, c, agent, msgh, method, wants ? 1 : 0) && wants)
         take_reply(L, c, -1);
     return 0;
 }
@@ -1258,7 +1275,7 @@ static int do_name(lua_State *L)
     int msgh = lua_gettop(L);
     lua_rawgeti(L, LUA_REGISTRYINDEX, c->s->agent_ref);
     int agent = lua_gettop(L);
-    bool has = call_method(L, c, agent, msgh, "getName", 0, 0, 1);
+    bool has = call_method(L, c, agent, msgh, "getName", 1);
     if (has && lua_type(L, -1) != LUA_TSTRING && lua_type(L, -1) != LUA_TNIL)
         return aw_sandbox_reply_error(L, "getName() must return a string, not a %s", luaL_typename(L, -1));
     if (has && lua_type(L, -1) == LUA_TSTRING) {

@@ -7,6 +7,12 @@
 -- stale or missing. After reading, it sometimes writes a field (a list not
 -- read yet in this call, too): it must read back its own value, and the
 -- next call must hold the truth again.
+-- Each game, an instance plays one of three ways (from its seed): with
+-- initialize and update all game; "late", with neither until some talk()
+-- adds update (an agent that takes no info is not given any: the first
+-- info it gets must be the whole view); or "quits", dropping update at
+-- some talk() and from then on reading, in talk(), the info it kept (the
+-- host still brings it up to date before every call).
 local P = require "aiwolf.protocol"
 local agent = {}
 
@@ -68,6 +74,7 @@ local function show(self, info, i)
 end
 
 local function call(self, info)
+  self.n = self.n or #info.statusMap
   assert(getmetatable(info) == "info", "info's metatable is not protected")
   assert(not pcall(setmetatable, info, {}), "setmetatable on info worked")
   assert(debug == nil, "the sandbox has a debug library")
@@ -121,7 +128,19 @@ function agent:initialize(info, setting)
   call(self, info)
 end
 function agent:update(info) call(self, info) end
+
+local update = agent.update
+local mode = ({"all", "late", "quits"})[math.random(3)]
+if mode == "late" then agent.initialize, agent.update = nil, nil end
+
 function agent:talk()
+  if mode == "late" and not agent.update and math.random() < 0.3 then
+    agent.update = update -- called from the next request on
+  elseif mode == "quits" and agent.update and math.random() < 0.2 then
+    agent.update = nil
+  elseif mode == "quits" and not agent.update then
+    call(self, self.info)
+  end
   return "ESTIMATE Agent[0" .. math.random(5) .. "] WEREWOLF"
 end
 function agent:whisper() return "ATTACK Agent[03]" end
