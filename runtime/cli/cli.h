@@ -31,4 +31,12 @@ int aw_cli_each_file(const char *cmd, const char *const *files, int nfiles, aw_c
  * at most hostlen - 1 bytes) and port (0-65535). -1 when malformed. */
 int aw_cli_parse_http(const char *v, char *host, size_t hostlen, int *port);
 
+#include <stdio.h>
+
+/* `aiwolf play --profile`: the samples of one agent file's seats (merged),
+ * the functions by their share of the VM instructions sampled, with
+ * instructions per game (games: those played). */
+struct aw_profile;
+void aw_cli_print_profile(FILE *out, const char *entry, const struct aw_profile *p, int seats, long games);
+
 #endif

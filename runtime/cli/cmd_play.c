@@ -52,8 +52,8 @@ static void usage(FILE *out)
             "                      roles), so luck cancels; the summary gives the difference\n"
             "                      in win rate with its 95%% interval (default 200 games)\n"
             "  --jobs J            play --games on J processes (default: every core; 1 with\n"
-            "                      --events, --watch or --agent-output); the summary is the\n"
-            "                      one a single process gives\n"
+            "                      --events, --watch, --agent-output or --profile); the\n"
+            "                      summary is the one a single process gives\n"
             "  --summary FILE      also write the summary for tools: FILE.json or FILE.csv\n"
             "                      (or json:FILE, csv:FILE; '-' is standard output)\n"
             "  --log PATH          write the official CSV game log to PATH (with --games,\n"
@@ -64,6 +64,9 @@ static void usage(FILE *out)
             "  --work UNITS        also a deterministic budget per call, in work units (VM\n"
             "                      instructions plus library work; docs/sandbox.md): the same\n"
             "                      agent stops at the same point on any machine and load\n"
+            "  --profile           after the games, where each agent file's Lua ran: its\n"
+            "                      functions by share of the VM instructions (sampled every\n"
+            "                      1,000; time in C functions is not counted; one process)\n"
             "  --quiet             one game: print only its result line; --games: no progress\n"
             "  --hide-over         the record leaves out talks and whispers that only say\n"
             "                      Over or Skip (turn markers and vote tallies stay)\n"
@@ -95,6 +98,30 @@ static void usage(FILE *out)
             "\n"
             "Exit status: 0 when every game was played, 2 for bad usage or a broken agent\n"
             "file, 1 when a log could not be written.\n");
+}
+
+/* --profile: each agent file's seats' samples, merged, after the summary. */
+static void print_profiles(aw_seat **seats, aw_seat **mirror, int players, const int *entry_of,
+                           const int *mirror_entry_of, const char **entry_names, int nentries, long games)
+{
+    for (int e = 0; e < nentries; e++) {
+        aw_profile *sum = NULL;
+        int n = 0;
+        for (int a = 1; a <= players; a++)
+            for (int m = 0; m < 2; m++) {
+                aw_seat *s = m ? mirror[a] : seats[a];
+                const aw_profile *p = s && (m ? mirror_entry_of[a] : entry_of[a]) == e ? aw_luaseat_profile(s) : NULL;
+                if (!p)
+                    continue;
+                if (!sum)
+                    sum = aw_profile_new();
+                aw_profile_merge(sum, p);
+                n++;
+            }
+        if (sum)
+            aw_cli_print_profile(stdout, entry_names[e], sum, n, games);
+        aw_profile_free(sum);
+    }
 }
 
 static int bad(const char *fmt, const char *arg)
@@ -322,6 +349,7 @@ int cmd_play(int argc, char **argv)
     long players = 0, games = 1, budget = 0, memory = 0;
     uint64_t seed = 0, work = 0;
     bool have_seed = false, quiet = false, list = false, watch = false, watch_live = false, isolate = false;
+    bool profile = false;
     int agent_output = -1;
     const char *sets[64];
     int nsets = 0;
@@ -417,6 +445,8 @@ int cmd_play(int argc, char **argv)
             hide_over = true;
         } else if (strcmp(o, "--isolate") == 0) {
             isolate = true;
+        } else if (strcmp(o, "--profile") == 0) {
+            profile = true;
         } else if (strcmp(o, "--agent-output") == 0) {
             agent_output = 1;
         } else if (strcmp(o, "--no-agent-output") == 0) {
@@ -513,7 +543,8 @@ int cmd_play(int argc, char **argv)
      * pages). */
     static const char http_flag[] = "--http";
     const char *one_process = events_path ? "--events" : watch ? "--watch" : watch_live ? "--watch-live"
-                              : agent_output == 1 ? "--agent-output" : http ? http_flag : NULL;
+                              : agent_output == 1 ? "--agent-output" : profile ? "--profile"
+                              : http ? http_flag : NULL;
     if (jobs > 1 && one_process)
         return bad(http && one_process == http_flag ? "%s plays its games one at a time in this process: use --jobs 1"
                                                     : "%s is written by one process: use --jobs 1",
@@ -523,6 +554,8 @@ int cmd_play(int argc, char **argv)
     if (watch && games == 1)
         return bad("%s", "--watch reloads an agent between games: give --games N (0: until Ctrl-C), or "
                          "--watch-live for changes during one game");
+    if (isolate && profile)
+        return bad("%s", "--profile does not work with --isolate yet (the agents run in confined children)");
     if (isolate && (watch || watch_live))
         return bad("%s", "--watch does not work with --isolate yet (a confined child cannot read the file)");
     if (nagents == 0 && humans < set.players)
@@ -550,6 +583,7 @@ int cmd_play(int argc, char **argv)
     lo.watch = watch;
     lo.watch_live = watch_live;
     lo.number_games = games > 1 && !isolate; /* (a child seat counts one game per child) */
+    lo.profile = profile;
     aw_luaseat_talks(&lo);
     /* A word that is not a file is more likely a mistyped option. */
     for (int i = 0; i < nagents; i++) {
@@ -712,6 +746,8 @@ int cmd_play(int argc, char **argv)
             }
         }
     }
+    if (profile && tally.played > 0)
+        print_profiles(seats, mirror, set.players, entry_of, mirror_entry_of, entry_names, nentries, tally.played);
     aw_tally_free(&tally);
     if (live && mrc != AW_MATCH_INTERRUPTED)
         linger();

@@ -84,6 +84,7 @@ typedef struct luaseat {
     long games;          /* begin calls so far: the number of the game under way */
     long sandboxes;      /* sandboxes made (open_agent) */
     uint64_t allocated;  /* bytes allocated by the sandboxes freed so far */
+    aw_profile *profile; /* opts.profile: the samples of all its sandboxes */
     uint64_t agent_seed; /* the seat's own seed: randomSeed and math.random */
     char name[65];
     view_mem view;
@@ -1546,6 +1547,7 @@ static aw_sandbox *open_agent(luaseat *s, uint64_t seed, int budget_ms, int *ref
     lim.module_cache = watching(s) ? NULL : s->modcache;
     lim.work_budget = s->opts.work_budget;
     lim.unguarded = s->opts.unguarded;
+    lim.profile = s->profile;
     aw_error err;
     aw_sandbox *sb = aw_sandbox_new(&lim, &err);
     if (!sb) {
@@ -1574,6 +1576,11 @@ static aw_sandbox *open_agent(luaseat *s, uint64_t seed, int budget_ms, int *ref
 long aw_luaseat_sandboxes(const aw_seat *seat)
 {
     return ((const luaseat *)seat)->sandboxes;
+}
+
+const aw_profile *aw_luaseat_profile(const aw_seat *seat)
+{
+    return ((const luaseat *)seat)->profile;
 }
 
 uint64_t aw_luaseat_allocated(const aw_seat *seat)
@@ -1874,6 +1881,7 @@ static void seat_free(aw_seat *base)
     free(s->default_name);
     free(s->dir);
     free(s->reply);
+    aw_profile_free(s->profile);
     free(s);
 }
 
@@ -1903,6 +1911,8 @@ aw_seat *aw_luaseat_new(const char *path, const aw_luaseat_opts *opts, aw_error 
     s->agent_ref = s->swap_ref = s->keys_ref = LUA_NOREF;
     if (opts)
         s->opts = *opts;
+    if (s->opts.profile)
+        s->profile = aw_profile_new();
     const char *base = strrchr(path, '/');
     s->dir = base ? aw_xstrndup(path, (size_t)(base - path) ? (size_t)(base - path) : 1) : aw_xstrdup(".");
     base = base ? base + 1 : path;

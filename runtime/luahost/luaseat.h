@@ -18,6 +18,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "profile.h"
 #include "seat.h"
 
 /* Only a pointer type is needed here: users of this header (the CLI, the
@@ -55,6 +56,9 @@ typedef struct aw_luaseat_opts {
     /* Benchmarks only (bench/overhead_bench): the agent's sandbox has no
      * budget and no memory cap (aw_sandbox_limits.unguarded). */
     bool unguarded;
+    /* Sample where the agent's Lua runs (aw_sandbox_limits.profile), in all
+     * the seat's sandboxes; read it with aw_luaseat_profile. */
+    bool profile;
     /* Do not run the agent's file at creation to check that it loads: the
      * agent plays in a confined child (contests), where no untrusted code
      * runs in the parent and a broken file shows as begin's fault. */
@@ -77,6 +81,10 @@ long aw_luaseat_sandboxes(const aw_seat *seat);
 /* Bytes the seat's agent states allocated so far, in all its sandboxes
  * (aw_sandbox_allocated; for benchmarks). */
 uint64_t aw_luaseat_allocated(const aw_seat *seat);
+
+/* The seat's samples of where its agent's Lua ran (opts.profile, profile.h),
+ * owned by the seat; NULL without opts.profile. */
+const aw_profile *aw_luaseat_profile(const aw_seat *seat);
 
 /* A Lua seat to be made later with its output stream given then: the maker
  * a child seat takes (childseat.h's aw_childseat_make, ud an

@@ -571,10 +571,16 @@ int sb_protected(aw_sandbox *sb, lua_CFunction fn, void *ud, int nres, aw_fault 
     aw_sandbox *outer = sb_wd_running; /* a host fn may (oddly) call into another sandbox */
     sb_wd_running = sb;
     int armed = sb_wd_arm(sb);
-    sb->hook_count = sb->lim.work_budget ? SB_WORK_COUNT : armed ? 0 : SB_HOOK_COUNT;
-    if (sb->hook_count)
+    sb->hook_count = sb->lim.work_budget ? SB_WORK_COUNT : armed && !sb->lim.profile ? 0 : SB_HOOK_COUNT;
+    /* Setting the hook restarts its countdown. A profile (without a work
+     * budget, whose units count from each call's start) keeps it running
+     * from call to call: restarted, calls shorter than the count would never
+     * be sampled. */
+    int running = sb->lim.profile && !sb->lim.work_budget && lua_gethook(L) == sb_hook &&
+                   lua_gethookmask(L) == LUA_MASKCOUNT && lua_gethookcount(L) == sb->hook_count;
+    if (sb->hook_count && !running)
         lua_sethook(L, sb_hook, LUA_MASKCOUNT, sb->hook_count);
-    else
+    else if (!sb->hook_count)
         lua_sethook(L, NULL, 0, 0);
     /* Near the cap, collect fully first: emergency collections (the ones an
      * allocation failure triggers) do not run finalizers, so garbage LPeg

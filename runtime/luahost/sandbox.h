@@ -17,6 +17,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "profile.h"
+
 #include <lua.h>
 
 #include "util.h"
@@ -50,6 +52,8 @@ typedef struct aw_sandbox_limits {
                                no hook, no clock) and the C library's allocator with no cap, so that
                                what the guards cost can be measured against it. Never for agents: a
                                loop runs forever, an allocation takes all memory. */
+    aw_profile *profile;    /* if set (not owned), calls sample where the agent's Lua runs into it,
+                               every SB_HOOK_COUNT (1000) VM instructions: a few % slower */
 } aw_sandbox_limits;
 
 /* Fills l with the defaults above (seed 0, no module folder). */

@@ -222,6 +222,8 @@ void sb_call_clocks_end(aw_sandbox *sb, int exact, uint64_t *cpu_ns, uint64_t *w
 void sb_charge(lua_State *L, aw_sandbox *sb, uint64_t n);
 void sb_check(lua_State *L, aw_sandbox *sb);
 void sb_hook(lua_State *L, lua_Debug *ar);
+/* sb_profile.c: one sample of the running function (limits.profile set). */
+void sb_profile_sample(aw_sandbox *sb, lua_State *L);
 void sb_rearm(aw_sandbox *sb);
 void sb_wd_disarm(void);
 void sb_wd_handler(int sig, siginfo_t *si, void *uctx);

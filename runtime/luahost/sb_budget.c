@@ -105,6 +105,8 @@ void sb_hook(lua_State *L, lua_Debug *ar)
     aw_sandbox *sb = sb_of(L);
     (void)ar;
     sb->cur = L;
+    if (sb->lim.profile && sb->in_call && !sb->expired)
+        sb_profile_sample(sb, L);
     if (sb->lim.work_budget && sb->in_call && !sb->expired) {
         /* The count of instructions since this thread's last firing. */
         sb->units += (uint64_t)lua_gethookcount(L);

@@ -1,0 +1,78 @@
+/* cmd_play_profile: `aiwolf play --profile`'s report (see cli.h). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "profile.h"
+
+typedef struct row {
+    const char *where, *name;
+    uint64_t n;
+} row;
+
+typedef struct rows {
+    row *r;
+    size_t n, cap;
+} rows;
+
+static void take(void *ud, const char *where, const char *name, uint64_t n)
+{
+    rows *rs = ud;
+    if (rs->n == rs->cap) {
+        rs->cap = rs->cap ? rs->cap * 2 : 64;
+        rs->r = realloc(rs->r, rs->cap * sizeof *rs->r);
+        if (!rs->r) {
+            fprintf(stderr, "aiwolf: out of memory\n");
+            abort();
+        }
+    }
+    rs->r[rs->n++] = (row){where, name, n};
+}
+
+/* The most first; equal counts by place, so the report is the same every
+ * time for the same samples. */
+static int by_count(const void *a, const void *b)
+{
+    const row *x = a, *y = b;
+    if (x->n != y->n)
+        return x->n < y->n ? 1 : -1;
+    return strcmp(x->where, y->where);
+}
+
+void aw_cli_print_profile(FILE *out, const char *entry, const aw_profile *p, int seats, long games)
+{
+    uint64_t total = aw_profile_total(p);
+    if (games < 1)
+        games = 1;
+    fprintf(out, "\nprofile of %s (%d seat%s, %ld game%s): %.0f VM instructions of Lua a game (sampled)\n",
+            entry, seats, seats == 1 ? "" : "s", games, games == 1 ? "" : "s", (double)total / (double)games);
+    if (!total) {
+        fprintf(out, "  (no samples: its calls ran too few VM instructions in all)\n");
+        return;
+    }
+    rows rs = {NULL, 0, 0};
+    aw_profile_each(p, take, &rs);
+    qsort(rs.r, rs.n, sizeof *rs.r, by_count);
+    fprintf(out, "  %6s  %12s  %s\n", "share", "a game", "function (where it is defined)");
+    uint64_t rest = 0;
+    size_t shown = 0, left = 0;
+    for (size_t i = 0; i < rs.n; i++) {
+        double share = 100.0 * (double)rs.r[i].n / (double)total;
+        if (shown == 30 || share < 0.5) {
+            rest += rs.r[i].n;
+            left++;
+            continue;
+        }
+        shown++;
+        if (rs.r[i].name[0])
+            fprintf(out, "  %5.1f%%  %12.0f  %s (%s)\n", share, (double)rs.r[i].n / (double)games, rs.r[i].name,
+                    rs.r[i].where);
+        else
+            fprintf(out, "  %5.1f%%  %12.0f  %s\n", share, (double)rs.r[i].n / (double)games, rs.r[i].where);
+    }
+    if (left)
+        fprintf(out, "  %5.1f%%  %12.0f  (%zu other function%s)\n", 100.0 * (double)rest / (double)total,
+                (double)rest / (double)games, left, left == 1 ? "" : "s");
+    free(rs.r);
+}
