@@ -136,5 +136,7 @@ void sb_profile_sample(aw_sandbox *sb, lua_State *L)
         snprintf(where, sizeof where, "%s:%d", ar.short_src, ar.linedefined);
     else
         snprintf(where, sizeof where, "%s (main chunk)", ar.short_src);
-    aw_profile_add(sb->lim.profile, where, ar.name, (uint64_t)lua_gethookcount(L));
+    /* "?": called in a way that names nothing (self[k](...), a metamethod) */
+    const char *name = ar.name && strcmp(ar.name, "?") != 0 ? ar.name : NULL;
+    aw_profile_add(sb->lim.profile, where, name, (uint64_t)lua_gethookcount(L));
 }
