@@ -53,7 +53,8 @@ typedef struct aw_sandbox_limits {
                                what the guards cost can be measured against it. Never for agents: a
                                loop runs forever, an allocation takes all memory. */
     aw_profile *profile;    /* if set (not owned), calls sample where the agent's Lua runs into it,
-                               every SB_HOOK_COUNT (1000) VM instructions: a few % slower */
+                               every SB_HOOK_COUNT (1000) VM instructions: 20-25 % slower (a count
+                               hook makes Lua check it at every instruction) */
 } aw_sandbox_limits;
 
 /* Fills l with the defaults above (seed 0, no module folder). */
