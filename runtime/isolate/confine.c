@@ -126,15 +126,10 @@ static int install_filter(const int *keep, int nkeep, bool may_read_files, bool 
     emit(&b, JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000u, 0, 1));
     emit(&b, STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS));
 #endif
-    /* memory, without ever making a page executable */
-    rule(&b, SYS_brk, SECCOMP_RET_ALLOW);
-    rule(&b, SYS_munmap, SECCOMP_RET_ALLOW);
-    rule(&b, SYS_mremap, SECCOMP_RET_ALLOW);
-    rule(&b, SYS_madvise, SECCOMP_RET_ALLOW);
-    rule_bits(&b, SYS_mmap, 2, PROT_EXEC, SECCOMP_RET_ALLOW, RET_ERRNO);
-    rule_bits(&b, SYS_mprotect, 2, PROT_EXEC, SECCOMP_RET_ALLOW, RET_ERRNO);
     /* the pipes to the host: read the asks (keep[0]), write the answers
-     * and the output (the others);
+     * and the output (the others) — first, as every request makes one read
+     * and one write, and the kernel runs the filter for them (calls whose
+     * outcome does not depend on their arguments, it caches);
      * with Landlock fencing reads into the agent's folder, also its module
      * files */
     if (may_read_files) {
@@ -149,6 +144,13 @@ static int install_filter(const int *keep, int nkeep, bool may_read_files, bool 
     }
     rule_fd(&b, SYS_write, 0, keep, nkeep);
     rule_fd(&b, SYS_writev, 0, keep, nkeep);
+    /* memory, without ever making a page executable */
+    rule(&b, SYS_brk, SECCOMP_RET_ALLOW);
+    rule(&b, SYS_munmap, SECCOMP_RET_ALLOW);
+    rule(&b, SYS_mremap, SECCOMP_RET_ALLOW);
+    rule(&b, SYS_madvise, SECCOMP_RET_ALLOW);
+    rule_bits(&b, SYS_mmap, 2, PROT_EXEC, SECCOMP_RET_ALLOW, RET_ERRNO);
+    rule_bits(&b, SYS_mprotect, 2, PROT_EXEC, SECCOMP_RET_ALLOW, RET_ERRNO);
     rule(&b, SYS_close, SECCOMP_RET_ALLOW);
     /* time, locks, signals returning, leaving */
     rule(&b, SYS_clock_gettime, SECCOMP_RET_ALLOW);
