@@ -28,6 +28,11 @@ typedef enum { IN_PROCESS, FORK_PER_GAME, PERSISTENT } where;
 static const char *const where_name[] = {"in process,", "fork/game,", "persistent,"};
 
 static aw_luaseat_opts lua_opts;
+/* random.lua in a child: talks parsed only when read, as `aiwolf play
+ * --isolate` and the contest workers run them (aw_luaseat_talks_deferred). */
+static aw_luaseat_opts lua_child_opts;
+static aw_validate_fn *lua_child_validate;
+static void (*lua_child_free_parsed)(void *ud, void *parsed);
 
 static aw_seat *make_c(void *ud, FILE *out, aw_error *err)
 {
@@ -38,7 +43,7 @@ static aw_seat *make_c(void *ud, FILE *out, aw_error *err)
 
 static aw_seat *make_lua(void *ud, FILE *out, aw_error *err)
 {
-    aw_luaseat_opts lo = lua_opts;
+    aw_luaseat_opts lo = lua_child_opts;
     lo.output = out;
     return aw_luaseat_new(ud, &lo, err);
 }
@@ -56,8 +61,8 @@ static aw_seat *new_seat(kind k, where w, const aw_settings *set, uint64_t *seed
         aw_game_opts hooks;
         memset(&hooks, 0, sizeof hooks);
         aw_talkhooks_game(&hooks);
-        co.validate = hooks.validate;
-        co.free_parsed = hooks.free_parsed;
+        co.validate = k == C_SEATS ? hooks.validate : lua_child_validate;
+        co.free_parsed = k == C_SEATS ? hooks.free_parsed : lua_child_free_parsed;
         co.persistent = w == PERSISTENT;
         if (k == LUA_SEATS)
             co.child_prepare = aw_luaseat_child_prepare;
@@ -197,6 +202,8 @@ int main(int argc, char **argv)
     }
     memset(&lua_opts, 0, sizeof lua_opts);
     aw_luaseat_talks(&lua_opts);
+    memset(&lua_child_opts, 0, sizeof lua_child_opts);
+    aw_luaseat_talks_deferred(&lua_child_opts, &lua_child_validate, &lua_child_free_parsed);
     for (int k = C_SEATS; k <= LUA_SEATS && trips; k++) {
         round_trip((kind)k, IN_PROCESS, trips);
         round_trip((kind)k, PERSISTENT, trips);
