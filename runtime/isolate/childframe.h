@@ -136,7 +136,8 @@ typedef struct aw_cf_view {
     aw_vote votes[AW_MAX_PLAYERS], latest_votes[AW_MAX_PLAYERS];
     aw_vote attack_votes[AW_MAX_PLAYERS], latest_attack_votes[AW_MAX_PLAYERS];
     /* How entries the host parsed get their parsed form here (may be NULL:
-     * none), and how it is freed. */
+     * none), and how it is freed. The text validate is given stays where it
+     * is until then. */
     aw_validate_fn *validate;
     void (*free_parsed)(void *ud, void *parsed);
 } aw_cf_view;

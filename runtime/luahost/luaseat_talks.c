@@ -2,7 +2,6 @@
 #include "luaseat_talks.h"
 
 #include <stdlib.h>
-#include <string.h>
 
 #include "lprotocol.h"
 #include "sandbox.h"
@@ -30,21 +29,21 @@ void aw_luaseat_talks(aw_luaseat_opts *lo)
     lo->prepare = prepare;
 }
 
-/* A talk to parse when its `parsed` is first read (aw_luaseat_talks_deferred). */
+/* A talk to parse when its `parsed` is first read (aw_luaseat_talks_deferred).
+ * The text is the child's own copy, which stays until this is freed
+ * (childframe.h). */
 typedef struct deferred {
-    aw_validation mode;
+    const char *text;
     size_t len;
-    char text[];
+    aw_validation mode;
 } deferred;
 
 static int defer_validate(void *ud, const char *text, size_t len, aw_validation mode, void **parsed, aw_error *err)
 {
     (void)ud;
     (void)err;
-    deferred *d = aw_xmalloc(sizeof *d + len);
-    d->mode = mode;
-    d->len = len;
-    memcpy(d->text, text, len);
+    deferred *d = aw_xmalloc(sizeof *d);
+    *d = (deferred){text, len, mode};
     *parsed = d;
     return 0;
 }
