@@ -8,8 +8,9 @@
  * (what a contest pays). Then the round trip alone: one child, the same
  * VOTE request (a fifteen-player view, no talk) over and over, each timed,
  * median and 90th percentile (C player; random.lua), and the same in
- * process. Also the cost of starting a child (fork, confinement, agent
- * load, NAME) on its own.
+ * process, and to fifteen children in turn (as in a game: each request
+ * goes to a process that has not run for a while). Also the cost of
+ * starting a child (fork, confinement, agent load, NAME) on its own.
  * usage: isolate_bench [GAMES [ROUNDTRIPS]]   (default 200 and 20000; run
  * from the project root). GAMES 0: the round trips only. */
 #include <stdio.h>
@@ -28,6 +29,11 @@ typedef enum { IN_PROCESS, FORK_PER_GAME, PERSISTENT } where;
 static const char *const where_name[] = {"in process,", "fork/game,", "persistent,"};
 
 static aw_luaseat_opts lua_opts;
+/* random.lua in a child: talks parsed only when read, as `aiwolf play
+ * --isolate` and the contest workers run them (aw_luaseat_talks_deferred). */
+static aw_luaseat_opts lua_child_opts;
+static aw_validate_fn *lua_child_validate;
+static void (*lua_child_free_parsed)(void *ud, void *parsed);
 
 static aw_seat *make_c(void *ud, FILE *out, aw_error *err)
 {
@@ -38,7 +44,7 @@ static aw_seat *make_c(void *ud, FILE *out, aw_error *err)
 
 static aw_seat *make_lua(void *ud, FILE *out, aw_error *err)
 {
-    aw_luaseat_opts lo = lua_opts;
+    aw_luaseat_opts lo = lua_child_opts;
     lo.output = out;
     return aw_luaseat_new(ud, &lo, err);
 }
@@ -56,8 +62,8 @@ static aw_seat *new_seat(kind k, where w, const aw_settings *set, uint64_t *seed
         aw_game_opts hooks;
         memset(&hooks, 0, sizeof hooks);
         aw_talkhooks_game(&hooks);
-        co.validate = hooks.validate;
-        co.free_parsed = hooks.free_parsed;
+        co.validate = k == C_SEATS ? hooks.validate : lua_child_validate;
+        co.free_parsed = k == C_SEATS ? hooks.free_parsed : lua_child_free_parsed;
         co.persistent = w == PERSISTENT;
         if (k == LUA_SEATS)
             co.child_prepare = aw_luaseat_child_prepare;
@@ -115,20 +121,25 @@ static int cmp_u64(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* The round trip of one request, n times: one seat (a persistent child, or
- * in process), INITIALIZE, then the same VOTE with a fifteen-player view
- * (day 1, everyone alive, no talk), each timed from the request to its
- * answer. */
-static void round_trip(kind k, where w, int n)
+/* The round trip of one request, n times: nseats seats (persistent
+ * children, or in process), each given INITIALIZE, then the same VOTE with a
+ * fifteen-player view (day 1, everyone alive, no talk) to each seat in turn,
+ * each timed from the request to its answer. With fifteen children in turn,
+ * as in a game, each request switches to a process that has not run since
+ * the last round. */
+static void round_trip(kind k, where w, int n, int nseats)
 {
     aw_settings set;
     aw_settings_preset(&set, "aiwolf", 15, NULL);
     uint64_t seed = 1;
-    aw_seat *s = new_seat(k, w, &set, &seed);
-    aw_seat_fault f = {AW_FAULT_NONE, ""};
-    if (!s->ops->begin(s, 1, 1, &f)) {
-        fprintf(stderr, "begin failed: %s\n", f.msg);
-        exit(1);
+    aw_seat *seats[AW_MAX_PLAYERS];
+    for (int j = 0; j < nseats; j++) {
+        seats[j] = new_seat(k, w, &set, &seed);
+        aw_seat_fault f = {AW_FAULT_NONE, ""};
+        if (!seats[j]->ops->begin(seats[j], 1, 1, &f)) {
+            fprintf(stderr, "begin failed: %s\n", f.msg);
+            exit(1);
+        }
     }
     static const aw_talk none[1];
     aw_info info;
@@ -145,7 +156,9 @@ static void round_trip(kind k, where w, int n)
     info.existing_role[AW_VILLAGER] = info.existing_role[AW_WEREWOLF] = true;
     info.talks = none;
     uint64_t *t = malloc((size_t)n * sizeof *t);
-    for (int i = -1; i < n; i++) {
+    for (int i = -nseats; i < n; i++) {
+        aw_seat *s = seats[(i + nseats) % nseats];
+        aw_seat_fault f = {AW_FAULT_NONE, ""};
         aw_req_kind rk = i < 0 ? AW_REQ_INITIALIZE : AW_REQ_VOTE;
         info.day = i < 0 ? 0 : 1;
         aw_seat_reply r = {NULL, 0, AW_NO_AGENT};
@@ -161,10 +174,16 @@ static void round_trip(kind k, where w, int n)
             t[i] = aw_now_ns() - t0;
     }
     qsort(t, (size_t)n, sizeof *t, cmp_u64);
+    char wname[32];
+    if (nseats > 1)
+        snprintf(wname, sizeof wname, "%d in turn,", nseats);
+    else
+        snprintf(wname, sizeof wname, "%s", where_name[w]);
     printf("%-10s round trip of a VOTE, %-11s %6d requests: median %6.2f us, p90 %6.2f us\n",
-           k == C_SEATS ? "C random" : "random.lua", where_name[w], n, t[n / 2] / 1e3, t[n * 9 / 10] / 1e3);
+           k == C_SEATS ? "C random" : "random.lua", wname, n, t[n / 2] / 1e3, t[n * 9 / 10] / 1e3);
     free(t);
-    s->ops->free(s);
+    for (int j = 0; j < nseats; j++)
+        seats[j]->ops->free(seats[j]);
 }
 
 static void start_cost(kind k, int n)
@@ -197,9 +216,12 @@ int main(int argc, char **argv)
     }
     memset(&lua_opts, 0, sizeof lua_opts);
     aw_luaseat_talks(&lua_opts);
+    memset(&lua_child_opts, 0, sizeof lua_child_opts);
+    aw_luaseat_talks_deferred(&lua_child_opts, &lua_child_validate, &lua_child_free_parsed);
     for (int k = C_SEATS; k <= LUA_SEATS && trips; k++) {
-        round_trip((kind)k, IN_PROCESS, trips);
-        round_trip((kind)k, PERSISTENT, trips);
+        round_trip((kind)k, IN_PROCESS, trips, 1);
+        round_trip((kind)k, PERSISTENT, trips, 1);
+        round_trip((kind)k, PERSISTENT, trips, 15);
     }
     printf("\n");
     if (!games)

@@ -200,17 +200,15 @@ static aw_seat *isolated_seat(const char *path, const aw_luaseat_opts *lo, aw_er
     else
         snprintf(dir, sizeof dir, ".");
     co.read_dir = dir;
-    aw_game_opts hooks;
-    memset(&hooks, 0, sizeof hooks);
-    aw_talkhooks_game(&hooks);
-    co.validate = hooks.validate;
-    co.free_parsed = hooks.free_parsed;
+    /* Each child parses a talk only when its agent reads `parsed`. */
+    aw_luaseat_opts clo = *lo;
+    aw_luaseat_talks_deferred(&clo, &co.validate, &co.free_parsed);
     co.child_prepare = aw_luaseat_child_prepare;
     /* One child per seat for all the games (the contest workers' way):
      * each game's INITIALIZE starts a fresh agent instance in it, and only
      * a child lost in a game is forked again for the next. */
     co.persistent = true;
-    aw_luaseat_spec m = {path, lo};
+    aw_luaseat_spec m = {path, &clo};
     return aw_childseat_new(aw_luaseat_make, &m, &co, err);
 }
 

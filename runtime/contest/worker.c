@@ -276,10 +276,10 @@ int aw_contest_worker(const aw_worker_opts *o, FILE *in, FILE *out)
     lo.budget_ms = o->budget_ms;
     lo.memory_bytes = o->memory_bytes;
     lo.no_load_check = true; /* no entry's code runs in the worker */
-    aw_luaseat_talks(&lo);
-    aw_game_opts hooks;
-    memset(&hooks, 0, sizeof hooks);
-    aw_talkhooks_game(&hooks);
+    /* Each child parses a talk only when its agent reads `parsed`. */
+    aw_validate_fn *child_validate;
+    void (*child_free_parsed)(void *ud, void *parsed);
+    aw_luaseat_talks_deferred(&lo, &child_validate, &child_free_parsed);
     aw_error err;
     const aw_settings *base = settings_for(&w, 5, &err);
     int status = 0;
@@ -301,8 +301,8 @@ int aw_contest_worker(const aw_worker_opts *o, FILE *in, FILE *out)
             co.budget_ms = o->budget_ms;
             co.memory_bytes = o->memory_bytes;
             co.read_dir = o->read_dirs[e];
-            co.validate = hooks.validate;
-            co.free_parsed = hooks.free_parsed;
+            co.validate = child_validate;
+            co.free_parsed = child_free_parsed;
             co.persistent = true;
             co.child_prepare = aw_luaseat_child_prepare;
             co.keep_instance = o->keep_instance;

@@ -203,21 +203,88 @@ void aw_cf_view_init(aw_cf_view *v)
     memset(v, 0, sizeof *v);
 }
 
-static void truncate_list(aw_cf_view *v, aw_talk *t, int from, int n)
+struct aw_cf_text_block {
+    aw_cf_text_block *next;
+    size_t used, cap;
+    char data[];
+};
+
+#define TEXT_BLOCK 16384u
+
+/* A copy of text[0..len) with a NUL after it, at the end of the pool. */
+static char *texts_add(aw_cf_texts *p, const char *text, size_t len)
+{
+    aw_cf_text_block *b = p->cur;
+    while (!b || b->cap - b->used < len + 1) {
+        aw_cf_text_block *next = b ? b->next : p->first;
+        if (!next || next->cap < len + 1) {
+            /* A new block after b (one too small for this text is freed). */
+            size_t cap = len + 1 > TEXT_BLOCK ? len + 1 : TEXT_BLOCK;
+            aw_cf_text_block *n = aw_xmalloc(sizeof *n + cap);
+            n->next = next ? next->next : NULL;
+            n->used = 0;
+            n->cap = cap;
+            free(next);
+            if (b)
+                b->next = n;
+            else
+                p->first = n;
+            next = n;
+        }
+        b = next;
+        b->used = 0;
+    }
+    p->cur = b;
+    char *d = b->data + b->used;
+    memcpy(d, text, len);
+    d[len] = '\0';
+    b->used += len + 1;
+    return d;
+}
+
+/* Drops every text after the one that ends at end (one past its NUL), or
+ * every text when end is NULL (texts_add then starts from the first block). */
+static void texts_cut(aw_cf_texts *p, const char *end)
+{
+    p->cur = NULL;
+    for (aw_cf_text_block *b = p->first; b; b = b->next) {
+        if (p->cur) {
+            b->used = 0;
+        } else if (end && end > b->data && end <= b->data + b->used) {
+            b->used = (size_t)(end - b->data);
+            p->cur = b;
+        }
+    }
+}
+
+static void texts_free(aw_cf_texts *p)
+{
+    for (aw_cf_text_block *b = p->first, *n; b; b = n) {
+        n = b->next;
+        free(b);
+    }
+    p->first = p->cur = NULL;
+}
+
+/* Drops entries from..n-1: their parsed forms, then their texts. */
+static void truncate_list(aw_cf_view *v, aw_talk *t, aw_cf_texts *texts, int from, int n)
 {
     for (int i = from; i < n; i++) {
-        free(t[i].text);
         if (t[i].parsed && v->free_parsed)
             v->free_parsed(NULL, t[i].parsed);
         t[i].text = NULL;
         t[i].parsed = NULL;
     }
+    if (from < n)
+        texts_cut(texts, from > 0 ? t[from - 1].text + t[from - 1].len + 1 : NULL);
 }
 
 void aw_cf_view_free(aw_cf_view *v)
 {
-    truncate_list(v, v->talks, 0, v->v.ntalks);
-    truncate_list(v, v->whispers, 0, v->v.nwhispers);
+    truncate_list(v, v->talks, &v->talk_texts, 0, v->v.ntalks);
+    truncate_list(v, v->whispers, &v->whisper_texts, 0, v->v.nwhispers);
+    texts_free(&v->talk_texts);
+    texts_free(&v->whisper_texts);
     free(v->talks);
     free(v->whispers);
     memset(v, 0, sizeof *v);
@@ -250,14 +317,14 @@ static bool take_votes(reader *r, aw_vote *dst, int n)
 }
 
 /* Applies one list block onto the held list (*t, *n entries). */
-static bool take_list(aw_cf_view *v, reader *r, aw_talk **t, int *cap, int *n)
+static bool take_list(aw_cf_view *v, reader *r, aw_talk **t, int *cap, int *n, aw_cf_texts *texts)
 {
     uint32_t keep, count;
     if (!take(r, &keep, sizeof keep) || !take(r, &count, sizeof count))
         return false;
     if (keep > (uint32_t)*n || count > r->left / sizeof(entry))
         return false;
-    truncate_list(v, *t, (int)keep, *n);
+    truncate_list(v, *t, texts, (int)keep, *n);
     *n = (int)keep;
     if (*n + (int)count > *cap) {
         int nc = *cap ? *cap : 64;
@@ -276,7 +343,7 @@ static bool take_list(aw_cf_view *v, reader *r, aw_talk **t, int *cap, int *n)
         d->turn = e.turn;
         d->agent = e.agent;
         d->len = e.len;
-        d->text = aw_xstrndup(r->p, e.len);
+        d->text = texts_add(texts, r->p, e.len);
         d->parsed = NULL;
         r->p += e.len;
         r->left -= e.len;
@@ -322,8 +389,8 @@ int aw_cf_view_apply(aw_cf_view *v, const char *payload, size_t len, aw_error *e
         v->v = fx;
         v->v.ntalks = ntalks;
         v->v.nwhispers = nwhispers;
-        bool ok = take_list(v, &r, &v->talks, &v->talk_cap, &v->v.ntalks) &&
-                  take_list(v, &r, &v->whispers, &v->whisper_cap, &v->v.nwhispers);
+        bool ok = take_list(v, &r, &v->talks, &v->talk_cap, &v->v.ntalks, &v->talk_texts) &&
+                  take_list(v, &r, &v->whispers, &v->whisper_cap, &v->v.nwhispers, &v->whisper_texts);
         if (!ok || r.left)
             return aw_fail(err, AW_EINVAL, "ask frame: bad talk lists");
         /* A present list is never NULL, even when empty, as on the host. */

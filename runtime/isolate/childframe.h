@@ -26,8 +26,9 @@
  * host order and aw_settings as its bytes.
  *
  * Ownership: an aw_cf_view owns its lists and their texts (and parsed forms,
- * freed with its free_parsed hook); its aw_info `v` points into it and is
- * borrowed until the next aw_cf_view_apply or free. Encoders append to a
+ * freed with its free_parsed hook, before the text they were made from);
+ * its aw_info `v` points into it and is borrowed until the next
+ * aw_cf_view_apply or free. Encoders append to a
  * caller-owned aw_buf. */
 #ifndef AW_CHILDFRAME_H
 #define AW_CHILDFRAME_H
@@ -115,6 +116,14 @@ long aw_cf_answer_parse(const char *buf, size_t len, int request, uint32_t seq, 
 
 /* ---- child side ----------------------------------------------------------- */
 
+/* The texts of a held list, one after another in blocks that never move
+ * (a text stays where it is until its entry is dropped): no allocation per
+ * talk. */
+typedef struct aw_cf_text_block aw_cf_text_block;
+typedef struct aw_cf_texts {
+    aw_cf_text_block *first, *cur; /* the blocks (kept for reuse), the one being filled */
+} aw_cf_texts;
+
 typedef struct aw_cf_view {
     aw_info v;          /* what the inner seat is called with */
     aw_settings set;    /* the settings the host sent last */
@@ -123,10 +132,12 @@ typedef struct aw_cf_view {
     bool have_seed;
     aw_talk *talks, *whispers;
     int talk_cap, whisper_cap;
+    aw_cf_texts talk_texts, whisper_texts;
     aw_vote votes[AW_MAX_PLAYERS], latest_votes[AW_MAX_PLAYERS];
     aw_vote attack_votes[AW_MAX_PLAYERS], latest_attack_votes[AW_MAX_PLAYERS];
     /* How entries the host parsed get their parsed form here (may be NULL:
-     * none), and how it is freed. */
+     * none), and how it is freed. The text validate is given stays where it
+     * is until then. */
     aw_validate_fn *validate;
     void (*free_parsed)(void *ud, void *parsed);
 } aw_cf_view;

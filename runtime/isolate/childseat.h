@@ -54,7 +54,9 @@ typedef struct aw_childseat_opts {
                                Landlock; NULL, or a kernel without Landlock: no file can be opened
                                (copied) */
     /* How the child attaches parsed forms to talks (the game's validate and
-     * free_parsed hooks, as in aw_game_opts); NULL: talks carry none. */
+     * free_parsed hooks, as in aw_game_opts, or for a Lua seat the pair of
+     * aw_luaseat_talks_deferred, which parses when the agent reads); NULL:
+     * talks carry none. */
     aw_validate_fn *validate;
     void (*free_parsed)(void *ud, void *parsed);
     /* Runs in the child before it confines itself, for what must start

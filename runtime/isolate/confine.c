@@ -126,6 +126,25 @@ static int install_filter(const int *keep, int nkeep, bool may_read_files, bool 
     emit(&b, JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000u, 0, 1));
     emit(&b, STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS));
 #endif
+    /* the pipes to the host: read the asks (keep[0]), write the answers
+     * and the output (the others) — first, as every request makes one read
+     * and one write, and the kernel runs the filter for those whose outcome
+     * depends on their arguments (the others' outcome it caches); with
+     * Landlock fencing reads into the agent's folder, any read, and the
+     * calls that read its module files */
+    if (may_read_files)
+        rule(&b, SYS_read, SECCOMP_RET_ALLOW);
+    else
+        rule_fd(&b, SYS_read, 0, keep, 1);
+    rule_fd(&b, SYS_write, 0, keep, nkeep);
+    rule_fd(&b, SYS_writev, 0, keep, nkeep);
+    if (may_read_files) {
+        rule(&b, SYS_pread64, SECCOMP_RET_ALLOW);
+        rule(&b, SYS_lseek, SECCOMP_RET_ALLOW);
+        rule(&b, SYS_fstat, SECCOMP_RET_ALLOW);
+        rule(&b, SYS_newfstatat, SECCOMP_RET_ALLOW);
+        rule(&b, SYS_statx, SECCOMP_RET_ALLOW);
+    }
     /* memory, without ever making a page executable */
     rule(&b, SYS_brk, SECCOMP_RET_ALLOW);
     rule(&b, SYS_munmap, SECCOMP_RET_ALLOW);
@@ -133,22 +152,6 @@ static int install_filter(const int *keep, int nkeep, bool may_read_files, bool 
     rule(&b, SYS_madvise, SECCOMP_RET_ALLOW);
     rule_bits(&b, SYS_mmap, 2, PROT_EXEC, SECCOMP_RET_ALLOW, RET_ERRNO);
     rule_bits(&b, SYS_mprotect, 2, PROT_EXEC, SECCOMP_RET_ALLOW, RET_ERRNO);
-    /* the pipes to the host: read the asks (keep[0]), write the answers
-     * and the output (the others);
-     * with Landlock fencing reads into the agent's folder, also its module
-     * files */
-    if (may_read_files) {
-        rule(&b, SYS_read, SECCOMP_RET_ALLOW);
-        rule(&b, SYS_pread64, SECCOMP_RET_ALLOW);
-        rule(&b, SYS_lseek, SECCOMP_RET_ALLOW);
-        rule(&b, SYS_fstat, SECCOMP_RET_ALLOW);
-        rule(&b, SYS_newfstatat, SECCOMP_RET_ALLOW);
-        rule(&b, SYS_statx, SECCOMP_RET_ALLOW);
-    } else {
-        rule_fd(&b, SYS_read, 0, keep, 1);
-    }
-    rule_fd(&b, SYS_write, 0, keep, nkeep);
-    rule_fd(&b, SYS_writev, 0, keep, nkeep);
     rule(&b, SYS_close, SECCOMP_RET_ALLOW);
     /* time, locks, signals returning, leaving */
     rule(&b, SYS_clock_gettime, SECCOMP_RET_ALLOW);

@@ -1,8 +1,11 @@
 /* luaseat_talks: the protocol for Lua seats (see luaseat_talks.h). */
 #include "luaseat_talks.h"
 
+#include <stdlib.h>
+
 #include "lprotocol.h"
 #include "sandbox.h"
+#include "util.h"
 
 static void push_parsed(lua_State *L, const void *parsed)
 {
@@ -24,4 +27,47 @@ void aw_luaseat_talks(aw_luaseat_opts *lo)
     lo->push_parsed = push_parsed;
     lo->push_parsed_text = push_parsed_text;
     lo->prepare = prepare;
+}
+
+/* A talk to parse when its `parsed` is first read (aw_luaseat_talks_deferred).
+ * The text is the child's own copy, which stays until this is freed
+ * (childframe.h). */
+typedef struct deferred {
+    const char *text;
+    size_t len;
+    aw_validation mode;
+} deferred;
+
+static int defer_validate(void *ud, const char *text, size_t len, aw_validation mode, void **parsed, aw_error *err)
+{
+    (void)ud;
+    (void)err;
+    deferred *d = aw_xmalloc(sizeof *d);
+    *d = (deferred){text, len, mode};
+    *parsed = d;
+    return 0;
+}
+
+static void defer_free(void *ud, void *parsed)
+{
+    (void)ud;
+    free(parsed);
+}
+
+/* The host parsed the same text under the same mode, so it parses here
+ * too; should it not, the agent reads nil. */
+static void push_deferred(lua_State *L, const void *parsed)
+{
+    const deferred *d = parsed;
+    if (!aw_protocol_push_text(L, d->text, d->len, d->mode))
+        lua_pushnil(L);
+}
+
+void aw_luaseat_talks_deferred(aw_luaseat_opts *lo, aw_validate_fn **validate,
+                               void (**free_parsed)(void *ud, void *parsed))
+{
+    aw_luaseat_talks(lo);
+    lo->push_parsed = push_deferred;
+    *validate = defer_validate;
+    *free_parsed = defer_free;
 }

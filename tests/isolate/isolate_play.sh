@@ -6,6 +6,11 @@
 #  - the inspector agent (tests/play/inspector.lua) finds every info it is
 #    given well-formed and free of secrets, through the wire format too;
 #  - what agents print reaches the host's stderr with their prefix;
+#  - an agent that prints all its info at every call (tests/luaseat/
+#    info_dump.lua, talks' parsed trees included, read on their day and on
+#    a later one) prints the same in a child as in process, beside
+#    sample.lua's protocol talks (a child parses a talk only when its agent
+#    reads `parsed`);
 #  - agents that fail in Lua (an error, wrong reply types, an endless loop,
 #    a memory hog) get the same faults as in process, from inside the child,
 #    and the game goes on and stays legal;
@@ -45,6 +50,22 @@ return a
 LUA
 "$bin" play --isolate --seed 3 --quiet --agent-output "$tmp/printer.lua" agents/random.lua 2> "$tmp/err" > /dev/null
 grep -q '^\[Agent\[01\] printer\] hello from the child$' "$tmp/err" || { echo "agent output lost"; cat "$tmp/err"; exit 1; }
+
+for players in 7 15; do
+  for mode in "" --isolate; do
+    # Each agent's lines in order (the agents of a batch print in another
+    # order in children, running side by side).
+    "$bin" play $mode --quiet --players "$players" --seed 21 --agent-output \
+      tests/luaseat/info_dump.lua agents/sample.lua agents/random.lua 2>&1 > /dev/null |
+      grep '^\[Agent\[[0-9]*\] info_dump\]' | sort -s -t']' -k1,1 > "$tmp/dump$mode"
+  done
+  # trees read on their day, and on a later day
+  grep -qE ':(ESTIMATE|VOTE) Agent\[[0-9]+\][^:]*:(ESTIMATE|VOTE) Agent' "$tmp/dump" &&
+    grep -qE '\] [0-9]+=(ESTIMATE|VOTE) Agent' "$tmp/dump" || { echo "info_dump printed no parsed talk"; exit 1; }
+  cmp -s "$tmp/dump" "$tmp/dump--isolate" || {
+    echo "$players players: info_dump's view differs in a child"; diff "$tmp/dump" "$tmp/dump--isolate" | head -5; exit 1
+  }
+done
 
 cat > "$tmp/raises.lua" <<'LUA'
 local a = {}
