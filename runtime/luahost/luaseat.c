@@ -1432,14 +1432,6 @@ static void free_modules(module_src *mods, int n)
     free(mods);
 }
 
-static uint64_t fnv(uint64_t h, const void *p, size_t n)
-{
-    const unsigned char *c = p;
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ c[i]) * 0x100000001b3ull;
-    return h;
-}
-
 #define MAX_MODULES 256
 #define MAX_MODULE_BYTES (1u << 20)
 
@@ -1480,9 +1472,9 @@ static void walk(const char *dir, const char *rel, int depth, uint64_t *sig, mod
         if (!S_ISREG(st.st_mode) || len < 5 || strcmp(e->d_name + len - 4, ".lua") != 0 ||
             !module_word(e->d_name, len - 4) || st.st_size > MAX_MODULE_BYTES)
             continue;
-        *sig = fnv(*sig, relpath, strlen(relpath) + 1);
-        *sig = fnv(*sig, &st.st_size, sizeof st.st_size);
-        *sig = fnv(*sig, &st.st_mtim, sizeof st.st_mtim);
+        *sig = aw_fnv64(*sig, relpath, strlen(relpath) + 1);
+        *sig = aw_fnv64(*sig, &st.st_size, sizeof st.st_size);
+        *sig = aw_fnv64(*sig, &st.st_mtim, sizeof st.st_mtim);
         (*n)++;
         if (!mods)
             continue;
@@ -1508,11 +1500,11 @@ static void walk(const char *dir, const char *rel, int depth, uint64_t *sig, mod
 
 static uint64_t file_signature(const luaseat *s)
 {
-    uint64_t sig = 0xcbf29ce484222325ull;
+    uint64_t sig = AW_FNV64_INIT;
     struct stat st;
     if (stat(s->path, &st) == 0) {
-        sig = fnv(sig, &st.st_size, sizeof st.st_size);
-        sig = fnv(sig, &st.st_mtim, sizeof st.st_mtim);
+        sig = aw_fnv64(sig, &st.st_size, sizeof st.st_size);
+        sig = aw_fnv64(sig, &st.st_mtim, sizeof st.st_mtim);
     }
     return sig;
 }
@@ -1633,10 +1625,10 @@ static bool renew_agent(luaseat *s, uint64_t seed, aw_fault *fault)
 /* FNV-1a, 64 bits: a content hash that names the version of an agent. */
 static void hash_version(luaseat *s)
 {
-    uint64_t h = fnv(0xcbf29ce484222325ull, s->source, s->source_len);
+    uint64_t h = aw_fnv64(AW_FNV64_INIT, s->source, s->source_len);
     for (int i = 0; i < s->nmods; i++) {
-        h = fnv(h, s->mods[i].path, strlen(s->mods[i].path) + 1);
-        h = fnv(h, s->mods[i].text, s->mods[i].len);
+        h = aw_fnv64(h, s->mods[i].path, strlen(s->mods[i].path) + 1);
+        h = aw_fnv64(h, s->mods[i].text, s->mods[i].len);
     }
     snprintf(s->version, sizeof s->version, "%016llx", (unsigned long long)h);
 }

@@ -45,14 +45,6 @@ void aw_profile_free(aw_profile *p)
     free(p);
 }
 
-static uint64_t hash_of(const char *s)
-{
-    uint64_t h = 1469598103934665603ull;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ull;
-    return h;
-}
-
 static void grow(aw_profile *p)
 {
     size_t cap = p->cap ? p->cap * 2 : 64;
@@ -73,7 +65,7 @@ static void grow(aw_profile *p)
 void aw_profile_add(aw_profile *p, const char *where, const char *name, uint64_t count)
 {
     p->total += count;
-    uint64_t h = hash_of(where);
+    uint64_t h = aw_fnv64(AW_FNV64_INIT, where, strlen(where));
     if (p->cap) {
         for (size_t j = h & (p->cap - 1); p->e[j].where; j = (j + 1) & (p->cap - 1))
             if (p->e[j].hash == h && strcmp(p->e[j].where, where) == 0) {
