@@ -5,6 +5,7 @@
 
 #include "cli.h"
 #include "profile.h"
+#include "util.h"
 
 typedef struct row {
     const char *where, *name;
@@ -21,11 +22,7 @@ static void take(void *ud, const char *where, const char *name, uint64_t n)
     rows *rs = ud;
     if (rs->n == rs->cap) {
         rs->cap = rs->cap ? rs->cap * 2 : 64;
-        rs->r = realloc(rs->r, rs->cap * sizeof *rs->r);
-        if (!rs->r) {
-            fprintf(stderr, "aiwolf: out of memory\n");
-            abort();
-        }
+        rs->r = aw_xrealloc(rs->r, rs->cap * sizeof *rs->r);
     }
     rs->r[rs->n++] = (row){where, name, n};
 }
