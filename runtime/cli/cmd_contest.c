@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "logrules.h"
 #include "report_html.h"
 #include "results.h"
 #include "rng.h"
@@ -932,6 +933,11 @@ static int merge_main(int argc, char **argv)
         free(done);
         contest_free(&sk);
     }
+    /* The logs' rules (logrules.h), the same in every slice. */
+    snprintf(from, sizeof from, "%s/logs/%s", shards[0], AW_LOGRULES_FOLDER);
+    snprintf(to, sizeof to, "%s/logs/%s", dir, AW_LOGRULES_FOLDER);
+    if (access(from, F_OK) == 0 && bring_log(from, to) < 0)
+        fprintf(stderr, "aiwolf contest: warning: %s could not be brought over\n", from);
     first.shard = first.nshards = 1;
     aw_buf cf;
     aw_buf_init(&cf);
