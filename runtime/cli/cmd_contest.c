@@ -18,8 +18,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "aiwolf_version.h"
 #include "cli.h"
 #include "logrules.h"
+#include "provenance.h"
 #include "report_html.h"
 #include "results.h"
 #include "rng.h"
@@ -383,6 +385,7 @@ typedef struct contest {
     bool tty, quiet;
     int ticks;
     const char **names, **paths;
+    aw_provenance prov; /* DIR/provenance.tsv, and the report's options */
 } contest;
 
 static void info_of(const contest *k, aw_contest_info *ci)
@@ -399,6 +402,7 @@ static void info_of(const contest *k, aw_contest_info *ci)
     ci->nshards = k->c.nshards;
     ci->names = k->names;
     ci->paths = k->paths;
+    ci->prov = &k->prov;
 }
 
 /* Reads games.tsv: the units played whole (done[]), their lines into the
@@ -740,7 +744,69 @@ static void contest_free(contest *k)
     aw_contest_stats_free(&k->stats);
     free(k->names);
     free(k->paths);
+    aw_provenance_free(&k->prov);
     cfg_free(&k->c);
+}
+
+/* ---- provenance (provenance.h) ------------------------------------------------ */
+
+/* k's provenance: DIR/provenance.tsv's sessions and digests, the options. */
+static void prepare_provenance(contest *k)
+{
+    aw_provenance_init(&k->prov, k->c.nentries);
+    aw_error err;
+    if (aw_provenance_load(&k->prov, k->dir, &err) < 0)
+        fprintf(stderr, "aiwolf contest: warning: %s\n", err.msg);
+    k->prov.version = AIWOLF_VERSION;
+    k->prov.preset = k->c.preset;
+    k->prov.sets = k->c.sets_kv;
+    k->prov.nsets = k->c.nsets_kv;
+    k->prov.games_per_entry = k->c.games_per_entry;
+    k->prov.sets_per_count = k->c.sets;
+    k->prov.set_games = k->c.set_games;
+}
+
+/* Every entry's SHA-256, as its files are now (at the start of a session:
+ * the contest refuses entries changed since it began). */
+static void hash_entries(contest *k)
+{
+    for (int i = 0; i < k->c.nentries; i++) {
+        aw_error err;
+        if (aw_entry_sha256(k->c.entries[i].path, k->prov.sha256[i], &err) < 0) {
+            fprintf(stderr, "aiwolf contest: warning: %s\n", err.msg);
+            k->prov.sha256[i][0] = 0;
+        }
+    }
+}
+
+/* The session that ends now, into DIR/provenance.tsv. */
+static void end_session(contest *k, const char *start, int jobs, int status)
+{
+    aw_contest_session s;
+    memset(&s, 0, sizeof s);
+    snprintf(s.shard, sizeof s.shard, "%d/%d", k->c.shard, k->c.nshards);
+    snprintf(s.start, sizeof s.start, "%s", start);
+    aw_utc_now(s.end);
+    snprintf(s.version, sizeof s.version, "%s", AIWOLF_VERSION);
+    s.cores = (int)sysconf(_SC_NPROCESSORS_ONLN);
+    s.jobs = jobs;
+    s.games = k->stats.games - k->done_at_start;
+    snprintf(s.status, sizeof s.status, "%s",
+             status == AW_RUNNER_DONE ? "complete" : status == AW_RUNNER_INTERRUPTED ? "interrupted" : "stopped");
+    aw_provenance_add_session(&k->prov, &s);
+    aw_error err;
+    if (aw_provenance_save(&k->prov, k->dir, k->names, &err) < 0)
+        fprintf(stderr, "aiwolf contest: %s\n", err.msg);
+}
+
+/* Adds from's sessions to to's, and its digests where to has none (merge). */
+static void merge_provenance(aw_provenance *to, const aw_provenance *from)
+{
+    for (int i = 0; i < from->nsessions; i++)
+        aw_provenance_add_session(to, &from->sessions[i]);
+    for (int i = 0; i < to->nentries && i < from->nentries; i++)
+        if (!to->sha256[i][0])
+            memcpy(to->sha256[i], from->sha256[i], sizeof to->sha256[i]);
 }
 
 /* Sets up k from its cfg: schedule, statistics, names. */
@@ -762,6 +828,7 @@ static int contest_prepare(contest *k)
     for (int u = 0; u < k->sched.nunits; u++)
         if (in_shard(&k->c, u))
             k->total += k->sched.units[u].ngames;
+    prepare_provenance(k);
     return 0;
 }
 
@@ -848,6 +915,8 @@ static int merge_main(int argc, char **argv)
     int nshards = first.nshards;
     bool *seen = aw_xcalloc((size_t)nshards + 1, sizeof *seen);
     int rc = 2;
+    aw_provenance prov; /* the slices' sessions and digests */
+    aw_provenance_init(&prov, first.nentries);
     contest k;
     memset(&k, 0, sizeof k);
     aw_buf all;
@@ -903,6 +972,7 @@ static int merge_main(int argc, char **argv)
             contest_free(&sk);
             goto out;
         }
+        merge_provenance(&prov, &sk.prov);
         bool *done = aw_xcalloc((size_t)sk.sched.nunits + 1, sizeof *done);
         aw_buf kept;
         aw_buf_init(&kept);
@@ -953,6 +1023,10 @@ static int merge_main(int argc, char **argv)
     k.dir = dir;
     if (cfg_read(dir, &k.c, why, sizeof why) < 0 || contest_prepare(&k) < 0)
         goto out;
+    merge_provenance(&k.prov, &prov);
+    aw_error perr;
+    if (aw_provenance_save(&k.prov, dir, k.names, &perr) < 0)
+        fprintf(stderr, "aiwolf contest: %s\n", perr.msg);
     {
         bool *done = aw_xcalloc((size_t)k.sched.nunits + 1, sizeof *done);
         aw_buf kept;
@@ -967,6 +1041,7 @@ out:
     contest_free(&k);
     aw_buf_free(&all);
     aw_buf_free(&want);
+    aw_provenance_free(&prov);
     free(seen);
     cfg_free(&first);
     return rc;
@@ -1212,6 +1287,9 @@ int cmd_contest(int argc, char **argv)
     }
     if (contest_prepare(&k) < 0)
         goto out;
+    char session_start[32];
+    aw_utc_now(session_start);
+    hash_entries(&k);
     {
         bool *done = aw_xcalloc((size_t)k.sched.nunits + 1, sizeof *done);
         bool *todo = aw_xcalloc((size_t)k.sched.nunits + 1, sizeof *todo);
@@ -1326,6 +1404,8 @@ int cmd_contest(int argc, char **argv)
             fprintf(stderr, "aiwolf contest: %s\n", r.error);
         if (status == AW_RUNNER_DONE && sort_games(dir, c->nentries) < 0)
             fprintf(stderr, "aiwolf contest: cannot sort %s (the results are complete)\n", gpath);
+        if (ntodo)
+            end_session(&k, session_start, jobs < ntodo ? jobs : ntodo, status);
         write_reports(&k, !k.quiet);
         if (status == AW_RUNNER_DONE) {
             rc = 0;
