@@ -91,6 +91,11 @@ cmp -s "$tmp/ga" "$tmp/gm" || { echo "merged shards differ"; exit 1; }
 results m > "$tmp/rm"
 cmp -s "$tmp/ra" "$tmp/rm" || { echo "merged results differ"; exit 1; }
 cmp -s "$tmp/a/logs/aiwolf.rules" "$tmp/m/logs/aiwolf.rules" || { echo "merge lost logs/aiwolf.rules"; exit 1; }
+# The merged provenance: both slices' sessions, the entries' SHA-256.
+python3 -c "import json,sys; p=json.load(open(sys.argv[1]))['provenance']; \
+  assert sorted(s['shard'] for s in p['sessions']) == ['1/2', '2/2'], p['sessions']; \
+  assert all(len(e['sha256']) == 64 for e in p['entries']), p['entries']" "$tmp/m/results.json" ||
+  { echo "merged provenance"; exit 1; }
 "$bin" check --quiet "$tmp"/m/logs/*.log.gz
 
 # Fairness: seats per entry and role shares.
