@@ -72,7 +72,12 @@ static void usage(FILE *out)
             "  --help                this text\n"
             "\n"
             "DIR receives contest.cfg, games.tsv (one line per game), logs/ (every game's\n"
-            "official CSV log), report.md, results.csv, results.json and report.html.\n"
+            "official CSV log, and aiwolf.rules: the rules 'aiwolf check' and 'replay'\n"
+            "read), provenance.tsv (the program's version, each entry's SHA-256, when\n"
+            "each run started and ended), report.md, results.csv, results.json and\n"
+            "report.html. 'contest report' writes the reports again; 'contest verify'\n"
+            "plays games again from their seeds and compares their logs byte for byte\n"
+            "(aiwolf contest verify --help).\n"
             "Exit status: 0 when every game was played, 1 when the contest stopped\n"
             "(interrupted or failed; run it again to continue), 2 for bad usage.\n");
 }
