@@ -46,11 +46,13 @@ typedef struct aw_cli_rules {
 int aw_cli_log_rules(const char *cmd, const char *path, const aw_cli_rules *opt, aw_settings *rules, char *source,
                      size_t sourcelen);
 
-/* For a log that failed under `failed`: the first preset (aiwolf, seed2015,
- * regulation; those whose rules are `failed` left out) under which
- * passes(ud, its rules) holds, or NULL. */
-const char *aw_cli_passing_preset(const aw_settings *failed, bool (*passes)(void *ud, const aw_settings *rules),
-                                  void *ud);
+/* For a log that failed under `failed` (whose rules came from source): the
+ * first preset (aiwolf, seed2015, regulation; one whose rules are `failed`
+ * left out) under which passes(ud, its rules) holds is printed as
+ * "    hint: PASSED under --preset P (TRIED under SOURCE)"; nothing when
+ * none. */
+void aw_cli_preset_hint(const aw_settings *failed, bool (*passes)(void *ud, const aw_settings *rules), void *ud,
+                        const char *passed, const char *tried, const char *source);
 
 /* --http's "[HOST:]PORT" (play and serve): host (127.0.0.1 when not given,
  * at most hostlen - 1 bytes) and port (0-65535). -1 when malformed. */

@@ -105,9 +105,7 @@ static int check_one(void *ud, const char *path, const char *text, size_t len)
         printf("    %s\n", rep.text);
     c->text = text;
     c->len = len;
-    const char *pass = aw_cli_passing_preset(&rules, legal_under, c);
-    if (pass)
-        printf("    hint: legal under --preset %s (checked under %s)\n", pass, source);
+    aw_cli_preset_hint(&rules, legal_under, c, "legal", "checked", source);
     return 1;
 }
 

@@ -106,7 +106,8 @@ int aw_cli_log_rules(const char *cmd, const char *path, const aw_cli_rules *opt,
     return 0;
 }
 
-const char *aw_cli_passing_preset(const aw_settings *failed, bool (*passes)(void *ud, const aw_settings *rules),
+/* The first preset other than `failed` under which passes() holds, or NULL. */
+static const char *passing_preset(const aw_settings *failed, bool (*passes)(void *ud, const aw_settings *rules),
                                   void *ud)
 {
     static const char *const presets[] = {"aiwolf", "seed2015", "regulation"};
@@ -130,4 +131,12 @@ const char *aw_cli_passing_preset(const aw_settings *failed, bool (*passes)(void
     aw_buf_free(&a);
     aw_buf_free(&b);
     return pass;
+}
+
+void aw_cli_preset_hint(const aw_settings *failed, bool (*passes)(void *ud, const aw_settings *rules), void *ud,
+                        const char *passed, const char *tried, const char *source)
+{
+    const char *pass = passing_preset(failed, passes, ud);
+    if (pass)
+        printf("    hint: %s under --preset %s (%s under %s)\n", passed, pass, tried, source);
 }

@@ -114,9 +114,7 @@ static int replay_one(void *ud, const char *path, const char *text, size_t len)
         return 0;
     c->text = text;
     c->len = len;
-    const char *pass = aw_cli_passing_preset(&rules, reproduced_under, c);
-    if (pass)
-        printf("    hint: reproduced under --preset %s (replayed under %s)\n", pass, source);
+    aw_cli_preset_hint(&rules, reproduced_under, c, "reproduced", "replayed", source);
     return 1;
 }
 

@@ -147,20 +147,12 @@ int aw_provenance_save(const aw_provenance *p, const char *dir, const char *cons
 
 static int file_sha256(const char *path, char hex[65], aw_error *err)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return aw_fail(err, AW_EIO, "cannot read %s: %s", path, strerror(errno));
-    aw_sha256 s;
-    aw_sha256_init(&s);
-    char buf[16384];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, f)) > 0)
-        aw_sha256_update(&s, buf, n);
-    bool bad = ferror(f);
-    fclose(f);
-    if (bad)
-        return aw_fail(err, AW_EIO, "cannot read %s", path);
-    aw_sha256_hex(&s, hex);
+    size_t len;
+    char *text = aw_read_file(path, &len, err);
+    if (!text)
+        return -1;
+    aw_sha256_of(text, len, hex);
+    free(text);
     return 0;
 }
 
@@ -249,49 +241,58 @@ static void json_str(aw_buf *b, const char *s)
     aw_buf_add_json(b, s, strlen(s));
 }
 
-/* The first start, the last end, and the versions that played (each once). */
-static void summary(const aw_provenance *p, const char **start, const char **end, aw_buf *versions)
+/* What the sessions add up to: the first start, the last end, the versions
+ * that played (each once), the last session. */
+typedef struct prov_summary {
+    const char *start, *end;
+    aw_buf versions;
+    const aw_contest_session *last;
+    bool finished; /* the last session completed the contest */
+} prov_summary;
+
+static void summarize(const aw_provenance *p, prov_summary *u)
 {
-    *start = *end = NULL;
+    memset(u, 0, sizeof *u);
+    aw_buf_init(&u->versions);
     for (int i = 0; i < p->nsessions; i++) {
         const aw_contest_session *s = &p->sessions[i];
-        if (!*start || strcmp(s->start, *start) < 0)
-            *start = s->start;
-        if (!*end || strcmp(s->end, *end) > 0)
-            *end = s->end;
+        if (!u->start || strcmp(s->start, u->start) < 0)
+            u->start = s->start;
+        if (!u->end || strcmp(s->end, u->end) > 0)
+            u->end = s->end;
         bool seen = false;
         for (int j = 0; j < i; j++)
             seen |= strcmp(p->sessions[j].version, s->version) == 0;
         if (!seen) {
-            if (versions->len)
-                aw_buf_adds(versions, ", ");
-            aw_buf_adds(versions, s->version);
+            if (u->versions.len)
+                aw_buf_adds(&u->versions, ", ");
+            aw_buf_adds(&u->versions, s->version);
         }
     }
+    u->last = p->nsessions ? &p->sessions[p->nsessions - 1] : NULL;
+    u->finished = u->end && u->last && strcmp(u->last->status, "complete") == 0;
 }
 
 void aw_provenance_json(const aw_provenance *p, const aw_contest_info *ci, aw_buf *b)
 {
-    const char *start, *end;
-    aw_buf versions;
-    aw_buf_init(&versions);
-    summary(p, &start, &end, &versions);
-    const aw_contest_session *last = p->nsessions ? &p->sessions[p->nsessions - 1] : NULL;
+    prov_summary u;
+    summarize(p, &u);
+    const aw_contest_session *last = u.last;
     aw_buf_adds(b, "\"provenance\": {\"program_version\": ");
-    if (versions.len)
-        json_str(b, versions.data);
+    if (u.versions.len)
+        json_str(b, u.versions.data);
     else
         aw_buf_adds(b, "null");
     aw_buf_adds(b, ", \"report_version\": ");
     json_str(b, p->version ? p->version : "");
     aw_buf_adds(b, ", \"started\": ");
-    if (start)
-        json_str(b, start);
+    if (u.start)
+        json_str(b, u.start);
     else
         aw_buf_adds(b, "null");
     aw_buf_adds(b, ", \"finished\": ");
-    if (end && last && strcmp(last->status, "complete") == 0)
-        json_str(b, end);
+    if (u.finished)
+        json_str(b, u.end);
     else
         aw_buf_adds(b, "null");
     if (last)
@@ -345,7 +346,7 @@ void aw_provenance_json(const aw_provenance *p, const aw_contest_info *ci, aw_bu
         aw_buf_adds(b, "}");
     }
     aw_buf_adds(b, "]}");
-    aw_buf_free(&versions);
+    aw_buf_free(&u.versions);
 }
 
 /* Markdown cells hold no | and no line break. */
@@ -361,17 +362,15 @@ static void md_cell(FILE *out, const char *s)
 
 void aw_provenance_md(const aw_provenance *p, const aw_contest_info *ci, FILE *out)
 {
-    const char *start, *end;
-    aw_buf versions;
-    aw_buf_init(&versions);
-    summary(p, &start, &end, &versions);
-    const aw_contest_session *last = p->nsessions ? &p->sessions[p->nsessions - 1] : NULL;
+    prov_summary u;
+    summarize(p, &u);
+    const aw_contest_session *last = u.last;
     fprintf(out, "\n## Provenance\n\n");
-    fprintf(out, "- Played by aiwolf-lua %s", versions.len ? versions.data : "(not recorded)");
+    fprintf(out, "- Played by aiwolf-lua %s", u.versions.len ? u.versions.data : "(not recorded)");
     fprintf(out, "; this report by aiwolf-lua %s.\n", p->version ? p->version : "?");
-    fprintf(out, "- Started %s, %s", start ? start : "(not recorded)",
-            end && last && strcmp(last->status, "complete") == 0 ? "finished " : "not finished; last session ended ");
-    fprintf(out, "%s (UTC), in %d session%s", end ? end : "(not recorded)", p->nsessions,
+    fprintf(out, "- Started %s, %s", u.start ? u.start : "(not recorded)",
+            u.finished ? "finished " : "not finished; last session ended ");
+    fprintf(out, "%s (UTC), in %d session%s", u.end ? u.end : "(not recorded)", p->nsessions,
             p->nsessions == 1 ? "" : "s");
     if (last)
         fprintf(out, "; the last on a host with %d core%s, %d job%s", last->cores, last->cores == 1 ? "" : "s",
@@ -399,5 +398,5 @@ void aw_provenance_md(const aw_provenance *p, const aw_contest_info *ci, FILE *o
         md_cell(out, ci->paths[i]);
         fprintf(out, " | %s |\n", p->sha256[i][0] ? p->sha256[i] : "(not recorded)");
     }
-    aw_buf_free(&versions);
+    aw_buf_free(&u.versions);
 }
