@@ -143,7 +143,9 @@ int aw_logrules_claim_folder(const char *dir, const aw_settings *s, aw_error *er
 int aw_logrules_path(const char *log_path, char *out, size_t outlen)
 {
     size_t n = strlen(log_path);
-    if (n > 3 && strcmp(log_path + n - 3, ".gz") == 0)
+    if (n > 11 && strcmp(log_path + n - 11, ".unfinished") == 0)
+        n -= 11; /* serve's name for a game its stop abandoned */
+    if (n > 3 && strncmp(log_path + n - 3, ".gz", 3) == 0)
         n -= 3;
     int w = snprintf(out, outlen, "%.*s%s", (int)n, log_path, AW_LOGRULES_SUFFIX);
     return w < 0 || (size_t)w >= outlen ? -1 : 0;

@@ -8,8 +8,9 @@
  * output of `aiwolf play --list-settings` is a rules file too.
  *
  * Where the rules of a log at LOG are found, first match wins:
- *   LOG.rules     LOG without a trailing ".gz" (game.log and game.log.gz
- *                 both have game.log.rules): one game's rules
+ *   LOG.rules     LOG without a trailing ".unfinished" (serve's abandoned
+ *                 games) and ".gz" (game.log and game.log.gz both have
+ *                 game.log.rules): one game's rules
  *   DIR/aiwolf.rules   every log in the folder DIR that holds LOG
  *   DIR/../contest.cfg when DIR is named "logs": a contest's folder (its
  *                 "preset" and "set" lines), for contests written before
@@ -56,8 +57,8 @@ int aw_logrules_claim_folder(const char *dir, const aw_settings *s, aw_error *er
  * log). 0, or a negative value with err. */
 int aw_logrules_beside(const char *log_path, const aw_settings *s, aw_error *err);
 
-/* The rules file of a log at log_path ("LOG.rules", with LOG's ".gz" taken
- * off) into out (outlen bytes). -1 when it does not fit. */
+/* The rules file of a log at log_path ("LOG.rules", with LOG's ".unfinished"
+ * and ".gz" taken off) into out (outlen bytes). -1 when it does not fit. */
 int aw_logrules_path(const char *log_path, char *out, size_t outlen);
 
 /* Finds the rules of the log at log_path (see above) and reads them into s.

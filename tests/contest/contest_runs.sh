@@ -60,6 +60,11 @@ part=$(wc -l < "$tmp/d/games.tsv")
 "$bin" contest --quiet --games-per-entry 60 --jobs 2 --out "$tmp/d" $E 2> "$tmp/d.err"
 games d > "$tmp/gd"
 cmp -s "$tmp/ga" "$tmp/gd" || { echo "interrupted and continued differs"; exit 1; }
+# Its provenance: the interrupted session and the one that finished it.
+python3 -c "import json,sys; p=json.load(open(sys.argv[1]))['provenance']; s=p['sessions']; \
+  assert [x['status'] for x in s] == ['interrupted', 'complete'], s; \
+  assert sum(x['games'] for x in s) == 24 and p['finished'] == s[-1]['end'], p" "$tmp/d/results.json" ||
+  { echo "the provenance of an interrupted contest"; exit 1; }
 
 # A power loss: the file ends in the middle of a line, and a line is lost.
 cp -r "$tmp/a" "$tmp/e"
