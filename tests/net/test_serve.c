@@ -261,13 +261,14 @@ int main(void)
     char logdir[256], out[256], cmd[1024];
     snprintf(logdir, sizeof logdir, "%s/local", dir);
     snprintf(out, sizeof out, "%s/local.out", dir);
-    char *args[] = {"-n", "5", "--games", "2", "--seed", "11", "--quiet", "--log-dir", logdir,
+    char *args[] = {"-n", "5", "--games", "2", "--seed", "11", "--quiet", "--fixed-seats", "--log-dir", logdir,
                     "--agent", "1=agents/sample.lua", "--agent", "2=agents/random.lua", "--agent",
                     "3=agents/sample.lua", "--agent", "4=agents/random.lua", "--agent", "5=agents/sample.lua", NULL};
     pid_t spid = spawn_aiwolf("serve", out, args);
     CHECK_INT(wait_exit(spid, 60000), 0);
     snprintf(cmd, sizeof cmd,
-             "%s play --seed 11 --games 2 --quiet --log %s/play agents/sample.lua agents/random.lua >/dev/null 2>&1 && "
+             "%s play --seed 11 --games 2 --quiet --fixed-seats --log %s/play agents/sample.lua agents/random.lua "
+             ">/dev/null 2>&1 && "
              "diff -r %s %s/play",
              bin, dir, logdir, dir);
     CHECK_MSG(system(cmd) == 0, "serve with local seats and play wrote different logs");
