@@ -282,6 +282,50 @@ static void local_numbers(void)
     CHECK_MSG(kinds >= 2, "local seat 1 had the same number under 6 seeds");
 }
 
+/* Local or remote makes no difference to an agent: the same agent as
+ * local seats and as connect clients, the sets swapped (2 local and 3
+ * remote, then 3 local and 2 remote), plays exactly the games it plays
+ * all in one process (`play`, same seeds): byte-identical logs. */
+static void local_or_remote(void)
+{
+    for (int nlocal = 2; nlocal <= 3; nlocal++) {
+        char logdir[256], out[256], cmd[1200], portstr[16], cout[256];
+        snprintf(logdir, sizeof logdir, "%s/mixed%d", dir, nlocal);
+        snprintf(out, sizeof out, "%s/mixed%d.out", dir, nlocal);
+        char *args[24] = {"-n", "5", "--games", "8", "--seed", "600", "--time-limit", "60000", "--quiet",
+                          "--log-dir", logdir};
+        int n = 11;
+        static char specs[5][32];
+        for (int k = 1; k <= nlocal; k++) {
+            snprintf(specs[k], sizeof specs[k], "%d=agents/sample.lua", k);
+            args[n++] = "--agent";
+            args[n++] = specs[k];
+        }
+        args[n] = NULL;
+        pid_t spid;
+        int port = serve(&spid, out, args);
+        CHECK(port > 0);
+        if (port <= 0)
+            return;
+        snprintf(portstr, sizeof portstr, "%d", port);
+        pid_t cp[3];
+        for (int i = 0; i < 5 - nlocal; i++) {
+            snprintf(cout, sizeof cout, "%s/mixed_client%d.out", dir, i);
+            char *cargs[] = {"-p", portstr, "--quiet", "agents/sample.lua", NULL};
+            cp[i] = spawn_aiwolf("connect", cout, cargs);
+        }
+        CHECK_INT(wait_exit(spid, 120000), 0);
+        for (int i = 0; i < 5 - nlocal; i++)
+            CHECK_INT(wait_exit(cp[i], 10000), 0);
+        snprintf(cmd, sizeof cmd,
+                 "%s play --seed 600 --games 8 --budget 60000 --quiet --log %s/mixed_play%d agents/sample.lua "
+                 ">/dev/null 2>&1 && diff -r %s %s/mixed_play%d",
+                 bin, dir, nlocal, logdir, dir, nlocal);
+        CHECK_MSG(system(cmd) == 0, "%d local and %d remote seats of sample.lua did not play play's games", nlocal,
+                  5 - nlocal);
+    }
+}
+
 int main(void)
 {
     bin = getenv("AIWOLF_BIN");
@@ -295,6 +339,7 @@ int main(void)
     whole_games(15, 2, 2);
     keeps_number();
     local_numbers();
+    local_or_remote();
     for (int m = SILENT; m <= LATE; m++)
         hostile((enum mode)m);
 
