@@ -391,6 +391,7 @@ static void numbers_init(server *s)
         }
         s->local_number[k] = a;
         s->is_local[a] = true;
+        say(s, "local seat %d is Agent[%02d] for every game", k, a);
     }
 }
 
