@@ -92,6 +92,22 @@ static void whole_games(int players, int games, int parallel)
     CHECK_MSG(file_has(out, want), "%s: no '%s'", out, want);
 }
 
+/* Starts the server with ARGS, connects one client played by this test,
+ * then four `connect` clients (random.lua) into pids. Returns the test's
+ * connection (-1, checked, when the server took none), or -2 (checked) when
+ * the server did not start. */
+static int serve_and_four(const char *out, char *const args[], pid_t *spid, pid_t pids[4])
+{
+    int port = serve(spid, out, args);
+    CHECK(port > 0);
+    if (port <= 0)
+        return -2;
+    int fd = connect_to(port);
+    CHECK(fd >= 0);
+    clients(port, 4, "agents/random.lua", pids);
+    return fd;
+}
+
 enum mode { SILENT, GARBAGE, FLOOD, TOO_MUCH, VANISH, LATE };
 static const char *mode_names[] = {"silent", "garbage", "flood", "too_much", "vanish", "late"};
 
@@ -103,15 +119,10 @@ static void hostile(enum mode m)
     snprintf(out, sizeof out, "%s/serve_%s.out", dir, mode_names[m]);
     snprintf(events, sizeof events, "%s/%s.jsonl", dir, mode_names[m]);
     char *args[] = {"-n", "5", "--seed", "5", "--time-limit", "100", "--log-dir", logdir, "--events", events, NULL};
-    pid_t spid;
-    int port = serve(&spid, out, args);
-    CHECK(port > 0);
-    if (port <= 0)
+    pid_t spid, pids[4];
+    int fd = serve_and_four(out, args, &spid, pids);
+    if (fd == -2)
         return;
-    int fd = connect_to(port);
-    CHECK(fd >= 0);
-    pid_t pids[4];
-    clients(port, 4, "agents/random.lua", pids);
     static char line[1 << 20];
     int requests = 0;
     bool done = false;
@@ -188,15 +199,10 @@ static void keeps_number(void)
     char out[256];
     snprintf(out, sizeof out, "%s/keeper.out", dir);
     char *args[] = {"-n", "5", "--games", "6", "--seed", "21", "--time-limit", "2000", NULL};
-    pid_t spid;
-    int port = serve(&spid, out, args);
-    CHECK(port > 0);
-    if (port <= 0)
+    pid_t spid, pids[4];
+    int fd = serve_and_four(out, args, &spid, pids);
+    if (fd == -2)
         return;
-    int fd = connect_to(port);
-    CHECK(fd >= 0);
-    pid_t pids[4];
-    clients(port, 4, "agents/random.lua", pids);
     static char line[1 << 20];
     int numbers[16], games = 0;
     while (fd >= 0) {
