@@ -11,6 +11,8 @@
 #    differing line; an entry altered since fails verify by name, and the
 #    games without it are still played again;
 #  - bad usage gets a clear message and status 2.
+# The contests run with --budget 1000 (the outer kill at 20 s of wall time),
+# so that a loaded machine cannot make a game differ by a time-out.
 set -eu
 bin=$1
 tmp=$(mktemp -d)
@@ -20,7 +22,7 @@ fail() { echo "FAIL: $*"; exit 1; }
 mkdir "$tmp/e"
 cp -r tests/contest/entries/counter tests/contest/entries/garbage tests/contest/entries/crash "$tmp/e/"
 E="$tmp/e/counter $tmp/e/garbage $tmp/e/crash agents/sample.lua agents/random.lua agents/tutorial.lua"
-"$bin" contest --quiet --players 5 --games-per-entry 5 --seed 31 --jobs 2 --out "$tmp/c" $E 2> "$tmp/c.err" ||
+"$bin" contest --quiet --players 5 --games-per-entry 5 --seed 31 --jobs 2 --budget 1000 --out "$tmp/c" $E 2> "$tmp/c.err" ||
   { cat "$tmp/c.err"; fail "the contest failed"; }
 n=$(wc -l < "$tmp/c/games.tsv")
 [ "$n" -eq 6 ] || fail "6 entries x 5 games at 5 players should be 6 games, got $n"
@@ -43,7 +45,7 @@ assert iso.match(p["started"]) and iso.match(p["finished"]) and p["started"] <= 
 assert p["host_cores"] == cores and p["jobs"] == 2, p
 o = p["options"]
 assert o["seed"] == "31" == r["contest"]["seed"] and o["preset"] == "seed2015" and o["games_per_entry"] == 5, o
-assert o["players"] == [5] and o["budget_ms"] == 100 and o["memory_mb"] == 64 and o["set"] == [], o
+assert o["players"] == [5] and o["budget_ms"] == 1000 and o["memory_mb"] == 64 and o["set"] == [], o
 names = ["counter", "garbage", "crash", "sample", "random", "tutorial"]
 assert [e["name"] for e in p["entries"]] == names, p["entries"]
 assert [e["sha256"] for e in p["entries"]] == shas, (p["entries"], shas)
@@ -107,7 +109,7 @@ grep -q "^$without games\? played again (all $without played by unchanged entrie
   { cat "$tmp/ent.out"; fail "the games without the altered entry were not played again"; }
 
 # A regulation contest: sets of games whose agents carry over.
-"$bin" contest --quiet --format regulation --players 5 --sets 1 --set-games 3 --seed 5 --jobs 2 --out "$tmp/r" \
+"$bin" contest --quiet --format regulation --players 5 --sets 1 --set-games 3 --seed 5 --jobs 2 --budget 1000 --out "$tmp/r" \
   agents/sample.lua agents/random.lua tests/contest/entries/counter tests/contest/entries/crash agents/tutorial.lua 2> /dev/null
 "$bin" contest verify --sample 1 "$tmp/r" > "$tmp/r.out" || { cat "$tmp/r.out"; fail "verify of a regulation contest"; }
 grep -q "^3 games played again (a sample of 1 of the 3 played, drawn from the master seed, with the rest of their sets): 3 the same" \
