@@ -368,10 +368,12 @@ void aw_provenance_md(const aw_provenance *p, const aw_contest_info *ci, FILE *o
     fprintf(out, "\n## Provenance\n\n");
     fprintf(out, "- Played by aiwolf-lua %s", u.versions.len ? u.versions.data : "(not recorded)");
     fprintf(out, "; this report by aiwolf-lua %s.\n", p->version ? p->version : "?");
-    fprintf(out, "- Started %s, %s", u.start ? u.start : "(not recorded)",
-            u.finished ? "finished " : "not finished; last session ended ");
-    fprintf(out, "%s (UTC), in %d session%s", u.end ? u.end : "(not recorded)", p->nsessions,
-            p->nsessions == 1 ? "" : "s");
+    if (p->nsessions)
+        fprintf(out, "- Started %s, %s%s (UTC), in %d session%s", u.start,
+                u.finished ? "finished " : "not finished; last session ended ", u.end, p->nsessions,
+                p->nsessions == 1 ? "" : "s");
+    else
+        fprintf(out, "- No session recorded (provenance.tsv is missing: a contest from before it)");
     if (last)
         fprintf(out, "; the last on a host with %d core%s, %d job%s", last->cores, last->cores == 1 ? "" : "s",
                 last->jobs, last->jobs == 1 ? "" : "s");
