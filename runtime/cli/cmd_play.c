@@ -22,6 +22,7 @@
 #include "luaseat_talks.h"
 #include "talkhooks.h"
 #include "live.h"
+#include "logrules.h"
 
 static void usage(FILE *out)
 {
@@ -233,6 +234,8 @@ typedef struct play_out {
     bool hide_over;       /* the record leaves out Over and Skip talks */
     aw_live *live;        /* --http: the games' pages */
     aw_live_game *live_game;
+    const aw_settings *rules; /* the games' rules, beside their logs (logrules.h) */
+    bool rules_per_log;
 } play_out;
 
 static int play_before(void *ud, long gno, uint64_t seed, aw_gamelog **log)
@@ -247,6 +250,11 @@ static int play_before(void *ud, long gno, uint64_t seed, aw_gamelog **log)
             snprintf(path, sizeof path, "%s", po->log_path);
         if (!(po->csv = open_out(path)))
             return -1;
+        aw_error err;
+        if (strcmp(path, "-") != 0 && aw_logrules_beside(path, po->rules_per_log ? po->rules : NULL, &err) < 0) {
+            fprintf(stderr, "aiwolf play: %s\n", err.msg);
+            return -1;
+        }
     }
     aw_gamelog_init(&po->log, po->csv, po->record, po->events);
     po->log.result_only = po->result_only;
@@ -693,7 +701,21 @@ int cmd_play(int argc, char **argv)
      * interleave in the order they happened. */
     if (record == stdout)
         setvbuf(stdout, NULL, _IOLBF, 0);
-    play_out po = {log_path, games, record, games == 1 && quiet, events, describe, NULL, {0}, hide_over, live, NULL};
+    play_out po = {log_path, games, record, games == 1 && quiet, events, describe, NULL, {0}, hide_over, live, NULL,
+                   &set, false};
+    if (log_path && games == 1) {
+        po.rules_per_log = true;
+    } else if (log_path) {
+        /* One aiwolf.rules for the folder, or LOG.rules for each log when
+         * the folder's says other rules (an earlier run's). */
+        int claimed = aw_logrules_claim_folder(log_path, &set, &err);
+        if (claimed < 0) {
+            fprintf(stderr, "aiwolf play: %s\n", err.msg);
+            rc = 2;
+            goto close_events;
+        }
+        po.rules_per_log = claimed == 0;
+    }
     aw_match_opts mo;
     memset(&mo, 0, sizeof mo);
     mo.game.settings = &set;

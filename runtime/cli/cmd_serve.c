@@ -13,6 +13,7 @@
 
 #include "cli.h"
 #include "live.h"
+#include "logrules.h"
 #include "luaseat.h"
 #include "luaseat_talks.h"
 #include "netserver.h"
@@ -92,6 +93,8 @@ typedef struct serve_ctx {
     aw_luaseat_opts lo;
     const char *log_dir;
     FILE *events;
+    const aw_settings *rules; /* each log's LOG.rules (rules_per_log) */
+    bool rules_per_log;
 } serve_ctx;
 
 /* One game's outputs (games may run at the same time). */
@@ -143,6 +146,9 @@ static int before(void *ud, long gno, uint64_t seed, aw_gamelog **log)
             free(g);
             return -1;
         }
+        aw_error err;
+        if (aw_logrules_beside(g->path, c->rules_per_log ? c->rules : NULL, &err) < 0)
+            fprintf(stderr, "aiwolf serve: %s\n", err.msg);
     }
     aw_gamelog_init(&g->log, g->csv, NULL, c->events);
     if (c->live) {
@@ -353,6 +359,17 @@ int cmd_serve(int argc, char **argv)
     if (ctx.log_dir && mkdir(ctx.log_dir, 0777) != 0 && errno != EEXIST) {
         fprintf(stderr, "aiwolf serve: cannot create the folder %s: %s\n", ctx.log_dir, strerror(errno));
         goto done;
+    }
+    if (ctx.log_dir) {
+        /* The logs' rules beside them (logrules.h): the folder's
+         * aiwolf.rules, or LOG.rules for each log when it says others. */
+        int claimed = aw_logrules_claim_folder(ctx.log_dir, &set, &err);
+        if (claimed < 0) {
+            fprintf(stderr, "aiwolf serve: %s\n", err.msg);
+            goto done;
+        }
+        ctx.rules = &set;
+        ctx.rules_per_log = claimed == 0;
     }
     if (events_path && !(ctx.events = fopen(events_path, "w"))) {
         fprintf(stderr, "aiwolf serve: cannot write %s: %s\n", events_path, strerror(errno));

@@ -2,6 +2,7 @@
 #include "results.h"
 
 #include "match.h"
+#include "provenance.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -445,6 +446,8 @@ void aw_contest_write_md(const aw_contest_stats *s, const aw_contest_info *ci, F
             "\nSeating: %ld–%ld seats per entry; every entry's share of each role within %.3f of the share its "
             "seats lead one to expect; pairs of entries met in %ld–%ld games.\n",
             f.seats_min, f.seats_max, f.role_dev, f.meet_min, f.meet_max);
+    if (ci->prov)
+        aw_provenance_md(ci->prov, ci, out);
     free(order);
 }
 
@@ -509,9 +512,14 @@ void aw_contest_write_json(const aw_contest_stats *s, const aw_contest_info *ci,
                   "], \"seed\": \"%llu\", \"games_total\": %ld, \"games_done\": %ld, \"budget_ms\": %d, "
                   "\"memory_mb\": %d, \"shard\": \"%d/%d\", \"fairness\": {\"seats_per_entry_min\": %ld, "
                   "\"seats_per_entry_max\": %ld, \"role_share_max_dev\": %.4f, \"meetings_min\": %ld, "
-                  "\"meetings_max\": %ld}},\n  \"entries\": [",
+                  "\"meetings_max\": %ld}},\n  ",
                   (unsigned long long)ci->seed, ci->games_total, s->games, ci->budget_ms, ci->memory_mb, ci->shard,
                   ci->nshards, f.seats_min, f.seats_max, f.role_dev, f.meet_min, f.meet_max);
+    if (ci->prov) {
+        aw_provenance_json(ci->prov, ci, b);
+        aw_buf_adds(b, ",\n  ");
+    }
+    aw_buf_adds(b, "\"entries\": [");
     for (int k = 0; k < s->n; k++) {
         int i = order[k];
         const aw_entry_stats *e = &s->e[i];
