@@ -29,6 +29,8 @@ typedef struct person {
     aw_seat *seat;
     int views, text_refused, target_refused, stale_refused, token_refused, texts, targets, skipped;
     int bad_fields; /* views that show more than the role may know */
+    int confirms;   /* night steps confirmed */
+    int night_refused; /* a text or an agent given for the night step, refused */
     int late;       /* answers refused because the person was too slow (a loaded machine) */
 } person;
 
@@ -132,7 +134,20 @@ static void *person_main(void *arg)
         }
         if (aw_human_answer(p->seat, tok, strlen(tok), seq + 1, "Over", 4, 2, &err) == -AW_ESTATE)
             p->stale_refused++;
-        if (strstr(j, "\"answer\":\"text\"")) {
+        if (strstr(j, "\"answer\":\"confirm\"")) { /* the night step: a confirmation, nothing else */
+            CHECK(strstr(j, "\"request\":\"NIGHT\"") != NULL);
+            if (aw_human_answer(p->seat, tok, strlen(tok), seq, "Over", 4, 0, &err) == -AW_EINVAL &&
+                aw_human_answer(p->seat, tok, strlen(tok), seq, NULL, 0, alive_other(j, me), &err) == -AW_EINVAL)
+                p->night_refused++;
+            int rc = aw_human_answer(p->seat, tok, strlen(tok), seq, NULL, 0, AW_NO_AGENT, &err);
+            if (rc != 0 && too_late(&err)) {
+                p->late++;
+                p->skipped++;
+                continue;
+            }
+            CHECK_MSG(rc == 0, "confirm: %s", err.msg);
+            p->confirms += rc == 0;
+        } else if (strstr(j, "\"answer\":\"text\"")) {
             if (aw_human_answer(p->seat, tok, strlen(tok), seq, "VOTE Agent[", 11, 0, &err) < 0 &&
                 strstr(err.msg, "at byte"))
                 p->text_refused++;
@@ -437,7 +452,7 @@ int main(void)
     b->ops->free(b);
 
     const aw_role roles[] = {AW_VILLAGER, AW_WEREWOLF, AW_SEER, AW_BODYGUARD, AW_MEDIUM, AW_POSSESSED};
-    int games = 0;
+    int games = 0, confirms = 0;
     for (int i = 0; i < 6; i++) {
         person p;
         memset(&p, 0, sizeof p);
@@ -460,7 +475,9 @@ int main(void)
         CHECK(p.stale_refused > 0);
         CHECK(p.texts + p.targets > 0);
         CHECK(p.late < p.texts + p.targets);
-        CHECK_INT(p.answered_notes, p.texts + p.targets);
+        CHECK_INT(p.answered_notes, p.texts + p.targets + p.confirms);
+        CHECK(p.night_refused >= p.confirms);
+        confirms += p.confirms;
         CHECK_INT(p.timeout_notes, p.skipped);
         if (p.texts)
             CHECK(p.text_refused > 0);
@@ -473,6 +490,7 @@ int main(void)
         pthread_cond_destroy(&p.cv);
     }
     CHECK_INT(games, 6);
+    CHECK(confirms > 0); /* night steps came and were confirmed */
     aw_buf_free(&out);
     return test_done();
 }

@@ -43,6 +43,9 @@ try:
                 shot_vote = True
             C.check(b.eval("document.querySelectorAll('#targets button').length") > 0, "agents' buttons")
             b.eval("document.querySelector('#targets button').click()")
+        elif v["answer"] == "confirm":
+            C.check(b.eval("!!document.querySelector('#confirm')"), "the night step's button")
+            b.eval("document.querySelector('#confirm').click()")
         else:
             if not typed_error:
                 # a typed text the parser refuses: the error shows in place
