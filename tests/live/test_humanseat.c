@@ -16,6 +16,7 @@
 #include "game.h"
 #include "humanseat.h"
 #include "logcheck.h"
+#include "person_game.h"
 #include "talkhooks.h"
 #include "test.h"
 
@@ -56,28 +57,6 @@ static void publish(void *ud, const char *json, size_t len)
         p->timeout_notes++;
     }
     pthread_mutex_unlock(&p->mu);
-}
-
-static long field(const char *json, const char *key)
-{
-    const char *q = strstr(json, key);
-    return q ? strtol(q + strlen(key), NULL, 10) : -1;
-}
-
-static int alive_other(const char *json, int me)
-{
-    const char *q = strstr(json, "\"alive\":[");
-    if (!q)
-        return 0;
-    q += 9;
-    while (*q && *q != ']') {
-        int a = (int)strtol(q, (char **)&q, 10);
-        if (a != me)
-            return a;
-        if (*q == ',')
-            q++;
-    }
-    return 0;
 }
 
 static void *person_main(void *arg)
@@ -196,31 +175,14 @@ static int play_one(uint64_t seed, int players, aw_role role, person *p, char **
     p->seat = seats[1];
     for (int a = 2; a <= players; a++)
         seats[a] = aw_cseat_random(seed * 13 + (uint64_t)a);
-    aw_role deal[AW_MAX_PLAYERS + 1];
-    for (int a = 0; a <= AW_MAX_PLAYERS; a++)
-        deal[a] = AW_ROLE_NONE;
-    deal[1] = role;
     char *csv = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&csv, &len);
     aw_gamelog log;
     aw_gamelog_init(&log, f, NULL, NULL);
-    aw_game_opts go;
-    memset(&go, 0, sizeof go);
-    go.settings = &set;
-    go.seed = seed;
-    go.deal = deal;
-    go.log = &log;
-    aw_talkhooks_game(&go);
-    pthread_t th;
-    pthread_create(&th, NULL, person_main, p);
+    person_thread pt = {person_main, p, &p->mu, &p->cv, &p->over};
     aw_game_result res;
-    int rc = aw_game_play(&go, seats, &res, &err);
-    pthread_mutex_lock(&p->mu);
-    p->over = true;
-    pthread_cond_broadcast(&p->cv);
-    pthread_mutex_unlock(&p->mu);
-    pthread_join(th, NULL);
+    int rc = play_with_person(&set, seed, role, &log, seats, &pt, &res, &err);
     CHECK_MSG(rc == 0, "%s", err.msg);
     CHECK_INT(res.role[1], role);
     CHECK(res.seat_faults[1][AW_FAULT_TIMEOUT] > 0); /* the requests let run out */

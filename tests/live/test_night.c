@@ -20,6 +20,7 @@
 #include "cseat.h"
 #include "game.h"
 #include "humanseat.h"
+#include "person_game.h"
 #include "spectate.h"
 #include "talkhooks.h"
 #include "test.h"
@@ -50,12 +51,6 @@ typedef struct watch {
     aw_buf view;    /* the latest */
     bool over;
 } watch;
-
-static long field(const char *json, const char *key)
-{
-    const char *q = strstr(json, key);
-    return q ? strtol(q + strlen(key), NULL, 10) : -1;
-}
 
 static void str_field(const char *json, const char *key, char *out, size_t size)
 {
@@ -121,19 +116,6 @@ static void publish(void *ud, const char *json, size_t len)
     pthread_mutex_unlock(&w->mu);
 }
 
-static int alive_other(const char *json, int me)
-{
-    const char *q = strstr(json, "\"alive\":[");
-    for (q = q ? q + 9 : ""; *q && *q != ']';) {
-        int a = (int)strtol(q, (char **)&q, 10);
-        if (a != me)
-            return a;
-        if (*q == ',')
-            q++;
-    }
-    return 0;
-}
-
 /* The person: answers every request at once (a confirmation, an agent,
  * Over). */
 static void *person(void *arg)
@@ -192,30 +174,13 @@ static void one_game(int players, aw_role role, uint64_t seed)
     CHECK(seats[1] != NULL);
     for (int a = 2; a <= players; a++)
         seats[a] = aw_cseat_random(seed * 7 + (uint64_t)a);
-    aw_role deal[AW_MAX_PLAYERS + 1];
-    for (int a = 0; a <= AW_MAX_PLAYERS; a++)
-        deal[a] = AW_ROLE_NONE;
-    deal[1] = role;
     aw_gamelog log;
     aw_gamelog_init(&log, NULL, NULL, NULL);
     aw_spectate *sp = aw_spectate_new(false, sink, w);
     aw_spectate_attach(sp, &log);
-    aw_game_opts go;
-    memset(&go, 0, sizeof go);
-    go.settings = &set;
-    go.seed = seed;
-    go.deal = deal;
-    go.log = &log;
-    aw_talkhooks_game(&go);
-    pthread_t th;
-    pthread_create(&th, NULL, person, w);
+    person_thread pt = {person, w, &w->mu, &w->cv, &w->over};
     aw_game_result res;
-    int rc = aw_game_play(&go, seats, &res, &err);
-    pthread_mutex_lock(&w->mu);
-    w->over = true;
-    pthread_cond_broadcast(&w->cv);
-    pthread_mutex_unlock(&w->mu);
-    pthread_join(th, NULL);
+    int rc = play_with_person(&set, seed, role, &log, seats, &pt, &res, &err);
     CHECK_MSG(rc == 0, "%s", err.msg);
     CHECK_INT(res.role[1], role);
     CHECK(w->nsteps < MAX_STEPS);
