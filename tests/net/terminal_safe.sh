@@ -104,11 +104,16 @@ PY
   has "$tmp/err2" "aiwolf connect:"
   ;;
 play)
-  # The first fault line (stderr) and the record (stdout).
-  "$bin" play --games 2 --seed 1 "$tmp/evil.lua" agents/random.lua > "$tmp/out" 2> "$tmp/err"
+  # The first fault line (stderr), the summary (stdout: the agent file's
+  # name holds a clear-screen) and the record (stdout).
+  odd="$tmp/ev$(printf '\033')[2Jil.lua"
+  cp "$tmp/evil.lua" "$odd"
+  "$bin" play --games 2 --seed 1 "$odd" agents/random.lua > "$tmp/out" 2> "$tmp/err"
   raw_free "$tmp/err"
+  raw_free "$tmp/out"
   has "$tmp/err" 'first fault of'
   has "$tmp/err" 'boom \u{202e}PWNED'
+  has "$tmp/out" 'ev\e[2Jil.lua'
   "$bin" play --seed 1 "$tmp/evil.lua" agents/random.lua > "$tmp/out" 2> "$tmp/err"
   raw_free "$tmp/out"
   has "$tmp/out" 'boom \u{202e}PWNED'
