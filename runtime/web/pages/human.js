@@ -136,7 +136,7 @@
       ATTACK: "Attack: whom do the werewolves attack?",
       INITIALIZE: "The game begins.", DAILY_INITIALIZE: "A new day begins.", DAILY_FINISH: "The day ends.",
       FINISH: "The game is over: every role is shown above.",
-      NIGHT: "Night falls: the night's actions are the others' tonight. Confirm to sleep; the new day starts when everyone's night is over.",
+      NIGHT: "Night falls. You have nothing to do tonight: confirm to sleep (the new day starts when everyone's night is over).",
     }[v.request] || v.request;
     $("#what").textContent = what;
     if (v.answer === "confirm") {
