@@ -32,6 +32,8 @@ typedef struct person {
     int bad_fields; /* views that show more than the role may know */
     int confirms;   /* night steps confirmed */
     int night_refused; /* a text or an agent given for the night step, refused */
+    uint64_t night_seq; /* the latest night step's seq */
+    int night_timeouts; /* night steps that ran out (no fault: nothing shows them) */
     int late;       /* answers refused because the person was too slow (a loaded machine) */
 } person;
 
@@ -50,11 +52,15 @@ static void publish(void *ud, const char *json, size_t len)
         aw_buf_clear(&p->view);
         aw_buf_add(&p->view, json, len);
         p->seen++;
+        if (strstr(json, "\"answer\":\"confirm\""))
+            p->night_seq = (uint64_t)strtoull(strstr(json, "\"seq\":") + 6, NULL, 10);
         pthread_cond_broadcast(&p->cv);
     } else if (strstr(json, "\"type\":\"answered\"")) {
         p->answered_notes++;
     } else if (strstr(json, "\"type\":\"timeout\"")) {
         p->timeout_notes++;
+        /* the seat's own word that a night step ran out */
+        p->night_timeouts += (uint64_t)strtoull(strstr(json, "\"seq\":") + 6, NULL, 10) == p->night_seq;
     }
     pthread_mutex_unlock(&p->mu);
 }
@@ -186,6 +192,8 @@ static int play_one(uint64_t seed, int players, aw_role role, person *p, char **
     CHECK_MSG(rc == 0, "%s", err.msg);
     CHECK_INT(res.role[1], role);
     CHECK(res.seat_faults[1][AW_FAULT_TIMEOUT] > 0); /* the requests let run out */
+    /* each time-out a fault, but for the night steps' */
+    CHECK_INT(res.seat_faults[1][AW_FAULT_TIMEOUT], p->timeout_notes - p->night_timeouts);
     aw_gamelog_free(&log);
     fclose(f);
     for (int a = 1; a <= players; a++)
@@ -414,7 +422,7 @@ int main(void)
     b->ops->free(b);
 
     const aw_role roles[] = {AW_VILLAGER, AW_WEREWOLF, AW_SEER, AW_BODYGUARD, AW_MEDIUM, AW_POSSESSED};
-    int games = 0, confirms = 0;
+    int games = 0, confirms = 0, night_timeouts = 0;
     for (int i = 0; i < 6; i++) {
         person p;
         memset(&p, 0, sizeof p);
@@ -440,6 +448,7 @@ int main(void)
         CHECK_INT(p.answered_notes, p.texts + p.targets + p.confirms);
         CHECK(p.night_refused >= p.confirms);
         confirms += p.confirms;
+        night_timeouts += p.night_timeouts;
         CHECK_INT(p.timeout_notes, p.skipped);
         if (p.texts)
             CHECK(p.text_refused > 0);
@@ -452,7 +461,8 @@ int main(void)
         pthread_cond_destroy(&p.cv);
     }
     CHECK_INT(games, 6);
-    CHECK(confirms > 0); /* night steps came and were confirmed */
+    CHECK(confirms > 0);       /* night steps came and were confirmed */
+    CHECK(night_timeouts > 0); /* and some ran out */
     aw_buf_free(&out);
     return test_done();
 }
