@@ -21,6 +21,18 @@ s = C.Server(["play", "--human", "1", "--human-timeout", "30", "--players", "15"
               "--deal", "1=SEER", "--log", log, "agents/sample.lua"])
 tok = s.tokens[1]
 b = None
+
+
+def next_request(br, what):
+    """The view of the next request that wants an answer, or None at the
+    game's end (or when none comes)."""
+    if not br.wait("window.awHuman && window.awHuman.view() && (window.awHuman.view().request === 'FINISH' || "
+                   "(window.awHuman.view().answer !== 'none' && !window.awHuman.answered()))", 120):
+        C.check(False, what + "a request comes")
+        return None
+    v = br.eval("window.awHuman.view()")
+    return None if v["request"] == "FINISH" else v
+
 said, clicks, typed_error = [], 0, False
 shot_talk = shot_vote = False
 try:
@@ -30,12 +42,8 @@ try:
     b.open(f"http://127.0.0.1:{s.port}/human/1?token={tok}")
     end = time.time() + 600
     while time.time() < end:
-        if not b.wait("window.awHuman && window.awHuman.view() && (window.awHuman.view().request === 'FINISH' || "
-                      "(window.awHuman.view().answer !== 'none' && !window.awHuman.answered()))", 120):
-            C.check(False, "a request comes")
-            break
-        v = b.eval("window.awHuman.view()")
-        if v["request"] == "FINISH":
+        v = next_request(b, "")
+        if not v:
             break
         C.check(b.eval("/^\\d+ s$/.test(document.querySelector('#countdown').textContent)"), "the countdown runs")
         if v["answer"] == "target":
@@ -99,12 +107,8 @@ def night_step():
             br.open(f"http://127.0.0.1:{v2.port}/human/1?token={v2.tokens[1]}")
             end = time.time() + 300
             while time.time() < end:
-                if not br.wait("window.awHuman && window.awHuman.view() && (window.awHuman.view().request === 'FINISH' || "
-                               "(window.awHuman.view().answer !== 'none' && !window.awHuman.answered()))", 120):
-                    C.check(False, "night: a request comes")
-                    break
-                v = br.eval("window.awHuman.view()")
-                if v["request"] == "FINISH":
+                v = next_request(br, "night: ")
+                if not v:
                     break
                 if v["answer"] == "confirm":
                     C.check(v["request"] == "NIGHT", f"the night step's request: {v['request']}")
