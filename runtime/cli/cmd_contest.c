@@ -585,7 +585,7 @@ static void progress_line(contest *k, bool final)
     }
     char leader[200] = "";
     if (lead >= 0)
-        snprintf(leader, sizeof leader, "  leader %.60s %.3f", k->names[lead], best);
+        snprintf(leader, sizeof leader, "  leader %.60s %.3f", aw_term(k->names[lead]).s, best);
     if (k->tty) {
         int width = 24, fill = k->total ? (int)(width * done / k->total) : width;
         char bar[32];
@@ -887,7 +887,7 @@ static int contest_prepare(contest *k)
 {
     aw_error err;
     if (build_schedule(&k->c, &k->sched, k->set, &err) < 0) {
-        fprintf(stderr, "aiwolf contest: %s\n", err.msg);
+        fprintf(stderr, "aiwolf contest: %s\n", aw_term(err.msg).s);
         return -1;
     }
     aw_contest_stats_init(&k->stats, k->c.nentries);
@@ -1812,7 +1812,7 @@ int cmd_contest(int argc, char **argv)
         if (!k.quiet && ntodo)
             progress_line(&k, true);
         if (status == AW_RUNNER_FAILED && r.error[0])
-            fprintf(stderr, "aiwolf contest: %s\n", r.error);
+            fprintf(stderr, "aiwolf contest: %s\n", aw_term(r.error).s);
         if (status == AW_RUNNER_DONE && sort_games(dir, c->nentries) < 0)
             fprintf(stderr, "aiwolf contest: cannot sort %s (the results are complete)\n", gpath);
         if (ntodo)

@@ -99,7 +99,9 @@ static void usage(FILE *out)
             "                      the full record once a game is over)\n"
             "  --human N           with --http: people play the first N seats, each on its\n"
             "                      own page (its address, with a secret token, is printed);\n"
-            "                      the agent files fill the other seats\n"
+            "                      the agent files fill the other seats. A night that\n"
+            "                      asks a person nothing shows a step to confirm, so\n"
+            "                      spectators cannot tell roles by the night's length\n"
             "  --human-timeout S   seconds a person has for each answer (default 120); no\n"
             "                      answer in time gets the rules' substitute\n"
             "  --list-settings     print every setting of the chosen preset and exit\n"
@@ -302,10 +304,11 @@ static void play_first_fault(void *ud, long gno, int entry, const char *version,
                              const aw_seat_fault *f)
 {
     (void)ud;
+    /* the message is the agent's own text: escaped, as the names */
     fprintf(stderr, "%saiwolf play: [game %ld] first fault of %s%s%.8s (Agent[%02d]): %s %s: %s\n",
-            progress_tty && progress_shown ? "\r\033[K" : "", gno + 1, progress_names[entry], version ? "@" : "",
-            version ? version : "", agent, kind == AW_REQ_NONE ? "start" : aw_req_name(kind),
-            aw_fault_kind_name(f->kind), f->msg);
+            progress_tty && progress_shown ? "\r\033[K" : "", gno + 1, aw_term(progress_names[entry]).s,
+            version ? "@" : "", version ? aw_term(version).s : "", agent, kind == AW_REQ_NONE ? "start" : aw_req_name(kind),
+            aw_fault_kind_name(f->kind), aw_term(f->msg).s);
 }
 
 /* Progress: in place on a terminal, a line every two seconds otherwise;
@@ -326,7 +329,7 @@ static void play_progress(void *ud, const aw_tally *t, long games)
         snprintf(done, sizeof done, "%ld/%ld games", t->played, games);
     double w = t->entry_games[0] ? 100.0 * t->entry_wins[0] / t->entry_games[0] : 0;
     fprintf(stderr, "%saiwolf play: %s, %.0f games/s, %s, faults %ld, %.40s wins %.1f%%%s", progress_tty ? "\r\033[K" : "",
-            done, rate, left, t->faults, progress_names[0], w, progress_tty ? "" : "\n");
+            done, rate, left, t->faults, aw_term(progress_names[0]).s, w, progress_tty ? "" : "\n");
     fflush(stderr);
     progress_shown = true;
 }
@@ -646,7 +649,7 @@ int cmd_play(int argc, char **argv)
         wo.host = http_host;
         wo.port = http_port;
         if (!(web = aw_web_start_thread(&wo, &err))) {
-            fprintf(stderr, "aiwolf play: --http %s: %s\n", http, err.msg);
+            fprintf(stderr, "aiwolf play: --http %s: %s\n", http, aw_term(err.msg).s);
             return 2;
         }
         live = aw_live_new(web, reveal);
@@ -655,7 +658,7 @@ int cmd_play(int argc, char **argv)
             snprintf(name, sizeof name, "human%d", a);
             aw_seat *h = aw_live_human(live, a, name, (uint64_t)human_timeout * 1000, &err);
             if (!h) {
-                fprintf(stderr, "aiwolf play: %s\n", err.msg);
+                fprintf(stderr, "aiwolf play: %s\n", aw_term(err.msg).s);
                 rc = 2;
                 goto done;
             }
@@ -672,7 +675,7 @@ int cmd_play(int argc, char **argv)
             mirror[a] = isolate ? isolated_seat(other, &lo, &err) : aw_luaseat_new(other, &lo, &err);
         }
         if (!seats[a] || (vs && !mirror[a])) {
-            fprintf(stderr, "aiwolf play: %s\n", err.msg);
+            fprintf(stderr, "aiwolf play: %s\n", aw_term(err.msg).s);
             rc = 2;
             goto done;
         }
@@ -755,7 +758,7 @@ int cmd_play(int argc, char **argv)
     if (mrc == AW_MATCH_STOPPED || tally.output_errors)
         rc = 1;
     if (mrc == AW_MATCH_FAILED) {
-        fprintf(stderr, "aiwolf play: %s\n", err.msg);
+        fprintf(stderr, "aiwolf play: %s\n", aw_term(err.msg).s);
         rc = 2;
     }
     if (mrc == AW_MATCH_INTERRUPTED)

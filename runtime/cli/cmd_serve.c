@@ -70,7 +70,9 @@ static void usage(FILE *out)
             "                        the full record once a game is over)\n"
             "  --human N             with --http: people play local seats 1 to N, each on\n"
             "                        its own page (its address, with a secret token, is\n"
-            "                        printed); games one at a time\n"
+            "                        printed); games one at a time; a night that asks\n"
+            "                        a person nothing shows a step to confirm\n"
+            "                        (docs/viewer.md)\n"
             "  --human-timeout S     seconds a person has for each answer (default 120)\n"
             "  --help                this text\n"
             "\n"
@@ -348,7 +350,7 @@ int cmd_serve(int argc, char **argv)
         /* Check the file now, so that a broken agent is reported at once. */
         aw_seat *probe = aw_luaseat_new(ctx.agent_path[a], &ctx.lo, &err);
         if (!probe) {
-            fprintf(stderr, "aiwolf serve: %s\n", err.msg);
+            fprintf(stderr, "aiwolf serve: %s\n", aw_term(err.msg).s);
             goto done;
         }
         probe->ops->free(probe);
@@ -383,7 +385,7 @@ int cmd_serve(int argc, char **argv)
         wo.host = http_host;
         wo.port = http_port;
         if (!(web = aw_web_start_thread(&wo, &err))) {
-            fprintf(stderr, "aiwolf serve: --http %s: %s\n", http, err.msg);
+            fprintf(stderr, "aiwolf serve: --http %s: %s\n", http, aw_term(err.msg).s);
             goto done;
         }
         ctx.live = aw_live_new(web, reveal);
@@ -391,7 +393,7 @@ int cmd_serve(int argc, char **argv)
             char name[32];
             snprintf(name, sizeof name, "human%d", a);
             if (!(ctx.human[a] = aw_live_human(ctx.live, a, name, (uint64_t)human_timeout * 1000, &err))) {
-                fprintf(stderr, "aiwolf serve: %s\n", err.msg);
+                fprintf(stderr, "aiwolf serve: %s\n", aw_term(err.msg).s);
                 goto done;
             }
             no.local[a] = true;
@@ -419,7 +421,7 @@ int cmd_serve(int argc, char **argv)
     aw_tally tally;
     aw_tally_init(&tally, 2);
     if (aw_netserver_run(&no, &tally, &err) < 0) {
-        fprintf(stderr, "aiwolf serve: %s\n", err.msg);
+        fprintf(stderr, "aiwolf serve: %s\n", aw_term(err.msg).s);
         aw_tally_free(&tally);
         goto done;
     }

@@ -375,11 +375,16 @@ static void fmt_players(const aw_contest_info *ci, char *buf, size_t n)
         k += (size_t)snprintf(buf + k, n - k, "%s%d", i ? "," : "", ci->players[i]);
 }
 
-/* Markdown table cells must not hold | or line breaks. */
+/* Markdown table cells must not hold | or line breaks, and the report goes
+ * to terminals too: control bytes and the like come escaped (util.h). */
 static void md_text(FILE *out, const char *s)
 {
-    for (; *s; s++)
-        fputs(*s == '|' ? "\\|" : (*s == '\n' || *s == '\r') ? " " : (char[2]){*s, 0}, out);
+    aw_buf b;
+    aw_buf_init(&b);
+    aw_buf_add_term(&b, s, strlen(s));
+    for (size_t i = 0; i < b.len; i++)
+        fputs(b.data[i] == '|' ? "\\|" : (char[2]){b.data[i], 0}, out);
+    aw_buf_free(&b);
 }
 
 void aw_contest_write_md(const aw_contest_stats *s, const aw_contest_info *ci, FILE *out)

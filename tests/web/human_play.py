@@ -112,6 +112,16 @@ def person(port, token, stats):
             C.check(r.get("type") == "taken", f"a valid text is taken: {r}")
             if r.get("type") == "taken" and text != "Over":
                 stats["said"].append((me, text))
+        elif v["answer"] == "confirm":
+            # the night step of a seat the night asks nothing: a confirmation only
+            C.check(v["request"] == "NIGHT", f"a confirmation is the night step: {v['request']}")
+            w.send(f"answer {seq} target {others[-1]}")
+            r = reply(("refused", "taken"))
+            C.check(r.get("type") == "refused" and "confirmation" in r.get("error", ""), f"no agent at night: {r}")
+            w.send(f"answer {seq} confirm")
+            r = reply(("refused", "taken"))
+            C.check(r.get("type") == "taken", f"the confirmation is taken: {r}")
+            stats["nights"] = stats.get("nights", 0) + 1
         else:
             w.send(f"answer {seq} target 0")
             r = reply(("refused", "taken"))
