@@ -349,17 +349,6 @@ void aw_provenance_json(const aw_provenance *p, const aw_contest_info *ci, aw_bu
     aw_buf_free(&u.versions);
 }
 
-/* Markdown cells hold no | and no line break. */
-static void md_cell(FILE *out, const char *s)
-{
-    for (; *s; s++) {
-        if (*s == '|')
-            fputs("\\|", out);
-        else
-            fputc(*s == '\n' || *s == '\r' ? ' ' : *s, out);
-    }
-}
-
 void aw_provenance_md(const aw_provenance *p, const aw_contest_info *ci, FILE *out)
 {
     prov_summary u;
@@ -381,10 +370,10 @@ void aw_provenance_md(const aw_provenance *p, const aw_contest_info *ci, FILE *o
     for (int i = 0; i < ci->nplayers; i++)
         fprintf(out, "%s%d", i ? "," : "", ci->players[i]);
     fprintf(out, ", master seed %llu, preset ", (unsigned long long)ci->seed);
-    md_cell(out, p->preset ? p->preset : "?");
+    aw_contest_md_text(out, p->preset ? p->preset : "?");
     for (int i = 0; i < p->nsets; i++) {
         fputs(", --set ", out);
-        md_cell(out, p->sets[i]);
+        aw_contest_md_text(out, p->sets[i]);
     }
     if (p->games_per_entry)
         fprintf(out, ", %ld games per entry", p->games_per_entry);
@@ -395,9 +384,9 @@ void aw_provenance_md(const aw_provenance *p, const aw_contest_info *ci, FILE *o
     fprintf(out, "| entry | path | SHA-256 |\n|---|---|---|\n");
     for (int i = 0; i < p->nentries; i++) {
         fputs("| ", out);
-        md_cell(out, ci->names[i]);
+        aw_contest_md_text(out, ci->names[i]);
         fputs(" | ", out);
-        md_cell(out, ci->paths[i]);
+        aw_contest_md_text(out, ci->paths[i]);
         fprintf(out, " | %s |\n", p->sha256[i][0] ? p->sha256[i] : "(not recorded)");
     }
     aw_buf_free(&u.versions);

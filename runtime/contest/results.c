@@ -377,7 +377,7 @@ static void fmt_players(const aw_contest_info *ci, char *buf, size_t n)
 
 /* Markdown table cells must not hold | or line breaks, and the report goes
  * to terminals too: control bytes and the like come escaped (util.h). */
-static void md_text(FILE *out, const char *s)
+void aw_contest_md_text(FILE *out, const char *s)
 {
     aw_buf b;
     aw_buf_init(&b);
@@ -415,7 +415,7 @@ void aw_contest_write_md(const aw_contest_stats *s, const aw_contest_info *ci, F
         double lo, hi;
         aw_wilson(e->wins, e->games, &lo, &hi);
         fprintf(out, "| %d | ", k + 1);
-        md_text(out, ci->names[i]);
+        aw_contest_md_text(out, ci->names[i]);
         fprintf(out, " | %ld | %ld | %.3f | %.3f–%.3f | %.3f | %.3f |", e->games, e->wins, rate(e->wins, e->games), lo,
                 hi, rate(e->team_wins[0], e->team_games[0]), rate(e->team_wins[1], e->team_games[1]));
         for (int p = 0; p < ci->nplayers; p++)
@@ -439,7 +439,7 @@ void aw_contest_write_md(const aw_contest_stats *s, const aw_contest_info *ci, F
     for (int k = 0; k < s->n; k++) {
         int i = order[k];
         fprintf(out, "| ");
-        md_text(out, ci->names[i]);
+        aw_contest_md_text(out, ci->names[i]);
         fprintf(out, " |");
         for (int r = 0; r < AW_NROLES; r++)
             if (used[r])

@@ -10,6 +10,7 @@ that holds the person's own words, and each view shows no role the seat
 may not know."""
 import json
 import os
+import shutil
 import socket
 import sys
 import threading
@@ -180,5 +181,5 @@ for cmd in ("play", "serve"):
     d = os.path.join(os.environ.get("TMPDIR", "/tmp"), f"human_play_{os.getpid()}_{cmd}")
     os.makedirs(d, exist_ok=True)
     game(cmd, d)
-    os.rmdir(d)
+    shutil.rmtree(d)  # the log went; the rules file beside it (aiwolf.rules) goes with the folder
 C.done()
