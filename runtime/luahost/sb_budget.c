@@ -169,6 +169,7 @@ void sb_charge(lua_State *L, aw_sandbox *sb, uint64_t n)
  * to that much of the host's time before it. Reset in a forked child,
  * whose thread's CPU clock starts again from zero. */
 static _Thread_local uint64_t wall_sample, cpu_sample; /* wall_sample 0: none */
+static void sb_own_clock_start(aw_sandbox *sb);
 
 void sb_call_clocks_start(aw_sandbox *sb)
 {
@@ -183,6 +184,63 @@ void sb_call_clocks_start(aw_sandbox *sb)
     sb->wall_limit = wall + sb_wall_bound_ns(sb);
     /* The CPU clock cannot reach the deadline before this. */
     sb->cpu_check_at = wall_sample + sb->budget_ns;
+    sb_own_clock_start(sb);
+}
+
+/* The seat's own clock                                                     */
+/*                                                                          */
+/* os.clock is the CPU time of the seat's own calls in this game, never the
+ * process's (which every seat of every game in the process moves: an agent
+ * that burnt CPU until clock() % 0.1 named the werewolf's seat told its
+ * copy in the mirrored game, docs/sandbox.md "What an agent can read").
+ * A call's share is measured between two points inside the call: the
+ * budget's start (the thread's sample, above) may be up to
+ * SB_CPU_SAMPLE_NS of another seat's time old, and is not used. Calls of a
+ * game in which the agent never read os.clock count their wall-clock time
+ * (read at their start and end; an upper bound of their CPU time that costs
+ * nothing); from the first reading on, each call reads the thread's CPU
+ * clock at its start and end (two system calls, only for agents that use
+ * os.clock). In the call of the first reading, the time before it is its
+ * wall-clock time since the call started. */
+static void sb_own_clock_start(aw_sandbox *sb)
+{
+    sb->clock_on = sb->clock_exact;
+    if (sb->clock_on)
+        sb->clock_start = sb_cpu_ns();
+}
+
+void sb_own_clock_end(aw_sandbox *sb, uint64_t wall_ns)
+{
+    if (sb->clock_on)
+        sb->own_ns += sb_cpu_ns() - sb->clock_start;
+    else
+        sb->own_ns += wall_ns;
+    sb->clock_on = 0;
+}
+
+/* A new game, a new agent instance: its clock starts at zero. */
+void sb_own_clock_reset(aw_sandbox *sb)
+{
+    sb->own_ns = 0;
+    sb->clock_on = sb->clock_exact = 0;
+}
+
+int sb_osclock(lua_State *L)
+{
+    aw_sandbox *sb = sb_of(L);
+    uint64_t now = sb_cpu_ns(), t;
+    if (sb->lim.unguarded || !sb->in_call) { /* benchmarks only: the thread's clock */
+        t = now;
+    } else {
+        if (!sb->clock_on) {
+            uint64_t before = aw_now_ns() - sb->wall_start;
+            sb->clock_start = now - (before < now ? before : now);
+            sb->clock_on = sb->clock_exact = 1;
+        }
+        t = sb->own_ns + (now - sb->clock_start);
+    }
+    lua_pushnumber(L, (lua_Number)t / 1e9);
+    return 1;
 }
 
 /* The call's CPU and wall-clock time. exact: read the CPU clock whatever
