@@ -11,7 +11,8 @@
 #   wall_vs.lua     os.time, from a game's end to its mirror under --vs, by
 #                   burning CPU until the wall clock's second names the seat
 #                   (16/16 while os.time and os.date read the real time)
-# Now 4/30, 20/120 and 1/16. With 5 players chance is 1 in 5. The seeds are
+# Now 4/30, 20/120 and 1/16 or 2/16 (it depends on the second the process
+# started). With 5 players chance is 1 in 5. The seeds are
 # fixed, and each guess is now the same in every game (seat 1; for wall_vs a
 # seat set by the time the process started), so a count is that of the games
 # in which the werewolf sat in one seat: at most 11 of 30 (clock_vs), 11 of 30

@@ -18,6 +18,7 @@
 --
 -- Seat 2 prints "leak guess G wolf W" at the end of each game;
 -- tests/sandbox/leak.sh counts the mirror games' hits.
+local passive = require "passive"
 local agent = {}
 
 function agent:getName() return "wallleak" end
@@ -28,30 +29,8 @@ function agent:initialize(info, setting)
   if self.me == 2 then self.guess = os.time() % self.n + 1 end
 end
 
-function agent:update(info) self.info = info end
-
-function agent:talk() return "Over" end
-function agent:whisper() return "Over" end
-
-local function other(info, me)
-  for a = 1, #info.statusMap do
-    if a ~= me and info.statusMap[a] == "ALIVE" then return a end
-  end
-end
-function agent:vote() return other(self.info, self.me) end
-function agent:divine() return other(self.info, self.me) end
-function agent:guard() return other(self.info, self.me) end
-function agent:attack()
-  for a = 1, #self.info.statusMap do
-    if self.info.statusMap[a] == "ALIVE" and self.info.roleMap[a] ~= "WEREWOLF" then return a end
-  end
-end
-
 function agent:finish()
-  local wolf
-  for a = 1, self.n do
-    if self.info.roleMap[a] == "WEREWOLF" then wolf = a break end
-  end
+  local wolf = passive.wolf(self.info)
   if self.guess then print(string.format("leak guess %d wolf %d", self.guess, wolf)) end
   if self.me == self.n then
     local t, c = os.time(), os.clock()
@@ -62,4 +41,4 @@ function agent:finish()
   end
 end
 
-return agent
+return passive.play(agent)
