@@ -19,8 +19,9 @@
 # (clock_seats, 4 readers each) and 5 of 16 (wall_vs) for these seeds, whatever
 # the seat. Guesses at chance stay within the bounds below with probability
 # 0.9999 (clock_vs: P[Bin(30, 1/5) >= 16] = 5e-5; clock_seats: half the
-# readers right, for guesses made per game, 5e-5) and 0.9985 (wall_vs:
-# P[Bin(16, 1/5) >= 9] = 1.5e-3).
+# readers right, for guesses made per game, 5e-5), 0.9994 (clock_vs isolated,
+# 20 mirror games: P[Bin(20, 1/5) >= 11] = 5.6e-4; at most 6 here) and 0.9985
+# (wall_vs: P[Bin(16, 1/5) >= 9] = 1.5e-3).
 # $1 is the aiwolf binary; runs from the project root.
 set -u
 bin=$1
@@ -38,7 +39,8 @@ play() { # OUT ARGS...: one run, its agents' output in OUT
 # N guesses and at most MAX right
 rate() {
   awk -v name="$2" -v seat="$3" -v want="$4" -v max="$5" '
-    $0 ~ "Agent\\[" seat "\\][^]]*\\] leak guess " { n++; if ($7 == $9) h++ }
+    $0 ~ "Agent\\[" seat "\\][^]]*\\] leak guess " {
+      for (i = 1; i < NF - 2; i++) if ($i == "guess") { n++; if ($(i + 1) == $(i + 3)) h++ } }
     END {
       if (n != want) { printf "FAIL: %s: %d guesses, expected %d\n", name, n, want; exit 1 }
       printf "%s%s: %d/%d right (at most %d allowed)\n", h <= max ? "" : "FAIL: ", name, h, n, max
@@ -48,6 +50,10 @@ rate() {
 # game of a pair and at 2 and 4 in its mirror: seat 2's guess is the mirror's.
 play "$tmp/clock_vs" --vs --seed 7 --games 60 "$dir/clock_vs.lua" agents/random.lua
 rate "$tmp/clock_vs" "os.clock, game to mirror" 02 30 15
+# Isolated, each seat's sandbox has a process of its own (its process clock
+# was its own already); the clock is the same as in process now.
+play "$tmp/clock_iso" --vs --isolate --seed 7 --games 40 "$dir/clock_vs.lua" agents/random.lua
+rate "$tmp/clock_iso" "os.clock, game to mirror, isolated" 02 20 10
 play "$tmp/clock_seats" --seed 11 --games 30 "$dir/clock_seats.lua"
 rate "$tmp/clock_seats" "os.clock, werewolf to the other seats" .. 120 60
 play "$tmp/wall_vs" --vs --budget 6000 --seed 5 --games 32 "$dir/wall_vs.lua" agents/random.lua
