@@ -617,7 +617,6 @@ int sb_protected(aw_sandbox *sb, lua_CFunction fn, void *ud, int nres, aw_fault 
         sb_wd_arm(outer); /* the outer call's deadline is still running */
     int expired = sb->expired, by_work = sb->work_expired;
     sb_call_clocks_end(sb, expired || status != LUA_OK, &fault->elapsed_ns, &fault->wall_ns);
-    sb_own_clock_end(sb, fault->wall_ns);
     sb->units_last = sb->units - sb->units_start;
     sb->in_call = 0;
     sb->expired = 0;

@@ -226,7 +226,6 @@ int sb_raise_timeout(lua_State *L, aw_sandbox *sb);
 int sb_wd_arm(aw_sandbox *sb);
 void sb_call_clocks_start(aw_sandbox *sb);
 void sb_call_clocks_end(aw_sandbox *sb, int exact, uint64_t *cpu_ns, uint64_t *wall_ns);
-void sb_own_clock_end(aw_sandbox *sb, uint64_t wall_ns);
 void sb_own_clock_reset(aw_sandbox *sb);
 int sb_osclock(lua_State *L);
 void sb_charge(lua_State *L, aw_sandbox *sb, uint64_t n);

@@ -169,23 +169,6 @@ void sb_charge(lua_State *L, aw_sandbox *sb, uint64_t n)
  * to that much of the host's time before it. Reset in a forked child,
  * whose thread's CPU clock starts again from zero. */
 static _Thread_local uint64_t wall_sample, cpu_sample; /* wall_sample 0: none */
-static void sb_own_clock_start(aw_sandbox *sb);
-
-void sb_call_clocks_start(aw_sandbox *sb)
-{
-    uint64_t wall = aw_now_ns();
-    if (!wall_sample || wall - wall_sample >= SB_CPU_SAMPLE_NS) {
-        wall_sample = wall; /* the wall clock first: see sb_clock_past */
-        cpu_sample = sb_cpu_ns();
-    }
-    sb->wall_start = wall;
-    sb->cpu_start = cpu_sample;
-    sb->deadline = cpu_sample + sb->budget_ns;
-    sb->wall_limit = wall + sb_wall_bound_ns(sb);
-    /* The CPU clock cannot reach the deadline before this. */
-    sb->cpu_check_at = wall_sample + sb->budget_ns;
-    sb_own_clock_start(sb);
-}
 
 /* The seat's own clock                                                     */
 /*                                                                          */
@@ -194,28 +177,31 @@ void sb_call_clocks_start(aw_sandbox *sb)
  * that burnt CPU until clock() % 0.1 named the werewolf's seat told its
  * copy in the mirrored game, docs/sandbox.md "What an agent can read").
  * A call's share is measured between two points inside the call: the
- * budget's start (the thread's sample, above) may be up to
- * SB_CPU_SAMPLE_NS of another seat's time old, and is not used. Calls of a
- * game in which the agent never read os.clock count their wall-clock time
- * (read at their start and end; an upper bound of their CPU time that costs
- * nothing); from the first reading on, each call reads the thread's CPU
- * clock at its start and end (two system calls, only for agents that use
- * os.clock). In the call of the first reading, the time before it is its
- * wall-clock time since the call started. */
-static void sb_own_clock_start(aw_sandbox *sb)
-{
-    sb->clock_on = sb->clock_exact;
-    if (sb->clock_on)
-        sb->clock_start = sb_cpu_ns();
-}
+ * thread's sample may be up to SB_CPU_SAMPLE_NS of another seat's time old,
+ * and is not used. Calls of a game in which the agent never read os.clock
+ * count their wall-clock time (read at their start and end; an upper bound
+ * of their CPU time that costs nothing); from the first reading on
+ * (clock_exact), each call reads the thread's CPU clock as it starts and
+ * ends (clock_on; two system calls, only for agents that use os.clock;
+ * they serve as the thread's sample too). In the call of the first
+ * reading, the time before it is its wall-clock time since the call
+ * started (sb_osclock). */
 
-void sb_own_clock_end(aw_sandbox *sb, uint64_t wall_ns)
+void sb_call_clocks_start(aw_sandbox *sb)
 {
-    if (sb->clock_on)
-        sb->own_ns += sb_cpu_ns() - sb->clock_start;
-    else
-        sb->own_ns += wall_ns;
-    sb->clock_on = 0;
+    uint64_t wall = aw_now_ns();
+    sb->clock_on = sb->clock_exact;
+    if (sb->clock_on || !wall_sample || wall - wall_sample >= SB_CPU_SAMPLE_NS) {
+        wall_sample = wall; /* the wall clock first: see sb_clock_past */
+        cpu_sample = sb_cpu_ns();
+    }
+    sb->wall_start = wall;
+    sb->cpu_start = cpu_sample;
+    sb->clock_start = cpu_sample; /* used when clock_on: then read just now */
+    sb->deadline = cpu_sample + sb->budget_ns;
+    sb->wall_limit = wall + sb_wall_bound_ns(sb);
+    /* The CPU clock cannot reach the deadline before this. */
+    sb->cpu_check_at = wall_sample + sb->budget_ns;
 }
 
 /* A new game, a new agent instance: its clock starts at zero. */
@@ -247,12 +233,13 @@ int sb_osclock(lua_State *L)
  * the sample's age (a call that faulted); otherwise a call that ended within
  * SB_CPU_SAMPLE_NS of the sample reports its wall-clock time as its CPU time
  * (an upper bound: the thread cannot have had more). Counted from the
- * sample, the CPU time is at most the wall-clock time too. */
+ * sample, the CPU time is at most the wall-clock time too. Adds the call to
+ * the seat's own clock. */
 void sb_call_clocks_end(aw_sandbox *sb, int exact, uint64_t *cpu_ns, uint64_t *wall_ns)
 {
     uint64_t wall = aw_now_ns();
     *wall_ns = wall - sb->wall_start;
-    if (exact || !wall_sample || wall - wall_sample >= SB_CPU_SAMPLE_NS) {
+    if (exact || sb->clock_on || !wall_sample || wall - wall_sample >= SB_CPU_SAMPLE_NS) {
         wall_sample = wall;
         cpu_sample = sb_cpu_ns();
         *cpu_ns = cpu_sample - sb->cpu_start;
@@ -261,6 +248,8 @@ void sb_call_clocks_end(aw_sandbox *sb, int exact, uint64_t *cpu_ns, uint64_t *w
     } else {
         *cpu_ns = *wall_ns;
     }
+    sb->own_ns += sb->clock_on ? cpu_sample - sb->clock_start : *wall_ns;
+    sb->clock_on = 0;
 }
 
 /* ------------------------------------------------------------------------ */
