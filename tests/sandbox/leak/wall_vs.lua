@@ -2,9 +2,9 @@
 -- (os.time, os.date), which every seat and game of a process (and every
 -- process) shares, and which a seat moves on by burning CPU.
 --
--- Under `play --vs A B` with 5 players, A sits at seats 1, 3, 5 in the
--- first game of a pair and 2, 4 in its mirror (same seed, same roles by
--- seat). Seat 5 of the first game, at its finish (the last call of the
+-- Under `play --vs --fixed-seats A B` with 5 players, A sits at seats 1, 3,
+-- 5 in the first game of a pair and 2, 4 in its mirror (same seed, same
+-- roles by seat). Seat 5 of the first game, at its finish (the last call of the
 -- game, roles revealed), burns CPU until os.time() % 5 is the werewolf's
 -- seat - 1, and returns as soon as it is; seat 2 of the mirror reads
 -- os.time() % 5 in initialize a few ms later. (Run with --budget 6000: the
