@@ -123,10 +123,9 @@ static int add_unit(aw_schedule *s, int *cap)
     return s->nunits++;
 }
 
-int aw_schedule_build(aw_schedule *s, const aw_schedule_opts *o, aw_error *err)
+/* The checks every schedule makes of its options. */
+static int check_opts(const aw_schedule_opts *o, aw_error *err)
 {
-    memset(s, 0, sizeof *s);
-    s->opts = *o;
     if (o->nentries < 1)
         return aw_fail(err, AW_EINVAL, "a contest needs at least one entry");
     if (o->nplayers < 1 || o->nplayers > 4)
@@ -141,6 +140,17 @@ int aw_schedule_build(aw_schedule *s, const aw_schedule_opts *o, aw_error *err)
         if (sum != p)
             return aw_fail(err, AW_EINVAL, "no role table for %d players", p);
     }
+    return 0;
+}
+
+int aw_schedule_build(aw_schedule *s, const aw_schedule_opts *o, aw_error *err)
+{
+    if (o->duplicate > 1)
+        return aw_schedule_build_duplicate(s, o, err);
+    memset(s, 0, sizeof *s);
+    s->opts = *o;
+    if (check_opts(o, err) < 0)
+        return -1;
     role_ledger lg = {o->nentries, aw_xcalloc((size_t)o->nentries * AW_NROLES, sizeof(double)),
                       aw_xcalloc((size_t)o->nentries * AW_NROLES, sizeof(int))};
     int cap = 0;
@@ -201,4 +211,90 @@ void aw_schedule_free(aw_schedule *s)
         free(s->units[i].games);
     free(s->units);
     memset(s, 0, sizeof *s);
+}
+
+/* ---- duplicate deals ------------------------------------------------------- */
+
+static int by_team_role(const void *a, const void *b, const aw_role *roles)
+{
+    int i = *(const int *)a, j = *(const int *)b;
+    int ti = aw_role_team(roles[i]), tj = aw_role_team(roles[j]);
+    if (ti != tj)
+        return ti - tj;
+    if (roles[i] != roles[j])
+        return (int)roles[i] - (int)roles[j];
+    return i - j;
+}
+
+int aw_schedule_build_duplicate(aw_schedule *s, const aw_schedule_opts *o, aw_error *err)
+{
+    memset(s, 0, sizeof *s);
+    s->opts = *o;
+    if (check_opts(o, err) < 0)
+        return -1;
+    if (o->format != AW_FORMAT_SEED2015)
+        return aw_fail(err, AW_EINVAL, "duplicate deals are for the seed2015 format (a regulation set keeps its seats)");
+    int k = o->duplicate;
+    role_ledger lg = {o->nentries, aw_xcalloc((size_t)o->nentries * AW_NROLES, sizeof(double)),
+                      aw_xcalloc((size_t)o->nentries * AW_NROLES, sizeof(int))};
+    int cap = 0;
+    long index = 0;
+    for (int i = 0; i < o->nplayers; i++) {
+        int p = o->players[i];
+        int limit = (p + o->nentries - 1) / o->nentries;
+        if (limit > s->max_copies)
+            s->max_copies = limit;
+        seat_stream st = {.n = o->nentries};
+        aw_rng_seed(&st.rng, aw_rng_derive(o->seed, STREAM_SEATS + (uint64_t)p));
+        aw_rng rr;
+        aw_rng_seed(&rr, aw_rng_derive(o->seed, STREAM_ROLES + (uint64_t)p));
+        long per = (o->games_per_entry + o->nplayers - 1) / o->nplayers;
+        long plain = (o->nentries * per + p - 1) / p;
+        long deals = (plain + k - 1) / k;
+        for (long dl = 0; dl < deals; dl++) {
+            int group[AW_MAX_PLAYERS];
+            stream_group(&st, p, limit, group);
+            aw_rng_shuffle(&rr, group, p);
+            aw_role roles[AW_MAX_PLAYERS];
+            deal_balanced(&lg, &rr, o->role_count[p], p, group, roles);
+            /* The seats by team and role (insertion sort: at most 18). */
+            int ord[AW_MAX_PLAYERS];
+            for (int a = 0; a < p; a++)
+                ord[a] = a;
+            for (int a = 1; a < p; a++)
+                for (int b = a; b > 0 && by_team_role(&ord[b - 1], &ord[b], roles) > 0; b--) {
+                    int t = ord[b];
+                    ord[b] = ord[b - 1];
+                    ord[b - 1] = t;
+                }
+            uint64_t seed = aw_rng_derive(o->seed, STREAM_GAME + (uint64_t)index);
+            for (int c = 0; c < k; c++) {
+                int ui = add_unit(s, &cap);
+                aw_sched_unit *un = &s->units[ui];
+                un->players = p;
+                un->ngames = 1;
+                un->first = index++;
+                int off = (int)((long)c * p / k);
+                for (int j = 0; j < p; j++)
+                    un->entry[ord[j] + 1] = group[ord[(j + off) % p]];
+                un->games = aw_xcalloc(1, sizeof *un->games);
+                un->games[0].seed = seed;
+                un->games[0].role[0] = AW_ROLE_NONE;
+                for (int a = 1; a <= p; a++)
+                    un->games[0].role[a] = roles[a - 1];
+                if (c == 0)
+                    continue; /* deal_balanced counted the first copy */
+                for (int a = 1; a <= p; a++) {
+                    for (int r = 0; r < AW_NROLES; r++)
+                        lg.expected[un->entry[a] * AW_NROLES + r] += (double)o->role_count[p][r] / p;
+                    lg.played[un->entry[a] * AW_NROLES + roles[a - 1]]++;
+                }
+            }
+        }
+        free(st.q);
+    }
+    s->ngames = index;
+    free(lg.expected);
+    free(lg.played);
+    return 0;
 }

@@ -1,0 +1,641 @@
+/* rating: role-adjusted skill with intervals (see rating.h). */
+#include "rating.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define BASE_PRIOR_SD 10.0
+#define MAX_ITER 50
+#define MAX_NNZ (AW_MAX_PLAYERS + 1)
+
+typedef struct rgame {
+    uint64_t cluster;
+    uint16_t entry[AW_MAX_PLAYERS];
+    int8_t role[AW_MAX_PLAYERS];
+    uint8_t players;
+    int8_t winner;
+} rgame;
+
+struct aw_rating_data {
+    int n;
+    rgame *g;
+    long len, cap;
+};
+
+aw_rating_data *aw_rating_data_new(int nentries)
+{
+    aw_rating_data *d = aw_xcalloc(1, sizeof *d);
+    d->n = nentries;
+    return d;
+}
+
+void aw_rating_data_free(aw_rating_data *d)
+{
+    if (!d)
+        return;
+    free(d->g);
+    free(d);
+}
+
+long aw_rating_data_games(const aw_rating_data *d)
+{
+    return d->len;
+}
+
+void aw_rating_data_add(aw_rating_data *d, int players, const int *entry, const aw_role *role, aw_team winner,
+                        uint64_t cluster)
+{
+    if (players < 1 || players > AW_MAX_PLAYERS || d->n > 65535)
+        return;
+    for (int a = 1; a <= players; a++)
+        if (entry[a] < 0 || entry[a] >= d->n || role[a] < 0 || role[a] >= AW_NROLES)
+            return;
+    if (d->len == d->cap) {
+        d->cap = d->cap ? d->cap * 2 : 1024;
+        d->g = aw_xrealloc(d->g, (size_t)d->cap * sizeof *d->g);
+    }
+    rgame *g = &d->g[d->len++];
+    memset(g, 0, sizeof *g);
+    g->cluster = cluster;
+    g->players = (uint8_t)players;
+    g->winner = (int8_t)winner;
+    for (int a = 1; a <= players; a++) {
+        g->entry[a - 1] = (uint16_t)entry[a];
+        g->role[a - 1] = (int8_t)role[a];
+    }
+}
+
+static bool fitted(const rgame *g)
+{
+    return g->winner == AW_TEAM_VILLAGER || g->winner == AW_TEAM_WEREWOLF;
+}
+
+static int side(int role)
+{
+    aw_team t = aw_role_team((aw_role)role);
+    return t == AW_TEAM_VILLAGER ? 1 : t == AW_TEAM_WEREWOLF ? -1 : 0;
+}
+
+double aw_normal_cdf(double z)
+{
+    return 0.5 * erfc(-z / sqrt(2.0));
+}
+
+static double sigmoid(double x)
+{
+    return x >= 0 ? 1.0 / (1.0 + exp(-x)) : exp(x) / (1.0 + exp(x));
+}
+
+/* log(1 + exp(x)) without overflow. */
+static double softplus(double x)
+{
+    return x > 0 ? x + log1p(exp(-x)) : log1p(exp(x));
+}
+
+/* A game as a sparse row of the design: parameter indices and coefficients
+ * (skills of the seats' entries, +1 village, -1 werewolf team, summed per
+ * entry; the baseline of its size, 1). */
+typedef struct row {
+    int nnz;
+    int idx[MAX_NNZ];
+    double x[MAX_NNZ];
+} row;
+
+static void make_row(const rgame *g, const int *pidx, const int *bidx, row *r)
+{
+    r->nnz = 0;
+    for (int a = 0; a < g->players; a++) {
+        int s = side(g->role[a]);
+        if (!s)
+            continue;
+        int p = pidx[g->entry[a]];
+        int k = 0;
+        while (k < r->nnz && r->idx[k] != p)
+            k++;
+        if (k == r->nnz) {
+            r->idx[k] = p;
+            r->x[k] = 0;
+            r->nnz++;
+        }
+        r->x[k] += s;
+    }
+    r->idx[r->nnz] = bidx[g->players];
+    r->x[r->nnz++] = 1.0;
+}
+
+static double dot(const row *r, const double *theta)
+{
+    double e = 0;
+    for (int k = 0; k < r->nnz; k++)
+        e += r->x[k] * theta[r->idx[k]];
+    return e;
+}
+
+/* In-place Cholesky factorisation of the d×d positive definite a (lower
+ * triangle). Returns -1 when a is not positive definite. */
+static int cholesky(double *a, int d)
+{
+    for (int j = 0; j < d; j++) {
+        double s = a[j * d + j];
+        for (int k = 0; k < j; k++)
+            s -= a[j * d + k] * a[j * d + k];
+        if (!(s > 0))
+            return -1;
+        double l = sqrt(s);
+        a[j * d + j] = l;
+        for (int i = j + 1; i < d; i++) {
+            double t = a[i * d + j];
+            const double *ri = a + (size_t)i * d, *rj = a + (size_t)j * d;
+            for (int k = 0; k < j; k++)
+                t -= ri[k] * rj[k];
+            a[i * d + j] = t / l;
+        }
+    }
+    return 0;
+}
+
+/* Solves L L^T x = b in place (b becomes x). */
+static void chol_solve(const double *l, int d, double *b)
+{
+    for (int i = 0; i < d; i++) {
+        double t = b[i];
+        for (int k = 0; k < i; k++)
+            t -= l[i * d + k] * b[k];
+        b[i] = t / l[i * d + i];
+    }
+    for (int i = d - 1; i >= 0; i--) {
+        double t = b[i];
+        for (int k = i + 1; k < d; k++)
+            t -= l[k * d + i] * b[k];
+        b[i] = t / l[i * d + i];
+    }
+}
+
+/* The inverse of the factorised matrix, into inv (d×d). */
+static void chol_inverse(const double *l, int d, double *inv)
+{
+    double *col = aw_xcalloc((size_t)d, sizeof *col);
+    for (int j = 0; j < d; j++) {
+        memset(col, 0, (size_t)d * sizeof *col);
+        col[j] = 1;
+        chol_solve(l, d, col);
+        for (int i = 0; i < d; i++)
+            inv[i * d + j] = col[i];
+    }
+    free(col);
+}
+
+/* The penalised log-likelihood, its gradient and (negated) Hessian at
+ * theta. m skills first, then the baselines. */
+static double accumulate(const aw_rating_data *data, const int *pidx, const int *bidx, int m, int d,
+                         const double *theta, double lam, double *g, double *h)
+{
+    memset(g, 0, (size_t)d * sizeof *g);
+    memset(h, 0, (size_t)d * (size_t)d * sizeof *h);
+    double ll = 0;
+    for (long i = 0; i < data->len; i++) {
+        const rgame *gm = &data->g[i];
+        if (!fitted(gm))
+            continue;
+        row r;
+        make_row(gm, pidx, bidx, &r);
+        double eta = dot(&r, theta);
+        double y = gm->winner == AW_TEAM_VILLAGER;
+        double mu = sigmoid(eta);
+        double w = mu * (1 - mu);
+        ll += y * eta - softplus(eta);
+        for (int a = 0; a < r.nnz; a++) {
+            g[r.idx[a]] += r.x[a] * (y - mu);
+            double wa = w * r.x[a];
+            double *ha = h + (size_t)r.idx[a] * d;
+            for (int b = 0; b < r.nnz; b++)
+                ha[r.idx[b]] += wa * r.x[b];
+        }
+    }
+    for (int j = 0; j < d; j++) {
+        double l = j < m ? lam : 1.0 / (BASE_PRIOR_SD * BASE_PRIOR_SD);
+        ll -= 0.5 * l * theta[j] * theta[j];
+        g[j] -= l * theta[j];
+        h[j * d + j] += l;
+    }
+    return ll;
+}
+
+/* (qsort_r is GNU; this keeps to C11.) */
+static const rgame *sort_games;
+static int cmp_cluster(const void *a, const void *b)
+{
+    long i = *(const long *)a, j = *(const long *)b;
+    if (sort_games[i].cluster != sort_games[j].cluster)
+        return sort_games[i].cluster < sort_games[j].cluster ? -1 : 1;
+    return i < j ? -1 : i > j;
+}
+
+/* The "meat" of the sandwich: sum over clusters of u_c u_c^T, u_c the
+ * clusters' summed scores. Returns the number of clusters. */
+static long cluster_meat(const aw_rating_data *data, const int *pidx, const int *bidx, int d, const double *theta,
+                         double *meat)
+{
+    long n = 0;
+    long *ord = aw_xcalloc((size_t)data->len + 1, sizeof *ord);
+    for (long i = 0; i < data->len; i++)
+        if (fitted(&data->g[i]))
+            ord[n++] = i;
+    sort_games = data->g;
+    qsort(ord, (size_t)n, sizeof *ord, cmp_cluster);
+    double *u = aw_xcalloc((size_t)d, sizeof *u);
+    int *touched = aw_xcalloc((size_t)d, sizeof *touched);
+    bool *on = aw_xcalloc((size_t)d, sizeof *on);
+    int nt = 0;
+    long clusters = 0;
+    memset(meat, 0, (size_t)d * (size_t)d * sizeof *meat);
+    for (long k = 0; k < n; k++) {
+        const rgame *gm = &data->g[ord[k]];
+        row r;
+        make_row(gm, pidx, bidx, &r);
+        double res = (gm->winner == AW_TEAM_VILLAGER) - sigmoid(dot(&r, theta));
+        for (int a = 0; a < r.nnz; a++) {
+            u[r.idx[a]] += r.x[a] * res;
+            if (!on[r.idx[a]]) {
+                on[r.idx[a]] = true;
+                touched[nt++] = r.idx[a];
+            }
+        }
+        if (k + 1 == n || data->g[ord[k + 1]].cluster != gm->cluster) {
+            for (int a = 0; a < nt; a++)
+                for (int b = 0; b < nt; b++)
+                    meat[(size_t)touched[a] * d + touched[b]] += u[touched[a]] * u[touched[b]];
+            for (int a = 0; a < nt; a++) {
+                u[touched[a]] = 0;
+                on[touched[a]] = false;
+            }
+            nt = 0;
+            clusters++;
+        }
+    }
+    free(ord);
+    free(u);
+    free(touched);
+    free(on);
+    return clusters;
+}
+
+/* c = a b for d×d matrices. */
+static void matmul(const double *a, const double *b, double *c, int d)
+{
+    memset(c, 0, (size_t)d * (size_t)d * sizeof *c);
+    for (int i = 0; i < d; i++)
+        for (int k = 0; k < d; k++) {
+            double aik = a[(size_t)i * d + k];
+            if (aik == 0)
+                continue;
+            const double *bk = b + (size_t)k * d;
+            double *ci = c + (size_t)i * d;
+            for (int j = 0; j < d; j++)
+                ci[j] += aik * bk[j];
+        }
+}
+
+/* The covariance of the rated entries' centred skills from the parameters'
+ * covariance v (d×d), into out (n×n, entries' numbers). */
+static void centre_cov(const aw_rating *r, const int *pidx, const double *v, int d, double *out)
+{
+    int n = r->n, m = 0;
+    double *rowmean = aw_xcalloc((size_t)n, sizeof *rowmean);
+    double grand = 0;
+    for (int i = 0; i < n; i++)
+        m += r->rated[i];
+    for (int i = 0; i < n; i++) {
+        if (!r->rated[i])
+            continue;
+        for (int j = 0; j < n; j++)
+            if (r->rated[j])
+                rowmean[i] += v[(size_t)pidx[i] * d + pidx[j]];
+        rowmean[i] /= m;
+        grand += rowmean[i];
+    }
+    grand /= m;
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++)
+            out[(size_t)i * n + j] = r->rated[i] && r->rated[j]
+                                         ? v[(size_t)pidx[i] * d + pidx[j]] - rowmean[i] - rowmean[j] + grand
+                                         : 0;
+    free(rowmean);
+}
+
+static double rms_diff(const aw_rating *r, const double *cov)
+{
+    double sum = 0;
+    long pairs = 0;
+    int n = r->n;
+    for (int i = 0; i < n; i++)
+        for (int j = i + 1; j < n; j++)
+            if (r->rated[i] && r->rated[j]) {
+                double v = cov[(size_t)i * n + i] + cov[(size_t)j * n + j] - 2 * cov[(size_t)i * n + j];
+                sum += v > 0 ? v : 0;
+                pairs++;
+            }
+    return pairs ? sqrt(sum / (double)pairs) : 0;
+}
+
+/* The per-role deviations, the first fit held: for every entry on its
+ * own (every other seat at the first fit's skills), Newton steps on its
+ * deviations d_{p,r} (p its skill parameter) with prior N(0, tau^2). Each
+ * entry's block is AW_NROLES square; hdiag gets the block's inverse's
+ * diagonal (the deviation's conditional variance), cnt the games. */
+static void fit_roles(const aw_rating_data *data, const int *pidx, const int *bidx, int m, const double *theta,
+                      double tau, double *dev, double *var, long *cnt)
+{
+    enum { R = AW_NROLES };
+    size_t nd = (size_t)m * R;
+    double *grad = aw_xcalloc(nd, sizeof *grad);
+    double *hes = aw_xcalloc(nd * R, sizeof *hes);
+    double *eta0 = aw_xcalloc((size_t)data->len + 1, sizeof *eta0);
+    for (long i = 0; i < data->len; i++)
+        if (fitted(&data->g[i])) {
+            row r;
+            make_row(&data->g[i], pidx, bidx, &r);
+            eta0[i] = dot(&r, theta);
+        }
+    memset(dev, 0, nd * sizeof *dev);
+    memset(cnt, 0, nd * sizeof *cnt);
+    for (int it = 0; it < 30; it++) {
+        for (size_t k = 0; k < nd; k++)
+            grad[k] = -dev[k] / (tau * tau);
+        memset(hes, 0, nd * R * sizeof *hes);
+        for (size_t k = 0; k < nd; k++)
+            hes[k * R + k % R] = 1 / (tau * tau);
+        for (long i = 0; i < data->len; i++) {
+            const rgame *g = &data->g[i];
+            if (!fitted(g))
+                continue;
+            /* Each entry of the game on its own: its seats' roles. */
+            for (int a = 0; a < g->players; a++) {
+                int p = pidx[g->entry[a]];
+                bool first = true;
+                for (int b = 0; b < a; b++)
+                    first &= g->entry[b] != g->entry[a];
+                if (!first)
+                    continue;
+                double coef[R] = {0};
+                for (int b = a; b < g->players; b++)
+                    if (g->entry[b] == g->entry[a])
+                        coef[(int)g->role[b]] += side(g->role[b]);
+                double eta = eta0[i];
+                for (int k = 0; k < R; k++)
+                    eta += coef[k] * dev[(size_t)p * R + k];
+                double mu = sigmoid(eta), res = (g->winner == AW_TEAM_VILLAGER) - mu, w = mu * (1 - mu);
+                for (int k = 0; k < R; k++) {
+                    if (coef[k] == 0)
+                        continue;
+                    grad[(size_t)p * R + k] += coef[k] * res;
+                    if (it == 0)
+                        cnt[(size_t)p * R + k]++;
+                    for (int l = 0; l < R; l++)
+                        hes[((size_t)p * R + k) * R + l] += w * coef[k] * coef[l];
+                }
+            }
+        }
+        double big = 0;
+        for (int p = 0; p < m; p++) {
+            double *h = hes + (size_t)p * R * R, *gp = grad + (size_t)p * R;
+            if (cholesky(h, R) < 0)
+                continue;
+            chol_solve(h, R, gp);
+            for (int k = 0; k < R; k++) {
+                dev[(size_t)p * R + k] += gp[k];
+                big = fmax(big, fabs(gp[k]));
+            }
+            double inv[R * R];
+            chol_inverse(h, R, inv);
+            for (int k = 0; k < R; k++)
+                var[(size_t)p * R + k] = inv[k * R + k];
+        }
+        if (big < 1e-7)
+            break;
+    }
+    free(grad);
+    free(hes);
+    free(eta0);
+}
+
+int aw_rating_fit(const aw_rating_data *data, const aw_rating_opts *o, aw_rating *r, aw_error *err)
+{
+    memset(r, 0, sizeof *r);
+    int n = data->n;
+    double psd = o && o->prior_sd > 0 ? o->prior_sd : 2.0;
+    double tau = o && o->role_prior_sd > 0 ? o->role_prior_sd : 0.5;
+    const bool *include = o ? o->include : NULL;
+    /* Parameters: a skill for every entry in a fitted game, a baseline for
+     * every player count. */
+    int *pidx = aw_xcalloc((size_t)n + 1, sizeof *pidx);
+    int *ent_of = aw_xcalloc((size_t)n + 1, sizeof *ent_of);
+    long *games = aw_xcalloc((size_t)n + 1, sizeof *games);
+    int bidx[AW_MAX_PLAYERS + 1];
+    int nv[AW_MAX_PLAYERS + 1] = {0}, nw[AW_MAX_PLAYERS + 1] = {0};
+    bool size_seen[AW_MAX_PLAYERS + 1] = {0};
+    long fitted_games = 0, skipped = 0;
+    for (long i = 0; i < data->len; i++) {
+        const rgame *g = &data->g[i];
+        if (!fitted(g)) {
+            skipped++;
+            continue;
+        }
+        fitted_games++;
+        if (!size_seen[g->players]) {
+            size_seen[g->players] = true;
+            for (int a = 0; a < g->players; a++) {
+                nv[g->players] += side(g->role[a]) > 0;
+                nw[g->players] += side(g->role[a]) < 0;
+            }
+        }
+        for (int a = 0; a < g->players; a++) {
+            bool first = true;
+            for (int b = 0; b < a; b++)
+                first &= g->entry[b] != g->entry[a];
+            games[g->entry[a]] += first;
+        }
+    }
+    int m = 0;
+    for (int e = 0; e < n; e++)
+        if (games[e]) {
+            pidx[e] = m;
+            ent_of[m++] = e;
+        } else {
+            pidx[e] = -1;
+        }
+    int d = m;
+    for (int p = 0; p <= AW_MAX_PLAYERS; p++)
+        bidx[p] = size_seen[p] ? d++ : -1;
+    int nrated = 0;
+    for (int e = 0; e < n; e++)
+        nrated += games[e] && (!include || include[e]);
+    if (!fitted_games || !nrated) {
+        free(pidx);
+        free(ent_of);
+        free(games);
+        return aw_fail(err, AW_EINVAL, "no game decided between the village and the werewolves to rate");
+    }
+    double lam = 1.0 / (psd * psd);
+    double *theta = aw_xcalloc((size_t)d, sizeof *theta);
+    double *step = aw_xcalloc((size_t)d, sizeof *step);
+    double *g = aw_xcalloc((size_t)d, sizeof *g);
+    double *h = aw_xcalloc((size_t)d * (size_t)d, sizeof *h);
+    double ll = accumulate(data, pidx, bidx, m, d, theta, lam, g, h);
+    int it = 0;
+    bool converged = false;
+    for (; it < MAX_ITER; it++) {
+        if (cholesky(h, d) < 0)
+            break;
+        memcpy(step, g, (size_t)d * sizeof *step);
+        chol_solve(h, d, step);
+        double big = 0;
+        for (int j = 0; j < d; j++)
+            big = fmax(big, fabs(step[j]));
+        /* Newton with step halving: the penalised likelihood is concave. */
+        double t = 1.0, nll = ll;
+        for (int half = 0; half < 30; half++, t *= 0.5) {
+            for (int j = 0; j < d; j++)
+                theta[j] += t * step[j];
+            nll = accumulate(data, pidx, bidx, m, d, theta, lam, g, h);
+            if (nll >= ll - 1e-9 * (1 + fabs(ll)))
+                break;
+            for (int j = 0; j < d; j++)
+                theta[j] -= t * step[j];
+        }
+        ll = nll;
+        if (big * t < 1e-9) {
+            converged = true;
+            it++;
+            break;
+        }
+    }
+    /* h holds the Hessian at theta (the last accumulate). */
+    double *hinv = aw_xcalloc((size_t)d * (size_t)d, sizeof *hinv);
+    double *meat = aw_xcalloc((size_t)d * (size_t)d, sizeof *meat);
+    double *tmp = aw_xcalloc((size_t)d * (size_t)d, sizeof *tmp);
+    double *v = aw_xcalloc((size_t)d * (size_t)d, sizeof *v);
+    accumulate(data, pidx, bidx, m, d, theta, lam, g, h);
+    if (cholesky(h, d) < 0) {
+        free(theta), free(step), free(g), free(h), free(hinv), free(meat), free(tmp), free(v);
+        free(pidx), free(ent_of), free(games);
+        return aw_fail(err, AW_EINVAL, "the rating's fit failed (its Hessian is singular)");
+    }
+    chol_inverse(h, d, hinv);
+    long clusters = cluster_meat(data, pidx, bidx, d, theta, meat);
+    matmul(hinv, meat, tmp, d);
+    matmul(tmp, hinv, v, d);
+    double corr = clusters > 1 ? (double)clusters / (double)(clusters - 1) : 1.0;
+    for (size_t k = 0; k < (size_t)d * (size_t)d; k++)
+        v[k] *= corr;
+
+    r->n = n;
+    r->rated = aw_xcalloc((size_t)n, sizeof *r->rated);
+    r->skill = aw_xcalloc((size_t)n, sizeof *r->skill);
+    r->se = aw_xcalloc((size_t)n, sizeof *r->se);
+    r->cov = aw_xcalloc((size_t)n * (size_t)n, sizeof *r->cov);
+    r->cov_indep = aw_xcalloc((size_t)n * (size_t)n, sizeof *r->cov_indep);
+    r->role_skill = aw_xcalloc((size_t)n * AW_NROLES, sizeof *r->role_skill);
+    r->role_se = aw_xcalloc((size_t)n * AW_NROLES, sizeof *r->role_se);
+    r->role_games = aw_xcalloc((size_t)n * AW_NROLES, sizeof *r->role_games);
+    r->games = games;
+    r->games_fitted = fitted_games;
+    r->games_skipped = skipped;
+    r->clusters = clusters;
+    r->iterations = it;
+    r->converged = converged;
+    double mean = 0;
+    for (int e = 0; e < n; e++) {
+        r->rated[e] = games[e] && (!include || include[e]);
+        if (r->rated[e])
+            mean += theta[pidx[e]];
+    }
+    mean /= nrated;
+    for (int e = 0; e < n; e++)
+        if (r->rated[e])
+            r->skill[e] = theta[pidx[e]] - mean;
+    centre_cov(r, pidx, v, d, r->cov);
+    centre_cov(r, pidx, hinv, d, r->cov_indep);
+    for (int e = 0; e < n; e++)
+        r->se[e] = r->rated[e] ? sqrt(fmax(0, r->cov[(size_t)e * n + e])) : 0;
+    r->se_diff = rms_diff(r, r->cov);
+    r->se_diff_indep = rms_diff(r, r->cov_indep);
+    for (int p = 0; p <= AW_MAX_PLAYERS; p++)
+        r->village_p[p] = size_seen[p] ? sigmoid(theta[bidx[p]] + (nv[p] - nw[p]) * mean) : -1;
+
+    double *dev = aw_xcalloc((size_t)m * AW_NROLES + 1, sizeof *dev);
+    double *hd = aw_xcalloc((size_t)m * AW_NROLES + 1, sizeof *hd);
+    long *cnt = aw_xcalloc((size_t)m * AW_NROLES + 1, sizeof *cnt);
+    fit_roles(data, pidx, bidx, m, theta, tau, dev, hd, cnt);
+    for (int e = 0; e < n; e++)
+        for (int k = 0; k < AW_NROLES && r->rated[e]; k++) {
+            size_t q = (size_t)pidx[e] * AW_NROLES + (size_t)k;
+            r->role_games[e * AW_NROLES + k] = cnt[q];
+            if (cnt[q]) {
+                r->role_skill[e * AW_NROLES + k] = r->skill[e] + dev[q];
+                r->role_se[e * AW_NROLES + k] = sqrt(r->se[e] * r->se[e] + hd[q]);
+            }
+        }
+    free(dev), free(hd), free(cnt);
+    free(theta), free(step), free(g), free(h), free(hinv), free(meat), free(tmp), free(v);
+    free(pidx), free(ent_of);
+    return 0;
+}
+
+void aw_rating_free(aw_rating *r)
+{
+    free(r->rated);
+    free(r->skill);
+    free(r->se);
+    free(r->cov);
+    free(r->cov_indep);
+    free(r->role_skill);
+    free(r->role_se);
+    free(r->role_games);
+    free(r->games);
+    memset(r, 0, sizeof *r);
+}
+
+double aw_rating_outranks(const aw_rating *r, int i, int j)
+{
+    if (!r->rated || !r->rated[i] || !r->rated[j] || i == j)
+        return 0.5;
+    int n = r->n;
+    double v = r->cov[(size_t)i * n + i] + r->cov[(size_t)j * n + j] - 2 * r->cov[(size_t)i * n + j];
+    double diff = r->skill[i] - r->skill[j];
+    if (!(v > 1e-300))
+        return diff > 0 ? 1.0 : diff < 0 ? 0.0 : 0.5;
+    return aw_normal_cdf(diff / sqrt(v));
+}
+
+static const aw_rating *order_r;
+static int order_cmp(const void *a, const void *b)
+{
+    int i = *(const int *)a, j = *(const int *)b;
+    double x = order_r->skill[i], y = order_r->skill[j];
+    if (x != y)
+        return x > y ? -1 : 1;
+    return i - j;
+}
+
+int aw_rating_order(const aw_rating *r, int *order)
+{
+    int k = 0;
+    for (int i = 0; i < r->n; i++)
+        if (r->rated && r->rated[i])
+            order[k++] = i;
+    order_r = r;
+    qsort(order, (size_t)k, sizeof *order, order_cmp);
+    return k;
+}
+
+int aw_rating_unresolved(const aw_rating *r, double level)
+{
+    int *order = aw_xcalloc((size_t)r->n + 1, sizeof *order);
+    int k = aw_rating_order(r, order), u = 0;
+    for (int i = 0; i + 1 < k; i++)
+        u += aw_rating_outranks(r, order[i], order[i + 1]) < level;
+    free(order);
+    return u;
+}
