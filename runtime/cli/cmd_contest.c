@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "rating.h"
 #include "report_html.h"
 #include "results.h"
 #include "rng.h"
@@ -101,6 +102,8 @@ typedef struct cfg {
     const char *sets_kv[MAX_SETS];
     int nsets_kv;
     int shard, nshards;
+    int duplicate;            /* --duplicate K (0: plain) */
+    long until_separated;     /* --until-separated: the cap on games (0: off) */
     int nentries;
     entry *entries;
 } cfg;
@@ -124,6 +127,16 @@ static const char *format_name(aw_contest_format f)
     return f == AW_FORMAT_REGULATION ? "regulation" : "seed2015";
 }
 
+/* The lines of the rating's options (none when off, so that contest.cfg
+ * files of plain contests stay as they were). */
+static void cfg_format_rating(const cfg *c, aw_buf *b)
+{
+    if (c->duplicate > 1)
+        aw_buf_printf(b, "duplicate\t%d\n", c->duplicate);
+    if (c->until_separated > 0)
+        aw_buf_printf(b, "until-separated\t%ld\n", c->until_separated);
+}
+
 /* Everything that decides the results (the shard aside when !with_shard). */
 static void cfg_format(const cfg *c, bool with_shard, aw_buf *b)
 {
@@ -135,6 +148,7 @@ static void cfg_format(const cfg *c, bool with_shard, aw_buf *b)
                   c->preset);
     for (int i = 0; i < c->nsets_kv; i++)
         aw_buf_printf(b, "set\t%s\n", c->sets_kv[i]);
+    cfg_format_rating(c, b);
     if (with_shard)
         aw_buf_printf(b, "shard\t%d/%d\n", c->shard, c->nshards);
     for (int i = 0; i < c->nentries; i++)
@@ -209,6 +223,10 @@ static int cfg_read(const char *dir, cfg *c, char *why, size_t whylen)
             c->memory_mb = atoi(v);
         else if (strcmp(k, "preset") == 0)
             snprintf(c->preset, sizeof c->preset, "%s", v);
+        else if (strcmp(k, "duplicate") == 0)
+            c->duplicate = atoi(v);
+        else if (strcmp(k, "until-separated") == 0)
+            c->until_separated = atol(v);
         else if (strcmp(k, "set") == 0 && c->nsets_kv < MAX_SETS)
             c->sets_kv[c->nsets_kv++] = aw_xstrdup(v);
         else if (strcmp(k, "shard") == 0) {
@@ -355,6 +373,7 @@ static int build_schedule(const cfg *c, aw_schedule *s, aw_settings *sets_by_pla
     so.sets = c->sets;
     so.set_games = c->set_games;
     so.seed = c->seed;
+    so.duplicate = c->duplicate;
     for (int i = 0; i < c->nplayers; i++) {
         int p = c->players[i];
         if (aw_settings_from(&sets_by_players[p], c->preset, p, c->sets_kv, c->nsets_kv, err) < 0)
@@ -382,6 +401,8 @@ typedef struct contest {
     bool tty, quiet;
     int ticks;
     const char **names, **paths;
+    aw_rating_data *rating; /* every game played, for the skill rating */
+    int unresolved;         /* --until-separated: adjacent pairs not yet separated (-1: not known) */
 } contest;
 
 static void info_of(const contest *k, aw_contest_info *ci)
@@ -398,6 +419,23 @@ static void info_of(const contest *k, aw_contest_info *ci)
     ci->nshards = k->c.nshards;
     ci->names = k->names;
     ci->paths = k->paths;
+}
+
+/* A game for the rating: games that share a deal (duplicate copies, one
+ * seed) or a regulation set (one unit) share their luck. */
+static void rating_add(contest *k, const aw_game_record *rec)
+{
+    uint64_t cluster = k->c.format == AW_FORMAT_REGULATION ? (uint64_t)rec->unit : rec->seed;
+    aw_rating_data_add(k->rating, rec->players, rec->entry, rec->role, rec->winner, cluster);
+}
+
+/* Fits the rating on the games so far; false when there is nothing to
+ * rate. (Every entry is rated; entries found ineligible are to be left
+ * out through opts.include.) */
+static bool rating_fit(contest *k, aw_rating *r)
+{
+    aw_error err;
+    return aw_rating_fit(k->rating, NULL, r, &err) == 0;
 }
 
 /* Reads games.tsv: the units played whole (done[]), their lines into the
@@ -439,6 +477,7 @@ static long load_games(contest *k, bool *done, aw_buf *kept)
                     dropped++;
             } else if (ok && have[rec->unit] == k->sched.units[rec->unit].ngames) {
                 aw_contest_stats_add(&k->stats, rec, k->set[rec->players].role_count);
+                rating_add(k, rec);
                 aw_buf_add(kept, p, ll + 1);
                 done[rec->unit] = true;
             } else if (ok) {
@@ -457,6 +496,8 @@ static void write_reports(contest *k, bool to_stdout)
 {
     aw_contest_info ci;
     info_of(k, &ci);
+    aw_rating rating;
+    ci.rating = rating_fit(k, &rating) ? &rating : NULL;
     char path[PATH_MAX];
     snprintf(path, sizeof path, "%s/report.md", k->dir);
     FILE *f = fopen(path, "we");
@@ -489,6 +530,7 @@ static void write_reports(contest *k, bool to_stdout)
     aw_buf_free(&json);
     if (to_stdout)
         aw_contest_write_md(&k->stats, &ci, stdout);
+    aw_rating_free(&rating);
 }
 
 /* Writes games.tsv in game order (a finished contest's file is the same
@@ -640,6 +682,7 @@ static int on_unit(void *ud, int unit, const char *lines, size_t len)
         const char *nl = memchr(p, '\n', (size_t)(end - p));
         aw_record_parse(p, (size_t)(nl - p), k->c.nentries, rec, &err);
         aw_contest_stats_add(&k->stats, rec, k->set[rec->players].role_count);
+        rating_add(k, rec);
         p = nl + 1;
     }
     free(rec);
@@ -737,6 +780,7 @@ static void contest_free(contest *k)
 {
     aw_schedule_free(&k->sched);
     aw_contest_stats_free(&k->stats);
+    aw_rating_data_free(k->rating);
     free(k->names);
     free(k->paths);
     cfg_free(&k->c);
@@ -751,6 +795,7 @@ static int contest_prepare(contest *k)
         return -1;
     }
     aw_contest_stats_init(&k->stats, k->c.nentries);
+    k->rating = aw_rating_data_new(k->c.nentries);
     k->names = aw_xcalloc((size_t)k->c.nentries, sizeof *k->names);
     k->paths = aw_xcalloc((size_t)k->c.nentries, sizeof *k->paths);
     for (int i = 0; i < k->c.nentries; i++) {

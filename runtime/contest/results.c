@@ -2,6 +2,7 @@
 #include "results.h"
 
 #include "match.h"
+#include "rating_report.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -445,6 +446,7 @@ void aw_contest_write_md(const aw_contest_stats *s, const aw_contest_info *ci, F
             "\nSeating: %ld–%ld seats per entry; every entry's share of each role within %.3f of the share its "
             "seats lead one to expect; pairs of entries met in %ld–%ld games.\n",
             f.seats_min, f.seats_max, f.role_dev, f.meet_min, f.meet_max);
+    aw_rating_write_md(ci->rating, ci, out);
     free(order);
 }
 
@@ -459,7 +461,9 @@ void aw_contest_write_csv(const aw_contest_stats *s, const aw_contest_info *ci, 
     for (int p = 0; p < ci->nplayers; p++)
         fprintf(out, ",games_%dp,wins_%dp", ci->players[p], ci->players[p]);
     fprintf(out, ",faults_error,faults_timeout,faults_memory,faults_reply,faults_lost,calls,call_us_median,"
-                 "call_us_p99\n");
+                 "call_us_p99");
+    aw_rating_write_csv_header(out);
+    fputc('\n', out);
     for (int k = 0; k < s->n; k++) {
         int i = order[k];
         const aw_entry_stats *e = &s->e[i];
@@ -475,8 +479,10 @@ void aw_contest_write_csv(const aw_contest_stats *s, const aw_contest_info *ci, 
             fprintf(out, ",%ld,%ld", e->role_games[r], e->role_wins[r]);
         for (int p = 0; p < ci->nplayers; p++)
             fprintf(out, ",%ld,%ld", e->pl_games[ci->players[p]], e->pl_wins[ci->players[p]]);
-        fprintf(out, ",%ld,%ld,%ld,%ld,%ld,%ld,%.1f,%.1f\n", e->faults[1], e->faults[2], e->faults[3], e->faults[4],
+        fprintf(out, ",%ld,%ld,%ld,%ld,%ld,%ld,%.1f,%.1f", e->faults[1], e->faults[2], e->faults[3], e->faults[4],
                 e->faults[5], e->calls, aw_time_quantile(e->times, 0.5), aw_time_quantile(e->times, 0.99));
+        aw_rating_write_csv_row(ci->rating, i, out);
+        fputc('\n', out);
     }
     free(order);
 }
@@ -553,6 +559,8 @@ void aw_contest_write_json(const aw_contest_stats *s, const aw_contest_info *ci,
         aw_buf_printf(b, "}, \"calls\": %ld, \"call_us_median\": %.1f, \"call_us_p99\": %.1f}", e->calls,
                       aw_time_quantile(e->times, 0.5), aw_time_quantile(e->times, 0.99));
     }
-    aw_buf_adds(b, "\n  ]\n}\n");
+    aw_buf_adds(b, "\n  ]");
+    aw_rating_write_json(ci->rating, ci, b);
+    aw_buf_adds(b, "\n}\n");
     free(order);
 }

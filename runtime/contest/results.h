@@ -89,6 +89,7 @@ typedef struct aw_contest_info {
     int shard, nshards;
     const char *const *names; /* [n] display names */
     const char *const *paths; /* [n] */
+    const struct aw_rating *rating; /* the skill rating (rating.h), or NULL */
 } aw_contest_info;
 
 /* The rank order: by win rate, then points, then name. order[0..n). */
