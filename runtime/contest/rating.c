@@ -7,6 +7,7 @@
 
 #define BASE_PRIOR_SD 10.0
 #define MAX_ITER 50
+#define FEW_CLUSTERS 50 /* below: a variance is at least the model's */
 #define MAX_NNZ (AW_MAX_PLAYERS + 1)
 
 typedef struct rgame {
@@ -324,7 +325,20 @@ static void centre_cov(const aw_rating *r, const int *pidx, const double *v, int
     free(rowmean);
 }
 
-static double rms_diff(const aw_rating *r, const double *cov)
+static double contrast_var(const double *cov, int n, int i, int j)
+{
+    double v = cov[(size_t)i * n + i] + cov[(size_t)j * n + j] - 2 * cov[(size_t)i * n + j];
+    return v > 0 ? v : 0;
+}
+
+/* The variance of skill_i - skill_j as reported (see rating.h). */
+static double diff_var(const aw_rating *r, int i, int j)
+{
+    double v = contrast_var(r->cov, r->n, i, j);
+    return r->floored ? fmax(v, contrast_var(r->cov_indep, r->n, i, j)) : v;
+}
+
+static double rms_diff(const aw_rating *r, bool indep)
 {
     double sum = 0;
     long pairs = 0;
@@ -332,8 +346,7 @@ static double rms_diff(const aw_rating *r, const double *cov)
     for (int i = 0; i < n; i++)
         for (int j = i + 1; j < n; j++)
             if (r->rated[i] && r->rated[j]) {
-                double v = cov[(size_t)i * n + i] + cov[(size_t)j * n + j] - 2 * cov[(size_t)i * n + j];
-                sum += v > 0 ? v : 0;
+                sum += indep ? contrast_var(r->cov_indep, n, i, j) : diff_var(r, i, j);
                 pairs++;
             }
     return pairs ? sqrt(sum / (double)pairs) : 0;
@@ -555,12 +568,21 @@ int aw_rating_fit(const aw_rating_data *data, const aw_rating_opts *o, aw_rating
     for (int e = 0; e < n; e++)
         if (r->rated[e])
             r->skill[e] = theta[pidx[e]] - mean;
-    centre_cov(r, pidx, v, d, r->cov);
+    /* Independent games (no cluster of two): the model's covariance; else
+     * the sandwich, floored by the model's when clusters are few (the
+     * sandwich then understates). */
+    r->clustered = clusters < fitted_games;
+    r->floored = r->clustered && clusters < FEW_CLUSTERS;
+    centre_cov(r, pidx, r->clustered ? v : hinv, d, r->cov);
     centre_cov(r, pidx, hinv, d, r->cov_indep);
-    for (int e = 0; e < n; e++)
-        r->se[e] = r->rated[e] ? sqrt(fmax(0, r->cov[(size_t)e * n + e])) : 0;
-    r->se_diff = rms_diff(r, r->cov);
-    r->se_diff_indep = rms_diff(r, r->cov_indep);
+    for (int e = 0; e < n; e++) {
+        double ve = fmax(0, r->cov[(size_t)e * n + e]);
+        if (r->floored)
+            ve = fmax(ve, r->cov_indep[(size_t)e * n + e]);
+        r->se[e] = r->rated[e] ? sqrt(ve) : 0;
+    }
+    r->se_diff = rms_diff(r, false);
+    r->se_diff_indep = rms_diff(r, true);
     for (int p = 0; p <= AW_MAX_PLAYERS; p++)
         r->village_p[p] = size_seen[p] ? sigmoid(theta[bidx[p]] + (nv[p] - nw[p]) * mean) : -1;
 
@@ -601,8 +623,7 @@ double aw_rating_outranks(const aw_rating *r, int i, int j)
 {
     if (!r->rated || !r->rated[i] || !r->rated[j] || i == j)
         return 0.5;
-    int n = r->n;
-    double v = r->cov[(size_t)i * n + i] + r->cov[(size_t)j * n + j] - 2 * r->cov[(size_t)i * n + j];
+    double v = diff_var(r, i, j);
     double diff = r->skill[i] - r->skill[j];
     if (!(v > 1e-300))
         return diff > 0 ? 1.0 : diff < 0 ? 0.0 : 0.5;

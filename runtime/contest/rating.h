@@ -18,12 +18,16 @@
  * N(0, prior_sd^2) on every skill (keeps the fit finite when an entry wins
  * or loses everything; pins the common level, which no game can tell) and
  * N(0, 10^2) on the baselines. Reported skills are centred on the included
- * entries' mean. Their covariance is the sandwich H^-1 (sum_c u_c u_c^T)
- * H^-1 * C/(C-1) with scores u_c summed over clusters c of games that share
- * luck (a duplicate deal's copies, a regulation set), so the intervals hold
- * for games that are not independent; the model's own H^-1 (games taken as
- * independent) is kept beside it, and their ratio is what clustering (the
- * duplicate deals' cancelling of luck) changes.
+ * entries' mean. When every game is a deal of its own (independent games)
+ * their covariance is the model's, H^-1 (H the negated Hessian of the
+ * penalised log-likelihood). When games share luck (a duplicate deal's
+ * copies, a regulation set) it is the sandwich H^-1 (sum_c u_c u_c^T) H^-1
+ * * C/(C-1), scores u_c summed over each cluster c of games, which holds
+ * however the games of a cluster are correlated; with fewer than 50
+ * clusters the sandwich understates, and every variance is then at least
+ * the model's. The model's H^-1 is kept beside it (cov_indep): what the
+ * same games would be credited with as independent deals, so their ratio
+ * is what duplicate deals' cancelling of luck gains.
  *
  * Per-role skill: a second fit, with the skills and baselines held, of a
  * deviation d_{e,r} per entry and role with prior N(0, role_prior_sd^2):
@@ -68,8 +72,8 @@ typedef struct aw_rating {
     int n;                 /* entries */
     bool *rated;           /* [n]: included and in at least one fitted game */
     double *skill;         /* [n]: centred on the rated entries' mean; 0 when not rated */
-    double *se;            /* [n]: its standard error (clustered) */
-    double *cov;           /* [n][n]: covariance of the centred skills (clustered) */
+    double *se;            /* [n]: its standard error */
+    double *cov;           /* [n][n]: covariance of the centred skills (see above) */
     double *cov_indep;     /* [n][n]: the same with games taken as independent */
     double *role_skill;    /* [n][AW_NROLES]: s_e + d_{e,r} */
     double *role_se;       /* [n][AW_NROLES] */
@@ -80,6 +84,8 @@ typedef struct aw_rating {
     long games_fitted;     /* decided between village and werewolves */
     long games_skipped;    /* won by OTHERS or by nobody */
     long clusters;
+    bool clustered;        /* some cluster has two games or more: cov is the sandwich */
+    bool floored;          /* clustered, with few clusters: variances at least cov_indep's */
     int iterations;
     bool converged;
     double se_diff;        /* the ranking's standard error: root mean square of

@@ -20,6 +20,7 @@
 #ifndef AW_SCHEDULE_H
 #define AW_SCHEDULE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "settings.h"
@@ -77,6 +78,16 @@ int aw_schedule_build(aw_schedule *s, const aw_schedule_opts *o, aw_error *err);
  * of the deal once. The copies share their game seed, which tells the
  * rating which games share luck. */
 int aw_schedule_build_duplicate(aw_schedule *s, const aw_schedule_opts *o, aw_error *err);
+
+/* Games where they matter (--until-separated): appends at most `games`
+ * games (whole deals of opts.duplicate copies, or single games) as units
+ * of one game after the last, their seats going first to the entries with
+ * favour[e] (those still in doubt), the rest drawn from the others; the
+ * player counts taken in turn; roles balanced over the whole schedule.
+ * Drawn from the master seed's stream for `round`, so the same results
+ * give the same rounds. Returns the games added (0 when `games` is less
+ * than a deal). */
+long aw_schedule_extend(aw_schedule *s, const bool *favour, long games, int round);
 void aw_schedule_free(aw_schedule *s);
 
 #endif
