@@ -94,35 +94,100 @@ static double softplus(double x)
     return x > 0 ? x + log1p(exp(-x)) : log1p(exp(x));
 }
 
-/* A game as a sparse row of the design: parameter indices and coefficients
- * (skills of the seats' entries, +1 village, -1 werewolf team, summed per
- * entry; the baseline of its size, 1). */
+/* The design, built once: each fitted game as a sparse row (parameter
+ * indices and coefficients: skills of the seats' entries, +1 village, -1
+ * werewolf team, summed per entry; the baseline of its size, 1), its
+ * result and cluster, and its (entry, role) keys for the per-role fit. */
 typedef struct row {
-    int nnz;
-    int idx[MAX_NNZ];
-    double x[MAX_NNZ];
+    uint8_t nnz, y;
+    uint16_t idx[MAX_NNZ];
+    int8_t x[MAX_NNZ];
 } row;
 
-static void make_row(const rgame *g, const int *pidx, const int *bidx, row *r)
+typedef struct rkey {
+    uint16_t p;   /* skill parameter */
+    uint8_t role;
+    int8_t coef;  /* summed sides of the entry's seats in that role */
+} rkey;
+
+typedef struct design {
+    long n;
+    row *row;
+    uint64_t *cluster;
+    uint32_t *koff; /* [n+1]: game i's keys are key[koff[i]..koff[i+1]), grouped by p */
+    rkey *key;
+} design;
+
+static void design_build(const aw_rating_data *data, const int *pidx, const int *bidx, design *ds)
 {
-    r->nnz = 0;
-    for (int a = 0; a < g->players; a++) {
-        int s = side(g->role[a]);
-        if (!s)
+    memset(ds, 0, sizeof *ds);
+    long n = 0;
+    for (long i = 0; i < data->len; i++)
+        n += fitted(&data->g[i]);
+    ds->row = aw_xcalloc((size_t)n + 1, sizeof *ds->row);
+    ds->cluster = aw_xcalloc((size_t)n + 1, sizeof *ds->cluster);
+    ds->koff = aw_xcalloc((size_t)n + 1, sizeof *ds->koff);
+    ds->key = aw_xcalloc((size_t)n * AW_MAX_PLAYERS + 1, sizeof *ds->key);
+    uint32_t nk = 0;
+    for (long i = 0; i < data->len; i++) {
+        const rgame *g = &data->g[i];
+        if (!fitted(g))
             continue;
-        int p = pidx[g->entry[a]];
-        int k = 0;
-        while (k < r->nnz && r->idx[k] != p)
-            k++;
-        if (k == r->nnz) {
-            r->idx[k] = p;
-            r->x[k] = 0;
-            r->nnz++;
+        row *r = &ds->row[ds->n];
+        ds->cluster[ds->n] = g->cluster;
+        ds->koff[ds->n] = nk;
+        r->y = g->winner == AW_TEAM_VILLAGER;
+        int sd[AW_MAX_PLAYERS];
+        for (int a = 0; a < g->players; a++)
+            sd[a] = side(g->role[a]);
+        for (int a = 0; a < g->players; a++) {
+            if (!sd[a])
+                continue;
+            int p = pidx[g->entry[a]], k = 0;
+            while (k < r->nnz && r->idx[k] != p)
+                k++;
+            if (k == r->nnz) {
+                r->idx[k] = (uint16_t)p;
+                r->x[k] = 0;
+                r->nnz++;
+                /* This entry's first seat: its keys, one per role it holds. */
+                uint32_t first = nk;
+                for (int b = a; b < g->players; b++) {
+                    if (!sd[b] || g->entry[b] != g->entry[a])
+                        continue;
+                    uint32_t q = first;
+                    while (q < nk && ds->key[q].role != (uint8_t)g->role[b])
+                        q++;
+                    if (q == nk)
+                        ds->key[nk++] = (rkey){(uint16_t)p, (uint8_t)g->role[b], 0};
+                    ds->key[q].coef = (int8_t)(ds->key[q].coef + sd[b]);
+                }
+            }
+            r->x[k] = (int8_t)(r->x[k] + sd[a]);
         }
-        r->x[k] += s;
+        r->idx[r->nnz] = (uint16_t)bidx[g->players];
+        r->x[r->nnz++] = 1;
+        /* Indices in order: accumulate's upper triangle is then b >= a. */
+        for (int a = 1; a < r->nnz; a++)
+            for (int b = a; b > 0 && r->idx[b - 1] > r->idx[b]; b--) {
+                uint16_t ti = r->idx[b];
+                r->idx[b] = r->idx[b - 1];
+                r->idx[b - 1] = ti;
+                int8_t tx = r->x[b];
+                r->x[b] = r->x[b - 1];
+                r->x[b - 1] = tx;
+            }
+        ds->n++;
     }
-    r->idx[r->nnz] = bidx[g->players];
-    r->x[r->nnz++] = 1.0;
+    ds->koff[ds->n] = nk;
+}
+
+static void design_free(design *ds)
+{
+    free(ds->row);
+    free(ds->cluster);
+    free(ds->koff);
+    free(ds->key);
 }
 
 static double dot(const row *r, const double *theta)
@@ -189,31 +254,31 @@ static void chol_inverse(const double *l, int d, double *inv)
 
 /* The penalised log-likelihood, its gradient and (negated) Hessian at
  * theta. m skills first, then the baselines. */
-static double accumulate(const aw_rating_data *data, const int *pidx, const int *bidx, int m, int d,
-                         const double *theta, double lam, double *g, double *h)
+static double accumulate(const design *ds, int m, int d, const double *theta, double lam, double *g, double *h)
 {
     memset(g, 0, (size_t)d * sizeof *g);
     memset(h, 0, (size_t)d * (size_t)d * sizeof *h);
     double ll = 0;
-    for (long i = 0; i < data->len; i++) {
-        const rgame *gm = &data->g[i];
-        if (!fitted(gm))
-            continue;
-        row r;
-        make_row(gm, pidx, bidx, &r);
-        double eta = dot(&r, theta);
-        double y = gm->winner == AW_TEAM_VILLAGER;
+    for (long i = 0; i < ds->n; i++) {
+        const row *r = &ds->row[i];
+        double eta = dot(r, theta);
+        double y = r->y;
         double mu = sigmoid(eta);
         double w = mu * (1 - mu);
         ll += y * eta - softplus(eta);
-        for (int a = 0; a < r.nnz; a++) {
-            g[r.idx[a]] += r.x[a] * (y - mu);
-            double wa = w * r.x[a];
-            double *ha = h + (size_t)r.idx[a] * d;
-            for (int b = 0; b < r.nnz; b++)
-                ha[r.idx[b]] += wa * r.x[b];
+        /* The upper triangle only (mirrored below). */
+        for (int a = 0; a < r->nnz; a++) {
+            int ia = r->idx[a];
+            g[ia] += r->x[a] * (y - mu);
+            double wa = w * r->x[a];
+            double *ha = h + (size_t)ia * d;
+            for (int b = a; b < r->nnz; b++)
+                ha[r->idx[b]] += wa * r->x[b];
         }
     }
+    for (int i = 0; i < d; i++)
+        for (int j = i + 1; j < d; j++)
+            h[(size_t)j * d + i] = h[(size_t)i * d + j];
     for (int j = 0; j < d; j++) {
         double l = j < m ? lam : 1.0 / (BASE_PRIOR_SD * BASE_PRIOR_SD);
         ll -= 0.5 * l * theta[j] * theta[j];
@@ -224,26 +289,24 @@ static double accumulate(const aw_rating_data *data, const int *pidx, const int 
 }
 
 /* (qsort_r is GNU; this keeps to C11.) */
-static const rgame *sort_games;
+static const uint64_t *sort_clusters;
 static int cmp_cluster(const void *a, const void *b)
 {
     long i = *(const long *)a, j = *(const long *)b;
-    if (sort_games[i].cluster != sort_games[j].cluster)
-        return sort_games[i].cluster < sort_games[j].cluster ? -1 : 1;
+    if (sort_clusters[i] != sort_clusters[j])
+        return sort_clusters[i] < sort_clusters[j] ? -1 : 1;
     return i < j ? -1 : i > j;
 }
 
 /* The "meat" of the sandwich: sum over clusters of u_c u_c^T, u_c the
  * clusters' summed scores. Returns the number of clusters. */
-static long cluster_meat(const aw_rating_data *data, const int *pidx, const int *bidx, int d, const double *theta,
-                         double *meat)
+static long cluster_meat(const design *ds, int d, const double *theta, double *meat)
 {
-    long n = 0;
-    long *ord = aw_xcalloc((size_t)data->len + 1, sizeof *ord);
-    for (long i = 0; i < data->len; i++)
-        if (fitted(&data->g[i]))
-            ord[n++] = i;
-    sort_games = data->g;
+    long n = ds->n;
+    long *ord = aw_xcalloc((size_t)n + 1, sizeof *ord);
+    for (long i = 0; i < n; i++)
+        ord[i] = i;
+    sort_clusters = ds->cluster;
     qsort(ord, (size_t)n, sizeof *ord, cmp_cluster);
     double *u = aw_xcalloc((size_t)d, sizeof *u);
     int *touched = aw_xcalloc((size_t)d, sizeof *touched);
@@ -252,18 +315,16 @@ static long cluster_meat(const aw_rating_data *data, const int *pidx, const int 
     long clusters = 0;
     memset(meat, 0, (size_t)d * (size_t)d * sizeof *meat);
     for (long k = 0; k < n; k++) {
-        const rgame *gm = &data->g[ord[k]];
-        row r;
-        make_row(gm, pidx, bidx, &r);
-        double res = (gm->winner == AW_TEAM_VILLAGER) - sigmoid(dot(&r, theta));
-        for (int a = 0; a < r.nnz; a++) {
-            u[r.idx[a]] += r.x[a] * res;
-            if (!on[r.idx[a]]) {
-                on[r.idx[a]] = true;
-                touched[nt++] = r.idx[a];
+        const row *r = &ds->row[ord[k]];
+        double res = r->y - sigmoid(dot(r, theta));
+        for (int a = 0; a < r->nnz; a++) {
+            u[r->idx[a]] += r->x[a] * res;
+            if (!on[r->idx[a]]) {
+                on[r->idx[a]] = true;
+                touched[nt++] = r->idx[a];
             }
         }
-        if (k + 1 == n || data->g[ord[k + 1]].cluster != gm->cluster) {
+        if (k + 1 == n || ds->cluster[ord[k + 1]] != ds->cluster[ord[k]]) {
             for (int a = 0; a < nt; a++)
                 for (int b = 0; b < nt; b++)
                     meat[(size_t)touched[a] * d + touched[b]] += u[touched[a]] * u[touched[b]];
@@ -280,6 +341,31 @@ static long cluster_meat(const aw_rating_data *data, const int *pidx, const int 
     free(touched);
     free(on);
     return clusters;
+}
+
+/* How many distinct clusters the games have (a hash set of their keys). */
+static long distinct_clusters(const design *ds)
+{
+    size_t cap = 16;
+    while (cap < 2 * (size_t)ds->n)
+        cap *= 2;
+    uint64_t *key = aw_xcalloc(cap, sizeof *key);
+    bool *used = aw_xcalloc(cap, sizeof *used);
+    long count = 0;
+    for (long i = 0; i < ds->n; i++) {
+        uint64_t k = ds->cluster[i];
+        size_t h = (size_t)((k * 0x9e3779b97f4a7c15ull) >> 17) & (cap - 1);
+        while (used[h] && key[h] != k)
+            h = (h + 1) & (cap - 1);
+        if (!used[h]) {
+            used[h] = true;
+            key[h] = k;
+            count++;
+        }
+    }
+    free(key);
+    free(used);
+    return count;
 }
 
 /* c = a b for d×d matrices. */
@@ -355,59 +441,46 @@ static double rms_diff(const aw_rating *r, bool indep)
 /* The per-role deviations, the first fit held: for every entry on its
  * own (every other seat at the first fit's skills), Newton steps on its
  * deviations d_{p,r} (p its skill parameter) with prior N(0, tau^2). Each
- * entry's block is AW_NROLES square; hdiag gets the block's inverse's
+ * entry's block is AW_NROLES square; var gets the block's inverse's
  * diagonal (the deviation's conditional variance), cnt the games. */
-static void fit_roles(const aw_rating_data *data, const int *pidx, const int *bidx, int m, const double *theta,
-                      double tau, double *dev, double *var, long *cnt)
+static void fit_roles(const design *ds, int m, const double *theta, double tau, double *dev, double *var, long *cnt)
 {
     enum { R = AW_NROLES };
     size_t nd = (size_t)m * R;
     double *grad = aw_xcalloc(nd, sizeof *grad);
     double *hes = aw_xcalloc(nd * R, sizeof *hes);
-    double *eta0 = aw_xcalloc((size_t)data->len + 1, sizeof *eta0);
-    for (long i = 0; i < data->len; i++)
-        if (fitted(&data->g[i])) {
-            row r;
-            make_row(&data->g[i], pidx, bidx, &r);
-            eta0[i] = dot(&r, theta);
-        }
+    double *eta0 = aw_xcalloc((size_t)ds->n + 1, sizeof *eta0);
+    for (long i = 0; i < ds->n; i++)
+        eta0[i] = dot(&ds->row[i], theta);
     memset(dev, 0, nd * sizeof *dev);
     memset(cnt, 0, nd * sizeof *cnt);
-    for (int it = 0; it < 30; it++) {
+    for (uint32_t q = 0; q < ds->koff[ds->n]; q++)
+        cnt[(size_t)ds->key[q].p * R + ds->key[q].role]++;
+    for (int it = 0; it < 20; it++) {
         for (size_t k = 0; k < nd; k++)
             grad[k] = -dev[k] / (tau * tau);
         memset(hes, 0, nd * R * sizeof *hes);
         for (size_t k = 0; k < nd; k++)
             hes[k * R + k % R] = 1 / (tau * tau);
-        for (long i = 0; i < data->len; i++) {
-            const rgame *g = &data->g[i];
-            if (!fitted(g))
-                continue;
-            /* Each entry of the game on its own: its seats' roles. */
-            for (int a = 0; a < g->players; a++) {
-                int p = pidx[g->entry[a]];
-                bool first = true;
-                for (int b = 0; b < a; b++)
-                    first &= g->entry[b] != g->entry[a];
-                if (!first)
-                    continue;
-                double coef[R] = {0};
-                for (int b = a; b < g->players; b++)
-                    if (g->entry[b] == g->entry[a])
-                        coef[(int)g->role[b]] += side(g->role[b]);
+        for (long i = 0; i < ds->n; i++) {
+            double y = ds->row[i].y;
+            /* Each entry of the game on its own: its keys are together. */
+            for (uint32_t q = ds->koff[i], end = ds->koff[i + 1]; q < end;) {
+                uint32_t e = q;
+                size_t p = ds->key[q].p;
                 double eta = eta0[i];
-                for (int k = 0; k < R; k++)
-                    eta += coef[k] * dev[(size_t)p * R + k];
-                double mu = sigmoid(eta), res = (g->winner == AW_TEAM_VILLAGER) - mu, w = mu * (1 - mu);
-                for (int k = 0; k < R; k++) {
-                    if (coef[k] == 0)
-                        continue;
-                    grad[(size_t)p * R + k] += coef[k] * res;
-                    if (it == 0)
-                        cnt[(size_t)p * R + k]++;
-                    for (int l = 0; l < R; l++)
-                        hes[((size_t)p * R + k) * R + l] += w * coef[k] * coef[l];
+                while (e < end && ds->key[e].p == p) {
+                    eta += ds->key[e].coef * dev[p * R + ds->key[e].role];
+                    e++;
                 }
+                double mu = sigmoid(eta), res = y - mu, w = mu * (1 - mu);
+                for (uint32_t a = q; a < e; a++) {
+                    size_t ka = p * R + ds->key[a].role;
+                    grad[ka] += ds->key[a].coef * res;
+                    for (uint32_t b = q; b < e; b++)
+                        hes[ka * R + ds->key[b].role] += w * ds->key[a].coef * ds->key[b].coef;
+                }
+                q = e;
             }
         }
         double big = 0;
@@ -425,7 +498,7 @@ static void fit_roles(const aw_rating_data *data, const int *pidx, const int *bi
             for (int k = 0; k < R; k++)
                 var[(size_t)p * R + k] = inv[k * R + k];
         }
-        if (big < 1e-7)
+        if (big < 1e-6)
             break;
     }
     free(grad);
@@ -491,11 +564,13 @@ int aw_rating_fit(const aw_rating_data *data, const aw_rating_opts *o, aw_rating
         return aw_fail(err, AW_EINVAL, "no game decided between the village and the werewolves to rate");
     }
     double lam = 1.0 / (psd * psd);
+    design ds;
+    design_build(data, pidx, bidx, &ds);
     double *theta = aw_xcalloc((size_t)d, sizeof *theta);
     double *step = aw_xcalloc((size_t)d, sizeof *step);
     double *g = aw_xcalloc((size_t)d, sizeof *g);
     double *h = aw_xcalloc((size_t)d * (size_t)d, sizeof *h);
-    double ll = accumulate(data, pidx, bidx, m, d, theta, lam, g, h);
+    double ll = accumulate(&ds, m, d, theta, lam, g, h);
     int it = 0;
     bool converged = false;
     for (; it < MAX_ITER; it++) {
@@ -511,14 +586,14 @@ int aw_rating_fit(const aw_rating_data *data, const aw_rating_opts *o, aw_rating
         for (int half = 0; half < 30; half++, t *= 0.5) {
             for (int j = 0; j < d; j++)
                 theta[j] += t * step[j];
-            nll = accumulate(data, pidx, bidx, m, d, theta, lam, g, h);
+            nll = accumulate(&ds, m, d, theta, lam, g, h);
             if (nll >= ll - 1e-9 * (1 + fabs(ll)))
                 break;
             for (int j = 0; j < d; j++)
                 theta[j] -= t * step[j];
         }
         ll = nll;
-        if (big * t < 1e-9) {
+        if (big * t < 1e-6) { /* the error is then about its square */
             converged = true;
             it++;
             break;
@@ -529,19 +604,25 @@ int aw_rating_fit(const aw_rating_data *data, const aw_rating_opts *o, aw_rating
     double *meat = aw_xcalloc((size_t)d * (size_t)d, sizeof *meat);
     double *tmp = aw_xcalloc((size_t)d * (size_t)d, sizeof *tmp);
     double *v = aw_xcalloc((size_t)d * (size_t)d, sizeof *v);
-    accumulate(data, pidx, bidx, m, d, theta, lam, g, h);
+    if (!converged) /* (else h is the Hessian at theta already) */
+        accumulate(&ds, m, d, theta, lam, g, h);
     if (cholesky(h, d) < 0) {
         free(theta), free(step), free(g), free(h), free(hinv), free(meat), free(tmp), free(v);
         free(pidx), free(ent_of), free(games);
+        design_free(&ds);
         return aw_fail(err, AW_EINVAL, "the rating's fit failed (its Hessian is singular)");
     }
     chol_inverse(h, d, hinv);
-    long clusters = cluster_meat(data, pidx, bidx, d, theta, meat);
-    matmul(hinv, meat, tmp, d);
-    matmul(tmp, hinv, v, d);
-    double corr = clusters > 1 ? (double)clusters / (double)(clusters - 1) : 1.0;
-    for (size_t k = 0; k < (size_t)d * (size_t)d; k++)
-        v[k] *= corr;
+    /* The sandwich only when some games share a cluster. */
+    long clusters = distinct_clusters(&ds);
+    if (clusters < ds.n) {
+        clusters = cluster_meat(&ds, d, theta, meat);
+        matmul(hinv, meat, tmp, d);
+        matmul(tmp, hinv, v, d);
+        double corr = clusters > 1 ? (double)clusters / (double)(clusters - 1) : 1.0;
+        for (size_t k = 0; k < (size_t)d * (size_t)d; k++)
+            v[k] *= corr;
+    }
 
     r->n = n;
     r->rated = aw_xcalloc((size_t)n, sizeof *r->rated);
@@ -589,7 +670,8 @@ int aw_rating_fit(const aw_rating_data *data, const aw_rating_opts *o, aw_rating
     double *dev = aw_xcalloc((size_t)m * AW_NROLES + 1, sizeof *dev);
     double *hd = aw_xcalloc((size_t)m * AW_NROLES + 1, sizeof *hd);
     long *cnt = aw_xcalloc((size_t)m * AW_NROLES + 1, sizeof *cnt);
-    fit_roles(data, pidx, bidx, m, theta, tau, dev, hd, cnt);
+    fit_roles(&ds, m, theta, tau, dev, hd, cnt);
+    design_free(&ds);
     for (int e = 0; e < n; e++)
         for (int k = 0; k < AW_NROLES && r->rated[e]; k++) {
             size_t q = (size_t)pidx[e] * AW_NROLES + (size_t)k;
