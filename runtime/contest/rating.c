@@ -498,7 +498,7 @@ static void fit_roles(const design *ds, int m, const double *theta, double tau, 
             for (int k = 0; k < R; k++)
                 var[(size_t)p * R + k] = inv[k * R + k];
         }
-        if (big < 1e-6)
+        if (big < 1e-3) /* Newton's: what is left is about its square */
             break;
     }
     free(grad);

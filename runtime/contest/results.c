@@ -4,6 +4,7 @@
 #include "match.h"
 #include "rating_report.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,23 +78,25 @@ static int field(cursor *c, const char **s, size_t *n)
 
 static int num(const char *s, size_t n, long long lo, long long hi, long long *v)
 {
+    /* Decimal digits, an optional '-' first (by hand: a million-game
+     * games.tsv holds tens of millions of numbers). */
     if (n == 0 || n > 20)
         return -1;
-    char buf[24];
-    memcpy(buf, s, n);
-    buf[n] = 0;
-    char *e;
+    bool neg = s[0] == '-';
+    size_t i = neg;
+    if (i == n)
+        return -1;
     unsigned long long u = 0;
-    long long x;
-    if (buf[0] == '-') {
-        x = strtoll(buf, &e, 10);
-    } else {
-        if (buf[0] < '0' || buf[0] > '9')
+    for (; i < n; i++) {
+        unsigned d = (unsigned)(s[i] - '0');
+        if (d > 9 || u > (ULLONG_MAX - d) / 10)
             return -1;
-        u = strtoull(buf, &e, 10);
-        x = (long long)u;
+        u = u * 10 + d;
     }
-    if (*e || x < lo || (hi >= 0 && x > hi))
+    if (u > (unsigned long long)LLONG_MAX)
+        return -1;
+    long long x = neg ? -(long long)u : (long long)u;
+    if (x < lo || (hi >= 0 && x > hi))
         return -1;
     *v = x;
     return 0;
