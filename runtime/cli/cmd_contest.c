@@ -557,18 +557,7 @@ static int separation(contest *k, bool *favour)
             rating_add_to(k, d, rec);
         }
         aw_rating r;
-        if (aw_rating_fit(d, NULL, &r, &err) == 0) {
-            int *order = aw_xcalloc((size_t)k->c.nentries + 1, sizeof *order);
-            int m = aw_rating_order(&r, order);
-            for (int i = 0; i + 1 < m; i++)
-                if (aw_rating_outranks(&r, order[i], order[i + 1]) < 0.95) {
-                    favour[order[i]] = favour[order[i + 1]] = true;
-                    unresolved++;
-                }
-            free(order);
-        } else {
-            unresolved = -1;
-        }
+        unresolved = aw_rating_fit(d, NULL, &r, &err) == 0 ? aw_rating_unresolved(&r, 0.95, favour) : -1;
         aw_rating_free(&r);
         aw_rating_data_free(d);
     }

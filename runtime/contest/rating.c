@@ -733,12 +733,16 @@ int aw_rating_order(const aw_rating *r, int *order)
     return k;
 }
 
-int aw_rating_unresolved(const aw_rating *r, double level)
+int aw_rating_unresolved(const aw_rating *r, double level, bool *mark)
 {
     int *order = aw_xcalloc((size_t)r->n + 1, sizeof *order);
     int k = aw_rating_order(r, order), u = 0;
     for (int i = 0; i + 1 < k; i++)
-        u += aw_rating_outranks(r, order[i], order[i + 1]) < level;
+        if (aw_rating_outranks(r, order[i], order[i + 1]) < level) {
+            u++;
+            if (mark)
+                mark[order[i]] = mark[order[i + 1]] = true;
+        }
     free(order);
     return u;
 }

@@ -104,8 +104,9 @@ double aw_rating_outranks(const aw_rating *r, int i, int j);
 /* The rated entries by skill, best first, into order (returns how many). */
 int aw_rating_order(const aw_rating *r, int *order);
 /* How many pairs adjacent in the skill order are not separated at `level`
- * (P(higher outranks lower) < level). */
-int aw_rating_unresolved(const aw_rating *r, double level);
+ * (P(higher outranks lower) < level); the entries of those pairs are set
+ * in mark[] (when not NULL). */
+int aw_rating_unresolved(const aw_rating *r, double level, bool *mark);
 
 /* The normal distribution function. */
 double aw_normal_cdf(double z);

@@ -62,7 +62,7 @@ void aw_rating_write_md(const aw_rating *r, const aw_contest_info *ci, FILE *out
     fprintf(out,
             "\nThe ranking's standard error (root mean square of the pairs' skill differences): %.4f; %.4f if the "
             "games were independent deals (%d of %d adjacent pairs not separated at 95 %%).\n",
-            r->se_diff, r->se_diff_indep, aw_rating_unresolved(r, 0.95), k > 0 ? k - 1 : 0);
+            r->se_diff, r->se_diff_indep, aw_rating_unresolved(r, 0.95, NULL), k > 0 ? k - 1 : 0);
     if (k > 1 && k <= MD_MATRIX_MAX) {
         fprintf(out, "\nP(row outranks column):\n\n| |");
         for (int j = 0; j < k; j++)
@@ -161,7 +161,7 @@ void aw_rating_write_json(const aw_rating *r, const aw_contest_info *ci, aw_buf 
                   "\"ranking_se\": %.6f, \"ranking_se_independent\": %.6f, \"unresolved_adjacent\": %d, "
                   "\"village_win\": {",
                   r->games_fitted, r->games_skipped, r->clusters, r->converged ? "true" : "false", r->se_diff,
-                  r->se_diff_indep, aw_rating_unresolved(r, 0.95));
+                  r->se_diff_indep, aw_rating_unresolved(r, 0.95, NULL));
     bool comma = false;
     for (int p = 0; p <= AW_MAX_PLAYERS; p++)
         if (r->village_p[p] >= 0) {

@@ -124,96 +124,6 @@ static int add_unit(aw_schedule *s, int *cap)
     return s->nunits++;
 }
 
-/* The checks every schedule makes of its options. */
-static int check_opts(const aw_schedule_opts *o, aw_error *err)
-{
-    if (o->nentries < 1)
-        return aw_fail(err, AW_EINVAL, "a contest needs at least one entry");
-    if (o->nplayers < 1 || o->nplayers > 4)
-        return aw_fail(err, AW_EINVAL, "give one to four player counts");
-    for (int i = 0; i < o->nplayers; i++) {
-        int p = o->players[i];
-        if (p < 3 || p > AW_MAX_PLAYERS)
-            return aw_fail(err, AW_EINVAL, "%d players: a game has 3 to %d", p, AW_MAX_PLAYERS);
-        int sum = 0;
-        for (int r = 0; r < AW_NROLES; r++)
-            sum += o->role_count[p][r];
-        if (sum != p)
-            return aw_fail(err, AW_EINVAL, "no role table for %d players", p);
-    }
-    return 0;
-}
-
-int aw_schedule_build(aw_schedule *s, const aw_schedule_opts *o, aw_error *err)
-{
-    if (o->duplicate > 1)
-        return aw_schedule_build_duplicate(s, o, err);
-    memset(s, 0, sizeof *s);
-    s->opts = *o;
-    if (check_opts(o, err) < 0)
-        return -1;
-    role_ledger lg = {o->nentries, aw_xcalloc((size_t)o->nentries * AW_NROLES, sizeof(double)),
-                      aw_xcalloc((size_t)o->nentries * AW_NROLES, sizeof(int))};
-    int cap = 0;
-    long index = 0;
-    for (int i = 0; i < o->nplayers; i++) {
-        int p = o->players[i];
-        int limit = (p + o->nentries - 1) / o->nentries;
-        if (limit > s->max_copies)
-            s->max_copies = limit;
-        seat_stream st = {.n = o->nentries};
-        aw_rng_seed(&st.rng, aw_rng_derive(o->seed, STREAM_SEATS + (uint64_t)p));
-        aw_rng rr;
-        aw_rng_seed(&rr, aw_rng_derive(o->seed, STREAM_ROLES + (uint64_t)p));
-        long nunits, ngames;
-        if (o->format == AW_FORMAT_SEED2015) {
-            long per = (o->games_per_entry + o->nplayers - 1) / o->nplayers;
-            nunits = (o->nentries * per + p - 1) / p;
-            ngames = 1;
-        } else {
-            nunits = o->sets;
-            ngames = o->set_games;
-        }
-        for (long u = 0; u < nunits; u++) {
-            int ui = add_unit(s, &cap);
-            aw_sched_unit *un = &s->units[ui];
-            un->players = p;
-            un->ngames = (int)ngames;
-            un->first = index;
-            int group[AW_MAX_PLAYERS];
-            stream_group(&st, p, limit, group);
-            /* Seat numbers at random. */
-            aw_rng_shuffle(&rr, group, p);
-            for (int a = 1; a <= p; a++)
-                un->entry[a] = group[a - 1];
-            un->games = aw_xcalloc((size_t)ngames, sizeof *un->games);
-            for (long g = 0; g < ngames; g++) {
-                aw_sched_game *gm = &un->games[g];
-                gm->seed = aw_rng_derive(o->seed, STREAM_GAME + (uint64_t)index);
-                aw_role roles[AW_MAX_PLAYERS];
-                deal_balanced(&lg, &rr, o->role_count[p], p, group, roles);
-                gm->role[0] = AW_ROLE_NONE;
-                for (int a = 1; a <= p; a++)
-                    gm->role[a] = roles[a - 1];
-                index++;
-            }
-        }
-        free(st.q);
-    }
-    s->ngames = index;
-    free(lg.expected);
-    free(lg.played);
-    return 0;
-}
-
-void aw_schedule_free(aw_schedule *s)
-{
-    for (int i = 0; i < s->nunits; i++)
-        free(s->units[i].games);
-    free(s->units);
-    memset(s, 0, sizeof *s);
-}
-
 /* ---- duplicate deals ------------------------------------------------------- */
 
 static int by_team_role(const void *a, const void *b, const aw_role *roles)
@@ -270,15 +180,50 @@ static void add_deal(aw_schedule *s, int *cap, role_ledger *lg, aw_rng *rr, cons
     }
 }
 
-int aw_schedule_build_duplicate(aw_schedule *s, const aw_schedule_opts *o, aw_error *err)
+/* Duplicate deals for p players: ceil(U / K) deals, U the units plain
+ * games would take, each played K times (add_deal). */
+static void add_duplicates(aw_schedule *s, int *cap, role_ledger *lg, seat_stream *st, aw_rng *rr,
+                           const aw_schedule_opts *o, int p, int limit, long *index)
+{
+    long per = (o->games_per_entry + o->nplayers - 1) / o->nplayers;
+    long plain = (o->nentries * per + p - 1) / p;
+    long deals = (plain + o->duplicate - 1) / o->duplicate;
+    for (long dl = 0; dl < deals; dl++) {
+        int group[AW_MAX_PLAYERS];
+        stream_group(st, p, limit, group);
+        aw_rng_shuffle(rr, group, p);
+        add_deal(s, cap, lg, rr, o, p, group, o->duplicate, index);
+    }
+}
+
+/* The checks every schedule makes of its options. */
+static int check_opts(const aw_schedule_opts *o, aw_error *err)
+{
+    if (o->nentries < 1)
+        return aw_fail(err, AW_EINVAL, "a contest needs at least one entry");
+    if (o->nplayers < 1 || o->nplayers > 4)
+        return aw_fail(err, AW_EINVAL, "give one to four player counts");
+    for (int i = 0; i < o->nplayers; i++) {
+        int p = o->players[i];
+        if (p < 3 || p > AW_MAX_PLAYERS)
+            return aw_fail(err, AW_EINVAL, "%d players: a game has 3 to %d", p, AW_MAX_PLAYERS);
+        int sum = 0;
+        for (int r = 0; r < AW_NROLES; r++)
+            sum += o->role_count[p][r];
+        if (sum != p)
+            return aw_fail(err, AW_EINVAL, "no role table for %d players", p);
+    }
+    if (o->duplicate > 1 && o->format != AW_FORMAT_SEED2015)
+        return aw_fail(err, AW_EINVAL, "duplicate deals are for the seed2015 format (a regulation set keeps its seats)");
+    return 0;
+}
+
+int aw_schedule_build(aw_schedule *s, const aw_schedule_opts *o, aw_error *err)
 {
     memset(s, 0, sizeof *s);
     s->opts = *o;
     if (check_opts(o, err) < 0)
         return -1;
-    if (o->format != AW_FORMAT_SEED2015)
-        return aw_fail(err, AW_EINVAL, "duplicate deals are for the seed2015 format (a regulation set keeps its seats)");
-    int k = o->duplicate;
     role_ledger lg = {o->nentries, aw_xcalloc((size_t)o->nentries * AW_NROLES, sizeof(double)),
                       aw_xcalloc((size_t)o->nentries * AW_NROLES, sizeof(int))};
     int cap = 0;
@@ -292,14 +237,43 @@ int aw_schedule_build_duplicate(aw_schedule *s, const aw_schedule_opts *o, aw_er
         aw_rng_seed(&st.rng, aw_rng_derive(o->seed, STREAM_SEATS + (uint64_t)p));
         aw_rng rr;
         aw_rng_seed(&rr, aw_rng_derive(o->seed, STREAM_ROLES + (uint64_t)p));
-        long per = (o->games_per_entry + o->nplayers - 1) / o->nplayers;
-        long plain = (o->nentries * per + p - 1) / p;
-        long deals = (plain + k - 1) / k;
-        for (long dl = 0; dl < deals; dl++) {
+        if (o->duplicate > 1) {
+            add_duplicates(s, &cap, &lg, &st, &rr, o, p, limit, &index);
+            free(st.q);
+            continue;
+        }
+        long nunits, ngames;
+        if (o->format == AW_FORMAT_SEED2015) {
+            long per = (o->games_per_entry + o->nplayers - 1) / o->nplayers;
+            nunits = (o->nentries * per + p - 1) / p;
+            ngames = 1;
+        } else {
+            nunits = o->sets;
+            ngames = o->set_games;
+        }
+        for (long u = 0; u < nunits; u++) {
+            int ui = add_unit(s, &cap);
+            aw_sched_unit *un = &s->units[ui];
+            un->players = p;
+            un->ngames = (int)ngames;
+            un->first = index;
             int group[AW_MAX_PLAYERS];
             stream_group(&st, p, limit, group);
+            /* Seat numbers at random. */
             aw_rng_shuffle(&rr, group, p);
-            add_deal(s, &cap, &lg, &rr, o, p, group, k, &index);
+            for (int a = 1; a <= p; a++)
+                un->entry[a] = group[a - 1];
+            un->games = aw_xcalloc((size_t)ngames, sizeof *un->games);
+            for (long g = 0; g < ngames; g++) {
+                aw_sched_game *gm = &un->games[g];
+                gm->seed = aw_rng_derive(o->seed, STREAM_GAME + (uint64_t)index);
+                aw_role roles[AW_MAX_PLAYERS];
+                deal_balanced(&lg, &rr, o->role_count[p], p, group, roles);
+                gm->role[0] = AW_ROLE_NONE;
+                for (int a = 1; a <= p; a++)
+                    gm->role[a] = roles[a - 1];
+                index++;
+            }
         }
         free(st.q);
     }
@@ -307,6 +281,14 @@ int aw_schedule_build_duplicate(aw_schedule *s, const aw_schedule_opts *o, aw_er
     free(lg.expected);
     free(lg.played);
     return 0;
+}
+
+void aw_schedule_free(aw_schedule *s)
+{
+    for (int i = 0; i < s->nunits; i++)
+        free(s->units[i].games);
+    free(s->units);
+    memset(s, 0, sizeof *s);
 }
 
 long aw_schedule_extend(aw_schedule *s, const bool *favour, long games, int round)

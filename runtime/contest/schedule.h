@@ -54,7 +54,7 @@ typedef struct aw_schedule_opts {
     int role_count[AW_MAX_PLAYERS + 1][AW_NROLES];
     /* seed2015: play each deal (seed and the role in each seat) this many
      * times, as consecutive units of one game, the entries rotated through
-     * the deal's seats (aw_schedule_build_duplicate). 0 or 1: plain. */
+     * the deal's seats (see aw_schedule_build). 0 or 1: plain. */
     int duplicate;
 } aw_schedule_opts;
 
@@ -66,18 +66,16 @@ typedef struct aw_schedule {
     int max_copies; /* the most seats one entry holds in one game */
 } aw_schedule;
 
+/* Draws the schedule. With o->duplicate = K > 1 (seed2015 only), duplicate
+ * deals: ceil(U / K) deals, U the units plain games would take, each
+ * played K times as consecutive units of one game with the same seed and
+ * the same role in each seat. The seats are ordered by team and role; copy
+ * k moves every entry k*players/K places along that order, so an entry
+ * holds different roles (across teams when K >= 2) in the copies of a deal
+ * and the deal's luck, of roles and of seats, cancels within it. With
+ * K = players every entry holds every seat of the deal once. The copies
+ * share their game seed, which tells the rating which games share luck. */
 int aw_schedule_build(aw_schedule *s, const aw_schedule_opts *o, aw_error *err);
-
-/* Duplicate deals (o->duplicate = K > 1, seed2015 only; aw_schedule_build
- * calls it): ceil(U / K) deals, U the units plain games would take, each
- * played K times with the same seed and the same role in each seat. The
- * seats are ordered by team and role; copy k moves every entry k*players/K
- * places along that order, so an entry holds different roles (across teams
- * when K >= 2) in the copies of a deal and the deal's luck, of roles and of
- * seats, cancels within it. With K = players every entry holds every seat
- * of the deal once. The copies share their game seed, which tells the
- * rating which games share luck. */
-int aw_schedule_build_duplicate(aw_schedule *s, const aw_schedule_opts *o, aw_error *err);
 
 /* Games where they matter (--until-separated): appends at most `games`
  * games (whole deals of opts.duplicate copies, or single games) as units

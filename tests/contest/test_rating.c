@@ -140,7 +140,7 @@ static void test_recovers_skills(void)
         CHECK_MSG(fabs(fx.skill[e] - (true_skill[e] - mean)) < 4 * fx.se[e], "masked: entry %d %.3f, true %.3f", e,
                   fx.skill[e], true_skill[e] - mean);
     CHECK(fabs(aw_rating_outranks(&fx, 7, 0) - 0.5) < 1e-12);
-    CHECK_INT(aw_rating_unresolved(&fx, 0.95) <= 6, 1);
+    CHECK_INT(aw_rating_unresolved(&fx, 0.95, NULL) <= 6, 1);
     aw_rating_free(&fx);
     aw_rating_free(&fit);
     aw_rating_data_free(d);
