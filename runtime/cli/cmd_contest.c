@@ -1530,6 +1530,7 @@ int cmd_contest(int argc, char **argv)
             for (int u = before; u < k.sched.nunits; u++)
                 todo[u] = true;
             r.todo = todo;
+            r.warned = true;
             /* sort_games put a new file in games.tsv's place. */
             close(k.games_fd);
             k.games_fd = open(gpath, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0666);
@@ -1539,8 +1540,9 @@ int cmd_contest(int argc, char **argv)
                 break;
             }
             if (!k.quiet)
-                fprintf(stderr, "aiwolf contest: %d adjacent pairs not separated at 95 %%: round %d, %ld more games\n",
-                        k.unresolved, k.round, k.sched.ngames - k.sched.units[before].first);
+                fprintf(stderr, "aiwolf contest: %d adjacent %s not separated at 95 %%: round %d, %ld more games\n",
+                        k.unresolved, k.unresolved == 1 ? "pair" : "pairs", k.round,
+                        k.sched.ngames - k.sched.units[before].first);
             status = aw_runner_run(&r);
         }
         if (!k.quiet && c->until_separated && status == AW_RUNNER_DONE)

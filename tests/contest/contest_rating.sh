@@ -80,6 +80,12 @@ cmp -s "$tmp/u.md" "$tmp/u/report.md" || fail "'contest report' draws other roun
 n=$(wc -l < "$tmp/c/games.tsv")
 [ "$n" -eq 30 ] || fail "--max-games 30 played $n games"
 grep -q "^until-separated	30$" "$tmp/c/contest.cfg" || fail "contest.cfg does not keep the cap"
+# Run again: the rounds are drawn again from games.tsv, nothing is left to play.
+cp "$tmp/c/games.tsv" "$tmp/c.tsv"
+"$bin" contest --games-per-entry 15 --jobs 2 --until-separated --max-games 30 \
+  --out "$tmp/c" agents/sample.lua tests/contest/entries/broken > /dev/null 2> "$tmp/c2.err" || fail "run again failed"
+grep -q "continuing .*: 30 of 30 games played" "$tmp/c2.err" || fail "run again: $(cat "$tmp/c2.err")"
+cmp -s "$tmp/c.tsv" "$tmp/c/games.tsv" || fail "run again changed games.tsv"
 
 # Bad usage.
 st=0; "$bin" contest --max-games 10 --out "$tmp/x" agents/sample.lua 2> "$tmp/x.err" || st=$?
