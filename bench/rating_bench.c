@@ -81,7 +81,7 @@ static int fit(long games, int n)
     aw_rating_data *d = aw_rating_data_new(n);
     for (int u = 0; u < s.nunits; u++)
         aw_rating_data_add(d, s.units[u].players, s.units[u].entry, s.units[u].games[0].role, play(&s.units[u], n, &r),
-                           s.units[u].games[0].seed);
+                           s.units[u].games[0].seed, s.units[u].first);
     aw_rating fitr;
     aw_error err;
     uint64_t t0 = aw_now_ns();

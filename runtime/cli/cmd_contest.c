@@ -441,7 +441,7 @@ static void info_of(const contest *k, aw_contest_info *ci)
 static void rating_add_to(const contest *k, aw_rating_data *d, const aw_game_record *rec)
 {
     uint64_t cluster = k->c.format == AW_FORMAT_REGULATION ? (uint64_t)rec->unit : rec->seed;
-    aw_rating_data_add(d, rec->players, rec->entry, rec->role, rec->winner, cluster);
+    aw_rating_data_add(d, rec->players, rec->entry, rec->role, rec->winner, cluster, rec->index);
 }
 
 static void rating_add(contest *k, const aw_game_record *rec)

@@ -12,6 +12,7 @@
 
 typedef struct rgame {
     uint64_t cluster;
+    long index;
     uint16_t entry[AW_MAX_PLAYERS];
     int8_t role[AW_MAX_PLAYERS];
     uint8_t players;
@@ -45,7 +46,7 @@ long aw_rating_data_games(const aw_rating_data *d)
 }
 
 void aw_rating_data_add(aw_rating_data *d, int players, const int *entry, const aw_role *role, aw_team winner,
-                        uint64_t cluster)
+                        uint64_t cluster, long index)
 {
     if (players < 1 || players > AW_MAX_PLAYERS || d->n > 65535)
         return;
@@ -59,6 +60,7 @@ void aw_rating_data_add(aw_rating_data *d, int players, const int *entry, const 
     rgame *g = &d->g[d->len++];
     memset(g, 0, sizeof *g);
     g->cluster = cluster;
+    g->index = index;
     g->players = (uint8_t)players;
     g->winner = (int8_t)winner;
     for (int a = 1; a <= players; a++) {
@@ -118,19 +120,39 @@ typedef struct design {
     rkey *key;
 } design;
 
+/* (qsort_r is GNU; this keeps to C11.) */
+static const rgame *sort_games;
+static int cmp_index(const void *a, const void *b)
+{
+    long i = *(const long *)a, j = *(const long *)b;
+    long x = sort_games[i].index, y = sort_games[j].index;
+    return x != y ? (x < y ? -1 : 1) : (i < j ? -1 : i > j);
+}
+
 static void design_build(const aw_rating_data *data, const int *pidx, const int *bidx, design *ds)
 {
     memset(ds, 0, sizeof *ds);
     long n = 0;
-    for (long i = 0; i < data->len; i++)
+    bool sorted = true;
+    for (long i = 0; i < data->len; i++) {
         n += fitted(&data->g[i]);
+        sorted &= i == 0 || data->g[i - 1].index <= data->g[i].index;
+    }
+    /* The games in index order. */
+    long *ord = aw_xcalloc((size_t)data->len + 1, sizeof *ord);
+    for (long i = 0; i < data->len; i++)
+        ord[i] = i;
+    if (!sorted) {
+        sort_games = data->g;
+        qsort(ord, (size_t)data->len, sizeof *ord, cmp_index);
+    }
     ds->row = aw_xcalloc((size_t)n + 1, sizeof *ds->row);
     ds->cluster = aw_xcalloc((size_t)n + 1, sizeof *ds->cluster);
     ds->koff = aw_xcalloc((size_t)n + 1, sizeof *ds->koff);
     ds->key = aw_xcalloc((size_t)n * AW_MAX_PLAYERS + 1, sizeof *ds->key);
     uint32_t nk = 0;
-    for (long i = 0; i < data->len; i++) {
-        const rgame *g = &data->g[i];
+    for (long oi = 0; oi < data->len; oi++) {
+        const rgame *g = &data->g[ord[oi]];
         if (!fitted(g))
             continue;
         row *r = &ds->row[ds->n];
@@ -180,6 +202,7 @@ static void design_build(const aw_rating_data *data, const int *pidx, const int 
         ds->n++;
     }
     ds->koff[ds->n] = nk;
+    free(ord);
 }
 
 static void design_free(design *ds)

@@ -55,11 +55,13 @@ typedef struct aw_rating_data aw_rating_data;
 aw_rating_data *aw_rating_data_new(int nentries);
 void aw_rating_data_free(aw_rating_data *d);
 /* One game: entry[1..players] and role[1..players] per seat, the winning
- * team (AW_TEAM_NONE: none), and the cluster of games it shares luck with
- * (its deal or set; a distinct value for an independent game). Entry
- * numbers outside 0..nentries-1 make the game ignored. */
+ * team (AW_TEAM_NONE: none), the cluster of games it shares luck with (its
+ * deal or set; a distinct value for an independent game), and its index in
+ * the contest: the fit takes the games in that order, so the same games
+ * give the same figures in whatever order they were added. Entry numbers
+ * outside 0..nentries-1 make the game ignored. */
 void aw_rating_data_add(aw_rating_data *d, int players, const int *entry, const aw_role *role, aw_team winner,
-                        uint64_t cluster);
+                        uint64_t cluster, long index);
 long aw_rating_data_games(const aw_rating_data *d);
 
 typedef struct aw_rating_opts {

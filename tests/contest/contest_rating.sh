@@ -24,6 +24,9 @@ n=$(wc -l < "$tmp/d/games.tsv")
 [ "$n" -eq 12 ] || fail "4 entries x 45 games at 15 players in deals of 3 should be 12 games, got $n"
 cut -f1-12 "$tmp/d/games.tsv" > "$tmp/g2"; cut -f1-12 "$tmp/d1/games.tsv" > "$tmp/g1"
 cmp -s "$tmp/g1" "$tmp/g2" || fail "--duplicate: 1 job and 2 jobs differ"
+# The rating is the same whatever order the workers finished the games in.
+sed -n '/^## Skill/,$p' "$tmp/d/report.md" > "$tmp/s2"; sed -n '/^## Skill/,$p' "$tmp/d1/report.md" > "$tmp/s1"
+[ -s "$tmp/s1" ] && cmp -s "$tmp/s1" "$tmp/s2" || fail "--duplicate: the rating differs between 1 job and 2"
 grep -q "^duplicate	3$" "$tmp/d/contest.cfg" || fail "contest.cfg does not keep --duplicate"
 # Each group of three: one seed, one deal, the same entries, in other seats.
 awk -F'\t' '

@@ -80,7 +80,7 @@ static void simulate(const aw_schedule *s, aw_rating_data *d, double rho, double
             z = gauss(r);
         last_seed = g->seed;
         aw_team w = play(un, g, rho, z, bonus, r);
-        aw_rating_data_add(d, un->players, un->entry, g->role, w, g->seed);
+        aw_rating_data_add(d, un->players, un->entry, g->role, w, g->seed, un->first);
     }
 }
 
@@ -297,16 +297,16 @@ static void test_edges(void)
     aw_role role[6] = {AW_ROLE_NONE, AW_WEREWOLF, AW_VILLAGER, AW_VILLAGER, AW_SEER, AW_POSSESSED};
     aw_rating fit;
     aw_error err;
-    aw_rating_data_add(d, 5, entry, role, AW_TEAM_NONE, 1);
+    aw_rating_data_add(d, 5, entry, role, AW_TEAM_NONE, 1, 0);
     CHECK(aw_rating_fit(d, NULL, &fit, &err) < 0);
     aw_rating_free(&fit);
     int bad[6] = {0, 0, 1, 7, 1, 2};
-    aw_rating_data_add(d, 5, bad, role, AW_TEAM_VILLAGER, 2);
+    aw_rating_data_add(d, 5, bad, role, AW_TEAM_VILLAGER, 2, 1);
     CHECK_INT(aw_rating_data_games(d), 1);
     for (int k = 0; k < 40; k++) {
         /* Entry 0 always on the winning side. */
         int e2[6] = {0, k % 2 ? 0 : 1, 1, 2, k % 2 ? 1 : 0, 2};
-        aw_rating_data_add(d, 5, e2, role, k % 2 ? AW_TEAM_WEREWOLF : AW_TEAM_VILLAGER, 10 + (uint64_t)k);
+        aw_rating_data_add(d, 5, e2, role, k % 2 ? AW_TEAM_WEREWOLF : AW_TEAM_VILLAGER, 10 + (uint64_t)k, 2 + k);
     }
     CHECK(aw_rating_fit(d, NULL, &fit, &err) == 0);
     CHECK(fit.converged);
@@ -317,8 +317,42 @@ static void test_edges(void)
     aw_rating_data_free(d);
 }
 
+/* The same games added in another order (as a contest's workers finish
+ * them) give the same figures, bit for bit. */
+static void test_order(void)
+{
+    aw_schedule s;
+    sched(&s, 600, 3, 21);
+    aw_rng r;
+    aw_rng_seed(&r, 22);
+    aw_team *won = calloc((size_t)s.nunits, sizeof *won);
+    for (int u = 0; u < s.nunits; u++)
+        won[u] = play(&s.units[u], &s.units[u].games[0], 0, 0, 0, &r);
+    aw_rating_data *a = aw_rating_data_new(N), *b = aw_rating_data_new(N);
+    for (int u = 0; u < s.nunits; u++) {
+        const aw_sched_unit *x = &s.units[u], *y = &s.units[s.nunits - 1 - u];
+        aw_rating_data_add(a, x->players, x->entry, x->games[0].role, won[u], x->games[0].seed, x->first);
+        aw_rating_data_add(b, y->players, y->entry, y->games[0].role, won[s.nunits - 1 - u], y->games[0].seed, y->first);
+    }
+    aw_rating fa, fb;
+    aw_error err;
+    CHECK(aw_rating_fit(a, NULL, &fa, &err) == 0);
+    CHECK(aw_rating_fit(b, NULL, &fb, &err) == 0);
+    CHECK(memcmp(fa.skill, fb.skill, N * sizeof *fa.skill) == 0);
+    CHECK(memcmp(fa.cov, fb.cov, N * N * sizeof *fa.cov) == 0);
+    CHECK(memcmp(fa.role_skill, fb.role_skill, N * AW_NROLES * sizeof *fa.role_skill) == 0);
+    CHECK(fa.clustered && fa.clusters * 3 == fa.games_fitted + fa.games_skipped);
+    aw_rating_free(&fa);
+    aw_rating_free(&fb);
+    aw_rating_data_free(a);
+    aw_rating_data_free(b);
+    free(won);
+    aw_schedule_free(&s);
+}
+
 int main(void)
 {
+    test_order();
     test_recovers_skills();
     test_role_skill();
     test_coverage();
