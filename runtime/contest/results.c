@@ -3,6 +3,7 @@
 
 #include "match.h"
 #include "rating_report.h"
+#include "provenance.h"
 
 #include <limits.h>
 #include <math.h>
@@ -450,6 +451,8 @@ void aw_contest_write_md(const aw_contest_stats *s, const aw_contest_info *ci, F
             "seats lead one to expect; pairs of entries met in %ld–%ld games.\n",
             f.seats_min, f.seats_max, f.role_dev, f.meet_min, f.meet_max);
     aw_rating_write_md(ci->rating, ci, out);
+    if (ci->prov)
+        aw_provenance_md(ci->prov, ci, out);
     free(order);
 }
 
@@ -518,9 +521,14 @@ void aw_contest_write_json(const aw_contest_stats *s, const aw_contest_info *ci,
                   "], \"seed\": \"%llu\", \"games_total\": %ld, \"games_done\": %ld, \"budget_ms\": %d, "
                   "\"memory_mb\": %d, \"shard\": \"%d/%d\", \"fairness\": {\"seats_per_entry_min\": %ld, "
                   "\"seats_per_entry_max\": %ld, \"role_share_max_dev\": %.4f, \"meetings_min\": %ld, "
-                  "\"meetings_max\": %ld}},\n  \"entries\": [",
+                  "\"meetings_max\": %ld}},\n  ",
                   (unsigned long long)ci->seed, ci->games_total, s->games, ci->budget_ms, ci->memory_mb, ci->shard,
                   ci->nshards, f.seats_min, f.seats_max, f.role_dev, f.meet_min, f.meet_max);
+    if (ci->prov) {
+        aw_provenance_json(ci->prov, ci, b);
+        aw_buf_adds(b, ",\n  ");
+    }
+    aw_buf_adds(b, "\"entries\": [");
     for (int k = 0; k < s->n; k++) {
         int i = order[k];
         const aw_entry_stats *e = &s->e[i];

@@ -90,6 +90,7 @@ typedef struct aw_contest_info {
     const char *const *names; /* [n] display names */
     const char *const *paths; /* [n] */
     const struct aw_rating *rating; /* the skill rating (rating.h), or NULL */
+    const struct aw_provenance *prov; /* provenance.h: version, digests, times; NULL: none */
 } aw_contest_info;
 
 /* The rank order: by win rate, then points, then name. order[0..n). */

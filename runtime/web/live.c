@@ -475,7 +475,7 @@ void aw_live_print_urls(aw_live *l, FILE *out, const char *host, int port)
             l->reveal ? " (--reveal: roles and night actions are shown)" : "");
     for (int a = 1; a <= AW_MAX_PLAYERS; a++)
         if (l->humans[a])
-            fprintf(out, "aiwolf: play Agent[%02d] at http://%s:%d/human/%d?token=%s\n", a, host, port, a,
+            fprintf(out, "aiwolf: play human seat %d at http://%s:%d/human/%d?token=%s\n", a, host, port, a,
                     aw_human_token(l->humans[a]->h));
     fflush(out);
 }
