@@ -84,19 +84,33 @@ static void simulate(const aw_schedule *s, aw_rating_data *d, double rho, double
     }
 }
 
-static void test_recovers_skills(void)
+/* A simulated contest's games: the schedule for games_per_entry (duplicate
+ * deals of K copies) from the master seed, results drawn by r. *games: how
+ * many. */
+static aw_rating_data *contest_games(long games_per_entry, int duplicate, uint64_t seed, double rho, double bonus,
+                                     aw_rng *r, long *games)
 {
     aw_schedule s;
-    sched(&s, 20000, 0, 7);
+    sched(&s, games_per_entry, duplicate, seed);
+    aw_rating_data *d = aw_rating_data_new(N);
+    simulate(&s, d, rho, bonus, r);
+    if (games)
+        *games = s.ngames;
+    aw_schedule_free(&s);
+    return d;
+}
+
+static void test_recovers_skills(void)
+{
     aw_rng r;
     aw_rng_seed(&r, 11);
-    aw_rating_data *d = aw_rating_data_new(N);
-    simulate(&s, d, 0, 0, &r);
+    long ngames;
+    aw_rating_data *d = contest_games(20000, 0, 7, 0, 0, &r, &ngames);
     aw_rating fit;
     aw_error err;
     CHECK(aw_rating_fit(d, NULL, &fit, &err) == 0);
     CHECK(fit.converged);
-    CHECK_INT(fit.games_fitted, s.ngames);
+    CHECK_INT(fit.games_fitted, ngames);
     for (int e = 0; e < N; e++) {
         CHECK(fit.rated[e]);
         CHECK_MSG(fabs(fit.skill[e] - true_skill[e]) < 4 * fit.se[e], "entry %d: %.3f ± %.3f, true %.3f", e,
@@ -144,7 +158,6 @@ static void test_recovers_skills(void)
     aw_rating_free(&fx);
     aw_rating_free(&fit);
     aw_rating_data_free(d);
-    aw_schedule_free(&s);
 }
 
 /* Over many small contests the 95 % intervals cover the true (centred)
@@ -154,12 +167,9 @@ static void test_recovers_skills(void)
  * not. */
 static void test_role_skill(void)
 {
-    aw_schedule s;
-    sched(&s, 8000, 0, 8);
     aw_rng r;
     aw_rng_seed(&r, 12);
-    aw_rating_data *d = aw_rating_data_new(N);
-    simulate(&s, d, 0, 1.5, &r);
+    aw_rating_data *d = contest_games(8000, 0, 8, 0, 1.5, &r, NULL);
     aw_rating fit;
     aw_error err;
     CHECK(aw_rating_fit(d, NULL, &fit, &err) == 0);
@@ -175,7 +185,6 @@ static void test_role_skill(void)
     }
     aw_rating_free(&fit);
     aw_rating_data_free(d);
-    aw_schedule_free(&s);
 }
 
 static void test_coverage(void)
@@ -184,10 +193,7 @@ static void test_coverage(void)
     aw_rng r;
     aw_rng_seed(&r, 99);
     for (int k = 0; k < reps; k++) {
-        aw_schedule s;
-        sched(&s, 300, 0, 1000 + (uint64_t)k);
-        aw_rating_data *d = aw_rating_data_new(N);
-        simulate(&s, d, 0, 0, &r);
+        aw_rating_data *d = contest_games(300, 0, 1000 + (uint64_t)k, 0, 0, &r, NULL);
         aw_rating fit;
         aw_error err;
         if (aw_rating_fit(d, NULL, &fit, &err) == 0) {
@@ -204,7 +210,6 @@ static void test_coverage(void)
         }
         aw_rating_free(&fit);
         aw_rating_data_free(d);
-        aw_schedule_free(&s);
     }
     double cov = (double)covered / total;
     printf("coverage of the 95 %% intervals: %.3f (%d of %d); separated %d pairs right, %d wrong\n", cov, covered,
@@ -228,11 +233,7 @@ static double ranking_sd(int duplicate, double rho, int reps, double *reported, 
     double sum[PAIRS] = {0}, sq[PAIRS] = {0}, rep = 0, ind = 0;
     int ok = 0;
     for (int k = 0; k < reps; k++) {
-        aw_schedule s;
-        sched(&s, 450, duplicate, 5000 + (uint64_t)k);
-        *games = s.ngames;
-        aw_rating_data *d = aw_rating_data_new(N);
-        simulate(&s, d, rho, 0, &r);
+        aw_rating_data *d = contest_games(450, duplicate, 5000 + (uint64_t)k, rho, 0, &r, games);
         aw_rating fit;
         aw_error err;
         if (aw_rating_fit(d, NULL, &fit, &err) == 0) {
@@ -249,7 +250,6 @@ static double ranking_sd(int duplicate, double rho, int reps, double *reported, 
         }
         aw_rating_free(&fit);
         aw_rating_data_free(d);
-        aw_schedule_free(&s);
     }
     CHECK_INT(ok, reps);
     double var = 0;
