@@ -61,6 +61,7 @@ typedef struct worker {
     aw_settings set[AW_MAX_PLAYERS + 1];
     bool have_set[AW_MAX_PLAYERS + 1];
     aw_game_record rec;
+    const int *used; /* the current unit's pool index per seat */
     aw_buf line;
     aw_buf notes; /* the current game's fault messages */
 } worker;
@@ -90,6 +91,16 @@ static void on_call(void *ud, int agent, aw_req_kind kind, uint64_t ns, const aw
         return;
     r->calls[agent]++;
     r->times[agent][aw_time_bucket(ns)]++;
+    /* The agent's own CPU time, as its child reported it (calls that did
+     * not reach the agent have none). */
+    uint64_t cpu;
+    int i = w->used ? w->used[agent] : -1;
+    if (i >= 0 && w->child[i] && aw_childseat_call_cpu(w->pool[i], &cpu)) {
+        r->cpu[agent][aw_time_bucket(cpu)]++;
+        uint64_t us = cpu / 1000u;
+        if (us > r->cpu_max_us[agent])
+            r->cpu_max_us[agent] = us > UINT32_MAX ? UINT32_MAX : (uint32_t)us;
+    }
 }
 
 static int say_error(worker *w, const char *fmt, const char *arg)
@@ -226,6 +237,7 @@ static int play_unit(worker *w, char *line)
         used[a] = entry[a] * w->o->copies + copy;
         seats[a] = w->pool[used[a]];
     }
+    w->used = used;
     for (int g = 0; g < ngames; g++) {
         tok = strtok_r(NULL, " ", &save);
         char *colon = tok ? strchr(tok, ':') : NULL, *e;
@@ -243,9 +255,12 @@ static int play_unit(worker *w, char *line)
                 return -say_error(w, "bad unit line from the runner%s", "");
             deal[a] = (aw_role)d;
         }
-        if (play_one(w, seats, set, unit, g, first + g, seed, deal, entry) < 0)
+        if (play_one(w, seats, set, unit, g, first + g, seed, deal, entry) < 0) {
+            w->used = NULL;
             return -1;
+        }
     }
+    w->used = NULL;
     /* Children lost in this unit start again now, before the next unit's
      * seeds reach this process; under the regulation every child of the
      * unit starts a fresh instance. */
@@ -275,6 +290,7 @@ int aw_contest_worker(const aw_worker_opts *o, FILE *in, FILE *out)
     memset(&lo, 0, sizeof lo);
     lo.budget_ms = o->budget_ms;
     lo.memory_bytes = o->memory_bytes;
+    lo.work_budget = o->work;
     lo.no_load_check = true; /* no entry's code runs in the worker */
     /* Each child parses a talk only when its agent reads `parsed`. */
     aw_validate_fn *child_validate;

@@ -17,7 +17,7 @@ H=tests/contest/entries
 python3 - "$tmp/h/results.json" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
-e = {x["name"]: x for x in r["entries"]}
+e = {x["name"]: x for x in r["entries"] + r["not_ranked"]}
 assert r["contest"]["games_done"] == r["contest"]["games_total"] > 0, r["contest"]
 for good in ("random", "sample"):
     assert sum(e[good]["faults"].values()) == 0, (good, e[good]["faults"])
@@ -26,7 +26,9 @@ assert f("loop", "timeout") > 0, e["loop"]["faults"]
 assert f("hog", "memory") + f("hog", "timeout") > 0, e["hog"]["faults"]
 assert f("crash", "error") > 0 and f("garbage", "reply") > 0, (e["crash"]["faults"], e["garbage"]["faults"])
 assert f("broken", "error") + f("broken", "lost") > 0, e["broken"]["faults"]
-seats = [x["games"] for x in r["entries"]]
+seats = [x["seats"] for x in r["entries"] + r["not_ranked"]]
+# Only the two sample agents are ranked; the hostile ones are listed apart.
+assert sorted(x["name"] for x in r["entries"]) == ["random", "sample"], [x["name"] for x in r["entries"]]
 assert min(seats) >= 12 and max(seats) - min(seats) <= 1, seats
 PY
 grep -h "loop" "$tmp"/h/logs/*.faults | grep -q "timeout" || { echo "no timeout note for loop"; exit 1; }
