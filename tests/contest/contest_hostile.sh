@@ -27,8 +27,11 @@ assert f("hog", "memory") + f("hog", "timeout") > 0, e["hog"]["faults"]
 assert f("crash", "error") > 0 and f("garbage", "reply") > 0, (e["crash"]["faults"], e["garbage"]["faults"])
 assert f("broken", "error") + f("broken", "lost") > 0, e["broken"]["faults"]
 seats = [x["seats"] for x in r["entries"] + r["not_ranked"]]
-# Only the two sample agents are ranked; the hostile ones are listed apart.
-assert sorted(x["name"] for x in r["entries"]) == ["random", "sample"], [x["name"] for x in r["entries"]]
+# The entries that loop, hog memory, crash, answer garbage or do not load
+# are listed apart (the flood's output and long talks cost it no faults).
+ranked = {x["name"] for x in r["entries"]}
+assert {"random", "sample"} <= ranked and not ranked & {"loop", "hog", "crash", "garbage", "broken"}, ranked
+assert all(x["why"] for x in r["not_ranked"])
 assert min(seats) >= 12 and max(seats) - min(seats) <= 1, seats
 PY
 grep -h "loop" "$tmp"/h/logs/*.faults | grep -q "timeout" || { echo "no timeout note for loop"; exit 1; }
