@@ -75,6 +75,9 @@ assert r["contest"]["work"] == 2000000 and r["contest"]["fault_policy"] == "call
 md = open(sys.argv[4]).read()
 assert "Not ranked:" in md and "does not load" in md and "no further tie-break" in md
 PY
+# The looping entry was stopped by its work budget, not by a clock.
+grep -h "	loop	" "$tmp"/a/logs/*.faults | grep -q "work budget of 2000000 units exceeded" \
+  || { echo "the loop was not stopped by the work budget"; grep -h "	loop	" "$tmp"/a/logs/*.faults | head -3; exit 1; }
 # Another policy for the report: every entry that answered calls is ranked.
 "$bin" contest report --fault-policy none "$tmp/a" > /dev/null
 python3 - "$tmp/a/results.json" <<'PY'
