@@ -22,6 +22,7 @@
 #include "luaseat_talks.h"
 #include "talkhooks.h"
 #include "live.h"
+#include "logrules.h"
 
 static void usage(FILE *out)
 {
@@ -30,7 +31,10 @@ static void usage(FILE *out)
             "\n"
             "Plays AIWolf games between Lua agents. The agents fill the seats in the\n"
             "order given (cycled when fewer than the players); roles are dealt at random\n"
-            "from the game's seed.\n"
+            "from the game's seed. One game numbers the seats in that order (Agent[01]\n"
+            "first); with --games each game draws its agent numbers from its own seed,\n"
+            "as the official server gives numbers at random, so that no agent keeps\n"
+            "the same numbers in every game (--fixed-seats: in order, every game).\n"
             "\n"
             "options:\n"
             "  --preset P          rule set: aiwolf (official server 0.6.x, default),\n"
@@ -43,10 +47,15 @@ static void usage(FILE *out)
             "  --seed S            the game's 64-bit seed (default: drawn from the system,\n"
             "                      printed). Agents never see it, but a seed that can be\n"
             "                      guessed can be tried: use the default in contests\n"
-            "  --deal A=ROLE,...   fix roles of some agents, e.g. 1=SEER,2=WEREWOLF\n"
+            "  --deal A=ROLE,...   fix roles of some seats, e.g. 1=SEER,2=WEREWOLF (A: the\n"
+            "                      seat's place in the order given; with --games the role\n"
+            "                      follows that seat's agent to the number it is drawn)\n"
             "  --games N           play N games with seeds S, S+1, ...; print a summary\n"
             "                      (0: until Ctrl-C; Ctrl-C always ends with the summary\n"
             "                      of the games played)\n"
+            "  --fixed-seats       with --games: the seats keep their numbers in the order\n"
+            "                      given in every game (for debugging; the summary then\n"
+            "                      compares numbers as much as agents)\n"
             "  --vs                head to head: exactly two agent files, games in pairs on\n"
             "                      one seed with the seats swapped (each plays the other's\n"
             "                      roles), so luck cancels; the summary gives the difference\n"
@@ -90,7 +99,9 @@ static void usage(FILE *out)
             "                      the full record once a game is over)\n"
             "  --human N           with --http: people play the first N seats, each on its\n"
             "                      own page (its address, with a secret token, is printed);\n"
-            "                      the agent files fill the other seats\n"
+            "                      the agent files fill the other seats. A night that\n"
+            "                      asks a person nothing shows a step to confirm, so\n"
+            "                      spectators cannot tell roles by the night's length\n"
             "  --human-timeout S   seconds a person has for each answer (default 120); no\n"
             "                      answer in time gets the rules' substitute\n"
             "  --list-settings     print every setting of the chosen preset and exit\n"
@@ -225,6 +236,8 @@ typedef struct play_out {
     bool hide_over;       /* the record leaves out Over and Skip talks */
     aw_live *live;        /* --http: the games' pages */
     aw_live_game *live_game;
+    const aw_settings *rules; /* the games' rules, beside their logs (logrules.h) */
+    bool rules_per_log;
 } play_out;
 
 static int play_before(void *ud, long gno, uint64_t seed, aw_gamelog **log)
@@ -239,6 +252,11 @@ static int play_before(void *ud, long gno, uint64_t seed, aw_gamelog **log)
             snprintf(path, sizeof path, "%s", po->log_path);
         if (!(po->csv = open_out(path)))
             return -1;
+        aw_error err;
+        if (strcmp(path, "-") != 0 && aw_logrules_beside(path, po->rules_per_log ? po->rules : NULL, &err) < 0) {
+            fprintf(stderr, "aiwolf play: %s\n", err.msg);
+            return -1;
+        }
     }
     aw_gamelog_init(&po->log, po->csv, po->record, po->events);
     po->log.result_only = po->result_only;
@@ -286,10 +304,11 @@ static void play_first_fault(void *ud, long gno, int entry, const char *version,
                              const aw_seat_fault *f)
 {
     (void)ud;
+    /* the message is the agent's own text: escaped, as the names */
     fprintf(stderr, "%saiwolf play: [game %ld] first fault of %s%s%.8s (Agent[%02d]): %s %s: %s\n",
-            progress_tty && progress_shown ? "\r\033[K" : "", gno + 1, progress_names[entry], version ? "@" : "",
-            version ? version : "", agent, kind == AW_REQ_NONE ? "start" : aw_req_name(kind),
-            aw_fault_kind_name(f->kind), f->msg);
+            progress_tty && progress_shown ? "\r\033[K" : "", gno + 1, aw_term(progress_names[entry]).s,
+            version ? "@" : "", version ? aw_term(version).s : "", agent, kind == AW_REQ_NONE ? "start" : aw_req_name(kind),
+            aw_fault_kind_name(f->kind), aw_term(f->msg).s);
 }
 
 /* Progress: in place on a terminal, a line every two seconds otherwise;
@@ -310,7 +329,7 @@ static void play_progress(void *ud, const aw_tally *t, long games)
         snprintf(done, sizeof done, "%ld/%ld games", t->played, games);
     double w = t->entry_games[0] ? 100.0 * t->entry_wins[0] / t->entry_games[0] : 0;
     fprintf(stderr, "%saiwolf play: %s, %.0f games/s, %s, faults %ld, %.40s wins %.1f%%%s", progress_tty ? "\r\033[K" : "",
-            done, rate, left, t->faults, progress_names[0], w, progress_tty ? "" : "\n");
+            done, rate, left, t->faults, aw_term(progress_names[0]).s, w, progress_tty ? "" : "\n");
     fflush(stderr);
     progress_shown = true;
 }
@@ -347,7 +366,7 @@ int cmd_play(int argc, char **argv)
     long players = 0, games = 1, budget = 0, memory = 0;
     uint64_t seed = 0, work = 0;
     bool have_seed = false, quiet = false, list = false, watch = false, watch_live = false, isolate = false;
-    bool profile = false;
+    bool profile = false, fixed_seats = false;
     int agent_output = -1;
     const char *sets[64];
     int nsets = 0;
@@ -437,6 +456,8 @@ int cmd_play(int argc, char **argv)
             reveal = true;
         } else if (strcmp(o, "--vs") == 0) {
             vs = true;
+        } else if (strcmp(o, "--fixed-seats") == 0) {
+            fixed_seats = true;
         } else if (strcmp(o, "--quiet") == 0) {
             quiet = true;
         } else if (strcmp(o, "--hide-over") == 0) {
@@ -628,7 +649,7 @@ int cmd_play(int argc, char **argv)
         wo.host = http_host;
         wo.port = http_port;
         if (!(web = aw_web_start_thread(&wo, &err))) {
-            fprintf(stderr, "aiwolf play: --http %s: %s\n", http, err.msg);
+            fprintf(stderr, "aiwolf play: --http %s: %s\n", http, aw_term(err.msg).s);
             return 2;
         }
         live = aw_live_new(web, reveal);
@@ -637,7 +658,7 @@ int cmd_play(int argc, char **argv)
             snprintf(name, sizeof name, "human%d", a);
             aw_seat *h = aw_live_human(live, a, name, (uint64_t)human_timeout * 1000, &err);
             if (!h) {
-                fprintf(stderr, "aiwolf play: %s\n", err.msg);
+                fprintf(stderr, "aiwolf play: %s\n", aw_term(err.msg).s);
                 rc = 2;
                 goto done;
             }
@@ -654,7 +675,7 @@ int cmd_play(int argc, char **argv)
             mirror[a] = isolate ? isolated_seat(other, &lo, &err) : aw_luaseat_new(other, &lo, &err);
         }
         if (!seats[a] || (vs && !mirror[a])) {
-            fprintf(stderr, "aiwolf play: %s\n", err.msg);
+            fprintf(stderr, "aiwolf play: %s\n", aw_term(err.msg).s);
             rc = 2;
             goto done;
         }
@@ -683,7 +704,21 @@ int cmd_play(int argc, char **argv)
      * interleave in the order they happened. */
     if (record == stdout)
         setvbuf(stdout, NULL, _IOLBF, 0);
-    play_out po = {log_path, games, record, games == 1 && quiet, events, describe, NULL, {0}, hide_over, live, NULL};
+    play_out po = {log_path, games, record, games == 1 && quiet, events, describe, NULL, {0}, hide_over, live, NULL,
+                   &set, false};
+    if (log_path && games == 1) {
+        po.rules_per_log = true;
+    } else if (log_path) {
+        /* One aiwolf.rules for the folder, or LOG.rules for each log when
+         * the folder's says other rules (an earlier run's). */
+        int claimed = aw_logrules_claim_folder(log_path, &set, &err);
+        if (claimed < 0) {
+            fprintf(stderr, "aiwolf play: %s\n", err.msg);
+            rc = 2;
+            goto close_events;
+        }
+        po.rules_per_log = claimed == 0;
+    }
     aw_match_opts mo;
     memset(&mo, 0, sizeof mo);
     mo.game.settings = &set;
@@ -697,6 +732,8 @@ int cmd_play(int argc, char **argv)
         mirror_entry_of[a] = 1 - entry_of[a];
     }
     mo.entry_of = entry_of;
+    /* Many games: numbers drawn per game, from the game's seed (match.h). */
+    mo.draw_numbers = games != 1 && !fixed_seats;
     if (vs) {
         mo.mirror = mirror;
         mo.mirror_entry_of = mirror_entry_of;
@@ -721,7 +758,7 @@ int cmd_play(int argc, char **argv)
     if (mrc == AW_MATCH_STOPPED || tally.output_errors)
         rc = 1;
     if (mrc == AW_MATCH_FAILED) {
-        fprintf(stderr, "aiwolf play: %s\n", err.msg);
+        fprintf(stderr, "aiwolf play: %s\n", aw_term(err.msg).s);
         rc = 2;
     }
     if (mrc == AW_MATCH_INTERRUPTED)

@@ -13,6 +13,7 @@
 
 #include "cli.h"
 #include "live.h"
+#include "logrules.h"
 #include "luaseat.h"
 #include "luaseat_talks.h"
 #include "netserver.h"
@@ -29,6 +30,9 @@ static void usage(FILE *out)
             "is asked its NAME and waits; a game starts when enough agents wait, and\n"
             "they stay connected from game to game. Seats may also be given to Lua\n"
             "agents run here (--agent), so one remote agent can play local opponents.\n"
+            "As on the official server, each connection gets an agent number at random\n"
+            "when it joins and keeps it for every game; so do the local seats (drawn\n"
+            "from the seed); only the roles are dealt anew each game.\n"
             "\n"
             "options:\n"
             "  -p PORT, --port PORT  port to listen on (default 10000, as the official\n"
@@ -46,7 +50,10 @@ static void usage(FILE *out)
             "  --time-limit MS       how long a remote agent may take to answer (default:\n"
             "                        the preset's timeLimit, or 1000 ms when it sets none);\n"
             "                        later, the rules' substitute applies\n"
-            "  --agent N=FILE.lua    seat N is a Lua agent run here (repeatable)\n"
+            "  --agent N=FILE.lua    local seat N is a Lua agent run here (repeatable); its\n"
+            "                        agent number is drawn from the seed, for the whole run\n"
+            "  --fixed-seats         local seat N is agent N (for debugging); connections\n"
+            "                        take the other numbers\n"
             "  --no-role-requests    do not ask remote agents ROLE before a game (by\n"
             "                        default they are asked, as the official server does,\n"
             "                        and what they ask for is dealt first come while the\n"
@@ -61,9 +68,11 @@ static void usage(FILE *out)
             "  --reveal              with --http: show roles, whispers and night actions as\n"
             "                        they happen (default: only what every agent sees, and\n"
             "                        the full record once a game is over)\n"
-            "  --human N             with --http: people play seats 1 to N, each on its own\n"
-            "                        page (its address, with a secret token, is printed);\n"
-            "                        games one at a time\n"
+            "  --human N             with --http: people play local seats 1 to N, each on\n"
+            "                        its own page (its address, with a secret token, is\n"
+            "                        printed); games one at a time; a night that asks\n"
+            "                        a person nothing shows a step to confirm\n"
+            "                        (docs/viewer.md)\n"
             "  --human-timeout S     seconds a person has for each answer (default 120)\n"
             "  --help                this text\n"
             "\n"
@@ -86,6 +95,8 @@ typedef struct serve_ctx {
     aw_luaseat_opts lo;
     const char *log_dir;
     FILE *events;
+    const aw_settings *rules; /* each log's LOG.rules (rules_per_log) */
+    bool rules_per_log;
 } serve_ctx;
 
 /* One game's outputs (games may run at the same time). */
@@ -137,6 +148,9 @@ static int before(void *ud, long gno, uint64_t seed, aw_gamelog **log)
             free(g);
             return -1;
         }
+        aw_error err;
+        if (aw_logrules_beside(g->path, c->rules_per_log ? c->rules : NULL, &err) < 0)
+            fprintf(stderr, "aiwolf serve: %s\n", err.msg);
     }
     aw_gamelog_init(&g->log, g->csv, NULL, c->events);
     if (c->live) {
@@ -190,7 +204,7 @@ int cmd_serve(int argc, char **argv)
     int nsets = 0;
     long port = 10000, players = 5, games = 1, parallel = 1, time_limit = 0;
     uint64_t seed = 0;
-    bool have_seed = false, quiet = false, role_requests = true;
+    bool have_seed = false, quiet = false, role_requests = true, fixed_seats = false;
     serve_ctx ctx;
     memset(&ctx, 0, sizeof ctx);
     int rc = 2;
@@ -280,6 +294,8 @@ int cmd_serve(int argc, char **argv)
             }
         } else if (!strcmp(o, "--no-role-requests")) {
             role_requests = false;
+        } else if (!strcmp(o, "--fixed-seats")) {
+            fixed_seats = true;
         } else {
             rc = bad("unknown option '%s'", o);
             goto done;
@@ -334,7 +350,7 @@ int cmd_serve(int argc, char **argv)
         /* Check the file now, so that a broken agent is reported at once. */
         aw_seat *probe = aw_luaseat_new(ctx.agent_path[a], &ctx.lo, &err);
         if (!probe) {
-            fprintf(stderr, "aiwolf serve: %s\n", err.msg);
+            fprintf(stderr, "aiwolf serve: %s\n", aw_term(err.msg).s);
             goto done;
         }
         probe->ops->free(probe);
@@ -345,6 +361,17 @@ int cmd_serve(int argc, char **argv)
     if (ctx.log_dir && mkdir(ctx.log_dir, 0777) != 0 && errno != EEXIST) {
         fprintf(stderr, "aiwolf serve: cannot create the folder %s: %s\n", ctx.log_dir, strerror(errno));
         goto done;
+    }
+    if (ctx.log_dir) {
+        /* The logs' rules beside them (logrules.h): the folder's
+         * aiwolf.rules, or LOG.rules for each log when it says others. */
+        int claimed = aw_logrules_claim_folder(ctx.log_dir, &set, &err);
+        if (claimed < 0) {
+            fprintf(stderr, "aiwolf serve: %s\n", err.msg);
+            goto done;
+        }
+        ctx.rules = &set;
+        ctx.rules_per_log = claimed == 0;
     }
     if (events_path && !(ctx.events = fopen(events_path, "w"))) {
         fprintf(stderr, "aiwolf serve: cannot write %s: %s\n", events_path, strerror(errno));
@@ -358,7 +385,7 @@ int cmd_serve(int argc, char **argv)
         wo.host = http_host;
         wo.port = http_port;
         if (!(web = aw_web_start_thread(&wo, &err))) {
-            fprintf(stderr, "aiwolf serve: --http %s: %s\n", http, err.msg);
+            fprintf(stderr, "aiwolf serve: --http %s: %s\n", http, aw_term(err.msg).s);
             goto done;
         }
         ctx.live = aw_live_new(web, reveal);
@@ -366,7 +393,7 @@ int cmd_serve(int argc, char **argv)
             char name[32];
             snprintf(name, sizeof name, "human%d", a);
             if (!(ctx.human[a] = aw_live_human(ctx.live, a, name, (uint64_t)human_timeout * 1000, &err))) {
-                fprintf(stderr, "aiwolf serve: %s\n", err.msg);
+                fprintf(stderr, "aiwolf serve: %s\n", aw_term(err.msg).s);
                 goto done;
             }
             no.local[a] = true;
@@ -384,6 +411,7 @@ int cmd_serve(int argc, char **argv)
     no.parallel = (int)parallel;
     no.time_limit_ms = set.time_limit_ms > 0 ? set.time_limit_ms : 1000;
     no.role_requests = role_requests;
+    no.fixed_seats = fixed_seats;
     no.make_local = make_local;
     no.before = before;
     no.after = after;
@@ -393,7 +421,7 @@ int cmd_serve(int argc, char **argv)
     aw_tally tally;
     aw_tally_init(&tally, 2);
     if (aw_netserver_run(&no, &tally, &err) < 0) {
-        fprintf(stderr, "aiwolf serve: %s\n", err.msg);
+        fprintf(stderr, "aiwolf serve: %s\n", aw_term(err.msg).s);
         aw_tally_free(&tally);
         goto done;
     }

@@ -1,6 +1,8 @@
 /* results: contest game lines and the report (see results.h). */
 #include "results.h"
 
+#include "provenance.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -595,11 +597,16 @@ static void fmt_players(const aw_contest_info *ci, char *buf, size_t n)
         k += (size_t)snprintf(buf + k, n - k, "%s%d", i ? "," : "", ci->players[i]);
 }
 
-/* Markdown table cells must not hold | or line breaks. */
+/* Markdown table cells must not hold | or line breaks, and the report goes
+ * to terminals too: control bytes and the like come escaped (util.h). */
 static void md_text(FILE *out, const char *s)
 {
-    for (; *s; s++)
-        fputs(*s == '|' ? "\\|" : (*s == '\n' || *s == '\r') ? " " : (char[2]){*s, 0}, out);
+    aw_buf b;
+    aw_buf_init(&b);
+    aw_buf_add_term(&b, s, strlen(s));
+    for (size_t i = 0; i < b.len; i++)
+        fputs(b.data[i] == '|' ? "\\|" : (char[2]){b.data[i], 0}, out);
+    aw_buf_free(&b);
 }
 
 void aw_contest_write_md(const aw_contest_stats *s, const aw_contest_info *ci, FILE *out)
@@ -705,6 +712,8 @@ void aw_contest_write_md(const aw_contest_stats *s, const aw_contest_info *ci, F
             "\nSeating: %ld–%ld seats per entry; every entry's share of each role within %.3f of the share its "
             "seats lead one to expect; pairs of entries met in %ld–%ld games.\n",
             f.seats_min, f.seats_max, f.role_dev, f.meet_min, f.meet_max);
+    if (ci->prov)
+        aw_provenance_md(ci->prov, ci, out);
     free(order);
     free(rank);
 }
@@ -832,11 +841,15 @@ void aw_contest_write_json(const aw_contest_stats *s, const aw_contest_info *ci,
                   "], \"seed\": \"%llu\", \"games_total\": %ld, \"games_done\": %ld, \"budget_ms\": %d, "
                   "\"memory_mb\": %d, \"work\": %llu, \"shard\": \"%d/%d\", \"fairness\": {\"seats_per_entry_min\": %ld, "
                   "\"seats_per_entry_max\": %ld, \"role_share_max_dev\": %.4f, \"meetings_min\": %ld, "
-                  "\"meetings_max\": %ld},\n   \"fault_policy\": \"%s\", \"ranking\": \"%s\", \"interval\": \"%s\"},\n"
-                  "  \"entries\": [",
+                  "\"meetings_max\": %ld},\n   \"fault_policy\": \"%s\", \"ranking\": \"%s\", \"interval\": \"%s\"},\n  ",
                   (unsigned long long)ci->seed, ci->games_total, s->games, ci->budget_ms, ci->memory_mb,
                   (unsigned long long)ci->work, ci->shard, ci->nshards, f.seats_min, f.seats_max, f.role_dev,
                   f.meet_min, f.meet_max, pol_text, RANKING_RULE, INTERVAL_RULE);
+    if (ci->prov) {
+        aw_provenance_json(ci->prov, ci, b);
+        aw_buf_adds(b, ",\n  ");
+    }
+    aw_buf_adds(b, "\"entries\": [");
     for (int k = 0; k < nok; k++) {
         char rl[16];
         rank_label(rank, k, nok, rl, sizeof rl);

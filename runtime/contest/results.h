@@ -113,6 +113,7 @@ typedef struct aw_contest_info {
     const char *const *paths; /* [n] */
     const struct aw_fault_policy *policy; /* NULL: the default */
     uint64_t work;        /* work units per call (0: none, time budget only) */
+    const struct aw_provenance *prov; /* provenance.h: version, digests, times; NULL: none */
 } aw_contest_info;
 
 /* Which entries are ranked. An entry that answered none of its calls (it

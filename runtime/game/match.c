@@ -13,6 +13,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "rng.h"
+
 void aw_tally_init(aw_tally *t, int nentries)
 {
     memset(t, 0, sizeof *t);
@@ -143,7 +145,8 @@ static void row_label(const aw_tally_row *r, const char *const *names, bool with
     char v[16] = "";
     if (with_version && r->version[0])
         snprintf(v, sizeof v, "@%.8s", r->version);
-    const char *name = names[r->entry];
+    aw_term_text safe = aw_term(names[r->entry]); /* an entry's name may hold anything: escaped */
+    const char *name = safe.s;
     size_t room = LABEL_MAX - strlen(v), len = strlen(name);
     if (len > room)
         snprintf(buf, n, "...%.*s%.15s", (int)(room - 3), name + len - (room - 3), v);
@@ -397,12 +400,62 @@ static void match_call(void *ud, int agent, aw_req_kind kind, uint64_t ns, const
     mc->o->first_fault(mc->o->ud, mc->gno, mc->entry_of[agent], v, agent, kind, f);
 }
 
+#define NUMBERS_STREAM 0x6e756d62657273ull /* "numbers": far from the seats' streams 1..18 */
+
+void aw_match_numbers(uint64_t seed, int players, int n[AW_MAX_PLAYERS + 1])
+{
+    aw_rng r;
+    aw_rng_seed(&r, aw_rng_derive(seed, NUMBERS_STREAM));
+    n[0] = 0;
+    for (int a = 1; a <= players; a++)
+        n[a] = a;
+    aw_rng_shuffle(&r, n + 1, players);
+}
+
+/* Game gno as played: its seed, its seats, entries and deal by agent
+ * number (the caller's, put through the game's numbers). */
+typedef struct seating {
+    uint64_t seed;
+    bool mirrored;
+    aw_seat *seats[AW_MAX_PLAYERS + 1];
+    int entry_of[AW_MAX_PLAYERS + 1];
+    aw_role deal[AW_MAX_PLAYERS + 1];
+} seating;
+
+static void seat_game(const aw_match_opts *o, aw_seat **seats, long gno, seating *st)
+{
+    int n = o->game.settings->players;
+    /* Head to head: pairs of games on one seed, the second mirrored. */
+    st->mirrored = o->mirror && gno % 2 == 1;
+    st->seed = o->game.seed + (uint64_t)(o->mirror ? gno / 2 : gno);
+    aw_seat **from = st->mirrored ? o->mirror : seats;
+    const int *eof = st->mirrored ? o->mirror_entry_of : o->entry_of;
+    int num[AW_MAX_PLAYERS + 1];
+    if (o->draw_numbers) {
+        aw_match_numbers(st->seed, n, num);
+    } else {
+        for (int a = 0; a <= n; a++)
+            num[a] = a;
+    }
+    memset(st->seats, 0, sizeof st->seats);
+    for (int a = 0; a <= AW_MAX_PLAYERS; a++)
+        st->deal[a] = AW_ROLE_NONE;
+    for (int a = 1; a <= n; a++) {
+        st->seats[a] = from ? from[num[a]] : NULL;
+        st->entry_of[a] = eof[num[a]];
+        if (o->game.deal)
+            st->deal[a] = o->game.deal[num[a]];
+    }
+}
+
 /* Counts game gno's result (in game order). */
 static void account(const aw_match_opts *o, aw_tally *t, long gno, const aw_game_result *res,
                     const char *const *versions, long pair[4])
 {
-    bool mirrored = o->mirror && gno % 2 == 1;
-    const int *eof = mirrored ? o->mirror_entry_of : o->entry_of;
+    seating st;
+    seat_game(o, NULL, gno, &st);
+    bool mirrored = st.mirrored;
+    const int *eof = st.entry_of;
     int n = o->game.settings->players;
     aw_tally_add(t, res, n, eof, versions);
     if (!o->mirror)
@@ -428,12 +481,14 @@ static int play_one(const aw_match_opts *o, aw_seat **seats, match_calls *mc, lo
                     const char **versions, int *output_errors, aw_error *err)
 {
     aw_game_opts go = o->game;
-    /* Head to head: pairs of games on one seed, the second mirrored. */
-    bool mirrored = o->mirror && gno % 2 == 1;
-    aw_seat **gseats = mirrored ? o->mirror : seats;
-    go.seed = o->game.seed + (uint64_t)(o->mirror ? gno / 2 : gno);
+    seating st;
+    seat_game(o, seats, gno, &st);
+    aw_seat **gseats = st.seats;
+    go.seed = st.seed;
+    if (o->game.deal)
+        go.deal = st.deal;
     mc->seats = gseats;
-    mc->entry_of = mirrored ? o->mirror_entry_of : o->entry_of;
+    mc->entry_of = st.entry_of;
     mc->gno = gno;
     go.call = match_call;
     go.call_ud = mc;
@@ -442,6 +497,8 @@ static int play_one(const aw_match_opts *o, aw_seat **seats, match_calls *mc, lo
     if (o->before && o->before(o->ud, gno, go.seed, &go.log) < 0)
         return 0;
     int prc = aw_game_play(&go, gseats, res, err);
+    mc->seats = NULL; /* st's: gone with this call */
+    mc->entry_of = NULL;
     if (o->after && o->after(o->ud, gno, go.log) < 0)
         (*output_errors)++;
     if (prc < 0)

@@ -7,6 +7,7 @@
 #ifndef AW_MATCH_H
 #define AW_MATCH_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -69,6 +70,13 @@ typedef struct aw_match_opts {
      * none. Returns 0, or a negative value to stop the match (having said
      * why). */
     int (*before)(void *ud, long gno, uint64_t seed, aw_gamelog **log);
+    /* Agent numbers drawn per game: seat a of a game is played by
+     * seats[n[a]] (and entry_of, game.deal and mirror follow it), n a
+     * permutation of 1..players drawn from the game's own seed
+     * (aw_match_numbers), so a game is the same whether it is played alone
+     * or in a run, and both games of a mirrored pair have the same numbers.
+     * false: seats[a] is agent a in every game. */
+    bool draw_numbers;
     /* After it: flush and close its outputs; a negative return counts an
      * output error and the match goes on. May be NULL. */
     int (*after)(void *ud, long gno, aw_gamelog *log);
@@ -97,6 +105,12 @@ typedef struct aw_match_opts {
      * progress and first_fault run here. */
     int jobs;
 } aw_match_opts;
+
+/* The numbers of a game whose seed is `seed` under draw_numbers: n[a]
+ * (a = 1..players) is the caller's seat that plays agent a. One-way from
+ * the seed (aw_rng_derive), so an agent learns nothing of the seed from its
+ * number. */
+void aw_match_numbers(uint64_t seed, int players, int n[AW_MAX_PLAYERS + 1]);
 
 enum { AW_MATCH_DONE = 0, AW_MATCH_STOPPED = 1, AW_MATCH_FAILED = 2, AW_MATCH_INTERRUPTED = 3 };
 

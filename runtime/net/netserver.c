@@ -42,6 +42,7 @@ typedef struct remote {
     char gone_msg[200];
     table *table;     /* the game it plays, or NULL (lobby or naming) */
     int agent;
+    int number;       /* its agent number for the session (0: none: unnamed, or gone) */
     int pending;      /* the request whose answer is owed, or -1 */
     aw_role asked;    /* the role it asked for (ROLE), or AW_ROLE_NONE */
     struct remote *next; /* in the lobby */
@@ -61,6 +62,7 @@ struct table {
     uint64_t local_deadline[AW_MAX_PLAYERS + 1]; /* when each gives up (aw_now_ns; 0: never) */
     bool watched[AW_MAX_PLAYERS + 1];            /* local_watch set on the seat */
     aw_role deal[AW_MAX_PLAYERS + 1];
+    int ask[AW_MAX_PLAYERS];  /* the numbers in the order ROLE requests are honoured */
 };
 
 struct server {
@@ -79,6 +81,13 @@ struct server {
     int running;
     table *tables[64];
     aw_rng seating;
+    /* Agent numbers (see numbers_init): the shuffled list, the number of
+     * each local slot, which numbers are local, how many named connections
+     * hold each remote number. */
+    int order[AW_MAX_PLAYERS];
+    int local_number[AW_MAX_PLAYERS + 1];
+    bool is_local[AW_MAX_PLAYERS + 1];
+    int holders[AW_MAX_PLAYERS + 1];
     uint64_t t0;
     bool stopping;
 };
@@ -91,7 +100,7 @@ static void say(server *s, const char *fmt, ...)
     va_list ap;
     va_start(ap, fmt);
     fprintf(s->o->log, "aiwolf serve: ");
-    vfprintf(s->o->log, fmt, ap);
+    aw_term_vfprintf(s->o->log, fmt, ap); /* names and messages from the network, escaped */
     fputc('\n', s->o->log);
     fflush(s->o->log);
     va_end(ap);
@@ -101,6 +110,8 @@ static void table_run(table *t);
 static void take_timer(uv_timer_t *tm);
 static void lobby_check(server *s);
 static void remote_drop(remote *r, const char *why);
+static int number_take(server *s);
+static void number_release(server *s, remote *r);
 
 /* ---- a remote agent ---------------------------------------------------- */
 
@@ -178,6 +189,7 @@ static void remote_drop(remote *r, const char *why)
     r->gone = true;
     snprintf(r->gone_msg, sizeof r->gone_msg, "%s", why);
     server *s = r->srv;
+    number_release(s, r);
     say(s, "%s (%s): %s", r->named ? r->name : "a new connection", r->table ? "in a game" : "waiting", why);
     lobby_remove(s, r);
     if (r->pending >= 0)
@@ -243,10 +255,11 @@ static void remote_reply(remote *r)
         memcpy(r->name, reply.text, n);
         r->name[n] = '\0';
         r->named = true;
+        r->number = number_take(r->srv);
         r->next = r->srv->lobby;
         r->srv->lobby = r;
         r->srv->nlobby++;
-        say(r->srv, "%s joined (%d waiting)", r->name, r->srv->nlobby);
+        say(r->srv, "%s joined as Agent[%02d] (%d waiting)", r->name, r->number, r->srv->nlobby);
         lobby_check(r->srv);
         return;
     }
@@ -346,6 +359,87 @@ static void rseat_free(aw_seat *base)
 
 static const aw_seat_ops rseat_ops = {.begin = rseat_begin, .request = rseat_request, .free = rseat_free};
 
+/* ---- agent numbers ------------------------------------------------------- */
+
+/* As the official TcpipServer (0.6.3): the numbers 1..players are shuffled
+ * once, and each connection takes the first of that list that no
+ * connection holds, when it connects, and keeps it for every game of the
+ * session (only the roles are dealt anew). Here local seats take theirs
+ * first, in slot order (or their own slot's number under fixed_seats), as
+ * if they had connected first; a connection takes its number once it has
+ * given its name. With several games at once more connections than
+ * numbers play: each takes, of the remote numbers held by the fewest
+ * connections, the first in the list. The list comes from the run's seed
+ * (s->seating), so the local seats' numbers are the seed's; which
+ * connection gets which remote number depends on who comes first. */
+static void numbers_init(server *s)
+{
+    const aw_netserver_opts *o = s->o;
+    int n = o->game.settings->players;
+    for (int i = 0; i < n; i++)
+        s->order[i] = i + 1;
+    aw_rng_shuffle(&s->seating, s->order, n);
+    int next = 0;
+    for (int k = 1; k <= n; k++) {
+        if (!o->local[k])
+            continue;
+        int a = k;
+        if (!o->fixed_seats) {
+            while (s->is_local[s->order[next]])
+                next++;
+            a = s->order[next++];
+        }
+        s->local_number[k] = a;
+        s->is_local[a] = true;
+        say(s, "local seat %d is Agent[%02d] for every game", k, a);
+    }
+}
+
+static int number_take(server *s)
+{
+    int n = s->o->game.settings->players, best = 0;
+    for (int i = 0; i < n; i++) {
+        int a = s->order[i];
+        if (!s->is_local[a] && (!best || s->holders[a] < s->holders[best]))
+            best = a;
+    }
+    if (best)
+        s->holders[best]++;
+    return best;
+}
+
+static void number_release(server *s, remote *r)
+{
+    if (r->number)
+        s->holders[r->number]--;
+    r->number = 0;
+}
+
+/* Whether every remote number has a connection waiting that holds it. */
+static bool lobby_can_seat(server *s)
+{
+    int waiting[AW_MAX_PLAYERS + 1] = {0};
+    for (remote *r = s->lobby; r; r = r->next)
+        waiting[r->number]++;
+    for (int a = 1; a <= s->o->game.settings->players; a++)
+        if (!s->is_local[a] && !waiting[a])
+            return false;
+    return true;
+}
+
+/* Takes from the lobby the connection holding number a that has waited
+ * longest (the lobby's newest come first), or NULL. */
+static remote *lobby_take_number(server *s, int a)
+{
+    remote *found = NULL;
+    for (remote *r = s->lobby; r; r = r->next)
+        if (r->number == a)
+            found = r;
+    if (found)
+        lobby_remove(s, found);
+    return found;
+}
+
 /* ---- tables (games) ------------------------------------------------------ */
 
 static void table_end(table *t, bool finished)
@@ -362,7 +456,7 @@ static void table_end(table *t, bool finished)
     if (finished) {
         int entry_of[AW_MAX_PLAYERS + 1];
         for (int a = 1; a <= set->players; a++)
-            entry_of[a] = s->o->local[a] ? 1 : 0;
+            entry_of[a] = s->is_local[a] ? 1 : 0;
         aw_tally_add(s->tally, &res, set->players, entry_of, NULL);
         s->tally->secs = (double)(aw_now_ns() - s->t0) / 1e9;
         s->finished++;
@@ -545,19 +639,23 @@ static void table_start_game(table *t)
     const aw_netserver_opts *o = s->o;
     const aw_settings *set = o->game.settings;
     aw_error err;
-    for (int a = 1; a <= set->players; a++)
-        if (o->local[a] && !(t->seats[a] = o->make_local(o->ud, a, &err))) {
-            say(s, "cannot make local seat %d: %s", a, err.msg);
+    for (int k = 1; k <= set->players; k++) {
+        int a = s->local_number[k];
+        if (a && !(t->seats[a] = o->make_local(o->ud, k, &err))) {
+            say(s, "cannot make local seat %d: %s", k, err.msg);
             stop(s);
             return;
         }
-    /* Roles asked for, first come (seat order) while the table has room. */
+    }
+    /* Roles asked for, first come in the game's random order (t->ask) while
+     * the table has room. */
     int left[AW_NROLES];
     memcpy(left, set->role_count, sizeof left);
     for (int a = 1; a <= set->players; a++)
         if (t->deal[a] != AW_ROLE_NONE && left[t->deal[a]] > 0)
             left[t->deal[a]]--;
-    for (int a = 1; a <= set->players; a++) {
+    for (int i = 0; i < set->players; i++) {
+        int a = t->ask[i];
         remote *r = t->remotes[a];
         if (r && t->deal[a] == AW_ROLE_NONE && r->asked != AW_ROLE_NONE && left[r->asked] > 0) {
             t->deal[a] = r->asked;
@@ -601,30 +699,29 @@ static int start_table(server *s)
         }
     for (int a = 0; a <= AW_MAX_PLAYERS; a++)
         t->deal[a] = o->deal ? o->deal[a] : AW_ROLE_NONE;
-    /* Remote agents take the seats not given to local ones, in a random
-     * order (the official server shuffles its connections too). */
-    int free_seats[AW_MAX_PLAYERS], nfree = 0;
-    for (int a = 1; a <= set->players; a++)
-        if (!o->local[a])
-            free_seats[nfree++] = a;
-    aw_rng_shuffle(&s->seating, free_seats, nfree);
-    for (int i = 0; i < nfree; i++) {
-        remote *r = s->lobby;
-        s->lobby = r->next;
-        s->nlobby--;
-        r->next = NULL;
+    /* Each remote number to a connection that holds it (numbers_init). */
+    int nfree = 0;
+    for (int a = 1; a <= set->players; a++) {
+        if (s->is_local[a])
+            continue;
+        remote *r = lobby_take_number(s, a);
         r->table = t;
         r->pending = -1;
         r->asked = AW_ROLE_NONE;
-        t->remotes[free_seats[i]] = r;
-        t->seats[free_seats[i]] = &r->base;
+        t->remotes[a] = r;
+        t->seats[a] = &r->base;
+        nfree++;
     }
+    /* As the official server, which asks ROLE in an order shuffled every
+     * game: requests are honoured first come in that order. */
+    for (int i = 0; i < set->players; i++)
+        t->ask[i] = i + 1;
+    aw_rng_shuffle(&s->seating, t->ask, set->players);
     if (!o->role_requests || nfree == 0) {
         table_start_game(t);
         return 0;
     }
-    /* As the official server: ask ROLE in seat order, then deal (the
-     * requests first, in table_start_game). */
+    /* Ask ROLE, then deal (the requests first, in table_start_game). */
     for (int a = 1; a <= set->players; a++) {
         remote *r = t->remotes[a];
         if (!r)
@@ -648,7 +745,7 @@ static int start_table(server *s)
 static void lobby_check(server *s)
 {
     int par = s->o->parallel < 1 ? 1 : s->o->parallel > 64 ? 64 : s->o->parallel;
-    while (!s->stopping && s->running < par && s->started < s->o->games && s->nlobby >= s->remote_seats) {
+    while (!s->stopping && s->running < par && s->started < s->o->games && lobby_can_seat(s)) {
         if (start_table(s) < 0) {
             stop(s);
             return;
@@ -742,6 +839,7 @@ int aw_netserver_run(const aw_netserver_opts *o, aw_tally *t, aw_error *err)
     for (int a = 1; a <= o->game.settings->players; a++)
         s->remote_seats += !o->local[a];
     aw_rng_seed(&s->seating, aw_rng_derive(o->game.seed, 0x736561747321ull));
+    numbers_init(s);
     if (uv_loop_init(&s->loop) != 0) {
         free(s);
         return aw_fail(err, AW_EIO, "cannot start the event loop");

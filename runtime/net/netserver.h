@@ -28,15 +28,22 @@ typedef struct aw_netserver_opts {
     int parallel;       /* at most this many at once (at least 1) */
     int time_limit_ms;  /* deadline of each answer from a remote agent */
     /* Ask each remote agent ROLE before a game, as the official server does
-     * with enableRoleRequest: requests are honoured first come (in seat
-     * order) while the role table has room; the rest is dealt at random. */
+     * with enableRoleRequest: requests are honoured first come (in an order
+     * shuffled every game, as the official server's) while the role table
+     * has room; the rest is dealt at random. */
     bool role_requests;
     const aw_role *deal; /* roles fixed by the caller, or NULL */
-    /* Seats filled in this process: local[a] makes the seat of agent a for
-     * one game (called once per game and seat; the server frees it after the
-     * game), or is NULL when seat a is for a remote agent. */
-    aw_seat *(*make_local)(void *ud, int agent, aw_error *err);
+    /* Seats filled in this process: local[k] says slot k (1..players) is
+     * one; make_local(ud, k, err) makes slot k's seat for one game (called
+     * once per game and slot; the server frees it after the game). Agent
+     * numbers are the official server's: each slot and each connection
+     * gets one at random (from the seed's shuffle of 1..players, local
+     * slots first, each connection when it gives its name) and keeps it for
+     * the whole run; fixed_seats: local slot k is agent k, and the
+     * connections take the other numbers as before. */
+    aw_seat *(*make_local)(void *ud, int slot, aw_error *err);
     bool local[AW_MAX_PLAYERS + 1];
+    bool fixed_seats;
     /* Local seats that answer later (request() gives AW_SEAT_PENDING, e.g.
      * a person on a web page, humanseat.h) are taken when they say so, never
      * polled. local_watch(ud, seat, ready, ready_ud): from now on seat calls
@@ -64,8 +71,8 @@ typedef struct aw_netserver_opts {
 
 /* Runs the server until `games` games have been played (or SIGINT/SIGTERM,
  * which abandon the games under way: their logs end where they stopped).
- * Tallies every finished game into t (entry_of: entry 0 = remote agents,
- * entry a = local seat a). Returns 0, or a negative value with err filled
+ * Tallies every finished game into t (entry 0: remote agents, entry 1:
+ * local seats). Returns 0, or a negative value with err filled
  * when the server could not start. */
 int aw_netserver_run(const aw_netserver_opts *o, aw_tally *t, aw_error *err);
 

@@ -4,7 +4,9 @@
  * silent, answer garbage, flood, answer what needs no answer or vanish —
  * every game must still finish with a legal log, the fault in the events,
  * the server exiting 0. And `serve` with only local seats writes the same
- * log as `play` with the same seed. */
+ * log as `play` with the same seed. A connection keeps its agent number for
+ * every game (a client that remembers it checks), local seats keep theirs,
+ * drawn from the seed. */
 #define _GNU_SOURCE
 #include <jansson.h>
 #include <stdio.h>
@@ -90,6 +92,22 @@ static void whole_games(int players, int games, int parallel)
     CHECK_MSG(file_has(out, want), "%s: no '%s'", out, want);
 }
 
+/* Starts the server with ARGS, connects one client played by this test,
+ * then four `connect` clients (random.lua) into pids. Returns the test's
+ * connection (-1, checked, when the server took none), or -2 (checked) when
+ * the server did not start. */
+static int serve_and_four(const char *out, char *const args[], pid_t *spid, pid_t pids[4])
+{
+    int port = serve(spid, out, args);
+    CHECK(port > 0);
+    if (port <= 0)
+        return -2;
+    int fd = connect_to(port);
+    CHECK(fd >= 0);
+    clients(port, 4, "agents/random.lua", pids);
+    return fd;
+}
+
 enum mode { SILENT, GARBAGE, FLOOD, TOO_MUCH, VANISH, LATE };
 static const char *mode_names[] = {"silent", "garbage", "flood", "too_much", "vanish", "late"};
 
@@ -101,15 +119,10 @@ static void hostile(enum mode m)
     snprintf(out, sizeof out, "%s/serve_%s.out", dir, mode_names[m]);
     snprintf(events, sizeof events, "%s/%s.jsonl", dir, mode_names[m]);
     char *args[] = {"-n", "5", "--seed", "5", "--time-limit", "100", "--log-dir", logdir, "--events", events, NULL};
-    pid_t spid;
-    int port = serve(&spid, out, args);
-    CHECK(port > 0);
-    if (port <= 0)
+    pid_t spid, pids[4];
+    int fd = serve_and_four(out, args, &spid, pids);
+    if (fd == -2)
         return;
-    int fd = connect_to(port);
-    CHECK(fd >= 0);
-    pid_t pids[4];
-    clients(port, 4, "agents/random.lua", pids);
     static char line[1 << 20];
     int requests = 0;
     bool done = false;
@@ -178,6 +191,147 @@ static void hostile(enum mode m)
     CHECK_MSG(file_has(events, "\"fault\":"), "%s: no fault in the events", mode_names[m]);
 }
 
+/* A client that learns across games by its agent number, as some past
+ * contest agents do: the official server gives a connection its number
+ * once, and it keeps it for every game; so must serve. */
+static void keeps_number(void)
+{
+    char out[256];
+    snprintf(out, sizeof out, "%s/keeper.out", dir);
+    char *args[] = {"-n", "5", "--games", "6", "--seed", "21", "--time-limit", "2000", NULL};
+    pid_t spid, pids[4];
+    int fd = serve_and_four(out, args, &spid, pids);
+    if (fd == -2)
+        return;
+    static char line[1 << 20];
+    int numbers[16], games = 0;
+    while (fd >= 0) {
+        long len = read_line(fd, line, sizeof line, 20000);
+        if (len < 0)
+            break; /* the server closed the connection: the games are over */
+        json_error_t je;
+        json_t *p = json_loads(line, 0, &je);
+        const char *req = json_string_value(json_object_get(p, "request"));
+        int r = req ? aw_wire_request_parse(req) : -1;
+        if (r == AW_REQ_INITIALIZE && games < 16)
+            numbers[games++] = (int)json_integer_value(json_object_get(json_object_get(p, "gameInfo"), "agent"));
+        json_decref(p);
+        if (r == AW_WIRE_REQ_NAME)
+            write_all(fd, "keeper\n", 7);
+        else if (r == AW_WIRE_REQ_ROLE)
+            write_all(fd, "none\n", 5);
+        else if (r == AW_REQ_TALK || r == AW_REQ_WHISPER)
+            write_all(fd, "Over\n", 5);
+        else if (r >= 0 && aw_wire_request_has_reply(r)) {
+            char t[32];
+            int n = snprintf(t, sizeof t, "{\"agentIdx\":%d}\n", games ? numbers[0] % 5 + 1 : 1);
+            write_all(fd, t, (size_t)n);
+        }
+    }
+    if (fd >= 0)
+        close(fd);
+    CHECK_INT(wait_exit(spid, 60000), 0);
+    for (int i = 0; i < 4; i++)
+        CHECK_INT(wait_exit(pids[i], 10000), 0);
+    CHECK_INT(games, 6);
+    for (int g = 1; g < games; g++)
+        CHECK_MSG(numbers[g] == numbers[0], "game %d: the connection is Agent[%02d], in game 1 it was Agent[%02d]",
+                  g + 1, numbers[g], numbers[0]);
+    char said[64];
+    snprintf(said, sizeof said, "keeper joined as Agent[%02d]", games ? numbers[0] : 0);
+    CHECK_MSG(file_has(out, said), "the server did not say '%s'", said);
+}
+
+/* Local seats: numbers drawn from the seed, kept for the run; the same
+ * seed, the same numbers and logs. */
+static void local_numbers(void)
+{
+    char seen[6] = {0};
+    int kinds = 0;
+    for (int seed = 1; seed <= 6; seed++) {
+        char logdir[256], out[256], sd[16], cmd[1024];
+        snprintf(sd, sizeof sd, "%d", seed);
+        snprintf(out, sizeof out, "%s/local_numbers.out", dir);
+        int first = 0;
+        for (int run = 0; run < (seed == 1 ? 2 : 1); run++) {
+            snprintf(logdir, sizeof logdir, "%s/local_numbers_%d_%d", dir, seed, run);
+            char *args[] = {"-n", "5", "--games", "3", "--seed", sd, "--quiet", "--log-dir", logdir,
+                            "--agent", "1=agents/sample.lua", "--agent", "2=agents/random.lua", "--agent",
+                            "3=agents/random.lua", "--agent", "4=agents/random.lua", "--agent",
+                            "5=agents/random.lua", NULL};
+            pid_t spid = spawn_aiwolf("serve", out, args);
+            CHECK_INT(wait_exit(spid, 60000), 0);
+        }
+        for (int g = 0; g < 3; g++) {
+            snprintf(cmd, sizeof cmd, "grep '^0,status,[0-9]*,[A-Z]*,ALIVE,sample$' %s/local_numbers_%d_0/%d.log", dir,
+                     seed, seed + g);
+            FILE *f = popen(cmd, "r");
+            char l[128] = "";
+            int a = 0;
+            if (f && fgets(l, sizeof l, f))
+                sscanf(l, "0,status,%d,", &a);
+            if (f)
+                pclose(f);
+            CHECK_MSG(a >= 1 && a <= 5, "seed %d game %d: no sample in the log", seed, g);
+            if (g == 0)
+                first = a;
+            CHECK_MSG(a == first, "seed %d: the local seat is Agent[%02d] in game %d, Agent[%02d] in game 1", seed,
+                      a, g + 1, first);
+        }
+        if (first >= 1 && first <= 5 && !seen[first]++)
+            kinds++;
+        if (seed == 1) {
+            snprintf(cmd, sizeof cmd, "diff -r %s/local_numbers_1_0 %s/local_numbers_1_1", dir, dir);
+            CHECK_MSG(system(cmd) == 0, "serve with the same seed wrote different logs");
+        }
+    }
+    CHECK_MSG(kinds >= 2, "local seat 1 had the same number under 6 seeds");
+}
+
+/* Local or remote makes no difference to an agent: the same agent as
+ * local seats and as connect clients, the sets swapped (2 local and 3
+ * remote, then 3 local and 2 remote), plays exactly the games it plays
+ * all in one process (`play`, same seeds): byte-identical logs. */
+static void local_or_remote(void)
+{
+    for (int nlocal = 2; nlocal <= 3; nlocal++) {
+        char logdir[256], out[256], cmd[1200], portstr[16], cout[256];
+        snprintf(logdir, sizeof logdir, "%s/mixed%d", dir, nlocal);
+        snprintf(out, sizeof out, "%s/mixed%d.out", dir, nlocal);
+        char *args[24] = {"-n", "5", "--games", "8", "--seed", "600", "--time-limit", "60000", "--quiet",
+                          "--log-dir", logdir};
+        int n = 11;
+        static char specs[5][32];
+        for (int k = 1; k <= nlocal; k++) {
+            snprintf(specs[k], sizeof specs[k], "%d=agents/sample.lua", k);
+            args[n++] = "--agent";
+            args[n++] = specs[k];
+        }
+        args[n] = NULL;
+        pid_t spid;
+        int port = serve(&spid, out, args);
+        CHECK(port > 0);
+        if (port <= 0)
+            return;
+        snprintf(portstr, sizeof portstr, "%d", port);
+        pid_t cp[3];
+        for (int i = 0; i < 5 - nlocal; i++) {
+            snprintf(cout, sizeof cout, "%s/mixed_client%d.out", dir, i);
+            char *cargs[] = {"-p", portstr, "--quiet", "agents/sample.lua", NULL};
+            cp[i] = spawn_aiwolf("connect", cout, cargs);
+        }
+        CHECK_INT(wait_exit(spid, 120000), 0);
+        for (int i = 0; i < 5 - nlocal; i++)
+            CHECK_INT(wait_exit(cp[i], 10000), 0);
+        snprintf(cmd, sizeof cmd,
+                 "%s play --seed 600 --games 8 --budget 60000 --quiet --log %s/mixed_play%d agents/sample.lua "
+                 ">/dev/null 2>&1 && diff -r %s %s/mixed_play%d",
+                 bin, dir, nlocal, logdir, dir, nlocal);
+        CHECK_MSG(system(cmd) == 0, "%d local and %d remote seats of sample.lua did not play play's games", nlocal,
+                  5 - nlocal);
+    }
+}
+
 int main(void)
 {
     bin = getenv("AIWOLF_BIN");
@@ -189,6 +343,9 @@ int main(void)
 
     whole_games(5, 3, 1);
     whole_games(15, 2, 2);
+    keeps_number();
+    local_numbers();
+    local_or_remote();
     for (int m = SILENT; m <= LATE; m++)
         hostile((enum mode)m);
 
@@ -261,13 +418,14 @@ int main(void)
     char logdir[256], out[256], cmd[1024];
     snprintf(logdir, sizeof logdir, "%s/local", dir);
     snprintf(out, sizeof out, "%s/local.out", dir);
-    char *args[] = {"-n", "5", "--games", "2", "--seed", "11", "--quiet", "--log-dir", logdir,
+    char *args[] = {"-n", "5", "--games", "2", "--seed", "11", "--quiet", "--fixed-seats", "--log-dir", logdir,
                     "--agent", "1=agents/sample.lua", "--agent", "2=agents/random.lua", "--agent",
                     "3=agents/sample.lua", "--agent", "4=agents/random.lua", "--agent", "5=agents/sample.lua", NULL};
     pid_t spid = spawn_aiwolf("serve", out, args);
     CHECK_INT(wait_exit(spid, 60000), 0);
     snprintf(cmd, sizeof cmd,
-             "%s play --seed 11 --games 2 --quiet --log %s/play agents/sample.lua agents/random.lua >/dev/null 2>&1 && "
+             "%s play --seed 11 --games 2 --quiet --fixed-seats --log %s/play agents/sample.lua agents/random.lua "
+             ">/dev/null 2>&1 && "
              "diff -r %s %s/play",
              bin, dir, logdir, dir);
     CHECK_MSG(system(cmd) == 0, "serve with local seats and play wrote different logs");

@@ -1,7 +1,7 @@
 #!/bin/sh
 # One agent's fault never changes another agent's game: each attack agent in
 # tests/sandbox/attacks/ that is meant for it (listed below) plays in seat 1
-# of several games in one process beside innocent agents
+# of several games in one process (--fixed-seats) beside innocent agents
 # (tests/sandbox/victims/calendar.lua, which reads the clock and the calendar
 # in every call); the innocent agents must have no fault at all, in the
 # attacked game and in the games after it, and every log must be legal.
@@ -15,7 +15,7 @@ victim=tests/sandbox/victims/calendar.lua
 for name in unpack_c_index stack_overflow_pcall load_goto_bomb; do
   f=tests/sandbox/attacks/$name.lua
   [ -f "$f" ] || { echo "FAIL: $f is missing"; fails=$((fails + 1)); continue; }
-  if ! timeout 300 "$bin" play --seed 7 --games 3 --players 5 --budget 100 --quiet --no-agent-output \
+  if ! timeout 300 "$bin" play --seed 7 --games 3 --players 5 --fixed-seats --budget 100 --quiet --no-agent-output \
       --log "$tmp/$name" --events "$tmp/$name.jsonl" "$f" "$victim" "$victim" "$victim" "$victim" \
       > "$tmp/$name.out" 2>&1; then
     echo "FAIL: $name: the games did not finish"; tail -3 "$tmp/$name.out"; fails=$((fails + 1)); continue

@@ -111,7 +111,17 @@ def person(port, token, stats):
             r = reply(("refused", "taken"))
             C.check(r.get("type") == "taken", f"a valid text is taken: {r}")
             if r.get("type") == "taken" and text != "Over":
-                stats["said"].append(text)
+                stats["said"].append((me, text))
+        elif v["answer"] == "confirm":
+            # the night step of a seat the night asks nothing: a confirmation only
+            C.check(v["request"] == "NIGHT", f"a confirmation is the night step: {v['request']}")
+            w.send(f"answer {seq} target {others[-1]}")
+            r = reply(("refused", "taken"))
+            C.check(r.get("type") == "refused" and "confirmation" in r.get("error", ""), f"no agent at night: {r}")
+            w.send(f"answer {seq} confirm")
+            r = reply(("refused", "taken"))
+            C.check(r.get("type") == "taken", f"the confirmation is taken: {r}")
+            stats["nights"] = stats.get("nights", 0) + 1
         else:
             w.send(f"answer {seq} target 0")
             r = reply(("refused", "taken"))
@@ -161,8 +171,8 @@ def game(cmd, logdir):
         ok, out = C.aiwolf_check(lg)
         C.check(ok, f"{cmd}: the log is legal: {out}")
         text = open(lg).read()
-        for said in stats["said"]:
-            C.check(f",1,{said}" in text, f"{cmd}: the person's '{said}' is in the log")
+        for me, said in stats["said"]:  # serve draws the seat's number
+            C.check(f",{me},{said}" in text, f"{cmd}: the person's '{said}' (agent {me}) is in the log")
         os.unlink(lg)
 
 
