@@ -165,7 +165,7 @@ fi
 cat > "$tmp/v2.json" <<'JSON'
 {"format": "aiwolf-contest-results", "version": 2,
  "contest": {"format": "seed2015", "players": [15], "seed": "7", "games_total": 4, "games_done": 4, "budget_ms": 100,
-  "memory_mb": 64, "work": 0, "shard": "1/1", "fairness": {"seats_per_entry_min": 8, "seats_per_entry_max": 9,
+  "memory_mb": 64, "work": 3000000, "shard": "1/1", "fairness": {"seats_per_entry_min": 8, "seats_per_entry_max": 9,
   "role_share_max_dev": 0.05, "meetings_min": 4, "meetings_max": 4}, "fault_policy": "calls=5%,games=50%",
   "ranking": "by win rate", "interval": "per game"},
  "entries": [
@@ -207,6 +207,7 @@ if page v2 "$tmp/v2.json"; then
   lacks v2 'class="banner warn"'
   has v2 'CPU p99'
   has v2 'no further tie-break'
+  has v2 '3,000,000 work units'
   [ "$(count v2 '<div class="n">')" -eq 5 ] || fail "v2: not 3 ranked and 2 unranked rows"
 fi
 
