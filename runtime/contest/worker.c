@@ -80,7 +80,11 @@ static void on_call(void *ud, int agent, aw_req_kind kind, uint64_t ns, const aw
         int k = 0;
         for (int i = 1; i < AW_NFAULTS; i++)
             k += r->faults[agent][i];
-        r->faults[agent][f->kind]++;
+        /* Faults count faulty calls (a start that failed is only noted:
+         * its calls fault too), so that an entry's faults never pass its
+         * calls. */
+        if (kind != AW_REQ_NONE)
+            r->faults[agent][f->kind]++;
         /* Why, for the organiser: the first few of each seat's faults. */
         if (k < FAULT_NOTES)
             aw_buf_printf(&w->notes, "Agent[%02d]\t%s\t%s\t%s\t%s\n", agent, w->o->names[r->entry[agent]],
