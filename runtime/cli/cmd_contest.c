@@ -41,7 +41,7 @@ static void usage(FILE *out)
     fprintf(out,
             "usage: aiwolf contest [OPTIONS] --out DIR ENTRY...\n"
             "       aiwolf contest merge --out DIR SHARD_DIR...\n"
-            "       aiwolf contest report DIR\n"
+            "       aiwolf contest report [--fault-policy P] DIR\n"
             "       aiwolf contest verify [--sample N] DIR\n"
             "\n"
             "Plays a contest between sandboxed entries and writes its results and report\n"
@@ -62,9 +62,18 @@ static void usage(FILE *out)
             "  --seed S              the master seed (default: drawn from the system and\n"
             "                        kept in DIR, so a resumed run uses it)\n"
             "  --jobs J              worker processes (default: every core)\n"
-            "  --budget MS           CPU time per agent call (default 100); a call that\n"
-            "                        takes twice that in wall time kills the agent's process\n"
+            "  --budget MS           CPU time per agent call (default 100; 1000 with --work,\n"
+            "                        where it is only a safety net)\n"
+            "  --work UNITS          also a deterministic budget per call, in work units (VM\n"
+            "                        instructions plus library work; docs/sandbox.md): the\n"
+            "                        results, faults included, are then the same on any\n"
+            "                        machine and load\n"
             "  --memory MB           memory cap per agent (default 64)\n"
+            "  --fault-policy P      which entries are ranked: calls=5%%,games=50%% (the\n"
+            "                        default: an entry with more than 5 %% of its calls\n"
+            "                        faulted, or faults in more than half its games, is\n"
+            "                        listed apart, not ranked), other shares, or none;\n"
+            "                        an entry that answers no call is never ranked\n"
             "  --preset P            the rules (default: the format's: seed2015 or regulation)\n"
             "  --set NAME=VALUE      change one rule setting (repeatable)\n"
             "  --shard I/N           play only slice I of N (1-based); 'contest merge'\n"
@@ -121,6 +130,8 @@ typedef struct cfg {
     int sets, set_games;
     uint64_t seed;
     int budget_ms, memory_mb;
+    uint64_t work;          /* work units per call, 0: none */
+    aw_fault_policy policy;
     char preset[32];
     const char *sets_kv[MAX_SETS];
     int nsets_kv;
@@ -171,6 +182,18 @@ static void cfg_format(const cfg *c, bool with_shard, aw_buf *b)
                   c->preset);
     for (int i = 0; i < c->nsets_kv; i++)
         aw_buf_printf(b, "set\t%s\n", c->sets_kv[i]);
+    /* (Written when not the defaults, so that folders of earlier versions
+     * continue.) */
+    if (c->work)
+        aw_buf_printf(b, "work\t%llu\n", (unsigned long long)c->work);
+    char pol[64], def[64];
+    aw_fault_policy dp;
+    aw_error err;
+    aw_fault_policy_parse(AW_FAULT_POLICY_DEFAULT, &dp, &err);
+    aw_fault_policy_format(&c->policy, pol, sizeof pol);
+    aw_fault_policy_format(&dp, def, sizeof def);
+    if (strcmp(pol, def) != 0)
+        aw_buf_printf(b, "fault-policy\t%s\n", pol);
     cfg_format_rating(c, b);
     if (with_shard)
         aw_buf_printf(b, "shard\t%d/%d\n", c->shard, c->nshards);
@@ -216,6 +239,7 @@ static int cfg_read(const char *dir, cfg *c, char *why, size_t whylen)
     }
     int rc = 0, cap = 0;
     c->shard = c->nshards = 1;
+    aw_fault_policy_parse(AW_FAULT_POLICY_DEFAULT, &c->policy, &err);
     char *save = NULL;
     bool head = false;
     for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
@@ -244,6 +268,10 @@ static int cfg_read(const char *dir, cfg *c, char *why, size_t whylen)
             c->budget_ms = atoi(v);
         else if (strcmp(k, "memory") == 0)
             c->memory_mb = atoi(v);
+        else if (strcmp(k, "work") == 0)
+            c->work = strtoull(v, NULL, 10);
+        else if (strcmp(k, "fault-policy") == 0)
+            rc = aw_fault_policy_parse(v, &c->policy, &err);
         else if (strcmp(k, "preset") == 0)
             snprintf(c->preset, sizeof c->preset, "%s", v);
         else if (strcmp(k, "duplicate") == 0)
@@ -445,6 +473,8 @@ static void info_of(const contest *k, aw_contest_info *ci)
     ci->nshards = k->c.nshards;
     ci->names = k->names;
     ci->paths = k->paths;
+    ci->policy = &k->c.policy;
+    ci->work = k->c.work;
     ci->prov = &k->prov;
 }
 
@@ -462,12 +492,20 @@ static void rating_add(contest *k, const aw_game_record *rec)
 }
 
 /* Fits the rating on the games so far; false when there is nothing to
- * rate. (Every entry is rated; entries found ineligible are to be left
- * out through opts.include.) */
+ * rate. Entries the fault policy keeps out of the ranking are not rated
+ * either (they stay in the games as players: the model still explains
+ * their teams' results). */
 static bool rating_fit(contest *k, aw_rating *r)
 {
     aw_error err;
-    return aw_rating_fit(k->rating, NULL, r, &err) == 0;
+    bool *include = aw_xcalloc((size_t)k->c.nentries, sizeof *include);
+    char why[200];
+    for (int i = 0; i < k->c.nentries; i++)
+        include[i] = aw_contest_eligible(&k->stats, i, &k->c.policy, why, sizeof why);
+    aw_rating_opts o = {.include = include};
+    bool ok = aw_rating_fit(k->rating, &o, r, &err) == 0;
+    free(include);
+    return ok;
 }
 
 /* Reads games.tsv: the units played whole (done[]), their lines into the
@@ -725,16 +763,23 @@ static void progress_line(contest *k, bool final)
     double secs = (double)(aw_now_ns() - k->t0) / 1e9;
     double rate = secs > 0 ? (double)(done - k->done_at_start) / secs : 0;
     long faults = 0;
-    int lead = -1;
+    int lead = -1, nlead = 0;
     double best = -1;
     for (int i = 0; i < k->stats.n; i++) {
         const aw_entry_stats *e = &k->stats.e[i];
         for (int f = 1; f < AW_NFAULTS; f++)
             faults += e->faults[f];
-        double r = e->games ? (double)e->wins / (double)e->games : -1;
-        if (e->games && r > best) {
+        /* The leader is one the report would rank (fault policy). */
+        char why[8];
+        if (!e->seats || !aw_contest_eligible(&k->stats, i, &k->c.policy, why, sizeof why))
+            continue;
+        double r = (double)e->wins / (double)e->seats;
+        if (r > best) {
             best = r;
             lead = i;
+            nlead = 1;
+        } else if (r == best) {
+            nlead++;
         }
     }
     char eta[32] = "-";
@@ -743,8 +788,10 @@ static void progress_line(contest *k, bool final)
         snprintf(eta, sizeof eta, "%ld:%02ld", s / 60, s % 60);
     }
     char leader[240] = "";
-    if (lead >= 0)
+    if (lead >= 0 && nlead == 1)
         snprintf(leader, sizeof leader, "  leader %.60s %.3f", aw_term(k->names[lead]).s, best);
+    else if (lead >= 0)
+        snprintf(leader, sizeof leader, "  leaders %d tied at %.3f", nlead, best);
     if (k->c.until_separated && k->unresolved >= 0)
         snprintf(leader + strlen(leader), sizeof leader - strlen(leader), "  unresolved %d", k->unresolved);
     if (k->tty) {
@@ -846,6 +893,8 @@ static int worker_main(int argc, char **argv)
             o.budget_ms = atoi(v);
         else if (strcmp(a, "--memory") == 0)
             o.memory_bytes = (size_t)atol(v) << 20;
+        else if (strcmp(a, "--work") == 0)
+            o.work = strtoull(v, NULL, 10);
         else if (strcmp(a, "--copies") == 0)
             o.copies = atoi(v);
         else if (strcmp(a, "--preset") == 0)
@@ -894,7 +943,7 @@ static int worker_main(int argc, char **argv)
  * seed, with its logs under dir (k's entries resolved: main, read_dir). */
 typedef struct worker_args {
     char self[PATH_MAX];
-    char nb[3][32];
+    char nb[4][32];
     char **argv; /* NULL-terminated, for aw_runner */
     char **owned;
     int nowned;
@@ -911,8 +960,9 @@ static int worker_args_make(const contest *k, const char *dir, worker_args *wa)
     snprintf(wa->nb[0], sizeof wa->nb[0], "%d", c->budget_ms);
     snprintf(wa->nb[1], sizeof wa->nb[1], "%d", c->memory_mb);
     snprintf(wa->nb[2], sizeof wa->nb[2], "%d", k->sched.max_copies);
+    snprintf(wa->nb[3], sizeof wa->nb[3], "%llu", (unsigned long long)c->work);
     int na = 0;
-    char **wargv = aw_xcalloc((size_t)(16 + 2 * c->nsets_kv + c->nentries + 1), sizeof *wargv);
+    char **wargv = aw_xcalloc((size_t)(18 + 2 * c->nsets_kv + c->nentries + 1), sizeof *wargv);
     char **owned = aw_xcalloc((size_t)c->nentries + 1, sizeof *owned);
     wargv[na++] = wa->self;
     wargv[na++] = (char *)"contest";
@@ -925,6 +975,8 @@ static int worker_args_make(const contest *k, const char *dir, worker_args *wa)
     wargv[na++] = wa->nb[1];
     wargv[na++] = (char *)"--copies";
     wargv[na++] = wa->nb[2];
+    wargv[na++] = (char *)"--work";
+    wargv[na++] = wa->nb[3];
     wargv[na++] = (char *)"--preset";
     wargv[na++] = (char *)c->preset;
     wargv[na++] = (char *)"--keep-instance";
@@ -1073,20 +1125,36 @@ static int contest_prepare(contest *k)
 
 static int report_main(int argc, char **argv)
 {
-    if (argc != 3 || argv[2][0] == '-') {
-        if (argc == 3 && strcmp(argv[2], "--help") == 0) {
+    const char *dir = NULL, *policy = NULL;
+    for (int i = 2; i < argc; i++) {
+        if (strcmp(argv[i], "--help") == 0) {
             usage(stdout);
             return 0;
+        } else if (strcmp(argv[i], "--fault-policy") == 0 && i + 1 < argc) {
+            policy = argv[++i];
+        } else if (strncmp(argv[i], "--fault-policy=", 15) == 0) {
+            policy = argv[i] + 15;
+        } else if (argv[i][0] == '-' || dir) {
+            return bad("%s", "report takes one contest folder (and --fault-policy P)");
+        } else {
+            dir = argv[i];
         }
-        return bad("%s", "report takes one contest folder");
     }
+    if (!dir)
+        return bad("%s", "report takes one contest folder (and --fault-policy P)");
     contest k;
     memset(&k, 0, sizeof k);
-    k.dir = argv[2];
+    k.dir = dir;
     char why[600];
     if (cfg_read(k.dir, &k.c, why, sizeof why) < 0) {
         fprintf(stderr, "aiwolf contest: %s\n", why);
         return 2;
+    }
+    /* Another policy for this report only (contest.cfg keeps its own). */
+    aw_error perr;
+    if (policy && aw_fault_policy_parse(policy, &k.c.policy, &perr) < 0) {
+        cfg_free(&k.c);
+        return bad("%s", perr.msg);
     }
     if (contest_prepare(&k) < 0) {
         contest_free(&k);
@@ -1683,7 +1751,9 @@ int cmd_contest(int argc, char **argv)
     c->budget_ms = 100;
     c->memory_mb = 64;
     c->shard = c->nshards = 1;
-    bool have_seed = false, have_players = false, have_preset = false, until = false;
+    aw_error perr;
+    aw_fault_policy_parse(AW_FAULT_POLICY_DEFAULT, &c->policy, &perr);
+    bool have_seed = false, have_players = false, have_preset = false, have_budget = false, until = false;
     long max_games = 0;
     int jobs = (int)sysconf(_SC_NPROCESSORS_ONLN);
     const char *dir = NULL;
@@ -1748,8 +1818,10 @@ int cmd_contest(int argc, char **argv)
                 c->set_games = (int)x;
             else if (strcmp(a, "--jobs") == 0)
                 jobs = (int)(x > 256 ? 256 : x);
-            else if (strcmp(a, "--budget") == 0)
+            else if (strcmp(a, "--budget") == 0) {
                 c->budget_ms = (int)(x > 600000 ? 600000 : x);
+                have_budget = true;
+            }
             else
                 c->memory_mb = (int)(x > 65536 ? 65536 : x);
         } else if (strcmp(a, "--seed") == 0) {
@@ -1762,6 +1834,18 @@ int cmd_contest(int argc, char **argv)
                 goto out;
             }
             have_seed = true;
+        } else if (strcmp(a, "--work") == 0) {
+            VALUE();
+            if (aw_parse_u64(v, &c->work) != 0 || c->work == 0) {
+                bad("--work: '%s' is not a positive number of work units", v);
+                goto out;
+            }
+        } else if (strcmp(a, "--fault-policy") == 0) {
+            VALUE();
+            if (aw_fault_policy_parse(v, &c->policy, &perr) < 0) {
+                bad("%s", perr.msg);
+                goto out;
+            }
         } else if (strcmp(a, "--preset") == 0) {
             VALUE();
             snprintf(c->preset, sizeof c->preset, "%s", v);
@@ -1848,6 +1932,12 @@ int cmd_contest(int argc, char **argv)
     }
     if (!have_preset)
         snprintf(c->preset, sizeof c->preset, "%s", format_name(c->format));
+    /* With a work budget the work decides where a call stops; the time
+     * budget is only the safety net for what the work model does not see,
+     * far enough that it does not act first on a slower or loaded machine
+     * (docs/contest.md). */
+    if (c->work && !have_budget)
+        c->budget_ms = 1000;
     if (c->format == AW_FORMAT_SEED2015) {
         c->sets = 0;
         c->set_games = 0;

@@ -8,9 +8,21 @@
  * entries and roles: per seat, comma-separated (entry numbers from 0; role
  * names); winner: VILLAGER, WEREWOLF, OTHERS or NONE; calls: per seat;
  * faults: per seat error.timeout.memory.reply.lost; log: the game's log,
- * relative to the contest's folder; times: per seat a histogram of the time
- * per call (bucket:count;…, "-" for none). Every column but times is the
- * same whenever the same contest is played again.
+ * relative to the contest's folder; times: per seat the wall-clock time per
+ * call, from request to answer (a histogram: bucket:count;…, "-" for none),
+ * then "/", the most CPU time one call of the seat took (µs), "/", and a
+ * histogram of the CPU time per call (the agent's own, what the budget
+ * counts; only calls that ran the agent). Lines of older versions have no
+ * CPU part. Only the times column depends on the machine and its load;
+ * every other column is the same whenever the same contest is played
+ * again — faults included with a work budget (docs/contest.md).
+ *
+ * Per entry the report counts games (distinct games it played in) and
+ * seats (the seats it held: an entry may hold several in one game); its
+ * win rate is points (seats on the winning team) over seats, with the
+ * per-game interval of winrate.h; entries that do not load or whose faults
+ * pass the fault policy are not ranked but listed apart with the reason;
+ * entries with equal win rates share a rank.
  *
  * Uses core and game types only; no I/O but the FILE* it is given.
  * Ownership: aw_contest_stats_free releases what _init took. */
@@ -23,6 +35,7 @@
 
 #include "settings.h"
 #include "util.h"
+#include "winrate.h"
 
 #define AW_NFAULTS 6        /* aw_fault_kind: NONE (unused here) .. LOST */
 #define AW_TIME_BUCKETS 128 /* bucket 0: under 1 µs; b: 2^((b-1)/4) µs and up */
@@ -39,7 +52,9 @@ typedef struct aw_game_record {
     int calls[AW_MAX_PLAYERS + 1];
     int faults[AW_MAX_PLAYERS + 1][AW_NFAULTS];
     char log[128];
-    uint32_t times[AW_MAX_PLAYERS + 1][AW_TIME_BUCKETS];
+    uint32_t times[AW_MAX_PLAYERS + 1][AW_TIME_BUCKETS];   /* wall-clock time per call */
+    uint32_t cpu[AW_MAX_PLAYERS + 1][AW_TIME_BUCKETS];     /* CPU time per call that ran the agent */
+    uint32_t cpu_max_us[AW_MAX_PLAYERS + 1];
 } aw_game_record;
 
 /* The bucket of a call that took ns. */
@@ -52,13 +67,20 @@ void aw_record_format(const aw_game_record *rec, aw_buf *out);
 int aw_record_parse(const char *line, size_t len, int nentries, aw_game_record *rec, aw_error *err);
 
 typedef struct aw_entry_stats {
-    long games, wins;
+    long games;  /* distinct games it played in */
+    long seats;  /* seats it held (several per game when there are fewer entries than seats) */
+    long wins;   /* points: its seats on the winning team */
+    aw_winrate wr; /* per game: wins over seats (the interval) */
+    /* by role, team and table size: seats and wins */
     long role_games[AW_NROLES], role_wins[AW_NROLES];
     long team_games[3], team_wins[3];
     long pl_games[AW_MAX_PLAYERS + 1], pl_wins[AW_MAX_PLAYERS + 1];
     long faults[AW_NFAULTS];
+    long faulty_games; /* games in which one of its calls faulted */
     long calls;
-    uint64_t times[AW_TIME_BUCKETS];
+    uint64_t times[AW_TIME_BUCKETS]; /* wall-clock time per call */
+    uint64_t cpu[AW_TIME_BUCKETS];   /* its own CPU time per call */
+    uint32_t cpu_max_us;
 } aw_entry_stats;
 
 typedef struct aw_contest_stats {
@@ -74,7 +96,7 @@ void aw_contest_stats_free(aw_contest_stats *s);
 /* role_count: the role table of a game of rec->players players. */
 void aw_contest_stats_add(aw_contest_stats *s, const aw_game_record *rec, const int role_count[AW_NROLES]);
 
-/* (The Wilson interval is match.h's aw_wilson.) */
+/* (The interval is winrate.h's: per game, not per seat.) */
 /* The time per call at quantile q (0..1) of a histogram, in µs (0: none). */
 double aw_time_quantile(const uint64_t *times, double q);
 
@@ -90,11 +112,36 @@ typedef struct aw_contest_info {
     const char *const *names; /* [n] display names */
     const char *const *paths; /* [n] */
     const struct aw_rating *rating; /* the skill rating (rating.h), or NULL */
+    const struct aw_fault_policy *policy; /* NULL: the default */
+    uint64_t work;        /* work units per call (0: none, time budget only) */
     const struct aw_provenance *prov; /* provenance.h: version, digests, times; NULL: none */
 } aw_contest_info;
 
-/* The rank order: by win rate, then points, then name. order[0..n). */
-void aw_contest_rank(const aw_contest_stats *s, const aw_contest_info *ci, int *order);
+/* Which entries are ranked. An entry that answered none of its calls (it
+ * does not load or cannot start) never is; with thresholds, neither is one
+ * whose faulty calls pass max_calls of its calls or whose games with a
+ * fault pass max_games of its games. */
+typedef struct aw_fault_policy {
+    bool thresholds;  /* false: "none", only the no-answer rule */
+    double max_calls; /* share of calls, 0..1 */
+    double max_games; /* share of games, 0..1 */
+} aw_fault_policy;
+
+#define AW_FAULT_POLICY_DEFAULT "calls=5%,games=50%"
+/* Parses "calls=P%,games=Q%" (either part may be left out: it is then 100 %;
+ * shares as 0.05 or 5%) or "none". Returns 0, or -1 with err filled. */
+int aw_fault_policy_parse(const char *text, aw_fault_policy *p, aw_error *err);
+/* The policy as text aw_fault_policy_parse reads back. */
+void aw_fault_policy_format(const aw_fault_policy *p, char *buf, size_t n);
+/* Whether entry i is ranked; when not, why (one line) in why[0..n). */
+bool aw_contest_eligible(const aw_contest_stats *s, int i, const aw_fault_policy *p, char *why, size_t n);
+
+/* The rank order: the eligible entries by win rate (points / seats), equal
+ * rates by name (they share a rank); then the ineligible ones by name.
+ * order[0..n); rank[i] (may be NULL): the rank of order[i] (1-based; equal
+ * for a tie; 0 for an ineligible entry). Returns the number of eligible
+ * entries. */
+int aw_contest_rank(const aw_contest_stats *s, const aw_contest_info *ci, int *order, int *rank);
 void aw_contest_write_md(const aw_contest_stats *s, const aw_contest_info *ci, FILE *out);
 /* Text in a Markdown table cell of a report that also goes to terminals:
  * control bytes and the like escaped (aw_buf_add_term), | as \|. */

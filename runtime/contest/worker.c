@@ -62,6 +62,7 @@ typedef struct worker {
     aw_settings set[AW_MAX_PLAYERS + 1];
     bool have_set[AW_MAX_PLAYERS + 1];
     aw_game_record rec;
+    const int *used; /* the current unit's pool index per seat */
     aw_buf line;
     aw_buf notes; /* the current game's fault messages */
     bool rules_per_log; /* logs/aiwolf.rules holds other rules: each log gets LOG.rules */
@@ -79,7 +80,11 @@ static void on_call(void *ud, int agent, aw_req_kind kind, uint64_t ns, const aw
         int k = 0;
         for (int i = 1; i < AW_NFAULTS; i++)
             k += r->faults[agent][i];
-        r->faults[agent][f->kind]++;
+        /* Faults count faulty calls (a start that failed is only noted:
+         * its calls fault too), so that an entry's faults never pass its
+         * calls. */
+        if (kind != AW_REQ_NONE)
+            r->faults[agent][f->kind]++;
         /* Why, for the organiser: the first few of each seat's faults. */
         if (k < FAULT_NOTES)
             aw_buf_printf(&w->notes, "Agent[%02d]\t%s\t%s\t%s\t%s\n", agent, w->o->names[r->entry[agent]],
@@ -92,6 +97,16 @@ static void on_call(void *ud, int agent, aw_req_kind kind, uint64_t ns, const aw
         return;
     r->calls[agent]++;
     r->times[agent][aw_time_bucket(ns)]++;
+    /* The agent's own CPU time, as its child reported it (calls that did
+     * not reach the agent have none). */
+    uint64_t cpu;
+    int i = w->used ? w->used[agent] : -1;
+    if (i >= 0 && w->child[i] && aw_childseat_call_cpu(w->pool[i], &cpu)) {
+        r->cpu[agent][aw_time_bucket(cpu)]++;
+        uint64_t us = cpu / 1000u;
+        if (us > r->cpu_max_us[agent])
+            r->cpu_max_us[agent] = us > UINT32_MAX ? UINT32_MAX : (uint32_t)us;
+    }
 }
 
 static int say_error(worker *w, const char *fmt, const char *arg)
@@ -232,6 +247,7 @@ static int play_unit(worker *w, char *line)
         used[a] = entry[a] * w->o->copies + copy;
         seats[a] = w->pool[used[a]];
     }
+    w->used = used;
     for (int g = 0; g < ngames; g++) {
         tok = strtok_r(NULL, " ", &save);
         char *colon = tok ? strchr(tok, ':') : NULL, *e;
@@ -249,9 +265,12 @@ static int play_unit(worker *w, char *line)
                 return -say_error(w, "bad unit line from the runner%s", "");
             deal[a] = (aw_role)d;
         }
-        if (play_one(w, seats, set, unit, g, first + g, seed, deal, entry) < 0)
+        if (play_one(w, seats, set, unit, g, first + g, seed, deal, entry) < 0) {
+            w->used = NULL;
             return -1;
+        }
     }
+    w->used = NULL;
     /* Children lost in this unit start again now, before the next unit's
      * seeds reach this process; under the regulation every child of the
      * unit starts a fresh instance. */
@@ -281,6 +300,7 @@ int aw_contest_worker(const aw_worker_opts *o, FILE *in, FILE *out)
     memset(&lo, 0, sizeof lo);
     lo.budget_ms = o->budget_ms;
     lo.memory_bytes = o->memory_bytes;
+    lo.work_budget = o->work;
     lo.no_load_check = true; /* no entry's code runs in the worker */
     /* Each child parses a talk only when its agent reads `parsed`. */
     aw_validate_fn *child_validate;

@@ -21,6 +21,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 typedef struct aw_worker_opts {
@@ -32,6 +33,7 @@ typedef struct aw_worker_opts {
     int copies;                    /* children per entry (the most seats an entry holds in one game) */
     int budget_ms;
     size_t memory_bytes;
+    uint64_t work;                 /* work units per call (0: none; docs/sandbox.md) */
     bool keep_instance;            /* regulation: one instance per unit */
     const char *preset;            /* the settings preset, with sets[0..nsets) applied */
     const char *const *sets;

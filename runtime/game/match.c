@@ -85,6 +85,25 @@ void aw_tally_add(aw_tally *t, const aw_game_result *res, int players, const int
                 r->faults[k] += res->seat_faults[a][k];
         }
     }
+    /* Once per row and game: its seats' wins over its seats, for the
+     * interval (the seats of one entry in one game are not independent). */
+    for (int a = 1; a <= players; a++) {
+        int e = entry_of[a], first = a, seats = 0, wins = 0;
+        const char *v = version_of && version_of[a] ? version_of[a] : "";
+        if (e < 0 || e >= t->nentries)
+            continue;
+        for (int b = 1; b <= players; b++) {
+            const char *vb = version_of && version_of[b] ? version_of[b] : "";
+            if (entry_of[b] != e || strncmp(vb, v, sizeof t->rows[0].version - 1) != 0)
+                continue;
+            if (b < first)
+                first = b;
+            seats++;
+            wins += aw_role_team(res->role[b]) == res->winner;
+        }
+        if (first == a)
+            aw_winrate_add(&row_of(t, e, version_of ? version_of[a] : NULL)->wr, wins, seats);
+    }
 }
 
 void aw_wilson(long w, long n, double *lo, double *hi)
@@ -187,7 +206,7 @@ void aw_tally_print(const aw_tally *t, FILE *out, const aw_settings *set, uint64
         char label[LABEL_MAX + 8], ci[32];
         row_label(r, entry_names, with_version, label, sizeof label);
         double lo, hi;
-        aw_wilson(r->wins, r->games, &lo, &hi);
+        aw_winrate_interval(&r->wr, &lo, &hi);
         snprintf(ci, sizeof ci, "%.1f-%.1f%%", 100 * lo, 100 * hi);
         fprintf(out, "%-*s %8ld %8ld %6.1f%%  %-15s  %ld/%ld/%ld/%ld/%ld\n", lw, label, r->games, r->wins,
                 pct(r->wins, r->games), ci, r->faults[AW_FAULT_ERROR], r->faults[AW_FAULT_TIMEOUT],
@@ -249,7 +268,7 @@ void aw_tally_write_json(const aw_tally *t, FILE *out, const aw_settings *set, u
     for (int i = 0; i < t->nrows; i++) {
         const aw_tally_row *r = &t->rows[i];
         double lo, hi;
-        aw_wilson(r->wins, r->games, &lo, &hi);
+        aw_winrate_interval(&r->wr, &lo, &hi);
         fprintf(out, "%s\n  {\"agent\": ", i ? "," : "");
         json_str(out, entry_names[r->entry]);
         fprintf(out, ", \"version\": ");
@@ -287,7 +306,7 @@ void aw_tally_write_csv(const aw_tally *t, FILE *out, const char *const *entry_n
     for (int i = 0; i < t->nrows; i++) {
         const aw_tally_row *r = &t->rows[i];
         double lo, hi;
-        aw_wilson(r->wins, r->games, &lo, &hi);
+        aw_winrate_interval(&r->wr, &lo, &hi);
         aw_csv_field(out, entry_names[r->entry]);
         fprintf(out, ",%s,%ld,%ld,%.6f,%.6f,%.6f", r->version, r->games, r->wins,
                 r->games ? (double)r->wins / (double)r->games : 0.0, lo, hi);

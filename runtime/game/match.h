@@ -12,6 +12,7 @@
 #include <stdio.h>
 
 #include "game.h"
+#include "winrate.h"
 
 /* One row of the summary: an entry (an agent file) in one version. */
 typedef struct aw_tally_row {
@@ -20,6 +21,7 @@ typedef struct aw_tally_row {
     long games, wins;
     long role_games[AW_NROLES], role_wins[AW_NROLES];
     long faults[AW_FAULT_LOST + 1]; /* faulty calls by kind */
+    aw_winrate wr;  /* per game: its seats' wins over its seats (the interval; winrate.h) */
 } aw_tally_row;
 
 typedef struct aw_tally {
@@ -45,7 +47,8 @@ void aw_tally_free(aw_tally *t);
 void aw_tally_add(aw_tally *t, const aw_game_result *res, int players, const int *entry_of,
                   const char *const *version_of);
 /* The summary people read: games and speed, wins by team, by role, and by
- * entry and version with 95 % Wilson intervals, win rates by role and
+ * entry and version with 95 % intervals per game (an entry's seats in one
+ * game are one result: winrate.h), win rates by role and
  * faults by kind; the head-to-head difference when there was one.
  * first_seed is the first game's seed. */
 void aw_tally_print(const aw_tally *t, FILE *out, const aw_settings *set, uint64_t first_seed,

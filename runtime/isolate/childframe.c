@@ -193,6 +193,7 @@ long aw_cf_answer_parse(const char *buf, size_t len, int request, uint32_t seq, 
     a->text = h.has_text ? buf + AW_CF_ANSWER_HEADER + h.msg_len : NULL;
     a->len = h.text_len;
     a->target = h.target;
+    a->cpu_us = h.cpu_us;
     return (long)total;
 }
 
@@ -410,12 +411,20 @@ int aw_cf_view_apply(aw_cf_view *v, const char *payload, size_t len, aw_error *e
     return 0;
 }
 
+_Static_assert(sizeof(aw_cf_answer_header) == AW_CF_ANSWER_HEADER, "the answer header's size");
+
 void aw_cf_answer_encode(aw_buf *out, int request, uint32_t seq, const aw_seat_fault *f, const char *text,
                          size_t len, int target)
 {
+    aw_cf_answer_encode_cpu(out, request, seq, f, text, len, target, 0);
+}
+
+void aw_cf_answer_encode_cpu(aw_buf *out, int request, uint32_t seq, const aw_seat_fault *f, const char *text,
+                             size_t len, int target, uint32_t cpu_us)
+{
     size_t mlen = f->kind == AW_FAULT_NONE ? 0 : strnlen(f->msg, AW_CF_MSG_MAX);
     aw_cf_answer_header h = {AW_CF_ANSWER_MAGIC, request, seq, (int32_t)f->kind, (uint32_t)mlen, text != NULL,
-                             text ? (uint32_t)len : 0, target};
+                             text ? (uint32_t)len : 0, target, cpu_us};
     aw_buf_add(out, &h, sizeof h);
     aw_buf_add(out, f->msg, mlen);
     if (text)

@@ -17,9 +17,10 @@
  * the host put in an agent's place).
  *
  * Child to host, one frame per request ("answer"), written in one write: a
- * 32-byte header (magic, request, the ask's sequence number, fault kind,
- * message length, whether there is a text, text length, target) then the
- * fault message and the text. The host checks everything
+ * 36-byte header (magic, request, the ask's sequence number, fault kind,
+ * message length, whether there is a text, text length, target, the CPU
+ * time the child's agent thread spent on the request) then the fault
+ * message and the text. The host checks everything
  * (aw_cf_answer_parse): a child is never trusted.
  *
  * Both ends are the same binary (the child is a fork), so integers go in
@@ -48,7 +49,7 @@ enum { AW_CF_REQ_NAME = 100 };
 #define AW_CF_ASK_MAGIC 0x31514157u    /* "WAQ1" */
 #define AW_CF_ANSWER_MAGIC 0x31415741u /* "AWA1" */
 #define AW_CF_ASK_HEADER 16u
-#define AW_CF_ANSWER_HEADER 32u
+#define AW_CF_ANSWER_HEADER 36u
 #define AW_CF_MSG_MAX 511u /* longest fault message (aw_seat_fault.msg minus its NUL) */
 
 typedef struct aw_cf_ask_header {
@@ -67,6 +68,7 @@ typedef struct aw_cf_answer_header {
     uint32_t has_text; /* 0 or 1 */
     uint32_t text_len;
     int32_t target;   /* AW_NO_AGENT unless the request wants a target */
+    uint32_t cpu_us;  /* the CPU time of the child's thread on this request (µs, at most UINT32_MAX) */
 } aw_cf_answer_header;
 
 const char *aw_cf_request_name(int request); /* "NAME", "TALK", ...; "?" if unknown */
@@ -102,6 +104,7 @@ typedef struct aw_cf_answer {
     const char *text;    /* NULL: none */
     size_t len;
     int target;
+    uint32_t cpu_us;     /* as the child reported it */
 } aw_cf_answer;
 
 /* Looks at the bytes the child sent for the ask (request, seq). Returns 0
@@ -154,8 +157,11 @@ int aw_cf_ask_header_read(const char *buf, aw_cf_ask_header *h);
  * updated and should not be used). */
 int aw_cf_view_apply(aw_cf_view *v, const char *payload, size_t len, aw_error *err);
 
-/* Appends an answer frame. text NULL: none. */
+/* Appends an answer frame. text NULL: none. cpu_us: the CPU time the
+ * request took (0 for aw_cf_answer_encode). */
 void aw_cf_answer_encode(aw_buf *out, int request, uint32_t seq, const aw_seat_fault *f, const char *text,
                          size_t len, int target);
+void aw_cf_answer_encode_cpu(aw_buf *out, int request, uint32_t seq, const aw_seat_fault *f, const char *text,
+                             size_t len, int target, uint32_t cpu_us);
 
 #endif

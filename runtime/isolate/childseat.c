@@ -82,12 +82,15 @@ typedef struct childseat {
     bool has_cpu_clock;
     clockid_t cpu_clock;    /* the child's process CPU-time clock */
     bool cpu_timed;         /* the current exchange has a CPU deadline */
-    uint64_t cpu_deadline;  /* of cpu_clock: twice the budget from the sample before the request */
+    uint64_t cpu_deadline;  /* of cpu_clock: three budgets from the sample before the request */
     uint64_t cpu_check_at;  /* wall time before which cpu_deadline cannot be reached */
     uint64_t cpu_sample, cpu_sample_wall; /* the child's CPU clock as last read, and when (0: never) */
     uint64_t deadline;      /* of the wall clock: deadline_span from then */
-    uint64_t deadline_span; /* 20x the budget (at least 2 s); without cpu_clock, twice the budget */
+    uint64_t deadline_span; /* 30x the budget (at least 3 s); without cpu_clock, twice the budget */
     int pending;   /* the request sent and not yet answered */
+    /* The CPU time of the last request (aw_childseat_call_cpu). */
+    bool cpu_known;
+    uint64_t cpu_ns;
 } childseat;
 
 static void set_fault(aw_seat_fault *f, aw_fault_kind k, const char *fmt, ...)
@@ -267,13 +270,22 @@ static void child_main(childseat *c, int rd, int wr, int outfd)
         const char *text;
         size_t len;
         int target;
+        /* The agent's thread's CPU time on the request, for the host's
+         * figures (what the budget counts; the sandbox's own reading may be
+         * coarser for short calls). */
+        struct timespec t0, t1;
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
         agent_answer(c, &a, &view, h.request, &f, &text, &len, &target);
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t1);
+        int64_t cpu = ((int64_t)t1.tv_sec - (int64_t)t0.tv_sec) * 1000000000 + (t1.tv_nsec - t0.tv_nsec);
+        uint64_t cpu_us = cpu > 0 ? (uint64_t)cpu / 1000u : 0;
         /* The output first, then the answer in one write: the host wakes
          * up once, for the answer, and finds the output already there. */
         if (c->out)
             fflush(c->out);
         aw_buf_clear(&out);
-        aw_cf_answer_encode(&out, h.request, h.seq, &f, text, len, target);
+        aw_cf_answer_encode_cpu(&out, h.request, h.seq, &f, text, len, target,
+                                cpu_us > UINT32_MAX ? UINT32_MAX : (uint32_t)cpu_us);
         if (write_all(wr, out.data, out.len) < 0)
             _exit(0);
     }
@@ -321,9 +333,18 @@ static void stop_child(childseat *c, char *why, size_t whylen)
 }
 
 /* Kills the child for good in this game and fills the fault. */
+static bool child_cpu_ns(const childseat *c, uint64_t *ns);
+
 static int lose(childseat *c, aw_seat_fault *f, aw_fault_kind kind, const char *what)
 {
     char why[160] = "";
+    /* A child killed over time is charged the CPU time it had (from the
+     * sample the request started from), read before it goes. */
+    uint64_t cpu;
+    if (kind == AW_FAULT_TIMEOUT && c->pid > 0 && c->cpu_timed && child_cpu_ns(c, &cpu)) {
+        c->cpu_known = true;
+        c->cpu_ns = cpu > c->cpu_sample ? cpu - c->cpu_sample : 0;
+    }
     stop_child(c, kind == AW_FAULT_LOST ? why : NULL, sizeof why);
     if (kind == AW_FAULT_LOST)
         set_fault(f, kind, "%s: the agent's process %s", what, why);
@@ -414,7 +435,7 @@ static int past_deadline(childseat *c, const char *what, char *m, size_t cap, in
         uint64_t cpu = 0;
         bool read = child_cpu_ns(c, &cpu);
         if (read && cpu >= c->cpu_deadline) {
-            snprintf(m, cap, "%s within %d ms of CPU time (twice the budget)", what, 2 * c->budget_ms);
+            snprintf(m, cap, "%s within %d ms of CPU time (three times the budget)", what, 3 * c->budget_ms);
             return 1;
         }
         uint64_t left = read ? c->cpu_deadline - cpu : 1000000u;
@@ -512,16 +533,21 @@ static int exchange_send(childseat *c, int request, const aw_info *info, const a
 {
     /* The sandbox in the child counts the agent's CPU time (docs/sandbox.md),
      * so the host does too: on a loaded machine a child that waits for a
-     * CPU is not killed for it. It gets twice the budget of CPU time, and
-     * 20x the budget (at least 2 s) of wall-clock time, as the sandbox's
-     * own last resort: only a child that does not run (or a machine so
-     * loaded that it gets a tenth of a CPU) meets that one. */
+     * CPU is not killed for it. It gets three times the budget of CPU
+     * time, and 30x the budget (at least 3 s) of wall-clock time: both past
+     * the sandbox's own last resort (2x the budget of CPU time, 20x and at
+     * least 2 s of wall-clock time), so that a call the sandbox can stop is
+     * always the sandbox's to stop and to classify (a time-out that leaves
+     * the child running), never a race between its timer and the host's
+     * (which kills the child: lost for the rest of the game). Only a child
+     * that does not run (or a machine so loaded that it gets a thirtieth of
+     * a CPU) meets the wall-clock one. */
     c->budget_ms = budget_ms;
     uint64_t budget_ns = (uint64_t)budget_ms * 1000000u, now = aw_now_ns();
     /* Reading the child's CPU clock is a system call: the count starts at
      * a sample at most 1/64 of the budget old (the child may be charged
      * that much of what it did before the request, as the sandbox does:
-     * it gets at least 2 - 1/64 budgets of CPU time, and its sandbox stops
+     * it gets at least 3 - 1/64 budgets of CPU time, and its sandbox stops
      * the agent at one). */
     uint64_t sample_ns = budget_ns / 64;
     if (sample_ns < CPU_SAMPLE_MIN_NS)
@@ -531,10 +557,11 @@ static int exchange_send(childseat *c, int request, const aw_info *info, const a
     if (!c->cpu_sample_wall || now - c->cpu_sample_wall >= sample_ns)
         c->cpu_sample_wall = child_cpu_ns(c, &c->cpu_sample) ? now : 0;
     c->cpu_timed = c->cpu_sample_wall != 0;
-    c->deadline_span = c->cpu_timed ? (budget_ns * 20 > 2000000000u ? budget_ns * 20 : 2000000000u) : budget_ns * 2;
+    c->deadline_span = c->cpu_timed ? (budget_ns * 30 > 3000000000u ? budget_ns * 30 : 3000000000u) : budget_ns * 2;
     c->deadline = now + c->deadline_span;
-    c->cpu_deadline = c->cpu_sample + budget_ns * 2;
-    c->cpu_check_at = c->cpu_sample_wall + budget_ns * 2;
+    c->cpu_deadline = c->cpu_sample + budget_ns * 3;
+    c->cpu_check_at = c->cpu_sample_wall + budget_ns * 3;
+    c->cpu_known = false;
     /* Whatever the child sent since its last answer is in the buffer or
      * the pipe: it cannot carry this ask's sequence number, so await
      * finds it out of protocol. */
@@ -550,6 +577,8 @@ static int exchange_finish(childseat *c, int request, aw_seat_fault *f)
     if (await(c, request, f) < 0)
         return -1;
     c->rlen = 0; /* the answer's text stays readable until the next exchange */
+    c->cpu_known = true;
+    c->cpu_ns = (uint64_t)c->ans.cpu_us * 1000u;
     take_output(c);
     if (c->ans.fault.kind != AW_FAULT_NONE) {
         *f = c->ans.fault;
@@ -733,6 +762,7 @@ static int seat_request(aw_seat *base, aw_req_kind kind, const aw_info *info, co
 {
     childseat *c = (childseat *)base;
     (void)reply;
+    c->cpu_known = false;
     if (c->lost || c->pid <= 0) {
         set_fault(f, AW_FAULT_LOST, "out of this game: %s", c->lost_msg);
         return -1;
@@ -827,4 +857,13 @@ aw_seat *aw_childseat_new(aw_childseat_make make, void *make_ud, const aw_childs
 pid_t aw_childseat_pid(const aw_seat *s)
 {
     return ((const childseat *)s)->pid;
+}
+
+bool aw_childseat_call_cpu(const aw_seat *s, uint64_t *ns)
+{
+    const childseat *c = (const childseat *)s;
+    if (!c->cpu_known)
+        return false;
+    *ns = c->cpu_ns;
+    return true;
 }

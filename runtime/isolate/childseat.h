@@ -12,7 +12,8 @@
  * sees exactly what it would see in process. A socket, only when
  * opts.output is set, carries what the agent prints.
  *
- * The host times every request and gives the child twice the budget; on a
+ * The host times every request and gives the child three times the budget
+ * of CPU time (30x, at least 3 s, of wall-clock time); on a
  * time-out, a broken or unexpected byte stream, or the child's death it kills
  * the child (SIGKILL), reaps it, reports the fault (AW_FAULT_TIMEOUT /
  * AW_FAULT_REPLY / AW_FAULT_LOST), and the agent is out for the rest of that
@@ -95,5 +96,14 @@ int aw_childseat_ready(aw_seat *s, bool fresh, aw_seat_fault *f);
 
 /* The running child's process id, or 0 (for tests and diagnostics). */
 pid_t aw_childseat_pid(const aw_seat *s);
+
+/* The CPU time the agent spent on the seat's last request: as the child
+ * reported it in its answer frame (its agent thread's CPU clock around the
+ * call), or, when the host killed the child over time, the child's CPU time
+ * since the request as the host read it before the kill. Returns false
+ * when the last request did not run the agent (the agent was out of the
+ * game, the request could not be sent, the child died). Valid until the
+ * next request. */
+bool aw_childseat_call_cpu(const aw_seat *s, uint64_t *ns);
 
 #endif

@@ -570,6 +570,7 @@ int sb_protected(aw_sandbox *sb, lua_CFunction fn, void *ud, int nres, aw_fault 
     sb->next_check = sb->units + SB_CHECK_UNITS;
     sb->units_start = sb->units;
     sb->work_expired = 0;
+    sb->cap_first = 0;
     aw_sandbox *outer = sb_wd_running; /* a host fn may (oddly) call into another sandbox */
     sb_wd_running = sb;
     int armed = sb_wd_arm(sb);
@@ -626,7 +627,12 @@ int sb_protected(aw_sandbox *sb, lua_CFunction fn, void *ud, int nres, aw_fault 
     if (status == LUA_OK && !expired)
         return 0;
     double cpu_ms = (double)fault->elapsed_ns / 1e6, wall_ms = (double)fault->wall_ns / 1e6;
-    if (expired && by_work) {
+    if (status == LUA_ERRMEM && sb->cap_first) {
+        /* The cap came first (a deadline may have passed since, in the
+         * collection and the unwinding that follow): a memory fault. */
+        fault->kind = AW_FAULT_MEMORY;
+        snprintf(fault->msg, sizeof fault->msg, "memory cap of %zu bytes reached", sb->lim.memory_bytes);
+    } else if (expired && by_work) {
         fault->kind = AW_FAULT_TIMEOUT;
         snprintf(fault->msg, sizeof fault->msg, "work budget of %llu units exceeded (after %.1f ms CPU)",
                  (unsigned long long)sb->lim.work_budget, cpu_ms);

@@ -124,6 +124,7 @@ struct aw_sandbox {
     uint64_t units_start;       /* units when the current call started */
     uint64_t units_last;        /* units the last call used */
     int work_expired;           /* the expiry came from the work budget */
+    int cap_first;              /* the call reached the memory cap before any deadline */
     int want_gc;                /* near the cap: collect fully at the next safe point */
     /* The last resort (see sb_wd_handler): every block the state owns is in
      * the arena or on a list, so that a state that cannot be stopped can be

@@ -272,7 +272,12 @@ void *sb_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
         size_t grow = nsize - osize;
         if (grow > sb->lim.memory_bytes || sb->used > sb->lim.memory_bytes - grow) {
             /* Failing here makes Lua collect and retry, then raise a memory
-             * error: a moment to look at the clock too. */
+             * error: a moment to look at the clock too. Which limit came
+             * first decides the fault's kind: the emergency collection
+             * that follows can take the call past its deadline, which must
+             * not turn a memory fault into a time-out. */
+            if (sb->in_call && !sb->expired)
+                sb->cap_first = 1;
             sb_past_deadline(sb);
             return NULL;
         }

@@ -17,7 +17,7 @@ H=tests/contest/entries
 python3 - "$tmp/h/results.json" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
-e = {x["name"]: x for x in r["entries"]}
+e = {x["name"]: x for x in r["entries"] + r["not_ranked"]}
 assert r["contest"]["games_done"] == r["contest"]["games_total"] > 0, r["contest"]
 for good in ("random", "sample"):
     assert sum(e[good]["faults"].values()) == 0, (good, e[good]["faults"])
@@ -26,7 +26,12 @@ assert f("loop", "timeout") > 0, e["loop"]["faults"]
 assert f("hog", "memory") + f("hog", "timeout") > 0, e["hog"]["faults"]
 assert f("crash", "error") > 0 and f("garbage", "reply") > 0, (e["crash"]["faults"], e["garbage"]["faults"])
 assert f("broken", "error") + f("broken", "lost") > 0, e["broken"]["faults"]
-seats = [x["games"] for x in r["entries"]]
+seats = [x["seats"] for x in r["entries"] + r["not_ranked"]]
+# The entries that loop, hog memory, crash, answer garbage or do not load
+# are listed apart (the flood's output and long talks cost it no faults).
+ranked = {x["name"] for x in r["entries"]}
+assert {"random", "sample"} <= ranked and not ranked & {"loop", "hog", "crash", "garbage", "broken"}, ranked
+assert all(x["why"] for x in r["not_ranked"])
 assert min(seats) >= 12 and max(seats) - min(seats) <= 1, seats
 PY
 grep -h "loop" "$tmp"/h/logs/*.faults | grep -q "timeout" || { echo "no timeout note for loop"; exit 1; }

@@ -156,7 +156,7 @@ sed 's|</body>|<script>(function () {\
   function ranks() { return Array.prototype.map.call(document.querySelectorAll("#standings tbody td.rank"),\
     function (td) { return td.textContent; }).join(","); }\
   var order = [];\
-  click("Entry"); order.push(ranks()); click("Entry"); order.push(ranks()); click("p99"); order.push(ranks());\
+  click("Entry"); order.push(ranks()); click("Entry"); order.push(ranks()); click("Wall p99"); order.push(ranks());\
   document.body.dataset.sorted = order.join(" ");\
 })();</script></body>|' "$tmp/sorted.html" > "$tmp/sorting.html"
 if load sorting; then
@@ -184,6 +184,58 @@ if page hundred "$tmp/hundred.json"; then
   [ "$(count hundred 'outranks agent-')" -eq 9900 ] || fail "hundred: the outranks matrix does not have 100 x 99 cells"
 fi
 
+# 2b. results version 2: two entries tied for first (they share the rank
+# "1="), one behind, and two not ranked (one with a hostile name), listed
+# apart with the reason; CPU and wall time per call
+cat > "$tmp/v2.json" <<'JSON'
+{"format": "aiwolf-contest-results", "version": 2,
+ "contest": {"format": "seed2015", "players": [15], "seed": "7", "games_total": 4, "games_done": 4, "budget_ms": 100,
+  "memory_mb": 64, "work": 3000000, "shard": "1/1", "fairness": {"seats_per_entry_min": 8, "seats_per_entry_max": 9,
+  "role_share_max_dev": 0.05, "meetings_min": 4, "meetings_max": 4}, "fault_policy": "calls=5%,games=50%",
+  "ranking": "by win rate", "interval": "per game"},
+ "entries": [
+  {"rank": 1, "rank_label": "1=", "name": "alpha", "path": "a/", "games": 4, "seats": 9, "points": 6, "win_rate": 0.666667,
+   "ci_low": 0.3, "ci_high": 0.9, "by_role": {"VILLAGER": {"seats": 6, "wins": 4}, "WEREWOLF": {"seats": 3, "wins": 2}},
+   "by_team": {"VILLAGER": {"seats": 6, "wins": 4}, "WEREWOLF": {"seats": 3, "wins": 2}}, "by_players": {"15": {"seats": 9, "wins": 6}},
+   "faults": {"error": 0, "timeout": 0, "memory": 0, "reply": 0, "lost": 0}, "faulty_games": 0, "calls": 900,
+   "time": {"cpu_us_median": 40.1, "cpu_us_p99": 900.5, "cpu_us_max": 2100, "wall_us_median": 55.2, "wall_us_p99": 2000.1}},
+  {"rank": 1, "rank_label": "1=", "name": "beta", "path": "b/", "games": 4, "seats": 6, "points": 4, "win_rate": 0.666667,
+   "ci_low": 0.25, "ci_high": 0.92, "by_role": {"VILLAGER": {"seats": 6, "wins": 4}},
+   "by_team": {"VILLAGER": {"seats": 6, "wins": 4}}, "by_players": {"15": {"seats": 6, "wins": 4}},
+   "faults": {"error": 1, "timeout": 0, "memory": 0, "reply": 0, "lost": 0}, "faulty_games": 1, "calls": 600,
+   "time": {"cpu_us_median": 30, "cpu_us_p99": 700, "cpu_us_max": 1500, "wall_us_median": 45, "wall_us_p99": 1800}},
+  {"rank": 3, "rank_label": "3", "name": "gamma", "path": "c/", "games": 4, "seats": 8, "points": 2, "win_rate": 0.25,
+   "ci_low": 0.05, "ci_high": 0.6, "by_role": {"WEREWOLF": {"seats": 8, "wins": 2}},
+   "by_team": {"WEREWOLF": {"seats": 8, "wins": 2}}, "by_players": {"15": {"seats": 8, "wins": 2}},
+   "faults": {"error": 0, "timeout": 0, "memory": 0, "reply": 0, "lost": 0}, "faulty_games": 0, "calls": 800,
+   "time": {"cpu_us_median": 20, "cpu_us_p99": 500, "cpu_us_max": 900, "wall_us_median": 30, "wall_us_p99": 1000}}],
+ "not_ranked": [
+  {"why": "does not load or cannot start: none of its 300 calls was answered", "name": "broken", "path": "d/", "games": 4,
+   "seats": 9, "points": 4, "win_rate": 0.44, "ci_low": 0.2, "ci_high": 0.7, "by_role": {}, "by_team": {}, "by_players": {},
+   "faults": {"error": 9, "timeout": 0, "memory": 0, "reply": 0, "lost": 300}, "faulty_games": 4, "calls": 300,
+   "time": {"cpu_us_median": 0, "cpu_us_p99": 0, "cpu_us_max": 0, "wall_us_median": 1, "wall_us_p99": 3}},
+  {"why": "<b>120 of its 130 calls faulted</b>", "name": "<img src=x onerror=alert(2)>", "path": "e/", "games": 3,
+   "seats": 5, "points": 1, "win_rate": 0.2, "ci_low": 0.01, "ci_high": 0.6, "by_role": {}, "by_team": {}, "by_players": {},
+   "faults": {"error": 120, "timeout": 0, "memory": 0, "reply": 0, "lost": 0}, "faulty_games": 3, "calls": 130,
+   "time": {"cpu_us_median": 3, "cpu_us_p99": 90, "cpu_us_max": 120, "wall_us_median": 5, "wall_us_p99": 150}}]}
+JSON
+if page v2 "$tmp/v2.json"; then
+  has v2 'data-rendered="ok"'
+  [ "$(count v2 '<td class="rank">1=</td>')" -ge 2 ] || fail "v2: the tie is not shown as 1= twice"
+  has v2 '<td class="rank">3</td>'
+  has v2 'id="not-ranked"'
+  has v2 '>broken<'
+  has v2 'none of its 300 calls was answered'
+  has v2 '&lt;b&gt;120 of its 130 calls faulted&lt;/b&gt;'
+  has v2 '&lt;img src=x onerror=alert(2)&gt;'
+  lacks v2 '<img'
+  lacks v2 'class="banner warn"'
+  has v2 'CPU p99'
+  has v2 'no further tie-break'
+  has v2 '3,000,000 work units'
+  [ "$(count v2 '<div class="n">')" -eq 5 ] || fail "v2: not 3 ranked and 2 unranked rows"
+fi
+
 # 3. no data and bad data: a message, not a blank page and not an error
 : > "$tmp/empty.json"
 if page empty "$tmp/empty.json"; then
@@ -204,13 +256,15 @@ fi
 # 3b. the page of a real contest, as `aiwolf contest` writes it
 if [ -n "${2:-}" ]; then
   "$2" contest --quiet --games-per-entry 6 --seed 3 --jobs 2 --out "$tmp/real" \
-    agents/random.lua agents/sample.lua tests/contest/entries/crash 2>/dev/null > /dev/null \
+    agents/random.lua agents/sample.lua tests/contest/entries/crash tests/contest/entries/broken 2>/dev/null > /dev/null \
     || fail "real: the contest failed"
   cp "$tmp/real/report.html" "$tmp/real.html"
   if load real; then
     has real 'data-rendered="ok"'
-    for name in random sample crash; do has real ">$name<"; done
+    for name in random sample crash broken; do has real ">$name<"; done
     for id in chart-skill outranks role-skill; do has real "id=\"$id\""; done
+    has real 'id="not-ranked"'
+    has real 'does not load'
     has real 'id="provenance"'
     has real ">$(sha256sum agents/sample.lua | cut -c1-64)<"
     has real ">$("$2" --version | cut -d' ' -f2)<"

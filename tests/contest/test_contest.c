@@ -160,7 +160,12 @@ static void test_records(void)
         r.calls[a] = 40 + a;
         r.times[a][aw_time_bucket(120000)] = 30;
         r.times[a][aw_time_bucket(500)] = (uint32_t)a;
+        r.cpu[a][aw_time_bucket(90000)] = 29;
+        r.cpu_max_us[a] = 91 + (uint32_t)a;
     }
+    r.cpu[4][0] = 0; /* a seat with no CPU reading */
+    memset(r.cpu[4], 0, sizeof r.cpu[4]);
+    r.cpu_max_us[4] = 0;
     r.role[0] = AW_ROLE_NONE;
     r.faults[2][AW_FAULT_TIMEOUT] = 4;
     r.faults[5][AW_FAULT_LOST] = 9;
@@ -197,6 +202,144 @@ static void test_records(void)
     aw_buf_free(&b);
 }
 
+/* A game of 5 seats: entries per seat, the winner, faults of one seat. */
+static void add_game(aw_contest_stats *st, const int *entry, aw_team winner, int faulty_seat)
+{
+    static const int role_count[AW_NROLES] = {0};
+    aw_game_record *r = aw_xcalloc(1, sizeof *r);
+    r->players = 5;
+    aw_role roles[] = {AW_ROLE_NONE, AW_SEER, AW_WEREWOLF, AW_VILLAGER, AW_POSSESSED, AW_VILLAGER};
+    for (int a = 1; a <= 5; a++) {
+        r->entry[a] = entry[a - 1];
+        r->role[a] = roles[a];
+        r->calls[a] = 10;
+    }
+    r->winner = winner;
+    if (faulty_seat)
+        r->faults[faulty_seat][AW_FAULT_ERROR] = 10;
+    aw_contest_stats_add(st, r, role_count);
+    free(r);
+}
+
+/* Games and seats, the fault policy, shared ranks, what the report says. */
+static void test_ranking(void)
+{
+    aw_fault_policy p;
+    aw_error err;
+    CHECK_INT(aw_fault_policy_parse(AW_FAULT_POLICY_DEFAULT, &p, &err), 0);
+    CHECK(p.thresholds && fabs(p.max_calls - 0.05) < 1e-12 && fabs(p.max_games - 0.5) < 1e-12);
+    CHECK_INT(aw_fault_policy_parse("games=0.2", &p, &err), 0);
+    CHECK(p.max_calls == 1 && fabs(p.max_games - 0.2) < 1e-12);
+    char buf[64];
+    aw_fault_policy_format(&p, buf, sizeof buf);
+    CHECK_STR(buf, "calls=100%,games=20%");
+    CHECK_INT(aw_fault_policy_parse("none", &p, &err), 0);
+    CHECK(!p.thresholds);
+    const char *badp[] = {"", "calls", "calls=", "calls=101%", "calls=-1%", "calls=5%,calls=6%", "seats=5%",
+                          "calls=5%,games=50%,x=1", "calls=5x"};
+    for (size_t i = 0; i < sizeof badp / sizeof *badp; i++)
+        CHECK_MSG(aw_fault_policy_parse(badp[i], &p, &err) < 0, "'%s' parsed", badp[i]);
+
+    /* Four entries at five seats: entry 0 holds two seats of every game. */
+    aw_contest_stats st;
+    aw_contest_stats_init(&st, 5);
+    const int g1[] = {0, 0, 1, 2, 3}, g2[] = {0, 1, 0, 2, 3}, g3[] = {0, 4, 1, 2, 0};
+    add_game(&st, g1, AW_TEAM_VILLAGER, 5); /* seats 1, 3, 5 win (seer, villagers); entry 3 (seat 5) faults */
+    add_game(&st, g2, AW_TEAM_WEREWOLF, 0); /* seats 2 and 4 win */
+    add_game(&st, g3, AW_TEAM_VILLAGER, 0);
+    /* zed 3 of 6 seats, amy 3/3, bob 1/3, cat 1/2, dan 0/1 */
+    CHECK_INT(st.e[0].games, 3);
+    CHECK_INT(st.e[0].seats, 6);
+    CHECK_INT(st.e[0].wins, 3);
+    CHECK_INT(st.e[1].wins, 3);
+    CHECK_INT(st.e[2].wins, 1);
+    CHECK_INT(st.e[0].wr.games, 3);
+    CHECK_INT(st.e[1].games, 3);
+    CHECK_INT(st.e[1].seats, 3);
+    CHECK_INT(st.e[4].games, 1);
+    CHECK_INT(st.e[3].faulty_games, 1);
+    CHECK_INT(st.meet[0 * 5 + 1], 3); /* games together, not pairs of seats */
+    /* entry 3: 10 faulty calls of 20, in 1 game of 2: not ranked by the
+     * default policy (calls), ranked by games=60% alone */
+    const char *names[] = {"zed", "amy", "bob", "cat", "dan"};
+    const char *paths[] = {"z", "a", "b", "c", "d"};
+    aw_contest_info ci;
+    memset(&ci, 0, sizeof ci);
+    int players[] = {5};
+    ci.format = "seed2015";
+    ci.players = players;
+    ci.nplayers = 1;
+    ci.names = names;
+    ci.paths = paths;
+    int order[5], rank[5];
+    int nok = aw_contest_rank(&st, &ci, order, rank);
+    CHECK_INT(nok, 4);
+    char why[200];
+    CHECK_INT(order[4], 3);
+    CHECK_INT(rank[4], 0);
+    CHECK_INT(order[0], 1); /* amy, zed, bob, dan */
+    CHECK_INT(order[1], 0);
+    CHECK_INT(order[2], 2);
+    CHECK_INT(order[3], 4);
+    for (int k = 1; k < nok; k++) {
+        const aw_entry_stats *x = &st.e[order[k - 1]], *y = &st.e[order[k]];
+        CHECK((double)x->wins / x->seats >= (double)y->wins / y->seats);
+        bool tie = x->wins * y->seats == y->wins * x->seats;
+        CHECK(tie ? rank[k] == rank[k - 1] : rank[k] == k + 1);
+        if (tie)
+            CHECK(strcmp(names[order[k - 1]], names[order[k]]) < 0);
+    }
+    aw_fault_policy games_only;
+    CHECK_INT(aw_fault_policy_parse("games=60%", &games_only, &err), 0);
+    ci.policy = &games_only;
+    CHECK_INT(aw_contest_rank(&st, &ci, order, rank), 5);
+    ci.policy = NULL;
+    /* The report: the tie, the entry apart with its reason. */
+    char *md = NULL;
+    size_t mdlen = 0;
+    FILE *f = open_memstream(&md, &mdlen);
+    aw_contest_write_md(&st, &ci, f);
+    fclose(f);
+    CHECK(strstr(md, "Not ranked:") && strstr(md, "| cat | 10 of its 20 calls faulted"));
+    CHECK(strstr(md, "| 1 | amy | 3 | 3 | 3 |"));
+    CHECK(strstr(md, "no further tie-break"));
+    free(md);
+    aw_contest_stats_free(&st);
+
+    /* A tie: two entries with the same rate share the rank, the next one
+     * skips; an entry that answered no call is never ranked, whatever the
+     * policy. */
+    aw_contest_stats t;
+    aw_contest_stats_init(&t, 4);
+    const int h1[] = {0, 1, 2, 3, 3}, h2[] = {1, 0, 3, 2, 3};
+    add_game(&t, h1, AW_TEAM_VILLAGER, 0); /* seats 1, 3, 5 win: entries 0, 2, 3 */
+    add_game(&t, h2, AW_TEAM_VILLAGER, 0); /* entries 1, 3, 3 */
+    t.e[3].faults[AW_FAULT_LOST] = t.e[3].calls; /* as if none of its calls was answered */
+    aw_fault_policy none;
+    aw_fault_policy_parse("none", &none, &err);
+    ci.policy = &none;
+    nok = aw_contest_rank(&t, &ci, order, rank);
+    CHECK_INT(nok, 3);
+    CHECK_INT(order[3], 3);
+    CHECK(aw_contest_eligible(&t, 3, &none, why, sizeof why) == false && strstr(why, "does not load"));
+    /* amy, bob and zed 1 of 2 each: all share rank 1, listed by name (cat,
+     * 3 of 4, is not ranked) */
+    CHECK_INT(rank[0], 1);
+    CHECK_INT(rank[1], 1);
+    CHECK_INT(rank[2], 1);
+    CHECK_INT(order[0], 1);
+    CHECK_INT(order[1], 2);
+    CHECK_INT(order[2], 0);
+    aw_buf json;
+    aw_buf_init(&json);
+    aw_contest_write_json(&t, &ci, &json);
+    aw_buf_addc(&json, 0);
+    CHECK(strstr(json.data, "\"rank\": 1, \"rank_label\": \"1=\", \"name\": \"amy\""));
+    CHECK(strstr(json.data, "\"not_ranked\": [\n    {\"why\": \"does not load"));
+    aw_buf_free(&json);
+    aw_contest_stats_free(&t);
+}
+
 static void test_numbers(void)
 {
     double lo, hi;
@@ -219,6 +362,7 @@ int main(void)
 {
     test_schedules();
     test_records();
+    test_ranking();
     test_numbers();
     return test_done();
 }

@@ -117,16 +117,20 @@ play)
   has "$tmp/out" 'boom \u{202e}PWNED'
   ;;
 contest)
-  # An entry whose folder name holds escapes and that does not compile:
-  # the warning, the progress line's leader and the report on stdout.
+  # Two entries whose folder names hold escapes: one that plays (the only
+  # one ranked, so the progress line's leader) and one that does not compile
+  # (its warning); and the report on stdout.
   evil=$(printf 'ev\033]0;PWNED\007il\342\200\256')
   mkdir "$tmp/$evil"
-  printf 'return {\n' > "$tmp/$evil/main.lua"
-  "$bin" contest --games-per-entry 4 --seed 2 --jobs 1 --out "$tmp/c" "$tmp/$evil" agents/random.lua \
+  cp agents/random.lua "$tmp/$evil/main.lua"
+  bad=$(printf 'br\033[2Jok\342\200\256')
+  mkdir "$tmp/$bad"
+  printf 'return {\n' > "$tmp/$bad/main.lua"
+  "$bin" contest --games-per-entry 4 --seed 2 --jobs 1 --out "$tmp/c" "$tmp/$evil" "$tmp/$bad" \
     > "$tmp/out" 2> "$tmp/err" || { echo "the contest failed:"; cat -v "$tmp/err"; exit 1; }
   raw_free "$tmp/err"
   raw_free "$tmp/out"
-  has "$tmp/err" 'ev\e]0;PWNED\x07il\u{202e}'
+  has "$tmp/err" 'br\e[2Jok\u{202e}'
   has "$tmp/err" 'leader ev_]0;PWNED_il\u{202e}' # the contest names it with C0 bytes as _
   has "$tmp/out" '| ev_]0;PWNED_il\u{202e} |'
   ;;

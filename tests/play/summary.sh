@@ -1,7 +1,8 @@
 #!/bin/sh
 # The summary of `play --games` answers "is my agent better?":
 #  - the same file given twice is one row; its games count every seat;
-#  - each row has a 95 % Wilson interval that agrees with its counts;
+#  - each row has a 95 % interval per game (the seats one file holds in a
+#    game are one result) that agrees with the games' logs;
 #  - --summary writes the rows as JSON or CSV for tools (and refuses a file
 #    name that says neither);
 #  - --vs plays mirrored pairs on one seed (each agent plays the other's
@@ -12,24 +13,45 @@ set -eu
 bin=$1
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-"$bin" play --games 30 --seed 5 --quiet --summary "$tmp/s.json" \
+"$bin" play --games 30 --seed 5 --quiet --summary "$tmp/s.json" --log "$tmp/logs" \
   agents/random.lua agents/sample.lua ./agents/random.lua > "$tmp/out"
 [ "$(grep -c '^agents/random.lua ' "$tmp/out")" -eq 2 ] || { echo "random.lua should be one row (and one in the role table)"; cat "$tmp/out"; exit 1; }
 grep -q '^\./agents/random.lua' "$tmp/out" && { echo "the same file under another name has a row of its own"; exit 1; }
-python3 - "$tmp/s.json" <<'PY'
-import json, math, sys
+python3 - "$tmp/s.json" "$tmp/logs" <<'PY'
+import glob, json, math, sys
 s = json.load(open(sys.argv[1]))
 rows = {r["agent"]: r for r in s["agents"]}
 assert set(rows) == {"agents/random.lua", "agents/sample.lua"}, rows.keys()
 assert rows["agents/random.lua"]["games"] == 30 * 3 and rows["agents/sample.lua"]["games"] == 30 * 2
-z = 1.959963984540054
-for r in rows.values():
-    n, w = r["games"], r["wins"]
-    p = w / n
-    c = (p + z * z / (2 * n)) / (1 + z * z / n)
-    h = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    assert abs(r["ci_low"] - (c - h)) < 1e-5 and abs(r["ci_high"] - (c + h)) < 1e-5, r
-    assert sum(v["games"] for v in r["by_role"].values()) == n
+# The interval is per game (winrate.h): each game gives a file w wins over
+# its m seats (random.lua holds 3 seats of each game, sample.lua 2), and
+# the interval is Wilson's at the effective number of seats of the
+# cluster-robust ratio estimator, with Student's t (29 degrees of freedom).
+wolf = {"WEREWOLF", "POSSESSED"}
+per = {"random": [], "sample": []}
+for path in glob.glob(sys.argv[2] + "/*.log"):
+    seats, winner = {}, None
+    for line in open(path):
+        f = line.strip().split(",")
+        if f[0] == "0" and f[1] == "status":
+            seats[f[2]] = (f[5], "WEREWOLF" if f[3] in wolf else "VILLAGER")
+        if f[1] == "result":
+            winner = f[4]
+    for name in per:
+        mine = [team for who, team in seats.values() if who == name]
+        per[name].append((sum(t == winner for t in mine), len(mine)))
+t29, z = 2.0452, 1.959963984540054
+for name, agent in (("random", "agents/random.lua"), ("sample", "agents/sample.lua")):
+    r, g = rows[agent], per[name]
+    n, W, M = len(g), sum(w for w, m in g), sum(m for w, m in g)
+    assert n == 30 and W == r["wins"] and M == r["games"], (name, n, W, M, r)
+    R = W / M
+    v = n / (n - 1) * sum((w - R * m) ** 2 for w, m in g) / M ** 2
+    ne = R * (1 - R) / v
+    c = (R + t29 * t29 / (2 * ne)) / (1 + t29 * t29 / ne)
+    h = t29 * math.sqrt(R * (1 - R) / ne + t29 * t29 / (4 * ne * ne)) / (1 + t29 * t29 / ne)
+    assert abs(r["ci_low"] - (c - h)) < 1e-3 and abs(r["ci_high"] - (c + h)) < 1e-3, (r, c - h, c + h)
+    assert sum(v["games"] for v in r["by_role"].values()) == M
 PY
 # the interval in the table
 grep -q '^agents/sample.lua .*%  [0-9.]*-[0-9.]*%' "$tmp/out" || { echo "no interval in the table"; cat "$tmp/out"; exit 1; }
