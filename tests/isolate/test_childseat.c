@@ -645,7 +645,8 @@ static void hostile(void)
                              {"timeout", "no answer within 5000 ms (the wall-clock bound)"}};
     aw_settings s;
     CHECK(aw_settings_preset(&s, "aiwolf", 5, NULL) == 0);
-    for (int m = H_CRASH; m < H_NMODES; m++) {
+    for (int m = H_CRASH, tries = 1; m < H_NMODES; m++, tries = 1) {
+    again:;
         int fd0 = count_fds();
         /* the misbehaving seat: every agent talks and votes on day 1 */
         hook h = {m, 2};
@@ -685,6 +686,14 @@ static void hostile(void)
             bool asan_crash = m == H_CRASH && aw_confine_sanitized();
             const char *word = asan_crash ? "exited with status 1" : want[m][1];
             bool found = strstr(line, word) || (asan_crash && strstr(line, "killed by signal 6"));
+            /* The hanging child kept by the machine's load from 500 ms of
+             * CPU for 5 s of wall-clock time: the wall-clock bound killed
+             * it; the game again (up to 5 times). */
+            if (m == H_HANG && !found && strstr(line, "(the wall-clock bound)") && tries++ < 5) {
+                printf("%-13s %.2f s  %s (the machine's load: again)\n", names[m], secs, line);
+                played_free(&p);
+                goto again;
+            }
             CHECK_MSG(strstr(line, fault) && found, "%s: first fault: %s", names[m], line);
             printf("%-13s %.2f s  %s\n", names[m], secs, line);
         }
