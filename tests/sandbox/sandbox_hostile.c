@@ -29,6 +29,7 @@
 
 #include "sandbox.h"
 #include "test.h"
+#include "test_load.h"
 
 #define BUDGET_MS 50
 #define CAP_MIB 16
@@ -106,19 +107,6 @@ static int parse_expect(const char *src, aw_fault_kind *kinds, int max)
 
 #define TRIES 5
 
-/* A call the machine's load kept from its CPU: stopped by the wall-clock
- * bound (10x the budget, at least 1 s) before it had its budget of CPU
- * time, or abandoned by the last resort at twice that bound. */
-static bool cut_by_load(const aw_fault *f, int budget_ms)
-{
-    uint64_t budget = (uint64_t)budget_ms * 1000000u;
-    uint64_t bound = budget * 10 > 1000000000u ? budget * 10 : 1000000000u;
-    if (f->kind != AW_FAULT_TIMEOUT || f->elapsed_ns >= budget)
-        return false;
-    return (strstr(f->msg, "wall-clock bound") && f->wall_ns >= bound) ||
-           (strstr(f->msg, "the agent was killed") && f->wall_ns >= 2 * bound);
-}
-
 /* Runs one case; true when the load cut a call (and last_try is false):
  * nothing was checked, run it again. */
 static bool run_case(const char *file, bool last_try)
@@ -189,7 +177,7 @@ static bool run_case(const char *file, bool last_try)
         for (int i = 0; i < nexp; i++) {
             call c = {ref, methods[i]};
             rc = aw_sandbox_run(sb, call_method, &c, &f);
-            if (!last_try && cut_by_load(&f, budget)) {
+            if (!last_try && test_cut_by_load(&f, budget)) {
                 printf("  %-26s %-5s cut by the machine's load (%s): again\n", file, methods[i], f.msg);
                 aw_sandbox_unref(sb, ref);
                 aw_sandbox_free(sb);
@@ -226,7 +214,7 @@ static bool run_case(const char *file, bool last_try)
     rc = aw_sandbox_run(sb, benign, NULL, &f);
     aw_fault fo;
     int rco = aw_sandbox_run(other, benign, NULL, &fo);
-    if (!last_try && (cut_by_load(&f, budget) || cut_by_load(&fo, 100))) { /* other: the default budget */
+    if (!last_try && (test_cut_by_load(&f, budget) || test_cut_by_load(&fo, 100))) { /* other: the default budget */
         printf("  %-26s benign calls after it cut by the machine's load: again\n", file);
         aw_sandbox_free(sb);
         aw_sandbox_free(other);
