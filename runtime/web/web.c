@@ -64,6 +64,7 @@ struct aw_web_chan {
     void *message_ud;
     client *clients;
     size_t nclients;
+    size_t dropped; /* clients closed for falling behind (aw_web_chan_dropped) */
 };
 
 typedef struct route {
@@ -172,6 +173,7 @@ static void client_offer(aw_web *w, client *cl, wmsg *m)
         return;
     if (cl->qbytes + m->len > w->max_queue) {
         cl->kill = true;
+        cl->chan->dropped++;
         queue_drop(cl);
         return;
     }
@@ -438,9 +440,19 @@ static int ws_close_with(struct lws *wsi, enum lws_close_status st, const char *
     return -1;
 }
 
-/* A client that fell behind: its socket is full, so no frame would go. */
+/* A client that fell behind: its socket is full, so no frame would go.
+ * lws would first try for 5 s to flush what it holds of a message already
+ * given to it; the socket is shut down so that the flush fails at once and
+ * the client is closed in this turn of the loop, whatever the socket
+ * buffers hold; no linger, so what the kernel still holds for it goes too. */
 static void ws_kill(struct lws *wsi)
 {
+    int fd = (int)lws_get_socket_fd(wsi);
+    if (fd >= 0) {
+        struct linger lg = {1, 0};
+        (void)setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof lg);
+        (void)shutdown(fd, SHUT_RDWR);
+    }
     lws_set_timeout(wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC);
 }
 
@@ -1137,6 +1149,14 @@ size_t aw_web_chan_clients(aw_web_chan *c)
 {
     uv_mutex_lock(&c->w->mu);
     size_t n = c->nclients;
+    uv_mutex_unlock(&c->w->mu);
+    return n;
+}
+
+size_t aw_web_chan_dropped(aw_web_chan *c)
+{
+    uv_mutex_lock(&c->w->mu);
+    size_t n = c->dropped;
     uv_mutex_unlock(&c->w->mu);
     return n;
 }

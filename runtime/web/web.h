@@ -146,6 +146,14 @@ void aw_web_send(aw_web_chan *c, uint64_t client, const char *msg, size_t len);
 /* How many clients are joined to c now. [any] */
 size_t aw_web_chan_clients(aw_web_chan *c);
 
+/* How many clients of c were dropped for falling behind: a message would
+ * have made more than max_queue bytes wait for them (what the kernel's
+ * socket buffers hold is not counted: only our queue). Counted when the
+ * message is offered, so as soon as the aw_web_publish or aw_web_send that
+ * overflowed returns; the loop then closes the client (until it has,
+ * aw_web_chan_clients still counts it). [any] */
+size_t aw_web_chan_dropped(aw_web_chan *c);
+
 /* Forgets the backlog and closes every client of c once what is queued for
  * it has been sent; the channel stays (a later client may join it). [any] */
 void aw_web_chan_close(aw_web_chan *c);

@@ -16,18 +16,25 @@
  *     budget (at least 1 s) of wall-clock time, and with the watchdog the
  *     last resort abandons it at 20x (at least 2 s).
  *
- * Margins, so that the test is not flaky: the work is measured in CPU time
+ * Load, so that the test is not flaky: the work is measured in CPU time
  * itself (a fixed count of instructions would need calibrating, and its CPU
  * time varies with what the other hyperthread of the core does), 30 ms
  * against a budget of 50; two spinners make its wall time about 3x its CPU
- * time, far past the budget (more load on that CPU only makes it longer). The wall-clock bound (1 s)
- * is 10x the contended wall time. The test runs alone (RUN_SERIAL): it
- * hogs one CPU for about a second. The spinners die with the test
- * (PR_SET_PDEATHSIG, and alarm(30) as a backstop). */
+ * time, far past the budget (more load on that CPU only makes it longer).
+ * On a machine so busy that a call gets less than 3 % of the CPU (other
+ * processes besides our spinners), the wall-clock bound (1 s) stops it:
+ * that is the bound doing its job, told apart by the fault's message (and
+ * its wall time past the bound), and the call is made again (up to
+ * MAX_TRIES in all). No check is an upper bound on wall-clock time: the
+ * bounds are checked from below and by the bound the message names. The
+ * test runs alone (RUN_SERIAL): it hogs one CPU for about a second. The
+ * spinners die with the test (PR_SET_PDEATHSIG, and alarm(300) as a
+ * backstop). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,11 +47,13 @@
 
 #include "sandbox.h"
 #include "test.h"
+#include "test_load.h"
 
 #define BUDGET_MS 50
 #define WORK_MS 30 /* CPU time the contended work spends */
 #define RUNS 5
 #define NSPIN 2
+#define MAX_TRIES (10 * RUNS) /* calls in all, counting those the wall-clock bound cut */
 
 static uint64_t clock_ns(clockid_t c)
 {
@@ -115,6 +124,19 @@ static int cmp_u64(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+/* The machine's load kept the call from its CPU (test_cut_by_load); when
+ * the last resort abandoned it, the sandbox is dead: *sb is made again. */
+static bool cut_by_wall_bound(aw_sandbox **sb, int rc, const aw_fault *f)
+{
+    if (rc >= 0 || !test_cut_by_load(f, BUDGET_MS))
+        return false;
+    if (strstr(f->msg, "the agent was killed")) {
+        aw_sandbox_free(*sb);
+        *sb = new_sb(BUDGET_MS);
+    }
+    return true;
+}
+
 static pid_t spinners[NSPIN];
 
 static void start_spinners(void)
@@ -126,7 +148,7 @@ static void start_spinners(void)
         pid_t pid = fork();
         if (pid == 0) {
             prctl(PR_SET_PDEATHSIG, SIGKILL);
-            alarm(30);
+            alarm(300);
             close(p[0]);
             (void)!write(p[1], "x", 1);
             close(p[1]);
@@ -177,24 +199,35 @@ static void test_contended(void)
     start_spinners();
     /* 1. The work completes although its wall time is far past the budget. */
     uint64_t cpus[RUNS], walls[RUNS];
-    int ok = 0;
-    for (int i = 0; i < RUNS; i++) {
+    int ok = 0, n = 0, tries;
+    for (tries = 0; n < RUNS && tries < MAX_TRIES; tries++) {
         job j = {"burn", WORK_MS, 0};
-        int rc = run(sb, &j, &f, &cpus[i], &walls[i]);
+        int rc = run(sb, &j, &f, &cpus[n], &walls[n]);
+        bool cut = cut_by_wall_bound(&sb, rc, &f);
+        printf("  %d ms of CPU work under %d ms with %d spinners: %s, %.1f ms CPU, %.1f ms wall%s%s%s\n", WORK_MS,
+               BUDGET_MS, NSPIN, rc == 0 ? "done" : aw_fault_kind_name(f.kind), cpus[n] / 1e6, walls[n] / 1e6,
+               rc ? ": " : "", rc ? f.msg : "", cut ? " (the machine's load: again)" : "");
+        if (cut)
+            continue;
         ok += rc == 0;
-        printf("  %d ms of CPU work under %d ms with %d spinners: %s, %.1f ms CPU, %.1f ms wall%s%s\n", WORK_MS,
-               BUDGET_MS, NSPIN, rc == 0 ? "done" : aw_fault_kind_name(f.kind), cpus[i] / 1e6, walls[i] / 1e6,
-               rc ? ": " : "", rc ? f.msg : "");
+        n++;
     }
+    CHECK_MSG(n == RUNS, "only %d of %d calls were not cut by the wall-clock bound", n, tries);
     /* 2. An endless loop gets its whole budget of CPU, not a third of it. */
     job sj = {"spin", 0, 0};
-    int rc = run(sb, &sj, &f, &c, &w);
-    printf("  endless loop under %d ms with %d spinners: %s after %.1f ms CPU, %.1f ms wall (reported %.1f ms "
-           "CPU, %.1f ms wall): %s\n",
-           BUDGET_MS, NSPIN, aw_fault_kind_name(f.kind), c / 1e6, w / 1e6, f.elapsed_ns / 1e6, f.wall_ns / 1e6,
-           f.msg);
+    int rc;
+    tries = 0;
+    do {
+        rc = run(sb, &sj, &f, &c, &w);
+        printf("  endless loop under %d ms with %d spinners: %s after %.1f ms CPU, %.1f ms wall (reported %.1f ms "
+               "CPU, %.1f ms wall): %s\n",
+               BUDGET_MS, NSPIN, aw_fault_kind_name(f.kind), c / 1e6, w / 1e6, f.elapsed_ns / 1e6, f.wall_ns / 1e6,
+               f.msg);
+    } while (cut_by_wall_bound(&sb, rc, &f) && ++tries < MAX_TRIES);
     stop_spinners();
     aw_sandbox_free(sb);
+    if (n < RUNS)
+        return;
 
     qsort(cpus, RUNS, sizeof *cpus, cmp_u64);
     qsort(walls, RUNS, sizeof *walls, cmp_u64);
@@ -227,9 +260,10 @@ static void test_wall_bound(void)
     int rc = run(sb, &j, &f, &c, &w);
     printf("  host sleeps 1.1 s, then an endless loop: %s after %.1f ms CPU, %.1f ms wall: %s\n",
            aw_fault_kind_name(f.kind), c / 1e6, w / 1e6, f.msg);
-    CHECK_MSG(rc < 0 && f.kind == AW_FAULT_TIMEOUT && strstr(f.msg, "wall-clock") && !strstr(f.msg, "killed"),
+    CHECK_MSG(rc < 0 && f.kind == AW_FAULT_TIMEOUT && strstr(f.msg, "the wall-clock bound of 1000 ms passed") &&
+                  !strstr(f.msg, "killed"),
               "wall bound: %s", f.msg);
-    CHECK_MSG(w >= 1100000000u && w < 1400000000u, "wall bound: %.1f ms", w / 1e6);
+    CHECK_MSG(w >= 1100000000u, "wall bound: %.1f ms", w / 1e6);
     /* The loop was stopped at once: it had no budget left. */
     CHECK_MSG(c < 20000000u, "wall bound: %.1f ms CPU", c / 1e6);
     if (aw_sandbox_watchdog_signal() == 0) {
@@ -241,7 +275,7 @@ static void test_wall_bound(void)
     rc = run(sb, &k, &f, &c, &w);
     printf("  host sleeps 3 s: %s after %.1f ms wall: %s\n", aw_fault_kind_name(f.kind), w / 1e6, f.msg);
     CHECK_MSG(rc < 0 && f.kind == AW_FAULT_TIMEOUT && strstr(f.msg, "killed"), "last resort: %s", f.msg);
-    CHECK_MSG(w >= 2000000000u && w < 2500000000u, "last resort: %.1f ms", w / 1e6);
+    CHECK_MSG(w >= 2000000000u, "last resort: %.1f ms", w / 1e6);
     aw_sandbox_free(sb);
 }
 

@@ -65,15 +65,16 @@ def get(path, timeout=5):
     return status, out.split(b"\r\n\r\n", 1)[1] if b"\r\n\r\n" in out else b""
 
 
-def still_ok(what, within=0):
+def still_ok(what, within=0, wait=5):
     """The server still answers; within: seconds it may take to get there
     (the closes of many connections are the server's to notice, later under
-    the sanitizers on a loaded machine)."""
+    the sanitizers on a loaded machine); wait: seconds one request may take
+    (a hang guard, not a measure)."""
     end = time.time() + within
     while True:
         st, err = None, None
         try:
-            st, body = get("/api/games")
+            st, body = get("/api/games", wait)
             if st == 200 and b'"games"' in body:
                 break
         except OSError as e:
@@ -129,13 +130,29 @@ for data in [b"GET / HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Up
         fail("websocket %r...: accepted" % data[:40])
     still_ok("websocket %r" % data[:30])
 
-# 4. a client that never finishes its request, others meanwhile
+def still_open(s):
+    """The server has neither answered nor closed s (it would read b"" or
+    data at once): nothing waits."""
+    s.setblocking(False)
+    try:
+        s.recv(1, socket.MSG_PEEK)
+        return False
+    except BlockingIOError:
+        return True
+    except OSError:
+        return False
+    finally:
+        s.settimeout(5)
+
+
+# 4. a client that never finishes its request, others meanwhile: answered
+# while the slow one is still held (not once the server's own timeout for
+# an unfinished request has dropped it); no deadline of the test's
 slow = conn()
 slow.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n")
-t0 = time.time()
-still_ok("a request never finished")
-if time.time() - t0 > 3:
-    fail("a slow client delayed another by %.1f s" % (time.time() - t0))
+still_ok("a request never finished", wait=120)
+if not still_open(slow):
+    fail("a slow client delayed another: answered only once the slow one was dropped")
 
 # 4b. many clients that never finish their request (more than lws's pool of
 # header buffers was once: 32 such clients made every other wait for the
@@ -145,10 +162,9 @@ for _ in range(64):
     s = conn()
     s.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n")
     slows.append(s)
-t0 = time.time()
-still_ok("64 requests never finished")
-if time.time() - t0 > 3:
-    fail("64 slow clients delayed another by %.1f s" % (time.time() - t0))
+still_ok("64 requests never finished", wait=120)
+if not all(still_open(s) for s in slows):
+    fail("64 slow clients delayed another: answered only once slow ones were dropped")
 for s in slows:
     s.close()
 
@@ -159,10 +175,10 @@ for _ in range(20):
     s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
     s.sendall(b"GET /api/game/0 HTTP/1.1\r\nHost: x\r\n\r\n" * 5)
     hogs.append(s)
-t0 = time.time()
-still_ok("clients that never read")
-if time.time() - t0 > 3:
-    fail("clients that never read delayed another by %.1f s" % (time.time() - t0))
+# answered while they never read (a server that waited on them never
+# would); how soon is no test's business: their requests are served first,
+# and under the sanitizers on a loaded machine that takes seconds
+still_ok("clients that never read", wait=120)
 
 # 6. more connections than the limit (256), then they go
 many = []
