@@ -198,7 +198,7 @@ static int sb_setup(lua_State *L)
         {"dofile", NULL},  {"loadfile", NULL},           {"warn", NULL},     {"print", sb_print},
         {"load", sb_load}, {"pcall", sb_pcall},          {"xpcall", sb_xpcall},
         {"setmetatable", sb_setmetatable},               {"collectgarbage", sb_collectgarbage},
-        {"require", sb_require}, {NULL, NULL}};
+        {"require", sb_require}, {"tostring", sb_tostring}, {NULL, NULL}};
     set_funcs(L, base);
     wrap_field(L, "tonumber", sb_tonumber);
     lua_pop(L, 1);
@@ -311,6 +311,7 @@ static int sb_setup(lua_State *L)
     lua_rawsetp(L, LUA_REGISTRYINDEX, &sb_key_chunks);
     lua_newtable(L);
     lua_rawsetp(L, LUA_REGISTRYINDEX, &sb_key_shared);
+    sb_ids_open(L);
     lua_newtable(L);
     int keys = lua_gettop(L);
     lua_pushnil(L);

@@ -215,6 +215,11 @@ int sb_load(lua_State *L);
 int sb_load_text(lua_State *L, aw_sandbox *sb, const char *s, size_t len, const char *name);
 int sb_pcall(lua_State *L);
 int sb_print(lua_State *L);
+/* sb_addr.c: objects shown by number, never by address. */
+void sb_ids_open(lua_State *L);
+const char *sb_tolstring(lua_State *L, int idx, size_t *len);
+void sb_push_pointer(lua_State *L, int idx);
+int sb_tostring(lua_State *L);
 int sb_setmetatable(lua_State *L);
 int sb_xpcall(lua_State *L);
 void sb_copy_line(char *dst, size_t cap, const char *s, size_t len);

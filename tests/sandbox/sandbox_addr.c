@@ -1,0 +1,133 @@
+/* sandbox_addr: what an agent sees of addresses depends only on what its own
+ * sandbox did (docs/sandbox.md, "What an agent can read"):
+ *  1. tostring, print and string.format's %s and %p show an object as the
+ *     number the sandbox gave it when first shown, the same number for the
+ *     object's life; __tostring and __name work as in Lua;
+ *  2. two new sandboxes running the same script see the same tostring and
+ *     %p results and the same pairs order over tables, functions and
+ *     strings-free keys (tables keyed by tables and functions, which Lua
+ *     hashes by address), whatever another sandbox and the host allocated
+ *     and freed in between, and while the first one is still alive. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <lauxlib.h>
+
+#include "sandbox.h"
+#include "test.h"
+
+static aw_sandbox *new_sb(void)
+{
+    aw_sandbox_limits lim;
+    aw_error err;
+    aw_sandbox_limits_default(&lim);
+    lim.budget_ms = 5000;
+    aw_sandbox *sb = aw_sandbox_new(&lim, &err);
+    CHECK_MSG(sb != NULL, "aw_sandbox_new: %s", err.msg);
+    if (!sb)
+        exit(1);
+    return sb;
+}
+
+/* Runs src in sb; returns its string result (malloc'd) or NULL. */
+static char *eval_str(aw_sandbox *sb, const char *src)
+{
+    aw_fault f;
+    char *r = NULL;
+    if (aw_sandbox_load(sb, src, strlen(src), "=test", &f) == 0) {
+        lua_State *L = aw_sandbox_state(sb);
+        if (lua_type(L, -1) == LUA_TSTRING)
+            r = strdup(lua_tostring(L, -1));
+        CHECK_MSG(r != NULL, "%s: a %s", src, luaL_typename(L, -1));
+        lua_pop(L, 1);
+    } else {
+        CHECK_MSG(0, "%s: %s: %s", src, aw_fault_kind_name(f.kind), f.msg);
+    }
+    return r;
+}
+
+/* The same thing in every sandbox: objects shown, and the order of pairs
+ * over keys hashed by address (tables and functions, of small and large
+ * sizes, some freed on the way). */
+#define ORDER "''" /* the pairs order: not yet the sandbox's own */
+static const char script[] =
+    "local t, keys = {}, {}\n"
+    "for i = 1, 300 do\n"
+    "  local k\n"
+    "  if i % 5 == 0 then k = function() return i end\n"
+    "  elseif i % 7 == 0 then k = table.pack(string.byte(string.rep('x', 40), 1, 40))\n"
+    "  else k = {i} end\n"
+    "  keys[i] = k\n"
+    "  if i % 3 ~= 0 then t[k] = i end\n"
+    "end\n"
+    "local order = {}\n"
+    "for _, v in pairs(t) do order[#order + 1] = v end\n"
+    "local a = {}\n"
+    "print(a, keys[5])\n"
+    "local named = setmetatable({}, {__name = 'Thing'})\n"
+    "local own = setmetatable({}, {__tostring = function() return 'mine' end})\n"
+    "return table.concat({tostring(a), tostring(a), string.format('%p|%5p|%-12p|%p|%s|%p', a, {}, print, 1, a, 'abc'),\n"
+    "  tostring(named), tostring(own), tostring(coroutine.create(print)), tostring(keys[10]),\n"
+    "  " ORDER "}, '\\n')\n";
+
+/* Noise: tables, closures and long strings made, some freed, some kept. */
+static const char noise[] =
+    "keep = {}\n"
+    "for i = 1, 5000 do\n"
+    "  keep[i] = i % 7 == 0 and string.rep('y', 500 + i) or i % 3 == 0 and function() return i end or {i, i}\n"
+    "end\n"
+    "for i = 1, 5000, 4 do keep[i] = nil end\n"
+    "return tostring({}) .. tostring({})\n";
+
+int main(void)
+{
+    aw_sandbox *a = new_sb();
+    char *ra = eval_str(a, script);
+    CHECK(ra != NULL);
+    if (!ra)
+        return test_done();
+    /* 1. Numbers, not addresses, and Lua's forms otherwise. */
+    const char *want = "table: 0x00000001\ntable: 0x00000001\n"
+                       "0x00000001|0x00000003|0x00000004  |(null)|table: 0x00000001|0x00000005\n"
+                       "Thing: 0x00000006\nmine\nthread: 0x00000007\nfunction: 0x00000008\n";
+    CHECK_MSG(strncmp(ra, want, strlen(want)) == 0, "got\n%s", ra);
+    size_t olen = 0;
+    const char *out = aw_sandbox_output(a, &olen);
+    CHECK_MSG(olen == strlen("table: 0x00000001\tfunction: 0x00000002\n") &&
+                  memcmp(out, "table: 0x00000001\tfunction: 0x00000002\n", olen) == 0,
+              "print wrote %.*s", (int)olen, out);
+
+    /* 2. Another sandbox and the host allocate in between; a new sandbox
+     * sees the same. One made before the noise, one after. */
+    aw_sandbox *early = new_sb();
+    aw_sandbox *b = new_sb();
+    void *held[64];
+    for (int i = 0; i < 64; i++)
+        held[i] = malloc((size_t)(i * 97 % 1500) + 16);
+    free(eval_str(b, noise));
+    for (int i = 0; i < 64; i += 3)
+        free(held[i]), held[i] = NULL;
+    aw_sandbox *c = new_sb();
+    char *rc = eval_str(c, script);
+    char *re = eval_str(early, script);
+    CHECK_MSG(rc && strcmp(ra, rc) == 0, "first\n%s\nafter noise\n%s", ra, rc ? rc : "(none)");
+    CHECK_MSG(re && strcmp(ra, re) == 0, "first\n%s\nmade before the noise\n%s", ra, re ? re : "(none)");
+    free(rc);
+    free(re);
+    /* And once the first sandboxes are gone. */
+    aw_sandbox_free(a);
+    aw_sandbox_free(b);
+    free(eval_str(c, noise));
+    aw_sandbox *d = new_sb();
+    char *rd = eval_str(d, script);
+    CHECK_MSG(rd && strcmp(ra, rd) == 0, "first\n%s\nafter the others were freed\n%s", ra, rd ? rd : "(none)");
+    free(rd);
+    aw_sandbox_free(c);
+    aw_sandbox_free(d);
+    aw_sandbox_free(early);
+    for (int i = 0; i < 64; i++)
+        free(held[i]);
+    free(ra);
+    return test_done();
+}
