@@ -733,7 +733,12 @@ aw_sandbox *aw_sandbox_new(const aw_sandbox_limits *limits, aw_error *err)
     sb->next_check = SB_CHECK_UNITS;
     sb->hook_count = SB_HOOK_COUNT;
     aw_buf_init(&sb->out);
-    sb_heap_init(sb);
+    if (sb_heap_init(sb) < 0) {
+        aw_fail(err, AW_ENOMEM, "sandbox: cannot reserve address space for a memory cap of %zu bytes: %s",
+                sb->lim.memory_bytes, strerror(errno));
+        aw_sandbox_free(sb);
+        return NULL;
+    }
     sb->L = lua_newstate(sb->lim.unguarded ? sb_plain_alloc : sb_alloc, sb);
     if (!sb->L) {
         aw_fail(err, AW_ENOMEM, "sandbox: cannot create a Lua state within %zu bytes", sb->lim.memory_bytes);
@@ -787,7 +792,8 @@ void aw_sandbox_free(aw_sandbox *sb)
         return;
     if (sb->L)
         lua_close(sb->L);
-    sb_heap_release(sb); /* the arena's chunks; no large block should remain */
+    sb_heap_release(sb); /* nothing should remain */
+    sb_heap_unmap(sb);
     aw_buf_free(&sb->out);
     free(sb->module_dir);
     free(sb);
