@@ -154,6 +154,22 @@ static void bin_remove(aw_sandbox *sb, char *b)
         set_link(n, 1, p);
 }
 
+/* Gives the pages wholly inside [from, to) back to the system when they
+ * are at least SB_DISCARD bytes (they read as zeros when touched again):
+ * the region keeps its high-water mark of address space, not of memory. */
+#define SB_DISCARD ((size_t)1 << 20)
+static void region_discard(const char *from, const char *to)
+{
+    static size_t page;
+    if (!page) {
+        long ps = sysconf(_SC_PAGESIZE);
+        page = ps > 0 ? (size_t)ps : 4096;
+    }
+    uintptr_t a = ((uintptr_t)from + page - 1) & ~(uintptr_t)(page - 1), z = (uintptr_t)to & ~(uintptr_t)(page - 1);
+    if (z > a && z - a >= SB_DISCARD)
+        madvise((void *)a, z - a, MADV_DONTNEED);
+}
+
 /* Makes the size bytes at b a free block: merged with free neighbours,
  * given back to the top when it reaches it, else on its list. The block
  * before b is in use unless b's B_PREV_USED is clear. */
@@ -172,6 +188,8 @@ static void region_put(aw_sandbox *sb, char *b, size_t size, int prev_used)
         size += ps;
     }
     SB_POISON(b, size);
+    if (size >= SB_DISCARD)
+        region_discard(next == sb->region_top ? b : b + 4 * sizeof(size_t), next);
     if (next == sb->region_top) {
         sb->region_top = b; /* the block before b is in use */
         return;

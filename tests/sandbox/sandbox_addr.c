@@ -80,6 +80,33 @@ static const char noise[] =
     "for i = 1, 5000, 4 do keep[i] = nil end\n"
     "return tostring({}) .. tostring({})\n";
 
+/* Churn: a deterministic mix of large strings and tables, each checked
+ * when it is replaced and at the end. */
+static const char churn[] =
+    "local keep, seed = {}, 7\n"
+    "local function check(v)\n"
+    "  if v.s then assert(#v.s == v.n and v.s:byte(1) == v.c and v.s:byte(-1) == v.c, 'string') end\n"
+    "  if v.t then for i = 1, #v.t, 97 do assert(v.t[i] == i * v.c, 'table') end end\n"
+    "end\n"
+    "for round = 1, 1500 do\n"
+    "  seed = (seed * 1103515245 + 12345) % 2147483648\n"
+    "  local k = seed % 48 + 1\n"
+    "  if keep[k] then check(keep[k]) end\n"
+    "  local c = 65 + seed % 26\n"
+    "  local n = seed % 7 == 0 and 600000 + seed % 1500000 or 520 + seed % 9000\n"
+    "  if seed % 3 == 0 then\n"
+    "    local t = {}\n"
+    "    for i = 1, n // 64 do t[i] = i * c end\n"
+    "    keep[k] = {t = t, c = c}\n"
+    "  elseif seed % 5 == 0 then\n"
+    "    keep[k] = nil\n"
+    "  else\n"
+    "    keep[k] = {s = string.rep(string.char(c), n), n = n, c = c}\n"
+    "  end\n"
+    "end\n"
+    "for _, v in pairs(keep) do check(v) end\n"
+    "return 'ok'\n";
+
 int main(void)
 {
     /* The first sandbox of a process compiles the maker of the agents'
@@ -126,6 +153,13 @@ int main(void)
     char *rd = eval_str(d, script);
     CHECK_MSG(rd && strcmp(ra, rd) == 0, "first\n%s\nafter the others were freed\n%s", ra, rd ? rd : "(none)");
     free(rd);
+    /* 3. The allocator under churn (twice: the second run reuses what the
+     * first freed). */
+    for (int i = 0; i < 2; i++) {
+        char *r = eval_str(d, churn);
+        CHECK_MSG(r && strcmp(r, "ok") == 0, "churn: %s", r ? r : "(failed)");
+        free(r);
+    }
     aw_sandbox_free(c);
     aw_sandbox_free(d);
     aw_sandbox_free(early);
