@@ -334,10 +334,13 @@ int aw_confine(const int *keep, int nkeep, const char *read_dir, size_t memory_b
     if (!memory_bytes)
         memory_bytes = (size_t)64 << 20;
 #ifndef AW_ASAN
-    /* The image inherited from the host, the agent's cap, and room for the
-     * host code's own allocations; Lua's allocator enforces the cap
-     * exactly, this is the backstop. */
-    struct rlimit as = {vm + memory_bytes + ((size_t)256 << 20), vm + memory_bytes + ((size_t)256 << 20)};
+    /* The image inherited from the host, the sandbox's address region
+     * (reserved whole: twice the agent's cap, see runtime/luahost/sb_alloc.c),
+     * and room for the host code's own allocations; Lua's allocator enforces
+     * the cap exactly, this is the backstop. */
+    size_t region = memory_bytes > SIZE_MAX / 4 ? SIZE_MAX / 2 : 2 * memory_bytes;
+    size_t lim = vm + region + ((size_t)256 << 20);
+    struct rlimit as = {lim, lim};
     if (setrlimit(RLIMIT_AS, &as) != 0)
         return aw_fail(err, AW_EIO, "setrlimit(RLIMIT_AS): %s", strerror(errno));
 #else

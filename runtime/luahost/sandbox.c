@@ -198,7 +198,7 @@ static int sb_setup(lua_State *L)
         {"dofile", NULL},  {"loadfile", NULL},           {"warn", NULL},     {"print", sb_print},
         {"load", sb_load}, {"pcall", sb_pcall},          {"xpcall", sb_xpcall},
         {"setmetatable", sb_setmetatable},               {"collectgarbage", sb_collectgarbage},
-        {"require", sb_require}, {NULL, NULL}};
+        {"require", sb_require}, {"tostring", sb_tostring}, {NULL, NULL}};
     set_funcs(L, base);
     wrap_field(L, "tonumber", sb_tonumber);
     lua_pop(L, 1);
@@ -311,6 +311,7 @@ static int sb_setup(lua_State *L)
     lua_rawsetp(L, LUA_REGISTRYINDEX, &sb_key_chunks);
     lua_newtable(L);
     lua_rawsetp(L, LUA_REGISTRYINDEX, &sb_key_shared);
+    sb_ids_open(L);
     lua_newtable(L);
     int keys = lua_gettop(L);
     lua_pushnil(L);
@@ -738,7 +739,12 @@ aw_sandbox *aw_sandbox_new(const aw_sandbox_limits *limits, aw_error *err)
     sb->next_check = SB_CHECK_UNITS;
     sb->hook_count = SB_HOOK_COUNT;
     aw_buf_init(&sb->out);
-    sb_heap_init(sb);
+    if (sb_heap_init(sb) < 0) {
+        aw_fail(err, AW_ENOMEM, "sandbox: cannot reserve address space for a memory cap of %zu bytes: %s",
+                sb->lim.memory_bytes, strerror(errno));
+        aw_sandbox_free(sb);
+        return NULL;
+    }
     sb->L = lua_newstate(sb->lim.unguarded ? sb_plain_alloc : sb_alloc, sb);
     if (!sb->L) {
         aw_fail(err, AW_ENOMEM, "sandbox: cannot create a Lua state within %zu bytes", sb->lim.memory_bytes);
@@ -792,7 +798,8 @@ void aw_sandbox_free(aw_sandbox *sb)
         return;
     if (sb->L)
         lua_close(sb->L);
-    sb_heap_release(sb); /* the arena's chunks; no large block should remain */
+    sb_heap_release(sb); /* nothing should remain */
+    sb_heap_unmap(sb);
     aw_buf_free(&sb->out);
     free(sb->module_dir);
     free(sb);

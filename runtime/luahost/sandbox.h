@@ -39,7 +39,8 @@ void aw_modcache_free(aw_modcache *c);
 typedef struct aw_sandbox_limits {
     int budget_ms;          /* CPU time per call (the calling thread's); default 100. Wall-clock
                                time per call is bounded at 10x that, at least 1 s (docs/sandbox.md) */
-    size_t memory_bytes;    /* allocator cap; default 64 MiB */
+    size_t memory_bytes;    /* allocator cap; default 64 MiB (the sandbox reserves twice that of
+                               address space, committed only as used: docs/sandbox.md) */
     uint64_t seed;          /* seeds the agent's math.random */
     size_t output_bytes;    /* cap on the agent's print() log; default 64 KiB */
     const char *module_dir; /* folder an agent may require plain .lua modules from, or NULL */

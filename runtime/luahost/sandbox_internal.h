@@ -71,16 +71,15 @@
 #define SB_MAXCAPTURES 32
 #define SB_MAXMATCHDEPTH 200
 
-/* The allocator (sb_alloc.c): blocks of at most SB_SMALL_MAX bytes come
- * from the sandbox's arena, in size classes of SB_GRAIN bytes (so they keep
- * malloc's 16-byte alignment); larger ones are malloc'd with a header in
- * front: 16 bytes, on the sandbox's list of blocks. */
+/* The allocator (sb_alloc.c): every block comes from the sandbox's own
+ * address region. Blocks of at most SB_SMALL_MAX bytes come from its arena,
+ * in size classes of SB_GRAIN bytes (so they keep malloc's 16-byte
+ * alignment); larger ones have a 16-byte header in front and free lists by
+ * powers of two (SB_NBIN). */
 #define SB_SMALL_MAX 512u
 #define SB_GRAIN 16u
 #define SB_NCLASS (SB_SMALL_MAX / SB_GRAIN)
-typedef struct sb_block {
-    struct sb_block *prev, *next;
-} sb_block;
+#define SB_NBIN 64
 
 /* Built with AddressSanitizer: the arena poisons what Lua does not own. */
 #if defined(__SANITIZE_ADDRESS__)
@@ -127,15 +126,13 @@ struct aw_sandbox {
     int cap_first;              /* the call reached the memory cap before any deadline */
     int want_gc;                /* near the cap: collect fully at the next safe point */
     /* The last resort (see sb_wd_handler): every block the state owns is in
-     * the arena or on a list, so that a state that cannot be stopped can be
+     * the sandbox's region, so that a state that cannot be stopped can be
      * abandoned and its memory freed without Lua's help. */
-    struct sb_block *blocks;    /* large blocks, a circular list: &head */
-    struct sb_block head;
+    char *region, *region_top, *region_end; /* reserved; blocks below top */
+    void *free_big[SB_NBIN];    /* free large blocks, by power of two */
     void *free_small[SB_NCLASS]; /* free arena blocks, one list per size class */
     char *bump, *bump_end;      /* the rest of the newest chunk */
-    struct sb_chunk *chunks;    /* the arena's chunks (sb_alloc.c) */
     size_t arena_bytes;         /* bytes of chunks */
-    size_t big_used;            /* bytes Lua holds in large blocks */
     volatile sig_atomic_t in_alloc; /* in malloc/free or other host code: no kill now */
     volatile sig_atomic_t in_libc;  /* in a libc call that takes a lock (mktime, strftime): no kill now */
     volatile sig_atomic_t kill_armed;
@@ -206,8 +203,9 @@ extern _Thread_local aw_sandbox *volatile sb_wd_running;
 /* Across the parts. */
 int sb_protected(aw_sandbox *sb, lua_CFunction fn, void *ud, int nres, aw_fault *fault);
 void *sb_alloc(void *ud, void *ptr, size_t osize, size_t nsize);
-void sb_heap_init(aw_sandbox *sb);
+int sb_heap_init(aw_sandbox *sb);
 void sb_heap_release(aw_sandbox *sb);
+void sb_heap_unmap(aw_sandbox *sb);
 int sb_co_close(lua_State *L);
 int sb_co_resume(lua_State *L);
 int sb_co_wrap(lua_State *L);
@@ -216,6 +214,11 @@ int sb_load(lua_State *L);
 int sb_load_text(lua_State *L, aw_sandbox *sb, const char *s, size_t len, const char *name);
 int sb_pcall(lua_State *L);
 int sb_print(lua_State *L);
+/* sb_addr.c: objects shown by number, never by address. */
+void sb_ids_open(lua_State *L);
+const char *sb_tolstring(lua_State *L, int idx, size_t *len);
+void sb_push_pointer(lua_State *L, int idx);
+int sb_tostring(lua_State *L);
 int sb_setmetatable(lua_State *L);
 int sb_xpcall(lua_State *L);
 void sb_copy_line(char *dst, size_t cap, const char *s, size_t len);

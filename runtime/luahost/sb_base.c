@@ -113,7 +113,7 @@ int sb_print(lua_State *L)
     int n = lua_gettop(L);
     for (int i = 1; i <= n; i++) {
         size_t len;
-        const char *s = luaL_tolstring(L, i, &len);
+        const char *s = sb_tolstring(L, i, &len);
         if (i > 1)
             out_add(sb, "\t", 1);
         out_add(sb, s, len);

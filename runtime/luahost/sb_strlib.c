@@ -348,8 +348,20 @@ int sb_format(lua_State *L)
                                             lua_type(L, arg) == LUA_TBOOLEAN))
             return luaL_argerror(L, arg, "value has no literal form");
         lua_pushvalue(L, lua_upvalueindex(1));
-        lua_pushlstring(L, pc, (size_t)(spec_end - pc));
-        lua_pushvalue(L, arg);
+        if (conv == 'p' && !memchr(pc, '.', (size_t)(spec_end - pc))) {
+            /* %p: the object's number (sb_addr.c), formatted as a string
+             * (the flags and width of %p are those of %s). */
+            lua_pushlstring(L, pc, (size_t)(spec_end - pc - 1));
+            lua_pushliteral(L, "s");
+            lua_concat(L, 2);
+            sb_push_pointer(L, arg);
+        } else {
+            lua_pushlstring(L, pc, (size_t)(spec_end - pc));
+            if (conv == 's') /* what tostring shows, never an address */
+                sb_tolstring(L, arg, NULL);
+            else
+                lua_pushvalue(L, arg);
+        }
         lua_call(L, 2, 1);
         luaL_addvalue(&b);
         p = spec_end;

@@ -148,7 +148,7 @@ local fmts = {
   { "%i", 3 }, { "%.3q", "x" }, { "%y", 1 }, { "%d" }, { "%s %s", 1 }, { "%", 1 }, { "%5", 1 }, { "%q", {} },
   { "%s", setmetatable({}, { __tostring = function() return "T" end }) }, { "%-+ #0d", 5 }, { "%099d", 1 },
   { "%100d", 1 }, { "%q", true }, { "%.14g", 0.1 }, { "x%%y%sz", "!" }, { "%d", "10" }, { "%d", 3.5 },
-  { "%x", "z" }, { "%s", nil }, { "%q", ("\1"):rep(3) .. "2" }, { ("%d,"):rep(300), table.unpack((function()
+  { "%x", "z" }, { "%s", nil }, { "%.3p", {} }, { "%p|%-8p|%8p", 1, nil, true }, { "%s", 2.5 }, { "%q", ("\1"):rep(3) .. "2" }, { ("%d,"):rep(300), table.unpack((function()
     local t = {} for i = 1, 300 do t[i] = i end return t end)()) },
 }
 for i, c in ipairs(fmts) do rec("format " .. i, string.format, table.unpack(c, 1, #c)) end
