@@ -92,7 +92,8 @@ typedef struct addr_slot {
     int count;
 } addr_slot;
 
-enum refusal { REFUSE_FULL, REFUSE_ADDRESS, REFUSE_RESOURCES, NREFUSALS };
+/* What a flood makes happen per connection, logged now and then. */
+enum refusal { REFUSE_FULL, REFUSE_ADDRESS, REFUSE_RESOURCES, DROP_UNNAMED, NREFUSALS };
 
 struct server {
     uv_loop_t loop;
@@ -143,6 +144,7 @@ static void table_run(table *t);
 static void take_timer(uv_timer_t *tm);
 static void lobby_check(server *s);
 static void remote_drop(remote *r, const char *why);
+static void refusal_note(server *s, enum refusal why, const char *detail);
 
 /* ---- a remote agent ---------------------------------------------------- */
 
@@ -182,7 +184,7 @@ static void on_lobby_timeout(uv_timer_t *tm)
     if (r->table || r->pending >= 0 || !r->named)
         return; /* seated meanwhile: the timer is the game's now */
     char m[96];
-    snprintf(m, sizeof m, "waited %d s in the lobby without a game", r->srv->lobby_ms / 1000);
+    snprintf(m, sizeof m, "waited %g s in the lobby without a game (--lobby-timeout)", r->srv->lobby_ms / 1000.0);
     remote_drop(r, m);
 }
 
@@ -247,7 +249,10 @@ static void remote_drop(remote *r, const char *why)
     r->gone = true;
     snprintf(r->gone_msg, sizeof r->gone_msg, "%s", why);
     server *s = r->srv;
-    say(s, "%s (%s): %s", r->named ? r->name : "a new connection", r->table ? "in a game" : "waiting", why);
+    if (r->named)
+        say(s, "%s (%s): %s", r->name, r->table ? "in a game" : "waiting", why);
+    else
+        refusal_note(s, DROP_UNNAMED, why); /* a flood's many: now and then */
     lobby_remove(s, r);
     if (r->pending >= 0)
         remote_fault(r, AW_FAULT_LOST, why);
@@ -284,7 +289,7 @@ static void on_deadline(uv_timer_t *tm)
     const char *rname = aw_wire_request_name(r->pending);
     if (r->pending == AW_WIRE_REQ_NAME) {
         r->pending = -1;
-        remote_drop(r, "no answer to NAME in time");
+        remote_drop(r, "no answer to NAME in time (--name-timeout)");
         return;
     }
     snprintf(m, sizeof m, "%s: no answer within %d ms", rname ? rname : "?", r->srv->o->time_limit_ms);
@@ -848,10 +853,15 @@ static void conn_closed(server *s, const unsigned char *key)
     s->addrs[i].count = 0;
 }
 
+static const char *const refusal_what[NREFUSALS] = {
+    "refusing connections (over --max-connections)", "refusing connections (over --max-per-address)",
+    "refusing connections (out of resources)", "closing a connection before its NAME"};
+
 static const char *const refusal_line[NREFUSALS] = {
     "aiwolf serve: too many connections; try again later\n",
     "aiwolf serve: too many connections from your address; try again later\n",
     "aiwolf serve: out of resources; try again later\n",
+    NULL,
 };
 
 /* Logs a refusal, at most once every REFUSAL_QUIET_MS for each kind: the
@@ -863,13 +873,11 @@ static void refusal_note(server *s, enum refusal why, const char *detail)
         s->refusal_unsaid[why]++;
         return;
     }
-    static const char *const what[NREFUSALS] = {"over --max-connections", "over --max-per-address",
-                                                "out of resources"};
     if (s->refusal_unsaid[why])
-        say(s, "refusing connections (%s): %s (and %ld more since the last such message)", what[why], detail,
+        say(s, "%s: %s (and %ld more since the last such message)", refusal_what[why], detail,
             s->refusal_unsaid[why]);
     else
-        say(s, "refusing connections (%s): %s", what[why], detail);
+        say(s, "%s: %s", refusal_what[why], detail);
     s->refusal_said[why] = now;
     s->refusal_unsaid[why] = 0;
 }
@@ -938,18 +946,22 @@ static void on_accept_backoff_end(uv_timer_t *tm)
         uv_poll_start(&s->listen_poll, UV_READABLE, on_listen);
 }
 
-/* accept failed for want of descriptors or memory: the connection waits in
- * the kernel's queue, and the listening socket stays readable. Refuse one
- * with the spare descriptor when there is one, then stop listening for a
- * while (longer each time in a row) rather than spin. */
+/* accept failed for want of descriptors or memory: the connections wait in
+ * the kernel's queue, and the listening socket stays readable. Refuse those
+ * waiting (one at a time in the spare descriptor's place) when there is a
+ * spare, then stop listening for a while (longer each time in a row)
+ * rather than spin. */
 static void accept_failed(server *s, int e)
 {
     if ((e == EMFILE || e == ENFILE) && s->spare_fd >= 0) {
         close(s->spare_fd);
         s->spare_fd = -1;
-        int fd = accept(s->listen_fd, NULL, NULL);
-        if (fd >= 0)
+        for (int i = 0; i < 1024; i++) {
+            int fd = accept4(s->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+            if (fd < 0)
+                break;
             refuse(s, fd, REFUSE_RESOURCES, strerror(e));
+        }
         s->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
     } else {
         refusal_note(s, REFUSE_RESOURCES, strerror(e));
@@ -1074,9 +1086,7 @@ static void stop(server *s)
     s->spare_fd = -1;
     for (int k = 0; k < NREFUSALS; k++)
         if (s->refusal_unsaid[k])
-            say(s, "%ld more connection%s refused (%s) since the last such message", s->refusal_unsaid[k],
-                s->refusal_unsaid[k] == 1 ? "" : "s", k == REFUSE_FULL ? "--max-connections" :
-                k == REFUSE_ADDRESS ? "--max-per-address" : "out of resources");
+            say(s, "%s: %ld more since the last such message", refusal_what[k], s->refusal_unsaid[k]);
 }
 
 static void on_signal(uv_signal_t *sig, int signum)
