@@ -1045,7 +1045,10 @@ static int listen_on(const char *host, int port, aw_error *err)
     int one = 1;
     setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
     socklen_t len = addr.ss_family == AF_INET6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in);
-    if (bind(fd, (struct sockaddr *)&addr, len) != 0 || listen(fd, 128) != 0) {
+    /* A deep queue: a burst of connections waits there to be accepted or
+     * refused, rather than having its SYNs dropped (the kernel caps it at
+     * net.core.somaxconn). */
+    if (bind(fd, (struct sockaddr *)&addr, len) != 0 || listen(fd, 1024) != 0) {
         int e = errno;
         close(fd);
         aw_fail(err, AW_EIO, "cannot listen on %s:%d: %s", host, port, strerror(e));
