@@ -71,12 +71,15 @@ static void usage(FILE *out)
             "                        272 with --http; at least 16)\n"
             "  --max-per-address N   connections open at once from one address (an IPv4\n"
             "                        address or an IPv6 /64; default: twice the remote\n"
-            "                        seats of --parallel games, at least 16)\n"
+            "                        seats of --parallel games, at least 2)\n"
             "  --name-timeout MS     a connection that has not answered NAME by then is\n"
             "                        closed (default 5000)\n"
             "  --lobby-timeout MS    an agent that waits for a game longer than this is\n"
             "                        closed (default 600000, 10 minutes); the lobby is first\n"
             "                        come, first served\n"
+            "  --max-timeouts N      a remote agent that lets N answers in a row pass\n"
+            "                        --time-limit is out of its game and closed (default 3;\n"
+            "                        0: never)\n"
             "  --help                this text\n"
             "\n"
             "Exit status: 0 when every game was played (or on Ctrl-C), 1 when an output\n"
@@ -205,7 +208,7 @@ int cmd_serve(int argc, char **argv)
     const char **sets = calloc((size_t)argc + 1, sizeof *sets);
     int nsets = 0;
     long port = 10000, players = 5, games = 1, parallel = 1, time_limit = 0;
-    long max_conn = 0, max_addr = 0, name_ms = 5000, lobby_ms = 600000;
+    long max_conn = 0, max_addr = 0, name_ms = 5000, lobby_ms = 600000, max_timeouts = 3;
     uint64_t seed = 0;
     bool have_seed = false, quiet = false, role_requests = true;
     serve_ctx ctx;
@@ -222,7 +225,7 @@ int cmd_serve(int argc, char **argv)
                      !strcmp(o, "--bind") || !strcmp(o, "--http") || !strcmp(o, "--human") ||
                      !strcmp(o, "--human-timeout") || !strcmp(o, "--max-connections") ||
                      !strcmp(o, "--max-per-address") || !strcmp(o, "--name-timeout") ||
-                     !strcmp(o, "--lobby-timeout");
+                     !strcmp(o, "--lobby-timeout") || !strcmp(o, "--max-timeouts");
         if (takes && i + 1 >= argc) {
             rc = bad("%s needs a value", o);
             goto done;
@@ -315,6 +318,11 @@ int cmd_serve(int argc, char **argv)
         } else if (!strcmp(o, "--lobby-timeout")) {
             if (aw_parse_long(v, 1, 86400000, &lobby_ms) != 0) {
                 rc = bad("--lobby-timeout: '%s' is not a number of milliseconds (1 to 86400000)", v);
+                goto done;
+            }
+        } else if (!strcmp(o, "--max-timeouts")) {
+            if (aw_parse_long(v, 0, 1000000, &max_timeouts) != 0) {
+                rc = bad("--max-timeouts: '%s' is not a number from 0 to 1000000", v);
                 goto done;
             }
         } else if (!strcmp(o, "--no-role-requests")) {
@@ -428,6 +436,7 @@ int cmd_serve(int argc, char **argv)
     no.max_per_address = (int)max_addr;
     no.name_timeout_ms = (int)name_ms;
     no.lobby_timeout_ms = (int)lobby_ms;
+    no.max_timeouts = (int)max_timeouts;
     no.make_local = make_local;
     no.before = before;
     no.after = after;

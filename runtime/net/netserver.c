@@ -66,6 +66,7 @@ typedef struct remote {
     aw_role asked;    /* the role it asked for (ROLE), or AW_ROLE_NONE */
     struct remote *next; /* in the lobby */
     unsigned char addr[16]; /* its address as counted (addr_key) */
+    int timeouts;           /* answers in a row past their deadline */
     char readbuf[16384];
 } remote;
 
@@ -292,8 +293,18 @@ static void on_deadline(uv_timer_t *tm)
         remote_drop(r, "no answer to NAME in time (--name-timeout)");
         return;
     }
-    snprintf(m, sizeof m, "%s: no answer within %d ms", rname ? rname : "?", r->srv->o->time_limit_ms);
     aw_wire_seat_expire(&r->ws); /* its answer, if it comes, is dropped */
+    int most = r->srv->o->max_timeouts;
+    if (most > 0 && ++r->timeouts >= most) {
+        /* silent: out of its game now (the same substitutes as for its
+         * time-outs, without waiting for each) */
+        snprintf(m, sizeof m, "%s: the %d%s answer in a row past %d ms (--max-timeouts)", rname ? rname : "?",
+                 r->timeouts, r->timeouts == 1 ? "st" : r->timeouts == 2 ? "nd" : r->timeouts == 3 ? "rd" : "th",
+                 r->srv->o->time_limit_ms);
+        remote_drop(r, m);
+        return;
+    }
+    snprintf(m, sizeof m, "%s: no answer within %d ms", rname ? rname : "?", r->srv->o->time_limit_ms);
     remote_fault(r, AW_FAULT_TIMEOUT, m);
 }
 
@@ -303,6 +314,7 @@ static void remote_reply(remote *r)
     aw_seat_reply reply;
     aw_seat_fault f = {AW_FAULT_NONE, ""};
     int kind = r->pending;
+    r->timeouts = 0; /* it answers */
     if (kind == AW_WIRE_REQ_NAME) {
         r->pending = -1;
         uv_timer_stop(&r->timer);
@@ -1113,8 +1125,8 @@ int aw_netserver_run(const aw_netserver_opts *o, aw_tally *t, aw_error *err)
     int par = o->parallel < 1 ? 1 : o->parallel > 64 ? 64 : o->parallel;
     s->max_conn = o->max_connections > 0 ? o->max_connections : aw_netserver_max_connections(par, 0);
     s->max_addr = o->max_per_address > 0 ? o->max_per_address : 2 * s->remote_seats * par;
-    if (o->max_per_address <= 0 && s->max_addr < 16)
-        s->max_addr = 16;
+    if (s->max_addr < 2)
+        s->max_addr = 2;
     s->name_ms = o->name_timeout_ms > 0 ? o->name_timeout_ms : NAME_LIMIT_MS;
     s->lobby_ms = o->lobby_timeout_ms > 0 ? o->lobby_timeout_ms : LOBBY_LIMIT_MS;
     size_t cap = 64;

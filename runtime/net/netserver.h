@@ -66,7 +66,7 @@ typedef struct aw_netserver_opts {
      * connection gets one line saying so and is closed; the server logs it
      * at most once every 10 s for each kind. 0: a default
      * (aw_netserver_max_connections; 2 * the remote seats of parallel games,
-     * at least 16). A connection must answer NAME within name_timeout_ms
+     * at least 2). A connection must answer NAME within name_timeout_ms
      * (0: 5000), and a named connection that waits in the lobby more than
      * lobby_timeout_ms without a game is closed (0: 600000). The lobby is
      * first come, first served; an agent back from a game queues again. */
@@ -74,6 +74,10 @@ typedef struct aw_netserver_opts {
     int max_per_address;
     int name_timeout_ms;
     int lobby_timeout_ms;
+    /* A remote agent that lets this many answers in a row pass their
+     * deadline is out of its game and closed, as one that went away (0:
+     * never). */
+    int max_timeouts;
     /* Called once the server listens, with its port. May be NULL. */
     void (*ready)(void *ud, int port);
     FILE *log; /* connections, games, problems; NULL: silent */

@@ -10,6 +10,7 @@ legal, and what the hostile clients got:
              request (NAME, ROLE, INITIALIZE, ..., FINISH): out of its game
              (fault lost), the game goes on
   timeouts   --name-timeout and --lobby-timeout close the connections
+  silent     --max-timeouts puts a silent agent out of its game
   fifo       the lobby is first come, first served
   per-address, flood
              past --max-per-address and --max-connections a connection
@@ -306,7 +307,9 @@ def part_wire():
     for kind in ("slow", "cut", "utf8", "long", "impostor"):
         state = {}
         games = 1 if kind == "long" else 2  # out of its game, it leaves the next one a seat short
+        # --max-timeouts 0: the half lines' time-outs do not put it out; it plays both games
         s = Serve("wire_" + kind, ["-n", "5", "--games", str(games), "--seed", "31", "--time-limit", "300",
+                                   "--max-timeouts", "0",
                                    "--agent", "4=agents/random.lua", "--agent", "5=agents/sample.lua"])
         c = Raw(s.port)
         honest = [Connect(s.port, "honest1"), Connect(s.port, "honest2")]
@@ -419,6 +422,33 @@ def part_timeouts():
     if not re.search(r"closing a connection before its NAME: no answer to NAME in time", s.err()):
         fail("timeouts: the NAME time-out is not in the log: %s" % s.err())
     s.finish(1, [Connect(s.port, "honest1"), Connect(s.port, "honest2")])
+
+
+def part_silent():
+    """--max-timeouts 2: an agent that answers NAME, then nothing, is out
+    of its game at its second time-out (fault lost, the reason named), and
+    the game goes on to its end, legal."""
+    s = Serve("silent", ["-n", "5", "--games", "1", "--seed", "35", "--time-limit", "100", "--max-timeouts", "2",
+                         "--no-role-requests",
+                         "--agent", "3=agents/random.lua", "--agent", "4=agents/random.lua",
+                         "--agent", "5=agents/random.lua"])
+    c = Raw(s.port)
+    c.line()
+    c.send(b"silent\n")
+    honest = Connect(s.port, "honest1")
+    me = 0
+    while True:
+        p = c.packet()
+        if p is None:
+            break
+        me = (p.get("gameInfo") or {}).get("agent", me)
+    s.finish(1, [honest])
+    c.close()
+    timeouts = [e for e in s.calls() if e.get("agent") == me and e.get("fault") == "timeout"]
+    lost = [e for e in s.calls() if e.get("agent") == me and e.get("fault") == "lost"]
+    if not me or len(timeouts) != 1 or not lost or "--max-timeouts" not in lost[0].get("message", ""):
+        fail("silent: agent %d: %d time-outs then %s; want one time-out, then out (--max-timeouts)" %
+             (me, len(timeouts), lost[:1]))
 
 
 def part_fifo():
@@ -663,7 +693,7 @@ def part_emfile():
 
 
 try:
-    for name, fn in (("wire", part_wire), ("vanish", part_vanish), ("timeouts", part_timeouts), ("fifo", part_fifo),
+    for name, fn in (("wire", part_wire), ("vanish", part_vanish), ("timeouts", part_timeouts), ("silent", part_silent), ("fifo", part_fifo),
                      ("per-address", part_per_address), ("flood", part_flood), ("emfile", part_emfile)):
         if not PARTS or name in PARTS:
             note("part " + name)
