@@ -74,6 +74,21 @@ static void usage(FILE *out)
             "                        a person nothing shows a step to confirm\n"
             "                        (docs/viewer.md)\n"
             "  --human-timeout S     seconds a person has for each answer (default 120)\n"
+            "  --max-connections N   connections open at once; past them a new one is told\n"
+            "                        so in one line and closed (default: the descriptor\n"
+            "                        limit, ulimit -n, less 64, 4 per --parallel game and\n"
+            "                        272 with --http; at least 16)\n"
+            "  --max-per-address N   connections open at once from one address (an IPv4\n"
+            "                        address or an IPv6 /64; default: twice the remote\n"
+            "                        seats of --parallel games, at least 2)\n"
+            "  --name-timeout MS     a connection that has not answered NAME by then is\n"
+            "                        closed (default 5000)\n"
+            "  --lobby-timeout MS    an agent that waits for a game longer than this is\n"
+            "                        closed (default 600000, 10 minutes); the lobby is first\n"
+            "                        come, first served\n"
+            "  --max-timeouts N      a remote agent that lets N answers in a row pass\n"
+            "                        --time-limit is out of its game and closed (default 3;\n"
+            "                        0: never)\n"
             "  --help                this text\n"
             "\n"
             "Exit status: 0 when every game was played (or on Ctrl-C), 1 when an output\n"
@@ -140,13 +155,17 @@ static int before(void *ud, long gno, uint64_t seed, aw_gamelog **log)
     serve_ctx *c = ud;
     game_out *g = calloc(1, sizeof *g);
     if (!g)
-        return -1;
+        return AW_NETSERVER_RETRY; /* memory may come back */
     if (c->log_dir) {
         snprintf(g->path, sizeof g->path, "%s/%llu.log", c->log_dir, (unsigned long long)seed);
         if (!(g->csv = fopen(g->path, "w"))) {
-            fprintf(stderr, "aiwolf serve: cannot write %s: %s\n", g->path, strerror(errno));
+            int e = errno;
+            fprintf(stderr, "aiwolf serve: cannot write %s: %s\n", g->path, strerror(e));
             free(g);
-            return -1;
+            /* out of descriptors or memory: the game waits and is tried
+             * again; anything else (a folder that cannot be written) ends
+             * the run */
+            return e == EMFILE || e == ENFILE || e == ENOMEM ? AW_NETSERVER_RETRY : -1;
         }
         aw_error err;
         if (aw_logrules_beside(g->path, c->rules_per_log ? c->rules : NULL, &err) < 0)
@@ -203,6 +222,7 @@ int cmd_serve(int argc, char **argv)
     const char **sets = calloc((size_t)argc + 1, sizeof *sets);
     int nsets = 0;
     long port = 10000, players = 5, games = 1, parallel = 1, time_limit = 0;
+    long max_conn = 0, max_addr = 0, name_ms = 5000, lobby_ms = 600000, max_timeouts = 3;
     uint64_t seed = 0;
     bool have_seed = false, quiet = false, role_requests = true, fixed_seats = false;
     serve_ctx ctx;
@@ -217,7 +237,9 @@ int cmd_serve(int argc, char **argv)
                      !strcmp(o, "--set") || !strcmp(o, "--seed") || !strcmp(o, "--time-limit") ||
                      !strcmp(o, "--agent") || !strcmp(o, "--log-dir") || !strcmp(o, "--events") ||
                      !strcmp(o, "--bind") || !strcmp(o, "--http") || !strcmp(o, "--human") ||
-                     !strcmp(o, "--human-timeout");
+                     !strcmp(o, "--human-timeout") || !strcmp(o, "--max-connections") ||
+                     !strcmp(o, "--max-per-address") || !strcmp(o, "--name-timeout") ||
+                     !strcmp(o, "--lobby-timeout") || !strcmp(o, "--max-timeouts");
         if (takes && i + 1 >= argc) {
             rc = bad("%s needs a value", o);
             goto done;
@@ -290,6 +312,31 @@ int cmd_serve(int argc, char **argv)
         } else if (!strcmp(o, "--human-timeout")) {
             if (aw_parse_long(v, 1, 86400, &human_timeout) != 0) {
                 rc = bad("--human-timeout: '%s' is not a number of seconds (1 to 86400)", v);
+                goto done;
+            }
+        } else if (!strcmp(o, "--max-connections")) {
+            if (aw_parse_long(v, 1, 100000, &max_conn) != 0) {
+                rc = bad("--max-connections: '%s' is not a number from 1 to 100000", v);
+                goto done;
+            }
+        } else if (!strcmp(o, "--max-per-address")) {
+            if (aw_parse_long(v, 1, 100000, &max_addr) != 0) {
+                rc = bad("--max-per-address: '%s' is not a number from 1 to 100000", v);
+                goto done;
+            }
+        } else if (!strcmp(o, "--name-timeout")) {
+            if (aw_parse_long(v, 1, 3600000, &name_ms) != 0) {
+                rc = bad("--name-timeout: '%s' is not a number of milliseconds (1 to 3600000)", v);
+                goto done;
+            }
+        } else if (!strcmp(o, "--lobby-timeout")) {
+            if (aw_parse_long(v, 1, 86400000, &lobby_ms) != 0) {
+                rc = bad("--lobby-timeout: '%s' is not a number of milliseconds (1 to 86400000)", v);
+                goto done;
+            }
+        } else if (!strcmp(o, "--max-timeouts")) {
+            if (aw_parse_long(v, 0, 1000000, &max_timeouts) != 0) {
+                rc = bad("--max-timeouts: '%s' is not a number from 0 to 1000000", v);
                 goto done;
             }
         } else if (!strcmp(o, "--no-role-requests")) {
@@ -412,6 +459,12 @@ int cmd_serve(int argc, char **argv)
     no.time_limit_ms = set.time_limit_ms > 0 ? set.time_limit_ms : 1000;
     no.role_requests = role_requests;
     no.fixed_seats = fixed_seats;
+    /* the web server's clients (web.h: 256 by default) and its own */
+    no.max_connections = max_conn ? (int)max_conn : aw_netserver_max_connections((int)parallel, http ? 272 : 0);
+    no.max_per_address = (int)max_addr;
+    no.name_timeout_ms = (int)name_ms;
+    no.lobby_timeout_ms = (int)lobby_ms;
+    no.max_timeouts = (int)max_timeouts;
     no.make_local = make_local;
     no.before = before;
     no.after = after;

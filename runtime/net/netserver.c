@@ -11,13 +11,26 @@
  * way: the seat wakes the loop when its answer comes (local_watch: a
  * uv_async_send from the thread that delivered it), and one timer wakes
  * the loop at the earliest deadline of the local seats owed, for the
- * time-outs. In between, the loop sleeps. */
+ * time-outs. In between, the loop sleeps.
+ *
+ * Connections are accepted here (not by uv_listen), so that a flood meets
+ * limits: at most max_connections open, max_per_address from one address
+ * (counted in a small hash table), a refusal line past them; an accept
+ * that fails for want of descriptors or memory backs off and resumes. */
+#define _GNU_SOURCE /* accept4 */
 #include "netserver.h"
 
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <unistd.h>
 #include <uv.h>
 
 #include "rng.h"
@@ -25,7 +38,14 @@
 #include "wireseat.h"
 
 #define MAX_REPLY ((size_t)64 << 10) /* longest reply line accepted */
-#define NAME_LIMIT_MS 5000           /* to answer NAME, which also starts the agent */
+#define NAME_MAX_LINE 4096           /* longest NAME reply line (the name is cut to 64 bytes) */
+#define NAME_LIMIT_MS 5000           /* default: to answer NAME, which also starts the agent */
+#define LOBBY_LIMIT_MS 600000        /* default: to wait in the lobby for a game */
+#define REFUSAL_QUIET_MS 10000       /* at most one log line per kind of refusal this often */
+#define ACCEPT_BACKOFF_FIRST_MS 50   /* an accept that failed for want of resources: wait, */
+#define ACCEPT_BACKOFF_MAX_MS 2000   /* doubling up to this */
+#define RETRY_FIRST_MS 100           /* a game that could not start: try again after, */
+#define RETRY_MAX_MS 5000            /* doubling up to this */
 
 typedef struct server server;
 typedef struct table table;
@@ -46,6 +66,8 @@ typedef struct remote {
     int pending;      /* the request whose answer is owed, or -1 */
     aw_role asked;    /* the role it asked for (ROLE), or AW_ROLE_NONE */
     struct remote *next; /* in the lobby */
+    unsigned char addr[16]; /* its address as counted (addr_key) */
+    int timeouts;           /* answers in a row past their deadline */
     char readbuf[16384];
 } remote;
 
@@ -63,11 +85,21 @@ struct table {
     bool watched[AW_MAX_PLAYERS + 1];            /* local_watch set on the seat */
     aw_role deal[AW_MAX_PLAYERS + 1];
     int ask[AW_MAX_PLAYERS];  /* the numbers in the order ROLE requests are honoured */
+    int retries;        /* times it could not start for want of resources */
+    uint64_t retry_at;  /* when to try again (aw_now_ns), or 0 */
 };
+
+/* Connections open from one address (addr_key); count 0: a free slot. */
+typedef struct addr_slot {
+    unsigned char key[16];
+    int count;
+} addr_slot;
+
+/* What a flood makes happen per connection, logged now and then. */
+enum refusal { REFUSE_FULL, REFUSE_ADDRESS, REFUSE_RESOURCES, DROP_UNNAMED, NREFUSALS };
 
 struct server {
     uv_loop_t loop;
-    uv_tcp_t listener;
     uv_signal_t sigint, sigterm;
     uv_timer_t kick;        /* runs lobby_check from the loop */
     uv_async_t wake;        /* a local seat that answers later says its answer came */
@@ -90,6 +122,18 @@ struct server {
     int holders[AW_MAX_PLAYERS + 1];
     uint64_t t0;
     bool stopping;
+    /* connections */
+    int listen_fd, spare_fd; /* spare: given up to take (and refuse) a connection when out of descriptors */
+    uv_poll_t listen_poll;
+    uv_timer_t accept_timer; /* ends an accept back-off */
+    uv_timer_t retry_timer;  /* the earliest retry_at of the tables */
+    unsigned accept_backoff_ms;
+    int nconn, max_conn, max_addr, name_ms, lobby_ms;
+    addr_slot *addrs; /* open addressing, linear probing */
+    size_t addr_mask;
+    uint64_t addr_salt;
+    uint64_t refusal_said[NREFUSALS]; /* when each kind was last logged (aw_now_ns; 0: never) */
+    long refusal_unsaid[NREFUSALS];   /* refusals since, not logged */
 };
 
 static void say(server *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -112,6 +156,7 @@ static void lobby_check(server *s);
 static void remote_drop(remote *r, const char *why);
 static int number_take(server *s);
 static void number_release(server *s, remote *r);
+static void refusal_note(server *s, enum refusal why, const char *detail);
 
 /* ---- a remote agent ---------------------------------------------------- */
 
@@ -123,9 +168,13 @@ static void remote_free(remote *r)
 
 /* A remote is freed when both its handles are closed and no game holds it
  * (a game that lost it frees it at its end). */
+static void conn_closed(server *s, const unsigned char *key);
+
 static void remote_handle_closed(uv_handle_t *h)
 {
     remote *r = h->data;
+    if (h == (uv_handle_t *)&r->tcp)
+        conn_closed(r->srv, r->addr);
     if (--r->handles == 0 && !r->table)
         remote_free(r);
 }
@@ -139,6 +188,29 @@ static void remote_close(remote *r)
     r->closing = true;
     uv_close((uv_handle_t *)&r->tcp, remote_handle_closed);
     uv_close((uv_handle_t *)&r->timer, remote_handle_closed);
+}
+
+static void on_lobby_timeout(uv_timer_t *tm)
+{
+    remote *r = tm->data;
+    if (r->table || r->pending >= 0 || !r->named)
+        return; /* seated meanwhile: the timer is the game's now */
+    char m[96];
+    snprintf(m, sizeof m, "waited %g s in the lobby without a game (--lobby-timeout)", r->srv->lobby_ms / 1000.0);
+    remote_drop(r, m);
+}
+
+/* r waits for a game: at the end of the lobby (first come, first served),
+ * for lobby_ms at most. */
+static void lobby_push(server *s, remote *r)
+{
+    remote **p = &s->lobby;
+    while (*p)
+        p = &(*p)->next;
+    *p = r;
+    r->next = NULL;
+    s->nlobby++;
+    uv_timer_start(&r->timer, on_lobby_timeout, (uint64_t)s->lobby_ms, 0);
 }
 
 static void lobby_remove(server *s, remote *r)
@@ -190,7 +262,10 @@ static void remote_drop(remote *r, const char *why)
     snprintf(r->gone_msg, sizeof r->gone_msg, "%s", why);
     server *s = r->srv;
     number_release(s, r);
-    say(s, "%s (%s): %s", r->named ? r->name : "a new connection", r->table ? "in a game" : "waiting", why);
+    if (r->named)
+        say(s, "%s (%s): %s", r->name, r->table ? "in a game" : "waiting", why);
+    else
+        refusal_note(s, DROP_UNNAMED, why); /* a flood's many: now and then */
     lobby_remove(s, r);
     if (r->pending >= 0)
         remote_fault(r, AW_FAULT_LOST, why);
@@ -227,11 +302,21 @@ static void on_deadline(uv_timer_t *tm)
     const char *rname = aw_wire_request_name(r->pending);
     if (r->pending == AW_WIRE_REQ_NAME) {
         r->pending = -1;
-        remote_drop(r, "no answer to NAME in time");
+        remote_drop(r, "no answer to NAME in time (--name-timeout)");
+        return;
+    }
+    aw_wire_seat_expire(&r->ws); /* its answer, if it comes, is dropped */
+    int most = r->srv->o->max_timeouts;
+    if (most > 0 && ++r->timeouts >= most) {
+        /* silent: out of its game now (the same substitutes as for its
+         * time-outs, without waiting for each) */
+        snprintf(m, sizeof m, "%s: the %d%s answer in a row past %d ms (--max-timeouts)", rname ? rname : "?",
+                 r->timeouts, r->timeouts == 1 ? "st" : r->timeouts == 2 ? "nd" : r->timeouts == 3 ? "rd" : "th",
+                 r->srv->o->time_limit_ms);
+        remote_drop(r, m);
         return;
     }
     snprintf(m, sizeof m, "%s: no answer within %d ms", rname ? rname : "?", r->srv->o->time_limit_ms);
-    aw_wire_seat_expire(&r->ws); /* its answer, if it comes, is dropped */
     remote_fault(r, AW_FAULT_TIMEOUT, m);
 }
 
@@ -241,6 +326,7 @@ static void remote_reply(remote *r)
     aw_seat_reply reply;
     aw_seat_fault f = {AW_FAULT_NONE, ""};
     int kind = r->pending;
+    r->timeouts = 0; /* it answers */
     if (kind == AW_WIRE_REQ_NAME) {
         r->pending = -1;
         uv_timer_stop(&r->timer);
@@ -255,10 +341,12 @@ static void remote_reply(remote *r)
         memcpy(r->name, reply.text, n);
         r->name[n] = '\0';
         r->named = true;
+        /* Named: replies up to MAX_REPLY from now on (the framing is reset
+         * before each game anyway). */
+        aw_wire_seat_free(&r->ws);
+        aw_wire_seat_init(&r->ws, MAX_REPLY);
         r->number = number_take(r->srv);
-        r->next = r->srv->lobby;
-        r->srv->lobby = r;
-        r->srv->nlobby++;
+        lobby_push(r->srv, r);
         say(r->srv, "%s joined as Agent[%02d] (%d waiting)", r->name, r->number, r->srv->nlobby);
         lobby_check(r->srv);
         return;
@@ -428,11 +516,11 @@ static bool lobby_can_seat(server *s)
 }
 
 /* Takes from the lobby the connection holding number a that has waited
- * longest (the lobby's newest come first), or NULL. */
+ * longest (the lobby is in order of arrival: lobby_push), or NULL. */
 static remote *lobby_take_number(server *s, int a)
 {
     remote *found = NULL;
-    for (remote *r = s->lobby; r; r = r->next)
+    for (remote *r = s->lobby; r && !found; r = r->next)
         if (r->number == a)
             found = r;
     if (found)
@@ -470,11 +558,8 @@ static void table_end(table *t, bool finished)
             r->pending = -1;
             if (r->closing && r->handles == 0)
                 remote_free(r);
-            else if (!r->gone && r->srv->started < s->o->games) {
-                r->next = s->lobby;
-                s->lobby = r;
-                s->nlobby++;
-            }
+            else if (!r->gone && r->srv->started < s->o->games)
+                lobby_push(s, r);
         } else if (t->seats[a]) {
             if (t->watched[a]) /* no ready() call comes after this */
                 s->o->local_watch(s->o->ud, t->seats[a], NULL, NULL);
@@ -632,6 +717,64 @@ static void table_run(table *t)
     }
 }
 
+/* ---- games that cannot start for now ------------------------------------ */
+
+static void on_retry(uv_timer_t *tm);
+
+/* Sets the retry timer to the earliest retry_at of the tables. */
+static void retry_arm(server *s)
+{
+    uint64_t first = 0;
+    for (int i = 0; i < 64; i++)
+        if (s->tables[i] && s->tables[i]->retry_at && (!first || s->tables[i]->retry_at < first))
+            first = s->tables[i]->retry_at;
+    if (!first) {
+        uv_timer_stop(&s->retry_timer);
+        return;
+    }
+    uint64_t now = aw_now_ns();
+    uv_update_time(&s->loop);
+    uv_timer_start(&s->retry_timer, on_retry, first > now ? (first - now) / 1000000 + 1 : 0, 0);
+}
+
+/* Game t lacks resources for now (a descriptor for a local seat or its log,
+ * memory): its agents stay seated, what was made for it is let go, and it
+ * is tried again later, waiting longer each time. The run goes on. */
+static void table_retry(table *t, const char *why)
+{
+    server *s = t->srv;
+    const aw_netserver_opts *o = s->o;
+    for (int a = 1; a <= o->game.settings->players; a++)
+        if (s->is_local[a] && t->seats[a]) {
+            t->seats[a]->ops->free(t->seats[a]);
+            t->seats[a] = NULL;
+        }
+    unsigned ms = RETRY_FIRST_MS << (t->retries < 6 ? t->retries : 6);
+    if (ms > RETRY_MAX_MS)
+        ms = RETRY_MAX_MS;
+    t->retries++;
+    t->retry_at = aw_now_ns() + (uint64_t)ms * 1000000;
+    say(s, "game %ld cannot start now: %s; trying again in %.1f s", t->gno + 1, why, ms / 1000.0);
+    retry_arm(s);
+}
+
+static void table_start_game(table *t);
+
+static void on_retry(uv_timer_t *tm)
+{
+    server *s = tm->data;
+    uint64_t now = aw_now_ns();
+    for (int i = 0; i < 64 && !s->stopping; i++) {
+        table *t = s->tables[i];
+        if (t && t->retry_at && t->retry_at <= now) {
+            t->retry_at = 0;
+            table_start_game(t);
+        }
+    }
+    if (!s->stopping)
+        retry_arm(s);
+}
+
 /* The game itself, once the seats and the deal are settled. */
 static void table_start_game(table *t)
 {
@@ -642,8 +785,9 @@ static void table_start_game(table *t)
     for (int k = 1; k <= set->players; k++) {
         int a = s->local_number[k];
         if (a && !(t->seats[a] = o->make_local(o->ud, k, &err))) {
-            say(s, "cannot make local seat %d: %s", k, err.msg);
-            stop(s);
+            char m[sizeof err.msg + 40];
+            snprintf(m, sizeof m, "cannot make local seat %d: %s", k, err.msg);
+            table_retry(t, m);
             return;
         }
     }
@@ -667,7 +811,12 @@ static void table_start_game(table *t)
     go.game_no = (int)t->gno;
     go.log = NULL;
     go.deal = t->deal;
-    if (o->before && o->before(o->ud, t->gno, go.seed, &go.log) < 0) {
+    int before = o->before ? o->before(o->ud, t->gno, go.seed, &go.log) : 0;
+    if (before == AW_NETSERVER_RETRY) {
+        table_retry(t, "its log cannot be opened");
+        return;
+    }
+    if (before < 0) {
         stop(s);
         return;
     }
@@ -755,23 +904,127 @@ static void lobby_check(server *s)
 
 /* ---- connections --------------------------------------------------------- */
 
-static void on_connection(uv_stream_t *l, int status)
+/* The key an address is counted under: an IPv4 address (also when mapped
+ * into IPv6), or the /64 prefix of an IPv6 one (what one host usually has). */
+static void addr_key(const struct sockaddr_storage *ss, unsigned char key[16])
 {
-    server *s = l->data;
-    if (status < 0 || s->stopping)
+    memset(key, 0, 16);
+    if (ss->ss_family == AF_INET) {
+        memcpy(key, &((const struct sockaddr_in *)ss)->sin_addr, 4);
+    } else if (ss->ss_family == AF_INET6) {
+        const struct in6_addr *a = &((const struct sockaddr_in6 *)ss)->sin6_addr;
+        if (IN6_IS_ADDR_V4MAPPED(a)) {
+            memcpy(key, a->s6_addr + 12, 4);
+        } else {
+            key[4] = 6; /* not an IPv4 key */
+            memcpy(key + 8, a->s6_addr, 8);
+        }
+    }
+}
+
+static void addr_text(const struct sockaddr_storage *ss, char *out, size_t cap)
+{
+    const void *a = ss->ss_family == AF_INET6 ? (const void *)&((const struct sockaddr_in6 *)ss)->sin6_addr
+                                                : (const void *)&((const struct sockaddr_in *)ss)->sin_addr;
+    if (!inet_ntop(ss->ss_family == AF_INET6 ? AF_INET6 : AF_INET, a, out, (socklen_t)cap))
+        snprintf(out, cap, "an unknown address");
+}
+
+/* The slot of key: where it is, or the free slot where it would go. */
+static addr_slot *addr_find(server *s, const unsigned char *key)
+{
+    uint64_t h = aw_fnv64(aw_fnv64(AW_FNV64_INIT, &s->addr_salt, sizeof s->addr_salt), key, 16);
+    for (size_t i = (size_t)h & s->addr_mask;; i = (i + 1) & s->addr_mask)
+        if (!s->addrs[i].count || !memcmp(s->addrs[i].key, key, 16))
+            return &s->addrs[i];
+}
+
+/* A connection from key is closed. A slot that falls to 0 is removed by
+ * moving later slots of its run back (no tombstones). */
+static void conn_closed(server *s, const unsigned char *key)
+{
+    s->nconn--;
+    addr_slot *e = addr_find(s, key);
+    if (!e->count || --e->count > 0)
         return;
+    size_t i = (size_t)(e - s->addrs);
+    for (size_t j = (i + 1) & s->addr_mask; s->addrs[j].count; j = (j + 1) & s->addr_mask) {
+        uint64_t h = aw_fnv64(aw_fnv64(AW_FNV64_INIT, &s->addr_salt, sizeof s->addr_salt), s->addrs[j].key, 16);
+        size_t home = (size_t)h & s->addr_mask;
+        /* j's slot may move to i when its home is not in (i, j] */
+        bool stays = i <= j ? (i < home && home <= j) : (i < home || home <= j);
+        if (!stays) {
+            s->addrs[i] = s->addrs[j];
+            s->addrs[j].count = 0;
+            i = j;
+        }
+    }
+    s->addrs[i].count = 0;
+}
+
+static const char *const refusal_what[NREFUSALS] = {
+    "refusing connections (over --max-connections)", "refusing connections (over --max-per-address)",
+    "refusing connections (out of resources)", "closing a connection before its NAME"};
+
+static const char *const refusal_line[NREFUSALS] = {
+    "aiwolf serve: too many connections; try again later\n",
+    "aiwolf serve: too many connections from your address; try again later\n",
+    "aiwolf serve: out of resources; try again later\n",
+    NULL,
+};
+
+/* Logs a refusal, at most once every REFUSAL_QUIET_MS for each kind: the
+ * line counts those not logged since the last. */
+static void refusal_note(server *s, enum refusal why, const char *detail)
+{
+    uint64_t now = aw_now_ns();
+    if (s->refusal_said[why] && now - s->refusal_said[why] < (uint64_t)REFUSAL_QUIET_MS * 1000000) {
+        s->refusal_unsaid[why]++;
+        return;
+    }
+    if (s->refusal_unsaid[why])
+        say(s, "%s: %s (and %ld more since the last such message)", refusal_what[why], detail,
+            s->refusal_unsaid[why]);
+    else
+        say(s, "%s: %s", refusal_what[why], detail);
+    s->refusal_said[why] = now;
+    s->refusal_unsaid[why] = 0;
+}
+
+/* Says why in one line, best effort (the socket is new: its send buffer is
+ * empty), and closes. */
+static void refuse(server *s, int fd, enum refusal why, const char *detail)
+{
+    const char *l = refusal_line[why];
+    (void)!send(fd, l, strlen(l), MSG_NOSIGNAL | MSG_DONTWAIT);
+    shutdown(fd, SHUT_WR);
+    close(fd);
+    refusal_note(s, why, detail);
+}
+
+/* A new connection within the limits: a remote, asked its NAME. */
+static void admit(server *s, int fd, const unsigned char *key)
+{
     remote *r = calloc(1, sizeof *r);
-    if (!r)
+    if (!r) {
+        refuse(s, fd, REFUSE_RESOURCES, "out of memory");
         return;
+    }
     r->base.ops = &rseat_ops;
     r->srv = s;
     r->pending = -1;
-    aw_wire_seat_init(&r->ws, MAX_REPLY);
+    memcpy(r->addr, key, 16);
+    aw_wire_seat_init(&r->ws, NAME_MAX_LINE);
     uv_tcp_init(&s->loop, &r->tcp);
     uv_timer_init(&s->loop, &r->timer);
     r->tcp.data = r->timer.data = r;
     r->handles = 2;
-    if (uv_accept(l, (uv_stream_t *)&r->tcp) != 0) {
+    s->nconn++; /* counted back when the tcp handle closes */
+    addr_slot *e = addr_find(s, key);
+    memcpy(e->key, key, 16);
+    e->count++;
+    if (uv_tcp_open(&r->tcp, fd) != 0) {
+        close(fd); /* not the handle's */
         remote_close(r);
         return;
     }
@@ -783,15 +1036,134 @@ static void on_connection(uv_stream_t *l, int status)
     aw_wire_seat_send(&r->ws, AW_WIRE_REQ_NAME, NULL, NULL, &b, &f);
     int sent = remote_send(r, &b);
     aw_buf_free(&b);
-    if (sent < 0) {
+    if (sent < 0 || uv_read_start((uv_stream_t *)&r->tcp, on_alloc, on_read) != 0) {
         remote_close(r);
         return;
     }
     r->pending = AW_WIRE_REQ_NAME;
-    uv_timer_start(&r->timer, on_deadline, NAME_LIMIT_MS, 0);
-    uv_read_start((uv_stream_t *)&r->tcp, on_alloc, on_read);
+    uv_timer_start(&r->timer, on_deadline, (uint64_t)s->name_ms, 0);
     /* Until it has a name it sits in no list; a server that stops closes
      * it through the loop walk below. */
+}
+
+static void on_listen(uv_poll_t *h, int status, int events);
+
+static void on_accept_backoff_end(uv_timer_t *tm)
+{
+    server *s = tm->data;
+    if (!s->stopping)
+        uv_poll_start(&s->listen_poll, UV_READABLE, on_listen);
+}
+
+/* accept failed for want of descriptors or memory: the connections wait in
+ * the kernel's queue, and the listening socket stays readable. Refuse those
+ * waiting (one at a time in the spare descriptor's place) when there is a
+ * spare, then stop listening for a while (longer each time in a row)
+ * rather than spin. */
+static void accept_failed(server *s, int e)
+{
+    if ((e == EMFILE || e == ENFILE) && s->spare_fd >= 0) {
+        close(s->spare_fd);
+        s->spare_fd = -1;
+        for (int i = 0; i < 1024; i++) {
+            int fd = accept4(s->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+            if (fd < 0)
+                break;
+            refuse(s, fd, REFUSE_RESOURCES, strerror(e));
+        }
+        s->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    } else {
+        refusal_note(s, REFUSE_RESOURCES, strerror(e));
+    }
+    s->accept_backoff_ms = s->accept_backoff_ms ? s->accept_backoff_ms * 2 : ACCEPT_BACKOFF_FIRST_MS;
+    if (s->accept_backoff_ms > ACCEPT_BACKOFF_MAX_MS)
+        s->accept_backoff_ms = ACCEPT_BACKOFF_MAX_MS;
+    uv_poll_stop(&s->listen_poll);
+    uv_timer_start(&s->accept_timer, on_accept_backoff_end, s->accept_backoff_ms, 0);
+}
+
+static void on_listen(uv_poll_t *h, int status, int events)
+{
+    server *s = h->data;
+    (void)events;
+    if (status < 0 || s->stopping)
+        return;
+    if (s->spare_fd < 0)
+        s->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    for (int i = 0; i < 64; i++) { /* then the loop's other work */
+        struct sockaddr_storage ss;
+        socklen_t sl = sizeof ss;
+        memset(&ss, 0, sizeof ss);
+        int fd = accept4(s->listen_fd, (struct sockaddr *)&ss, &sl, SOCK_NONBLOCK | SOCK_CLOEXEC);
+        if (fd < 0) {
+            int e = errno;
+            if (e == EAGAIN || e == EWOULDBLOCK)
+                return;
+            if (e == EINTR || e == ECONNABORTED || e == EPROTO || e == EPERM)
+                continue; /* that one connection is gone; the next may be fine */
+            accept_failed(s, e);
+            return;
+        }
+        s->accept_backoff_ms = 0;
+        unsigned char key[16];
+        addr_key(&ss, key);
+        char at[INET6_ADDRSTRLEN + 64];
+        if (s->nconn >= s->max_conn) {
+            addr_text(&ss, at, sizeof at);
+            snprintf(at + strlen(at), sizeof at - strlen(at), ", %d connections open", s->nconn);
+            refuse(s, fd, REFUSE_FULL, at);
+            continue;
+        }
+        addr_slot *e = addr_find(s, key);
+        if (e->count >= s->max_addr) {
+            addr_text(&ss, at, sizeof at);
+            snprintf(at + strlen(at), sizeof at - strlen(at), " has %d open", e->count);
+            refuse(s, fd, REFUSE_ADDRESS, at);
+            continue;
+        }
+        admit(s, fd, key);
+    }
+}
+
+int aw_netserver_max_connections(int parallel, int extra_fds)
+{
+    struct rlimit rl;
+    long lim = getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY ? (long)rl.rlim_cur : 1024;
+    if (lim > 1000000)
+        lim = 1000000;
+    long n = lim - 64 - 4L * (parallel < 1 ? 1 : parallel) - (extra_fds > 0 ? extra_fds : 0);
+    return n < 16 ? 16 : (int)n;
+}
+
+/* The listening socket, bound and listening, non-blocking; or -1 with err. */
+static int listen_on(const char *host, int port, aw_error *err)
+{
+    struct sockaddr_storage addr;
+    memset(&addr, 0, sizeof addr);
+    int rc = strchr(host, ':') ? uv_ip6_addr(host, port, (struct sockaddr_in6 *)&addr)
+                               : uv_ip4_addr(host, port, (struct sockaddr_in *)&addr);
+    if (rc != 0) {
+        aw_fail(err, AW_EIO, "cannot listen on %s:%d: %s", host, port, uv_strerror(rc));
+        return -1;
+    }
+    int fd = socket(addr.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd < 0) {
+        aw_fail(err, AW_EIO, "cannot listen on %s:%d: %s", host, port, strerror(errno));
+        return -1;
+    }
+    int one = 1;
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    socklen_t len = addr.ss_family == AF_INET6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in);
+    /* A deep queue: a burst of connections waits there to be accepted or
+     * refused, rather than having its SYNs dropped (the kernel caps it at
+     * net.core.somaxconn). */
+    if (bind(fd, (struct sockaddr *)&addr, len) != 0 || listen(fd, 1024) != 0) {
+        int e = errno;
+        close(fd);
+        aw_fail(err, AW_EIO, "cannot listen on %s:%d: %s", host, port, strerror(e));
+        return -1;
+    }
+    return fd;
 }
 
 static void close_walk(uv_handle_t *h, void *arg)
@@ -799,8 +1171,9 @@ static void close_walk(uv_handle_t *h, void *arg)
     server *s = arg;
     if (uv_is_closing(h))
         return;
-    if (h == (uv_handle_t *)&s->listener || h == (uv_handle_t *)&s->sigint || h == (uv_handle_t *)&s->sigterm ||
-        h == (uv_handle_t *)&s->kick || h == (uv_handle_t *)&s->wake || h == (uv_handle_t *)&s->local_timer) {
+    if (h == (uv_handle_t *)&s->listen_poll || h == (uv_handle_t *)&s->sigint || h == (uv_handle_t *)&s->sigterm ||
+        h == (uv_handle_t *)&s->kick || h == (uv_handle_t *)&s->wake || h == (uv_handle_t *)&s->local_timer ||
+        h == (uv_handle_t *)&s->accept_timer || h == (uv_handle_t *)&s->retry_timer) {
         uv_close(h, NULL);
         return;
     }
@@ -818,6 +1191,14 @@ static void stop(server *s)
         if (s->tables[i])
             table_end(s->tables[i], false);
     uv_walk(&s->loop, close_walk, s);
+    close(s->listen_fd); /* its poll handle is closing */
+    s->listen_fd = -1;
+    if (s->spare_fd >= 0)
+        close(s->spare_fd);
+    s->spare_fd = -1;
+    for (int k = 0; k < NREFUSALS; k++)
+        if (s->refusal_unsaid[k])
+            say(s, "%s: %ld more since the last such message", refusal_what[k], s->refusal_unsaid[k]);
 }
 
 static void on_signal(uv_signal_t *sig, int signum)
@@ -838,52 +1219,71 @@ int aw_netserver_run(const aw_netserver_opts *o, aw_tally *t, aw_error *err)
     s->err = err;
     for (int a = 1; a <= o->game.settings->players; a++)
         s->remote_seats += !o->local[a];
+    int par = o->parallel < 1 ? 1 : o->parallel > 64 ? 64 : o->parallel;
+    s->max_conn = o->max_connections > 0 ? o->max_connections : aw_netserver_max_connections(par, 0);
+    s->max_addr = o->max_per_address > 0 ? o->max_per_address : 2 * s->remote_seats * par;
+    if (s->max_addr < 2)
+        s->max_addr = 2;
+    s->name_ms = o->name_timeout_ms > 0 ? o->name_timeout_ms : NAME_LIMIT_MS;
+    s->lobby_ms = o->lobby_timeout_ms > 0 ? o->lobby_timeout_ms : LOBBY_LIMIT_MS;
+    size_t cap = 64;
+    while (cap < 2 * (size_t)s->max_conn + 2)
+        cap *= 2;
+    s->addrs = calloc(cap, sizeof *s->addrs);
+    if (!s->addrs) {
+        free(s);
+        return aw_fail(err, AW_ENOMEM, "out of memory");
+    }
+    s->addr_mask = cap - 1;
+    s->spare_fd = -1;
     aw_rng_seed(&s->seating, aw_rng_derive(o->game.seed, 0x736561747321ull));
     numbers_init(s);
-    if (uv_loop_init(&s->loop) != 0) {
-        free(s);
-        return aw_fail(err, AW_EIO, "cannot start the event loop");
-    }
-    struct sockaddr_storage addr;
+    s->addr_salt = aw_rng_os_seed();
     const char *host = o->bind ? o->bind : "127.0.0.1";
-    int rc = strchr(host, ':') ? uv_ip6_addr(host, o->port, (struct sockaddr_in6 *)&addr)
-                               : uv_ip4_addr(host, o->port, (struct sockaddr_in *)&addr);
-    uv_tcp_init(&s->loop, &s->listener);
-    s->listener.data = s;
-    if (rc == 0)
-        rc = uv_tcp_bind(&s->listener, (const struct sockaddr *)&addr, 0);
-    if (rc == 0)
-        rc = uv_listen((uv_stream_t *)&s->listener, 128, on_connection);
-    if (rc != 0) {
-        aw_fail(err, AW_EIO, "cannot listen on %s:%d: %s", host, o->port, uv_strerror(rc));
-        uv_close((uv_handle_t *)&s->listener, NULL);
-        uv_run(&s->loop, UV_RUN_DEFAULT);
-        uv_loop_close(&s->loop);
+    s->listen_fd = listen_on(host, o->port, err);
+    if (s->listen_fd < 0 || uv_loop_init(&s->loop) != 0) {
+        if (s->listen_fd >= 0) {
+            close(s->listen_fd);
+            aw_fail(err, AW_EIO, "cannot start the event loop");
+        }
+        free(s->addrs);
         free(s);
         return -AW_EIO;
     }
     struct sockaddr_storage bound;
-    int blen = sizeof bound;
-    uv_tcp_getsockname(&s->listener, (struct sockaddr *)&bound, &blen);
+    socklen_t blen = sizeof bound;
+    getsockname(s->listen_fd, (struct sockaddr *)&bound, &blen);
     int port = bound.ss_family == AF_INET6 ? ntohs(((struct sockaddr_in6 *)&bound)->sin6_port)
                                            : ntohs(((struct sockaddr_in *)&bound)->sin_port);
+    uv_poll_init(&s->loop, &s->listen_poll, s->listen_fd);
     uv_signal_init(&s->loop, &s->sigint);
     uv_signal_init(&s->loop, &s->sigterm);
     uv_timer_init(&s->loop, &s->kick);
     uv_async_init(&s->loop, &s->wake, on_wake);
     uv_timer_init(&s->loop, &s->local_timer);
+    uv_timer_init(&s->loop, &s->accept_timer);
+    uv_timer_init(&s->loop, &s->retry_timer);
+    s->listen_poll.data = s->accept_timer.data = s->retry_timer.data = s;
     s->sigint.data = s->sigterm.data = s->kick.data = s->wake.data = s->local_timer.data = s;
     uv_signal_start(&s->sigint, on_signal, SIGINT);
     uv_signal_start(&s->sigterm, on_signal, SIGTERM);
     signal(SIGPIPE, SIG_IGN);
-    say(s, "listening on %s:%d for %d remote agent%s a game, %ld game%s", host, port, s->remote_seats,
-        s->remote_seats == 1 ? "" : "s", o->games, o->games == 1 ? "" : "s");
+    s->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    uv_poll_start(&s->listen_poll, UV_READABLE, on_listen);
+    say(s, "listening on %s:%d for %d remote agent%s a game, %ld game%s (at most %d connections, %d from one address)",
+        host, port, s->remote_seats, s->remote_seats == 1 ? "" : "s", o->games, o->games == 1 ? "" : "s", s->max_conn,
+        s->max_addr);
     if (o->ready)
         o->ready(o->ud, port);
     s->t0 = aw_now_ns();
     uv_timer_start(&s->kick, on_kick, 0, 0); /* games of local agents only start at once */
     uv_run(&s->loop, UV_RUN_DEFAULT);
     int closed = uv_loop_close(&s->loop);
+    if (s->listen_fd >= 0) /* stop() closes them; a loop that ran dry did not */
+        close(s->listen_fd);
+    if (s->spare_fd >= 0)
+        close(s->spare_fd);
+    free(s->addrs);
     free(s);
     if (closed != 0)
         return aw_fail(err, AW_EIO, "internal error: handles left open at the end (%s)", uv_strerror(closed));

@@ -60,14 +60,43 @@ typedef struct aw_netserver_opts {
     void (*local_watch)(void *ud, aw_seat *seat, void (*ready)(void *ready_ud), void *ready_ud);
     int (*local_take)(void *ud, aw_seat *seat, aw_seat_reply *reply, aw_seat_fault *fault, uint64_t *deadline);
     /* Per game: set up the log (as in match.h), then close it; finished is
-     * false for a game abandoned by a stop (SIGINT/SIGTERM). */
+     * false for a game abandoned by a stop (SIGINT/SIGTERM). before returns
+     * 0, a negative value to stop the run (nothing can be written), or
+     * AW_NETSERVER_RETRY when it lacks resources for now (a descriptor,
+     * memory): the game waits with its agents seated and is tried again
+     * later, as when make_local fails. */
     int (*before)(void *ud, long gno, uint64_t seed, aw_gamelog **log);
     int (*after)(void *ud, long gno, aw_gamelog *log, bool finished);
     void *ud;
+    /* Connections (docs/network.md). Past max_connections open at once, or
+     * max_per_address from one address (IPv4, or an IPv6 /64), a new
+     * connection gets one line saying so and is closed; the server logs it
+     * at most once every 10 s for each kind. 0: a default
+     * (aw_netserver_max_connections; 2 * the remote seats of parallel games,
+     * at least 2). A connection must answer NAME within name_timeout_ms
+     * (0: 5000), and a named connection that waits in the lobby more than
+     * lobby_timeout_ms without a game is closed (0: 600000). The lobby is
+     * first come, first served; an agent back from a game queues again. */
+    int max_connections;
+    int max_per_address;
+    int name_timeout_ms;
+    int lobby_timeout_ms;
+    /* A remote agent that lets this many answers in a row pass their
+     * deadline is out of its game and closed, as one that went away (0:
+     * never). */
+    int max_timeouts;
     /* Called once the server listens, with its port. May be NULL. */
     void (*ready)(void *ud, int port);
     FILE *log; /* connections, games, problems; NULL: silent */
 } aw_netserver_opts;
+
+#define AW_NETSERVER_RETRY 1
+
+/* The default max_connections: the soft descriptor limit (RLIMIT_NOFILE)
+ * less what the process needs besides connections (64, 4 per parallel game,
+ * and extra_fds for the caller's own, e.g. a web server's clients), at least
+ * 16. */
+int aw_netserver_max_connections(int parallel, int extra_fds);
 
 /* Runs the server until `games` games have been played (or SIGINT/SIGTERM,
  * which abandon the games under way: their logs end where they stopped).
