@@ -39,4 +39,14 @@ int aw_cli_parse_http(const char *v, char *host, size_t hostlen, int *port);
 struct aw_profile;
 void aw_cli_print_profile(FILE *out, const char *entry, const struct aw_profile *p, int seats, long games);
 
+/* datadir.c: the running binary's absolute path (/proc/self/exe), NULL when
+ * unknown; the folder of the shared files (agents/, lua/, meta/, templates/):
+ * PREFIX/share/aiwolf beside PREFIX/bin/aiwolf, or for the binary of a build
+ * tree its source tree, NULL when neither is there; 1 when the first aiwolf
+ * on the PATH is this binary (so hints can say plain `aiwolf`). Static
+ * strings, computed once. */
+const char *aw_cli_self_path(void);
+const char *aw_cli_data_dir(void);
+int aw_cli_self_on_path(void);
+
 #endif
