@@ -86,7 +86,7 @@ static void emit_begin(logconv *c)
     c->begun = true;
     aw_buf_adds(c->out, c->first ? "\n" : ",\n");
     c->first = false;
-    aw_buf_printf(c->out, "{\"game\":0,\"event\":\"begin\",\"seed\":0,\"preset\":\"log\",\"players\":%d,\"agents\":[",
+    aw_buf_printf(c->out, "{\"game\":0,\"event\":\"begin\",\"seed\":\"0\",\"preset\":\"log\",\"players\":%d,\"agents\":[",
                   c->players);
     bool any = false;
     for (int a = 1; a <= AW_LOG_MAX_PLAYERS; a++) {
