@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "humanseat.h"
 #include "game.h"
 #include "childseat.h"
 #include "luaseat.h"
@@ -92,7 +93,9 @@ static void usage(FILE *out)
             "  --http [HOST:]PORT  watch the games live in a browser at http://HOST:PORT/\n"
             "                      (HOST 127.0.0.1 unless given; PORT 0: any free port,\n"
             "                      printed); games run one at a time, and the pages stay\n"
-            "                      up after the last one until Ctrl-C (docs/viewer.md)\n"
+            "                      up after the last one until Ctrl-C (docs/viewer.md);\n"
+            "                      Ctrl-C during a game ends it at once (people's seats\n"
+            "                      stop waiting), then the summary\n"
             "  --reveal            with --http: show roles, whispers and night actions as\n"
             "                      they happen (default: only what every agent sees, and\n"
             "                      the full record once a game is over)\n"
@@ -330,6 +333,20 @@ static void on_interrupt(int sig)
 {
     play_stop = 1;
     signal(sig, SIG_DFL);
+    aw_play_stopper_kick(); /* --http: stop waiting for people and pauses */
+}
+
+/* --http's stopper: the people's seats take no more answers. */
+typedef struct {
+    aw_seat *humans[AW_MAX_PLAYERS + 1];
+    int n;
+} play_humans;
+
+static void close_humans(void *ud)
+{
+    play_humans *ph = ud;
+    for (int a = 1; a <= ph->n; a++)
+        aw_human_close(ph->humans[a]);
 }
 
 /* After the last game the pages stay up until Ctrl-C (or SIGTERM). */
@@ -632,6 +649,8 @@ int cmd_play(int argc, char **argv)
     /* --http: the pages, on a thread of their own; people's seats first. */
     aw_web *web = NULL;
     aw_live *live = NULL;
+    aw_play_stopper *stopper = NULL;
+    play_humans ph = {{0}, 0};
     if (http) {
         aw_web_opts wo;
         memset(&wo, 0, sizeof wo);
@@ -652,7 +671,9 @@ int cmd_play(int argc, char **argv)
                 goto done;
             }
             seats[a] = aw_live_human_borrow(h);
+            ph.humans[++ph.n] = h;
         }
+        stopper = aw_play_stopper_start(close_humans, &ph);
         aw_live_print_urls(live, stderr, http_host, aw_web_port(web));
     }
     for (int a = (int)humans + 1; a <= set.players; a++) {
@@ -719,7 +740,7 @@ int cmd_play(int argc, char **argv)
     mo.first_fault = games > 1 && !quiet ? play_first_fault : NULL;
     mo.jobs = (int)jobs;
     mo.ud = &po;
-    if (games > 1) {
+    if (games > 1 || live) {
         mo.stop = &play_stop;
         signal(SIGINT, on_interrupt);
     }
@@ -759,7 +780,7 @@ int cmd_play(int argc, char **argv)
     if (profile && tally.played > 0)
         print_profiles(seats, mirror, set.players, entry_of, mirror_entry_of, entry_names, nentries, tally.played);
     aw_tally_free(&tally);
-    if (live && mrc != AW_MATCH_INTERRUPTED)
+    if (live && mrc != AW_MATCH_INTERRUPTED && !play_stop)
         linger();
 close_events:
     if (events && (events == stdout ? fflush(events) : fclose(events)) != 0) {
@@ -767,6 +788,7 @@ close_events:
         rc = 1;
     }
 done:
+    aw_play_stopper_end(stopper);
     /* The pages first: no callback of theirs may run once the seats go. */
     if (web)
         aw_web_stop(web);
