@@ -27,6 +27,11 @@ typedef int (*aw_cli_file_fn)(void *ud, const char *path, const char *text, size
  * both with status 2. Returns the worst status. */
 int aw_cli_each_file(const char *cmd, const char *const *files, int nfiles, aw_cli_file_fn fn, void *ud);
 
+/* A rate for people (games/s): "-" before there is one, two significant
+ * digits under 10 (0.5, 0.0012: never "0.0" for games that were played),
+ * else one decimal. Writes buf (n bytes) and returns it. */
+const char *aw_cli_rate(char *buf, size_t n, double rate);
+
 /* --http's "[HOST:]PORT" (play and serve): host (127.0.0.1 when not given,
  * at most hostlen - 1 bytes) and port (0-65535). -1 when malformed. */
 int aw_cli_parse_http(const char *v, char *host, size_t hostlen, int *port);

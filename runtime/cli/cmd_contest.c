@@ -571,7 +571,7 @@ static void progress_line(contest *k, bool final)
         long s = (long)((double)(k->total - done) / rate);
         snprintf(eta, sizeof eta, "%ld:%02ld", s / 60, s % 60);
     }
-    char leader[200] = "";
+    char leader[200] = "", rs[32];
     if (lead >= 0)
         snprintf(leader, sizeof leader, "  leader %.60s %.3f", k->names[lead], best);
     if (k->tty) {
@@ -580,11 +580,11 @@ static void progress_line(contest *k, bool final)
         for (int i = 0; i < width; i++)
             bar[i] = i < fill ? '#' : '.';
         bar[width] = 0;
-        fprintf(stderr, "\r\033[K[%s] %ld/%ld games  %.1f games/s  ETA %s  faults %ld%s%s", bar, done, k->total, rate,
-                eta, faults, leader, final ? "\n" : "");
+        fprintf(stderr, "\r\033[K[%s] %ld/%ld games  %s games/s  ETA %s  faults %ld%s%s", bar, done, k->total,
+                aw_cli_rate(rs, sizeof rs, rate), eta, faults, leader, final ? "\n" : "");
     } else {
-        fprintf(stderr, "aiwolf contest: %ld/%ld games, %.1f games/s, ETA %s, faults %ld%s\n", done, k->total, rate,
-                eta, faults, leader);
+        fprintf(stderr, "aiwolf contest: %ld/%ld games, %s games/s, ETA %s, faults %ld%s\n", done, k->total,
+                aw_cli_rate(rs, sizeof rs, rate), eta, faults, leader);
     }
     fflush(stderr);
 }
@@ -1242,9 +1242,10 @@ int cmd_contest(int argc, char **argv)
                 char pl[64] = "";
                 for (int i = 0, o = 0; i < c->nplayers; i++)
                     o += snprintf(pl + o, sizeof pl - (size_t)o, "%s%d", i ? "," : "", c->players[i]);
-                fprintf(stderr, "aiwolf contest: %d entries, %ld games (%s, %s players), seed %llu, %d jobs, into %s\n",
-                        c->nentries, k.total, format_name(c->format), pl, (unsigned long long)c->seed,
-                        jobs < ntodo ? jobs : ntodo, dir);
+                int njobs = jobs < ntodo ? jobs : ntodo;
+                fprintf(stderr, "aiwolf contest: %d entries, %ld games (%s, %s players), seed %llu, %d job%s, into %s\n",
+                        c->nentries, k.total, format_name(c->format), pl, (unsigned long long)c->seed, njobs,
+                        njobs == 1 ? "" : "s", dir);
             }
         }
         k.games_fd = open(gpath, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0666);

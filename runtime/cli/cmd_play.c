@@ -316,12 +316,13 @@ static void play_progress(void *ud, const aw_tally *t, long games)
     }
     char done[40];
     if (games == LONG_MAX)
-        snprintf(done, sizeof done, "%ld games", t->played);
+        snprintf(done, sizeof done, "%ld game%s", t->played, t->played == 1 ? "" : "s");
     else
         snprintf(done, sizeof done, "%ld/%ld games", t->played, games);
     double w = t->entry_games[0] ? 100.0 * t->entry_wins[0] / t->entry_games[0] : 0;
-    fprintf(stderr, "%saiwolf play: %s, %.0f games/s, %s, faults %ld, %.40s wins %.1f%%%s", progress_tty ? "\r\033[K" : "",
-            done, rate, left, t->faults, progress_names[0], w, progress_tty ? "" : "\n");
+    char rs[32];
+    fprintf(stderr, "%saiwolf play: %s, %s games/s, %s, faults %ld, %.40s wins %.1f%%%s", progress_tty ? "\r\033[K" : "",
+            done, aw_cli_rate(rs, sizeof rs, rate), left, t->faults, progress_names[0], w, progress_tty ? "" : "\n");
     fflush(stderr);
     progress_shown = true;
 }

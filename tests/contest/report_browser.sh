@@ -147,7 +147,7 @@ if page hundred "$tmp/hundred.json"; then
   has hundred 'data-rendered="ok"'
   [ "$(count hundred '<div class="n">')" -eq 100 ] || fail "hundred: the standings do not have 100 rows"
   has hundred '>agent-100<'
-  has hundred 'in progress'
+  has hundred '>incomplete<'
   has hundred 'id="chart-faults"'
 fi
 
