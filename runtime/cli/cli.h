@@ -32,6 +32,33 @@ int aw_cli_each_file(const char *cmd, const char *const *files, int nfiles, aw_c
  * else one decimal. Writes buf (n bytes) and returns it. */
 const char *aw_cli_rate(char *buf, size_t n, double rate);
 
+#include <stdbool.h>
+
+#include "settings.h"
+
+/* check's and replay's --preset and --set. */
+typedef struct aw_cli_rules {
+    const char *preset;       /* --preset, or NULL: each log's rules file, else aiwolf */
+    const char *const *sets;  /* --set NAME=VALUE, applied on top */
+    int nsets;
+} aw_cli_rules;
+
+/* The rules to judge the log at path by: --preset when given, else the
+ * log's rules file (runtime/log/logrules.h) when one applies, else the
+ * aiwolf preset; then the --set options. Returns 0 with rules and, in
+ * source, where they came from (for messages), or 2 having said why
+ * ("aiwolf CMD: PATH: its rules: ..."). path "<stdin>" has no rules file. */
+int aw_cli_log_rules(const char *cmd, const char *path, const aw_cli_rules *opt, aw_settings *rules, char *source,
+                     size_t sourcelen);
+
+/* For a log that failed under `failed` (whose rules came from source): the
+ * first preset (aiwolf, seed2015, regulation; one whose rules are `failed`
+ * left out) under which passes(ud, its rules) holds is printed as
+ * "    hint: PASSED under --preset P (TRIED under SOURCE)"; nothing when
+ * none. */
+void aw_cli_preset_hint(const aw_settings *failed, bool (*passes)(void *ud, const aw_settings *rules), void *ud,
+                        const char *passed, const char *tried, const char *source);
+
 /* --http's "[HOST:]PORT" (play and serve): host (127.0.0.1 when not given,
  * at most hostlen - 1 bytes) and port (0-65535). -1 when malformed. */
 int aw_cli_parse_http(const char *v, char *host, size_t hostlen, int *port);

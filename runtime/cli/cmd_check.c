@@ -25,19 +25,27 @@ static void usage(FILE *out)
                  "reported as illegal with the reason 'incomplete log'.\n"
                  "\n"
                  "options:\n"
-                 "  --preset P        rules to check against: aiwolf (official server 0.6.x\n"
-                 "                    defaults, the default), seed2015 (2015 contest rules),\n"
-                 "                    regulation (2021-2023 contest regulation)\n"
-                 "  --set NAME=VALUE  change one rule setting of the preset (repeatable), e.g.\n"
+                 "  --preset P        rules to check against, instead of the log's own: aiwolf\n"
+                 "                    (official server 0.6.x defaults), seed2015 (2015 contest\n"
+                 "                    rules), regulation (2021-2023 contest regulation)\n"
+                 "  --set NAME=VALUE  change one rule setting of those rules (repeatable), e.g.\n"
                  "                    --set max_revote=0; 'aiwolf check --list-settings' lists them\n"
                  "  --roles SPEC      require this role table, e.g.\n"
                  "                    SEER=1,POSSESSED=1,WEREWOLF=1,VILLAGER=2\n"
                  "  --strict-roles    require the official default role table for the log's\n"
                  "                    player count (without it any role counts are accepted)\n"
-                 "  --list-settings   print the settings in force (after --preset/--set), exit\n"
+                 "  --list-settings   print the settings of --preset (aiwolf when not given)\n"
+                 "                    with the --set options, and exit\n"
                  "  -q, --quiet       print nothing for legal logs; only the illegal ones\n"
                  "  -h, --help        show this help\n"
                  "  --                end of options; LOG may also be '-' for standard input\n"
+                 "\n"
+                 "The rules: without --preset, each log is checked under the rules it was\n"
+                 "played under, read from the file beside it that play, serve and contest\n"
+                 "write: LOG.rules (LOG without .gz), else aiwolf.rules in its folder, else a\n"
+                 "contest's contest.cfg above its logs/ folder; with none of them, the aiwolf\n"
+                 "preset. When a log is illegal under those rules but legal under a preset,\n"
+                 "a hint line says which.\n"
                  "\n"
                  "A LOG compressed with gzip (a .gz file, or anything starting with the gzip\n"
                  "magic bytes, standard input too) is read as the log it holds.\n"
@@ -57,17 +65,32 @@ static int validate_text(void *ud, const char *text, size_t len, aw_validation m
 }
 
 typedef struct check_ctx {
-    const aw_settings *rules;
+    aw_cli_rules rules;
     const aw_logcheck_options *opt;
     bool quiet;
+    const char *text; /* the log being checked */
+    size_t len;
 } check_ctx;
 
-static int check_one(void *ud, const char *path, const char *text, size_t len)
+static bool legal_under(void *ud, const aw_settings *rules)
 {
     check_ctx *c = ud;
     aw_logcheck_report rep;
     aw_error err;
-    int v = aw_logcheck(text, len, c->rules, c->opt, &rep, &err);
+    return aw_logcheck(c->text, c->len, rules, c->opt, &rep, &err) == AW_LOG_LEGAL;
+}
+
+static int check_one(void *ud, const char *path, const char *text, size_t len)
+{
+    check_ctx *c = ud;
+    aw_settings rules;
+    char source[4200];
+    int rs = aw_cli_log_rules("check", path, &c->rules, &rules, source, sizeof source);
+    if (rs)
+        return rs;
+    aw_logcheck_report rep;
+    aw_error err;
+    int v = aw_logcheck(text, len, &rules, c->opt, &rep, &err);
     if (v < 0) {
         fprintf(stderr, "aiwolf check: %s: %s\n", path, err.msg);
         return 2;
@@ -81,12 +104,15 @@ static int check_one(void *ud, const char *path, const char *text, size_t len)
     printf("%s:%ld: illegal: %s\n", path, rep.line, rep.reason);
     if (rep.text[0])
         printf("    %s\n", rep.text);
+    c->text = text;
+    c->len = len;
+    aw_cli_preset_hint(&rules, legal_under, c, "legal", "checked", source);
     return 1;
 }
 
 int cmd_check(int argc, char **argv)
 {
-    const char *preset = "aiwolf";
+    const char *preset = NULL;
     const char **sets = calloc((size_t)argc + 1, sizeof *sets);
     const char **files = calloc((size_t)argc + 1, sizeof *files);
     int nsets = 0, nfiles = 0;
@@ -144,8 +170,10 @@ int cmd_check(int argc, char **argv)
     aw_settings rules;
     aw_error err;
     memset(&err, 0, sizeof err);
-    /* The player count is the log's; any valid count gives the preset's rules. */
-    if (aw_settings_from(&rules, preset, 5, (const char *const *)sets, nsets, &err) != 0) {
+    /* The player count is the log's; any valid count gives the preset's
+     * rules. (Each log's own rules come in check_one; these check the
+     * options and are --list-settings'.) */
+    if (aw_settings_from(&rules, preset ? preset : "aiwolf", 5, (const char *const *)sets, nsets, &err) != 0) {
         fprintf(stderr, "aiwolf check: %s\n", err.msg);
         status = 2;
         goto done;
@@ -188,7 +216,7 @@ int cmd_check(int argc, char **argv)
         goto done;
     }
 
-    check_ctx ctx = {&rules, &opt, quiet};
+    check_ctx ctx = {{preset, (const char *const *)sets, nsets}, &opt, quiet, NULL, 0};
     status = aw_cli_each_file("check", files, nfiles, check_one, &ctx);
 
 done:

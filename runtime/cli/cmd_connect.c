@@ -129,7 +129,7 @@ int cmd_connect(int argc, char **argv)
     aw_error err;
     aw_seat *seat = aw_luaseat_new(agent, &lo, &err);
     if (!seat) {
-        fprintf(stderr, "aiwolf connect: %s\n", err.msg);
+        fprintf(stderr, "aiwolf connect: %s\n", aw_term(err.msg).s);
         return 2;
     }
     aw_game_opts hooks;
@@ -149,7 +149,7 @@ int cmd_connect(int argc, char **argv)
     int rc = aw_netclient_run(seat, &no, &st, &err);
     seat->ops->free(seat);
     if (rc < 0) {
-        fprintf(stderr, "aiwolf connect: %s\n", err.msg);
+        fprintf(stderr, "aiwolf connect: %s\n", aw_term(err.msg).s);
         return 1;
     }
     if (!quiet)

@@ -18,7 +18,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "aiwolf_version.h"
 #include "cli.h"
+#include "gzlog.h"
+#include "logrules.h"
+#include "provenance.h"
 #include "report_html.h"
 #include "results.h"
 #include "rng.h"
@@ -37,6 +41,7 @@ static void usage(FILE *out)
             "usage: aiwolf contest [OPTIONS] --out DIR ENTRY...\n"
             "       aiwolf contest merge --out DIR SHARD_DIR...\n"
             "       aiwolf contest report DIR\n"
+            "       aiwolf contest verify [--sample N] DIR\n"
             "\n"
             "Plays a contest between sandboxed entries and writes its results and report\n"
             "to DIR. An ENTRY is a Lua agent file or a folder with main.lua; each runs in\n"
@@ -67,7 +72,12 @@ static void usage(FILE *out)
             "  --help                this text\n"
             "\n"
             "DIR receives contest.cfg, games.tsv (one line per game), logs/ (every game's\n"
-            "official CSV log), report.md, results.csv, results.json and report.html.\n"
+            "official CSV log, and aiwolf.rules: the rules 'aiwolf check' and 'replay'\n"
+            "read), provenance.tsv (the program's version, each entry's SHA-256, when\n"
+            "each run started and ended), report.md, results.csv, results.json and\n"
+            "report.html. 'contest report' writes the reports again; 'contest verify'\n"
+            "plays games again from their seeds and compares their logs byte for byte\n"
+            "(aiwolf contest verify --help).\n"
             "Exit status: 0 when every game was played, 1 when the contest stopped\n"
             "(interrupted or failed; run it again to continue), 2 for bad usage.\n");
 }
@@ -382,6 +392,7 @@ typedef struct contest {
     bool tty, quiet;
     int ticks;
     const char **names, **paths;
+    aw_provenance prov; /* DIR/provenance.tsv, and the report's options */
 } contest;
 
 static void info_of(const contest *k, aw_contest_info *ci)
@@ -398,6 +409,7 @@ static void info_of(const contest *k, aw_contest_info *ci)
     ci->nshards = k->c.nshards;
     ci->names = k->names;
     ci->paths = k->paths;
+    ci->prov = &k->prov;
 }
 
 /* Reads games.tsv: the units played whole (done[]), their lines into the
@@ -573,7 +585,7 @@ static void progress_line(contest *k, bool final)
     }
     char leader[200] = "", rs[32];
     if (lead >= 0)
-        snprintf(leader, sizeof leader, "  leader %.60s %.3f", k->names[lead], best);
+        snprintf(leader, sizeof leader, "  leader %.60s %.3f", aw_term(k->names[lead]).s, best);
     if (k->tty) {
         int width = 24, fill = k->total ? (int)(width * done / k->total) : width;
         char bar[32];
@@ -716,6 +728,72 @@ static int worker_main(int argc, char **argv)
     return rc;
 }
 
+/* The workers' command line: this program afresh, told everything but the
+ * seed, with its logs under dir (k's entries resolved: main, read_dir). */
+typedef struct worker_args {
+    char self[PATH_MAX];
+    char nb[3][32];
+    char **argv; /* NULL-terminated, for aw_runner */
+    char **owned;
+    int nowned;
+} worker_args;
+
+static int worker_args_make(const contest *k, const char *dir, worker_args *wa)
+{
+    const cfg *c = &k->c;
+    memset(wa, 0, sizeof *wa);
+    ssize_t sl = readlink("/proc/self/exe", wa->self, sizeof wa->self - 1);
+    if (sl <= 0)
+        return -1;
+    wa->self[sl] = 0;
+    snprintf(wa->nb[0], sizeof wa->nb[0], "%d", c->budget_ms);
+    snprintf(wa->nb[1], sizeof wa->nb[1], "%d", c->memory_mb);
+    snprintf(wa->nb[2], sizeof wa->nb[2], "%d", k->sched.max_copies);
+    int na = 0;
+    char **wargv = aw_xcalloc((size_t)(16 + 2 * c->nsets_kv + c->nentries + 1), sizeof *wargv);
+    char **owned = aw_xcalloc((size_t)c->nentries + 1, sizeof *owned);
+    wargv[na++] = wa->self;
+    wargv[na++] = (char *)"contest";
+    wargv[na++] = (char *)"--worker";
+    wargv[na++] = (char *)"--dir";
+    wargv[na++] = (char *)dir;
+    wargv[na++] = (char *)"--budget";
+    wargv[na++] = wa->nb[0];
+    wargv[na++] = (char *)"--memory";
+    wargv[na++] = wa->nb[1];
+    wargv[na++] = (char *)"--copies";
+    wargv[na++] = wa->nb[2];
+    wargv[na++] = (char *)"--preset";
+    wargv[na++] = (char *)c->preset;
+    wargv[na++] = (char *)"--keep-instance";
+    wargv[na++] = (char *)(c->format == AW_FORMAT_REGULATION ? "1" : "0");
+    for (int i = 0; i < c->nsets_kv; i++) {
+        wargv[na++] = (char *)"--set";
+        wargv[na++] = (char *)c->sets_kv[i];
+    }
+    wargv[na++] = (char *)"--";
+    for (int i = 0; i < c->nentries; i++) {
+        size_t l = strlen(c->entries[i].main) + strlen(c->entries[i].read_dir) + strlen(c->entries[i].name) + 3;
+        owned[i] = aw_xcalloc(l, 1);
+        snprintf(owned[i], l, "%s\x1f%s\x1f%s", c->entries[i].main, c->entries[i].read_dir, c->entries[i].name);
+        wargv[na++] = owned[i];
+    }
+    wargv[na] = NULL;
+    wa->argv = wargv;
+    wa->owned = owned;
+    wa->nowned = c->nentries;
+    return 0;
+}
+
+static void worker_args_free(worker_args *wa)
+{
+    for (int i = 0; i < wa->nowned; i++)
+        free(wa->owned[i]);
+    free(wa->owned);
+    free(wa->argv);
+    memset(wa, 0, sizeof *wa);
+}
+
 static int write_file(const char *path, const char *data, size_t len)
 {
     char tmp[PATH_MAX + 8];
@@ -739,7 +817,69 @@ static void contest_free(contest *k)
     aw_contest_stats_free(&k->stats);
     free(k->names);
     free(k->paths);
+    aw_provenance_free(&k->prov);
     cfg_free(&k->c);
+}
+
+/* ---- provenance (provenance.h) ------------------------------------------------ */
+
+/* k's provenance: DIR/provenance.tsv's sessions and digests, the options. */
+static void prepare_provenance(contest *k)
+{
+    aw_provenance_init(&k->prov, k->c.nentries);
+    aw_error err;
+    if (aw_provenance_load(&k->prov, k->dir, &err) < 0)
+        fprintf(stderr, "aiwolf contest: warning: %s\n", err.msg);
+    k->prov.version = AIWOLF_VERSION;
+    k->prov.preset = k->c.preset;
+    k->prov.sets = k->c.sets_kv;
+    k->prov.nsets = k->c.nsets_kv;
+    k->prov.games_per_entry = k->c.games_per_entry;
+    k->prov.sets_per_count = k->c.sets;
+    k->prov.set_games = k->c.set_games;
+}
+
+/* Every entry's SHA-256, as its files are now (at the start of a session:
+ * the contest refuses entries changed since it began). */
+static void hash_entries(contest *k)
+{
+    for (int i = 0; i < k->c.nentries; i++) {
+        aw_error err;
+        if (aw_entry_sha256(k->c.entries[i].path, k->prov.sha256[i], &err) < 0) {
+            fprintf(stderr, "aiwolf contest: warning: %s\n", err.msg);
+            k->prov.sha256[i][0] = 0;
+        }
+    }
+}
+
+/* The session that ends now, into DIR/provenance.tsv. */
+static void end_session(contest *k, const char *start, int jobs, int status)
+{
+    aw_contest_session s;
+    memset(&s, 0, sizeof s);
+    snprintf(s.shard, sizeof s.shard, "%d/%d", k->c.shard, k->c.nshards);
+    snprintf(s.start, sizeof s.start, "%s", start);
+    aw_utc_now(s.end);
+    snprintf(s.version, sizeof s.version, "%s", AIWOLF_VERSION);
+    s.cores = (int)sysconf(_SC_NPROCESSORS_ONLN);
+    s.jobs = jobs;
+    s.games = k->stats.games - k->done_at_start;
+    snprintf(s.status, sizeof s.status, "%s",
+             status == AW_RUNNER_DONE ? "complete" : status == AW_RUNNER_INTERRUPTED ? "interrupted" : "stopped");
+    aw_provenance_add_session(&k->prov, &s);
+    aw_error err;
+    if (aw_provenance_save(&k->prov, k->dir, k->names, &err) < 0)
+        fprintf(stderr, "aiwolf contest: %s\n", err.msg);
+}
+
+/* Adds from's sessions to to's, and its digests where to has none (merge). */
+static void merge_provenance(aw_provenance *to, const aw_provenance *from)
+{
+    for (int i = 0; i < from->nsessions; i++)
+        aw_provenance_add_session(to, &from->sessions[i]);
+    for (int i = 0; i < to->nentries && i < from->nentries; i++)
+        if (!to->sha256[i][0])
+            memcpy(to->sha256[i], from->sha256[i], sizeof to->sha256[i]);
 }
 
 /* Sets up k from its cfg: schedule, statistics, names. */
@@ -747,7 +887,7 @@ static int contest_prepare(contest *k)
 {
     aw_error err;
     if (build_schedule(&k->c, &k->sched, k->set, &err) < 0) {
-        fprintf(stderr, "aiwolf contest: %s\n", err.msg);
+        fprintf(stderr, "aiwolf contest: %s\n", aw_term(err.msg).s);
         return -1;
     }
     aw_contest_stats_init(&k->stats, k->c.nentries);
@@ -761,6 +901,7 @@ static int contest_prepare(contest *k)
     for (int u = 0; u < k->sched.nunits; u++)
         if (in_shard(&k->c, u))
             k->total += k->sched.units[u].ngames;
+    prepare_provenance(k);
     return 0;
 }
 
@@ -847,6 +988,8 @@ static int merge_main(int argc, char **argv)
     int nshards = first.nshards;
     bool *seen = aw_xcalloc((size_t)nshards + 1, sizeof *seen);
     int rc = 2;
+    aw_provenance prov; /* the slices' sessions and digests */
+    aw_provenance_init(&prov, first.nentries);
     contest k;
     memset(&k, 0, sizeof k);
     aw_buf all;
@@ -902,6 +1045,7 @@ static int merge_main(int argc, char **argv)
             contest_free(&sk);
             goto out;
         }
+        merge_provenance(&prov, &sk.prov);
         bool *done = aw_xcalloc((size_t)sk.sched.nunits + 1, sizeof *done);
         aw_buf kept;
         aw_buf_init(&kept);
@@ -932,6 +1076,11 @@ static int merge_main(int argc, char **argv)
         free(done);
         contest_free(&sk);
     }
+    /* The logs' rules (logrules.h), the same in every slice. */
+    snprintf(from, sizeof from, "%s/logs/%s", shards[0], AW_LOGRULES_FOLDER);
+    snprintf(to, sizeof to, "%s/logs/%s", dir, AW_LOGRULES_FOLDER);
+    if (access(from, F_OK) == 0 && bring_log(from, to) < 0)
+        fprintf(stderr, "aiwolf contest: warning: %s could not be brought over\n", from);
     first.shard = first.nshards = 1;
     aw_buf cf;
     aw_buf_init(&cf);
@@ -947,6 +1096,10 @@ static int merge_main(int argc, char **argv)
     k.dir = dir;
     if (cfg_read(dir, &k.c, why, sizeof why) < 0 || contest_prepare(&k) < 0)
         goto out;
+    merge_provenance(&k.prov, &prov);
+    aw_error perr;
+    if (aw_provenance_save(&k.prov, dir, k.names, &perr) < 0)
+        fprintf(stderr, "aiwolf contest: %s\n", perr.msg);
     {
         bool *done = aw_xcalloc((size_t)k.sched.nunits + 1, sizeof *done);
         aw_buf kept;
@@ -961,8 +1114,382 @@ out:
     contest_free(&k);
     aw_buf_free(&all);
     aw_buf_free(&want);
+    aw_provenance_free(&prov);
     free(seen);
     cfg_free(&first);
+    return rc;
+}
+
+/* ---- contest verify: games played again from their seeds --------------------- */
+
+typedef struct verify {
+    contest k;
+    char tmp[PATH_MAX];  /* where the games are played again */
+    const char **line;   /* [ngames]: each recorded game's games.tsv line, or NULL */
+    size_t *len;
+    bool *want;          /* [ngames]: the games to compare */
+    long compared, differ;
+} verify;
+
+/* A log's text, inflated when it is gzip; NULL with err. */
+static char *read_log(const char *path, size_t *len, aw_error *err)
+{
+    char *text = aw_read_file(path, len, err);
+    if (text && aw_gzip_is(text, *len)) {
+        char *plain = aw_gunzip(text, *len, len, AW_GZLOG_MAX_LOG, err);
+        free(text);
+        text = plain;
+    }
+    return text;
+}
+
+/* One line of a log, as a terminal may show it: at most 160 bytes. */
+static void show_line(const char *p, size_t n, char *out, size_t outlen)
+{
+    if (!p) {
+        snprintf(out, outlen, "(end of log)");
+        return;
+    }
+    size_t k = n < 160 ? n : 160;
+    char buf[170];
+    memcpy(buf, p, k);
+    buf[k] = 0;
+    aw_sanitize_text(buf, k, 0);
+    snprintf(out, outlen, "\"%s%s\"", buf, n > k ? "..." : "");
+}
+
+/* Compares the log written now (a) with the recorded one (b): 0 when they
+ * are the same bytes, else the first differing line's number (from 1), with
+ * both lines shown. */
+static long first_diff(const char *a, size_t alen, const char *b, size_t blen, char *now, char *was, size_t n)
+{
+    if (alen == blen && memcmp(a, b, alen) == 0)
+        return 0;
+    long line = 1;
+    const char *pa = a, *pb = b, *ea = a + alen, *eb = b + blen;
+    for (;;) {
+        const char *na = pa < ea ? memchr(pa, '\n', (size_t)(ea - pa)) : NULL;
+        const char *nb = pb < eb ? memchr(pb, '\n', (size_t)(eb - pb)) : NULL;
+        size_t la = pa < ea ? (na ? (size_t)(na - pa) + 1 : (size_t)(ea - pa)) : 0;
+        size_t lb = pb < eb ? (nb ? (size_t)(nb - pb) + 1 : (size_t)(eb - pb)) : 0;
+        if (la != lb || memcmp(pa, pb, la) != 0) {
+            show_line(la ? pa : NULL, la && pa[la - 1] == '\n' ? la - 1 : la, now, n);
+            show_line(lb ? pb : NULL, lb && pb[lb - 1] == '\n' ? lb - 1 : lb, was, n);
+            return line;
+        }
+        pa += la;
+        pb += lb;
+        line++;
+    }
+}
+
+/* What differs between a game's record now and as recorded (the columns
+ * that are the same whenever a contest is played again), or NULL. */
+static const char *record_diff(const aw_game_record *a, const aw_game_record *b)
+{
+    if (a->seed != b->seed || a->players != b->players)
+        return "seed or players";
+    for (int s = 1; s <= a->players; s++) {
+        if (a->entry[s] != b->entry[s])
+            return "entries";
+        if (a->role[s] != b->role[s])
+            return "roles";
+    }
+    if (a->winner != b->winner)
+        return "winner";
+    if (a->days != b->days)
+        return "days";
+    for (int s = 1; s <= a->players; s++) {
+        if (a->calls[s] != b->calls[s])
+            return "calls";
+        if (memcmp(a->faults[s], b->faults[s], sizeof a->faults[s]) != 0)
+            return "faults";
+    }
+    return NULL;
+}
+
+static int verify_unit(void *ud, int unit, const char *lines, size_t len)
+{
+    verify *v = ud;
+    (void)unit;
+    aw_game_record *now = aw_xcalloc(2, sizeof *now), *was = now + 1;
+    aw_error err;
+    for (const char *p = lines, *end = lines + len; p < end;) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        size_t ll = nl ? (size_t)(nl - p) : (size_t)(end - p);
+        if (aw_record_parse(p, ll, v->k.c.nentries, now, &err) < 0 || now->index < 0 ||
+            now->index >= v->k.sched.ngames || !v->line[now->index]) {
+            fprintf(stderr, "aiwolf contest verify: a worker sent a bad game line\n");
+            free(now);
+            return -1;
+        }
+        p += ll + (nl != NULL);
+        long g = now->index;
+        if (!v->want[g])
+            continue;
+        aw_record_parse(v->line[g], v->len[g], v->k.c.nentries, was, &err);
+        v->compared++;
+        char pnow[PATH_MAX * 2], pwas[PATH_MAX * 2], a[200], b[200];
+        snprintf(pnow, sizeof pnow, "%s/%s", v->tmp, now->log);
+        snprintf(pwas, sizeof pwas, "%s/%s", v->k.dir, was->log);
+        size_t lnow = 0, lwas = 0;
+        char *tnow = read_log(pnow, &lnow, &err);
+        aw_error err2;
+        char *twas = strstr(was->log, "..") || was->log[0] == '/' ? NULL : read_log(pwas, &lwas, &err2);
+        long dl = 0;
+        const char *what = NULL;
+        if (!tnow)
+            what = "its log was not written again";
+        else if (!twas)
+            what = "its recorded log cannot be read";
+        else if ((dl = first_diff(tnow, lnow, twas, lwas, a, b, sizeof a)) > 0)
+            what = "log";
+        else
+            what = record_diff(now, was);
+        if (what) {
+            v->differ++;
+            if (dl > 0)
+                printf("game %ld (%s): line %ld differs: now %s, recorded %s\n", g, was->log, dl, a, b);
+            else if (strcmp(what, "log") != 0)
+                printf("game %ld (%s): %s%s\n", g, was->log, what,
+                       tnow && twas ? " differ from games.tsv (the log is the same)" : "");
+        }
+        free(tnow);
+        free(twas);
+        remove(pnow);
+    }
+    fflush(stdout);
+    free(now);
+    return 0;
+}
+
+/* A game that may be sampled: its place in the order drawn from the seed. */
+typedef struct sample_key {
+    uint64_t key;
+    long index;
+    int unit;
+} sample_key;
+
+static int cmp_sample_key(const void *a, const void *b)
+{
+    const sample_key *x = a, *y = b;
+    if (x->key != y->key)
+        return x->key < y->key ? -1 : 1;
+    return x->index < y->index ? -1 : x->index > y->index;
+}
+
+static int rm_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+    (void)st;
+    (void)type;
+    (void)ftw;
+    remove(path);
+    return 0;
+}
+
+static void verify_usage(FILE *out)
+{
+    fprintf(out, "usage: aiwolf contest verify [--sample N] [--jobs J] DIR\n"
+                 "\n"
+                 "Plays games of the contest in DIR again, from their seeds and entries, the\n"
+                 "way the contest played them (its workers, confined children, budgets),\n"
+                 "and compares each game's log with the recorded one byte for byte, and its\n"
+                 "games.tsv line but the times. Entries whose files changed since the\n"
+                 "contest are named, and their games are not played. Prints each game that\n"
+                 "differs, with its first differing line, and a summary.\n"
+                 "\n"
+                 "  --sample N   play N of the games played (default: all), the same N for\n"
+                 "               the same contest every time (drawn from its master seed);\n"
+                 "               under the regulation format the whole set holding a game is\n"
+                 "               played, since its agents carry over from game to game\n"
+                 "  --jobs J     worker processes (default: every core)\n"
+                 "\n"
+                 "Exit status: 0 every game compared is the same and no entry changed, 1 a\n"
+                 "game differs or an entry changed (or the check stopped), 2 bad usage or a\n"
+                 "folder that holds no contest.\n");
+}
+
+static int verify_main(int argc, char **argv)
+{
+    const char *dir = NULL;
+    long sample = -1;
+    int jobs = (int)sysconf(_SC_NPROCESSORS_ONLN);
+    for (int i = 2; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            verify_usage(stdout);
+            return 0;
+        }
+        if ((strcmp(a, "--sample") == 0 || strcmp(a, "--jobs") == 0) && i + 1 < argc) {
+            long x;
+            if (aw_parse_long(argv[i + 1], 1, 100000000, &x) < 0)
+                return bad("verify: %s takes a positive whole number", a);
+            if (a[2] == 's')
+                sample = x;
+            else
+                jobs = (int)(x > 256 ? 256 : x);
+            i++;
+        } else if (a[0] == '-') {
+            return bad("verify: unknown option '%s'", a);
+        } else if (!dir) {
+            dir = a;
+        } else {
+            return bad("%s", "verify takes one contest folder");
+        }
+    }
+    if (!dir)
+        return bad("%s", "verify needs the contest's folder: aiwolf contest verify DIR");
+    verify v;
+    memset(&v, 0, sizeof v);
+    v.k.dir = dir;
+    char why[600];
+    if (cfg_read(dir, &v.k.c, why, sizeof why) < 0) {
+        fprintf(stderr, "aiwolf contest: %s\n", why);
+        return 2;
+    }
+    if (contest_prepare(&v.k) < 0) {
+        contest_free(&v.k);
+        return 2;
+    }
+    int rc = 0;
+    cfg *c = &v.k.c;
+    /* The entries as they are now: changed ones are named, their games left. */
+    bool *changed = aw_xcalloc((size_t)c->nentries, sizeof *changed);
+    for (int i = 0; i < c->nentries; i++) {
+        entry now;
+        entry *e = &c->entries[i];
+        if (resolve_entry(e->path, &now) < 0) {
+            printf("entry %s (%s) is gone or broken: its games are not played again\n", e->name, e->path);
+            changed[i] = true;
+            e->main = aw_xstrdup(e->path);
+            e->read_dir = aw_xstrdup(".");
+        } else {
+            char sha[65] = "";
+            aw_error err;
+            bool sha_differs = v.k.prov.sha256[i][0] && aw_entry_sha256(e->path, sha, &err) == 0 &&
+                               strcmp(sha, v.k.prov.sha256[i]) != 0;
+            if (sha_differs)
+                printf("entry %s (%s) changed since the contest: its SHA-256 is %s, the contest's was %s; its "
+                       "games are not played again\n",
+                       e->name, e->path, sha, v.k.prov.sha256[i]);
+            else if (now.hash != e->hash)
+                printf("entry %s (%s) changed since the contest: its files' hash is %016llx, contest.cfg's "
+                       "%016llx; its games are not played again\n",
+                       e->name, e->path, (unsigned long long)now.hash, (unsigned long long)e->hash);
+            changed[i] = sha_differs || now.hash != e->hash;
+            e->main = now.main;
+            e->read_dir = now.read_dir;
+            now.main = now.read_dir = NULL;
+        }
+        free(now.path);
+        free(now.name);
+        free(now.main);
+        free(now.read_dir);
+        if (changed[i])
+            rc = 1;
+    }
+    /* The games played whole, by index. */
+    bool *done = aw_xcalloc((size_t)v.k.sched.nunits + 1, sizeof *done);
+    bool *todo = aw_xcalloc((size_t)v.k.sched.nunits + 1, sizeof *todo);
+    long ng = v.k.sched.ngames;
+    v.line = aw_xcalloc((size_t)ng + 1, sizeof *v.line);
+    v.len = aw_xcalloc((size_t)ng + 1, sizeof *v.len);
+    v.want = aw_xcalloc((size_t)ng + 1, sizeof *v.want);
+    aw_buf kept;
+    aw_buf_init(&kept);
+    load_games(&v.k, done, &kept);
+    sample_key *cand = aw_xcalloc((size_t)ng + 1, sizeof *cand);
+    long ncand = 0, played = 0;
+    aw_game_record *rec = aw_xcalloc(1, sizeof *rec);
+    aw_error err;
+    for (const char *p = kept.data, *end = kept.data + kept.len; p && p < end;) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        if (aw_record_parse(p, (size_t)(nl - p), c->nentries, rec, &err) == 0 && rec->index < ng) {
+            v.line[rec->index] = p;
+            v.len[rec->index] = (size_t)(nl - p);
+            played++;
+            bool ok = true;
+            for (int sidx = 1; sidx <= rec->players; sidx++)
+                ok &= !changed[rec->entry[sidx]];
+            if (ok) {
+                uint64_t x[2] = {c->seed, (uint64_t)rec->index};
+                cand[ncand++] = (sample_key){aw_fnv64(AW_FNV64_INIT, x, sizeof x), rec->index, rec->unit};
+            }
+        }
+        p = nl + 1;
+    }
+    free(rec);
+    long left_out = played - ncand; /* games of changed entries */
+    played = ncand;
+    /* The sample: the candidates in an order drawn from the master seed. */
+    if (sample > 0 && sample < ncand) {
+        qsort(cand, (size_t)ncand, sizeof *cand, cmp_sample_key);
+        ncand = sample;
+    }
+    int nunits = 0;
+    for (long i = 0; i < ncand; i++) {
+        v.want[cand[i].index] = true;
+        nunits += !todo[cand[i].unit];
+        todo[cand[i].unit] = true;
+    }
+    free(cand);
+    /* Games of those units beyond the sample are compared too: they are
+     * played anyway. */
+    for (int u = 0; u < v.k.sched.nunits; u++)
+        for (int g = 0; todo[u] && g < v.k.sched.units[u].ngames; g++)
+            if (v.line[v.k.sched.units[u].first + g])
+                v.want[v.k.sched.units[u].first + g] = true;
+    const char *tdir = getenv("TMPDIR");
+    snprintf(v.tmp, sizeof v.tmp, "%s/aiwolf-verify-XXXXXX", tdir && *tdir ? tdir : "/tmp");
+    worker_args wa;
+    memset(&wa, 0, sizeof wa);
+    int status = AW_RUNNER_DONE;
+    if (!mkdtemp(v.tmp)) {
+        fprintf(stderr, "aiwolf contest verify: cannot create a folder in %s: %s\n", tdir ? tdir : "/tmp",
+                strerror(errno));
+        rc = 2;
+        v.tmp[0] = 0;
+    } else if (nunits && worker_args_make(&v.k, v.tmp, &wa) < 0) {
+        fprintf(stderr, "aiwolf contest: cannot find this program (/proc/self/exe)\n");
+        rc = 2;
+    } else if (nunits) {
+        aw_runner r;
+        memset(&r, 0, sizeof r);
+        r.sched = &v.k.sched;
+        r.todo = todo;
+        r.worker_argv = wa.argv;
+        r.jobs = jobs;
+        r.on_unit = verify_unit;
+        r.ud = &v;
+        status = aw_runner_run(&r);
+        if (status == AW_RUNNER_FAILED && r.error[0])
+            fprintf(stderr, "aiwolf contest verify: %s\n", r.error);
+    }
+    if (rc != 2) {
+        printf("%ld game%s played again (", v.compared, v.compared == 1 ? "" : "s");
+        if (sample > 0 && sample < played)
+            printf("a sample of %ld of the %ld played, drawn from the master seed%s", sample, played,
+                   v.compared > sample ? ", with the rest of their sets" : "");
+        else
+            printf("all %ld played%s", played, left_out ? " by unchanged entries" : "");
+        if (left_out)
+            printf("; %ld left out: an entry of theirs changed", left_out);
+        printf("): %ld the same, %ld differ%s\n", v.compared - v.differ, v.differ,
+               status == AW_RUNNER_DONE ? "" : status == AW_RUNNER_INTERRUPTED ? " (interrupted)" : " (stopped)");
+        if (v.differ || status != AW_RUNNER_DONE)
+            rc = 1;
+    }
+    if (v.tmp[0])
+        nftw(v.tmp, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+    worker_args_free(&wa);
+    aw_buf_free(&kept);
+    free(v.line);
+    free(v.len);
+    free(v.want);
+    free(done);
+    free(todo);
+    free(changed);
+    contest_free(&v.k);
     return rc;
 }
 
@@ -974,6 +1501,8 @@ int cmd_contest(int argc, char **argv)
         return merge_main(argc, argv);
     if (argc >= 2 && strcmp(argv[1], "report") == 0)
         return report_main(argc, argv);
+    if (argc >= 2 && strcmp(argv[1], "verify") == 0)
+        return verify_main(argc, argv);
     contest k;
     memset(&k, 0, sizeof k);
     cfg *c = &k.c;
@@ -1206,6 +1735,9 @@ int cmd_contest(int argc, char **argv)
     }
     if (contest_prepare(&k) < 0)
         goto out;
+    char session_start[32];
+    aw_utc_now(session_start);
+    hash_entries(&k);
     {
         bool *done = aw_xcalloc((size_t)k.sched.nunits + 1, sizeof *done);
         bool *todo = aw_xcalloc((size_t)k.sched.nunits + 1, sizeof *todo);
@@ -1256,10 +1788,8 @@ int cmd_contest(int argc, char **argv)
             rc = 1;
             goto out;
         }
-        /* The workers: this program afresh, told everything but the seed. */
-        char self[PATH_MAX];
-        ssize_t sl = readlink("/proc/self/exe", self, sizeof self - 1);
-        if (sl <= 0) {
+        worker_args wa;
+        if (worker_args_make(&k, dir, &wa) < 0) {
             fprintf(stderr, "aiwolf contest: cannot find this program (/proc/self/exe)\n");
             free(done);
             free(todo);
@@ -1267,46 +1797,11 @@ int cmd_contest(int argc, char **argv)
             rc = 1;
             goto out;
         }
-        self[sl] = 0;
-        char nb[3][32];
-        snprintf(nb[0], sizeof nb[0], "%d", c->budget_ms);
-        snprintf(nb[1], sizeof nb[1], "%d", c->memory_mb);
-        snprintf(nb[2], sizeof nb[2], "%d", k.sched.max_copies);
-        int na = 0;
-        char **wargv = aw_xcalloc((size_t)(16 + 2 * c->nsets_kv + c->nentries + 1), sizeof *wargv);
-        char **owned = aw_xcalloc((size_t)c->nentries + 1, sizeof *owned);
-        wargv[na++] = self;
-        wargv[na++] = (char *)"contest";
-        wargv[na++] = (char *)"--worker";
-        wargv[na++] = (char *)"--dir";
-        wargv[na++] = (char *)dir;
-        wargv[na++] = (char *)"--budget";
-        wargv[na++] = nb[0];
-        wargv[na++] = (char *)"--memory";
-        wargv[na++] = nb[1];
-        wargv[na++] = (char *)"--copies";
-        wargv[na++] = nb[2];
-        wargv[na++] = (char *)"--preset";
-        wargv[na++] = c->preset;
-        wargv[na++] = (char *)"--keep-instance";
-        wargv[na++] = (char *)(c->format == AW_FORMAT_REGULATION ? "1" : "0");
-        for (int i = 0; i < c->nsets_kv; i++) {
-            wargv[na++] = (char *)"--set";
-            wargv[na++] = (char *)c->sets_kv[i];
-        }
-        wargv[na++] = (char *)"--";
-        for (int i = 0; i < c->nentries; i++) {
-            size_t l = strlen(c->entries[i].main) + strlen(c->entries[i].read_dir) + strlen(c->entries[i].name) + 3;
-            owned[i] = aw_xcalloc(l, 1);
-            snprintf(owned[i], l, "%s\x1f%s\x1f%s", c->entries[i].main, c->entries[i].read_dir, c->entries[i].name);
-            wargv[na++] = owned[i];
-        }
-        wargv[na] = NULL;
         aw_runner r;
         memset(&r, 0, sizeof r);
         r.sched = &k.sched;
         r.todo = todo;
-        r.worker_argv = wargv;
+        r.worker_argv = wa.argv;
         r.jobs = jobs;
         r.on_unit = on_unit;
         r.on_tick = on_tick;
@@ -1318,9 +1813,11 @@ int cmd_contest(int argc, char **argv)
         if (!k.quiet && ntodo)
             progress_line(&k, true);
         if (status == AW_RUNNER_FAILED && r.error[0])
-            fprintf(stderr, "aiwolf contest: %s\n", r.error);
+            fprintf(stderr, "aiwolf contest: %s\n", aw_term(r.error).s);
         if (status == AW_RUNNER_DONE && sort_games(dir, c->nentries) < 0)
             fprintf(stderr, "aiwolf contest: cannot sort %s (the results are complete)\n", gpath);
+        if (ntodo)
+            end_session(&k, session_start, jobs < ntodo ? jobs : ntodo, status);
         write_reports(&k, !k.quiet);
         if (status == AW_RUNNER_DONE) {
             rc = 0;
@@ -1331,10 +1828,7 @@ int cmd_contest(int argc, char **argv)
                     status == AW_RUNNER_INTERRUPTED ? "interrupted" : "stopped", k.stats.games, k.total);
             rc = 1;
         }
-        for (int i = 0; i < c->nentries; i++)
-            free(owned[i]);
-        free(owned);
-        free(wargv);
+        worker_args_free(&wa);
         free(done);
         free(todo);
     }

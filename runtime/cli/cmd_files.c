@@ -1,13 +1,15 @@
 /* What commands share: the loop of check and replay (read each named file,
  * or standard input for "-", inflate it when it is gzip by its first bytes,
  * whatever its name, hand its text to the command, combine the exit
- * statuses), and --http's address for play and serve. */
+ * statuses; the rules each log is judged by, and the preset a failing log
+ * would pass under), and --http's address for play and serve. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 #include "gzlog.h"
+#include "logrules.h"
 #include "util.h"
 
 /* Takes text (read from a file) and returns the log in it: text itself, or
@@ -76,4 +78,74 @@ int aw_cli_parse_http(const char *v, char *host, size_t hostlen, int *port)
     }
     *port = (int)n;
     return 0;
+}
+
+int aw_cli_log_rules(const char *cmd, const char *path, const aw_cli_rules *opt, aw_settings *rules, char *source,
+                     size_t sourcelen)
+{
+    aw_error err;
+    int found = 0;
+    if (opt->preset) {
+        snprintf(source, sourcelen, "--preset %s", opt->preset);
+    } else if (strcmp(path, "<stdin>") != 0) {
+        char where[4096];
+        found = aw_logrules_find(path, rules, where, sizeof where, &err);
+        if (found < 0) {
+            fprintf(stderr, "aiwolf %s: %s: its rules: %s\n", cmd, path, err.msg);
+            return 2;
+        }
+        if (found)
+            snprintf(source, sourcelen, "the rules in %s", where);
+    }
+    if (!opt->preset && !found)
+        snprintf(source, sourcelen, "the default preset aiwolf: no rules file beside the log");
+    if (!found && aw_settings_preset(rules, opt->preset ? opt->preset : "aiwolf", 5, &err) < 0) {
+        fprintf(stderr, "aiwolf %s: %s\n", cmd, err.msg);
+        return 2;
+    }
+    for (int i = 0; i < opt->nsets; i++)
+        if (aw_settings_set(rules, opt->sets[i], &err) < 0) {
+            fprintf(stderr, "aiwolf %s: %s\n", cmd, err.msg);
+            return 2;
+        }
+    if (opt->nsets) {
+        size_t n = strlen(source);
+        snprintf(source + n, sourcelen - n, " with %d --set option%s", opt->nsets, opt->nsets == 1 ? "" : "s");
+    }
+    return 0;
+}
+
+/* The first preset other than `failed` under which passes() holds, or NULL. */
+static const char *passing_preset(const aw_settings *failed, bool (*passes)(void *ud, const aw_settings *rules),
+                                  void *ud)
+{
+    static const char *const presets[] = {"aiwolf", "seed2015", "regulation"};
+    aw_buf a, b;
+    aw_buf_init(&a);
+    aw_buf_init(&b);
+    aw_logrules_format(failed, &a);
+    const char *pass = NULL;
+    for (size_t i = 0; i < sizeof presets / sizeof presets[0] && !pass; i++) {
+        aw_settings s;
+        aw_error err;
+        if (aw_settings_preset(&s, presets[i], 5, &err) < 0)
+            continue;
+        aw_buf_clear(&b);
+        aw_logrules_format(&s, &b);
+        if (a.len == b.len && memcmp(a.data, b.data, a.len) == 0)
+            continue; /* the rules that failed */
+        if (passes(ud, &s))
+            pass = presets[i];
+    }
+    aw_buf_free(&a);
+    aw_buf_free(&b);
+    return pass;
+}
+
+void aw_cli_preset_hint(const aw_settings *failed, bool (*passes)(void *ud, const aw_settings *rules), void *ud,
+                        const char *passed, const char *tried, const char *source)
+{
+    const char *pass = passing_preset(failed, passes, ud);
+    if (pass)
+        printf("    hint: %s under --preset %s (%s under %s)\n", passed, pass, tried, source);
 }

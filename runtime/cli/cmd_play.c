@@ -23,6 +23,7 @@
 #include "luaseat_talks.h"
 #include "talkhooks.h"
 #include "live.h"
+#include "logrules.h"
 
 static void usage(FILE *out)
 {
@@ -101,7 +102,9 @@ static void usage(FILE *out)
             "                      the full record once a game is over)\n"
             "  --human N           with --http: people play the first N seats, each on its\n"
             "                      own page (its address, with a secret token, is printed);\n"
-            "                      the agent files fill the other seats\n"
+            "                      the agent files fill the other seats. A night that\n"
+            "                      asks a person nothing shows a step to confirm, so\n"
+            "                      spectators cannot tell roles by the night's length\n"
             "  --human-timeout S   seconds a person has for each answer (default 120); no\n"
             "                      answer in time gets the rules' substitute\n"
             "  --list-settings     print every setting of the chosen preset and exit\n"
@@ -236,6 +239,8 @@ typedef struct play_out {
     bool hide_over;       /* the record leaves out Over and Skip talks */
     aw_live *live;        /* --http: the games' pages */
     aw_live_game *live_game;
+    const aw_settings *rules; /* the games' rules, beside their logs (logrules.h) */
+    bool rules_per_log;
 } play_out;
 
 static int play_before(void *ud, long gno, uint64_t seed, aw_gamelog **log)
@@ -250,6 +255,11 @@ static int play_before(void *ud, long gno, uint64_t seed, aw_gamelog **log)
             snprintf(path, sizeof path, "%s", po->log_path);
         if (!(po->csv = open_out(path)))
             return -1;
+        aw_error err;
+        if (strcmp(path, "-") != 0 && aw_logrules_beside(path, po->rules_per_log ? po->rules : NULL, &err) < 0) {
+            fprintf(stderr, "aiwolf play: %s\n", err.msg);
+            return -1;
+        }
     }
     aw_gamelog_init(&po->log, po->csv, po->record, po->events);
     po->log.result_only = po->result_only;
@@ -297,10 +307,11 @@ static void play_first_fault(void *ud, long gno, int entry, const char *version,
                              const aw_seat_fault *f)
 {
     (void)ud;
+    /* the message is the agent's own text: escaped, as the names */
     fprintf(stderr, "%saiwolf play: [game %ld] first fault of %s%s%.8s (Agent[%02d]): %s %s: %s\n",
-            progress_tty && progress_shown ? "\r\033[K" : "", gno + 1, progress_names[entry], version ? "@" : "",
-            version ? version : "", agent, kind == AW_REQ_NONE ? "start" : aw_req_name(kind),
-            aw_fault_kind_name(f->kind), f->msg);
+            progress_tty && progress_shown ? "\r\033[K" : "", gno + 1, aw_term(progress_names[entry]).s,
+            version ? "@" : "", version ? aw_term(version).s : "", agent, kind == AW_REQ_NONE ? "start" : aw_req_name(kind),
+            aw_fault_kind_name(f->kind), aw_term(f->msg).s);
 }
 
 /* Progress: in place on a terminal, a line every two seconds otherwise;
@@ -322,7 +333,8 @@ static void play_progress(void *ud, const aw_tally *t, long games)
     double w = t->entry_games[0] ? 100.0 * t->entry_wins[0] / t->entry_games[0] : 0;
     char rs[32];
     fprintf(stderr, "%saiwolf play: %s, %s games/s, %s, faults %ld, %.40s wins %.1f%%%s", progress_tty ? "\r\033[K" : "",
-            done, aw_cli_rate(rs, sizeof rs, rate), left, t->faults, progress_names[0], w, progress_tty ? "" : "\n");
+            done, aw_cli_rate(rs, sizeof rs, rate), left, t->faults, aw_term(progress_names[0]).s, w,
+            progress_tty ? "" : "\n");
     fflush(stderr);
     progress_shown = true;
 }
@@ -658,7 +670,7 @@ int cmd_play(int argc, char **argv)
         wo.host = http_host;
         wo.port = http_port;
         if (!(web = aw_web_start_thread(&wo, &err))) {
-            fprintf(stderr, "aiwolf play: --http %s: %s\n", http, err.msg);
+            fprintf(stderr, "aiwolf play: --http %s: %s\n", http, aw_term(err.msg).s);
             return 2;
         }
         live = aw_live_new(web, reveal);
@@ -667,7 +679,7 @@ int cmd_play(int argc, char **argv)
             snprintf(name, sizeof name, "human%d", a);
             aw_seat *h = aw_live_human(live, a, name, (uint64_t)human_timeout * 1000, &err);
             if (!h) {
-                fprintf(stderr, "aiwolf play: %s\n", err.msg);
+                fprintf(stderr, "aiwolf play: %s\n", aw_term(err.msg).s);
                 rc = 2;
                 goto done;
             }
@@ -686,7 +698,7 @@ int cmd_play(int argc, char **argv)
             mirror[a] = isolate ? isolated_seat(other, &lo, &err) : aw_luaseat_new(other, &lo, &err);
         }
         if (!seats[a] || (vs && !mirror[a])) {
-            fprintf(stderr, "aiwolf play: %s\n", err.msg);
+            fprintf(stderr, "aiwolf play: %s\n", aw_term(err.msg).s);
             rc = 2;
             goto done;
         }
@@ -715,7 +727,21 @@ int cmd_play(int argc, char **argv)
      * interleave in the order they happened. */
     if (record == stdout)
         setvbuf(stdout, NULL, _IOLBF, 0);
-    play_out po = {log_path, games, record, games == 1 && quiet, events, describe, NULL, {0}, hide_over, live, NULL};
+    play_out po = {log_path, games, record, games == 1 && quiet, events, describe, NULL, {0}, hide_over, live, NULL,
+                   &set, false};
+    if (log_path && games == 1) {
+        po.rules_per_log = true;
+    } else if (log_path) {
+        /* One aiwolf.rules for the folder, or LOG.rules for each log when
+         * the folder's says other rules (an earlier run's). */
+        int claimed = aw_logrules_claim_folder(log_path, &set, &err);
+        if (claimed < 0) {
+            fprintf(stderr, "aiwolf play: %s\n", err.msg);
+            rc = 2;
+            goto close_events;
+        }
+        po.rules_per_log = claimed == 0;
+    }
     aw_match_opts mo;
     memset(&mo, 0, sizeof mo);
     mo.game.settings = &set;
@@ -755,7 +781,7 @@ int cmd_play(int argc, char **argv)
     if (mrc == AW_MATCH_STOPPED || tally.output_errors)
         rc = 1;
     if (mrc == AW_MATCH_FAILED) {
-        fprintf(stderr, "aiwolf play: %s\n", err.msg);
+        fprintf(stderr, "aiwolf play: %s\n", aw_term(err.msg).s);
         rc = 2;
     }
     if (mrc == AW_MATCH_INTERRUPTED)

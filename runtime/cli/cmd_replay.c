@@ -29,9 +29,9 @@ static void usage(FILE *out)
                  "(or a damaged log); the replay stops at the first one.\n"
                  "\n"
                  "options:\n"
-                 "  --preset P        rules to replay under: aiwolf (official server 0.6.x\n"
-                 "                    defaults, the default), seed2015, regulation\n"
-                 "  --set NAME=VALUE  change one rule setting of the preset (repeatable);\n"
+                 "  --preset P        rules to replay under, instead of the log's own: aiwolf\n"
+                 "                    (official server 0.6.x defaults), seed2015, regulation\n"
+                 "  --set NAME=VALUE  change one rule setting of those rules (repeatable);\n"
                  "                    players and roles always come from the log\n"
                  "  --record          print the readable record of each replayed game (as\n"
                  "                    'aiwolf play' does) before its verdict\n"
@@ -40,6 +40,13 @@ static void usage(FILE *out)
                  "  -q, --quiet       print nothing for reproduced logs\n"
                  "  -h, --help        show this help\n"
                  "  --                end of options; LOG may also be '-' for standard input\n"
+                 "\n"
+                 "The rules: without --preset, each log is replayed under the rules it was\n"
+                 "played under, read from the file beside it that play, serve and contest\n"
+                 "write (as 'aiwolf check' reads it: LOG.rules, else aiwolf.rules in its\n"
+                 "folder, else a contest's contest.cfg); with none, the aiwolf preset. When a\n"
+                 "log differs under those rules but is reproduced under a preset, a hint\n"
+                 "line says which.\n"
                  "\n"
                  "A LOG compressed with gzip (a .gz file, or anything starting with the gzip\n"
                  "magic bytes, standard input too) is read as the log it holds.\n"
@@ -50,17 +57,33 @@ static void usage(FILE *out)
 }
 
 typedef struct replay_ctx {
-    const aw_settings *rules;
+    aw_cli_rules rules;
     bool record, quiet, verbose;
+    const char *text; /* the log being replayed */
+    size_t len;
 } replay_ctx;
+
+static bool reproduced_under(void *ud, const aw_settings *rules)
+{
+    replay_ctx *c = ud;
+    aw_error err;
+    aw_replay_options opt = {NULL, NULL, NULL};
+    aw_replay_report rep;
+    return aw_replay(c->text, c->len, rules, &opt, &rep, &err) == AW_REPLAY_REPRODUCED;
+}
 
 static int replay_one(void *ud, const char *path, const char *text, size_t len)
 {
     replay_ctx *c = ud;
+    aw_settings rules;
+    char source[4200];
+    int rs = aw_cli_log_rules("replay", path, &c->rules, &rules, source, sizeof source);
+    if (rs)
+        return rs;
     aw_error err;
     aw_replay_options opt = {c->record ? stdout : NULL, NULL, NULL};
     aw_replay_report rep;
-    int v = aw_replay(text, len, c->rules, &opt, &rep, &err);
+    int v = aw_replay(text, len, &rules, &opt, &rep, &err);
     if (v < 0) {
         fprintf(stderr, "aiwolf replay: %s: %s\n", path, err.msg);
         return 2;
@@ -87,12 +110,17 @@ static int replay_one(void *ud, const char *path, const char *text, size_t len)
         printf("    note: %d night%s with attack votes that fit more than one cut into rounds (first at line "
                "%ld); every fitting cut writes the same log\n",
                rep.ambiguous_nights, rep.ambiguous_nights == 1 ? "" : "s", rep.ambiguous_line);
-    return v == AW_REPLAY_REPRODUCED ? 0 : 1;
+    if (v == AW_REPLAY_REPRODUCED)
+        return 0;
+    c->text = text;
+    c->len = len;
+    aw_cli_preset_hint(&rules, reproduced_under, c, "reproduced", "replayed", source);
+    return 1;
 }
 
 int cmd_replay(int argc, char **argv)
 {
-    const char *preset = "aiwolf";
+    const char *preset = NULL;
     const char **sets = calloc((size_t)argc + 1, sizeof *sets);
     const char **files = calloc((size_t)argc + 1, sizeof *files);
     int nsets = 0, nfiles = 0, status = 0;
@@ -143,7 +171,7 @@ int cmd_replay(int argc, char **argv)
     aw_error err;
     memset(&err, 0, sizeof err);
     /* The player count and roles are the log's; any valid count gives the rules. */
-    if (aw_settings_from(&rules, preset, 5, (const char *const *)sets, nsets, &err) != 0) {
+    if (aw_settings_from(&rules, preset ? preset : "aiwolf", 5, (const char *const *)sets, nsets, &err) != 0) {
         fprintf(stderr, "aiwolf replay: %s\n", err.msg);
         status = 2;
         goto done;
@@ -154,7 +182,7 @@ int cmd_replay(int argc, char **argv)
         goto done;
     }
 
-    replay_ctx ctx = {&rules, record, quiet, verbose};
+    replay_ctx ctx = {{preset, (const char *const *)sets, nsets}, record, quiet, verbose, NULL, 0};
     status = aw_cli_each_file("replay", files, nfiles, replay_one, &ctx);
 
 done:

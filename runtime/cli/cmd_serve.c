@@ -13,6 +13,7 @@
 
 #include "cli.h"
 #include "live.h"
+#include "logrules.h"
 #include "luaseat.h"
 #include "luaseat_talks.h"
 #include "netserver.h"
@@ -69,7 +70,9 @@ static void usage(FILE *out)
             "                        the full record once a game is over)\n"
             "  --human N             with --http: people play local seats 1 to N, each on\n"
             "                        its own page (its address, with a secret token, is\n"
-            "                        printed); games one at a time\n"
+            "                        printed); games one at a time; a night that asks\n"
+            "                        a person nothing shows a step to confirm\n"
+            "                        (docs/viewer.md)\n"
             "  --human-timeout S     seconds a person has for each answer (default 120)\n"
             "  --help                this text\n"
             "\n"
@@ -92,6 +95,8 @@ typedef struct serve_ctx {
     aw_luaseat_opts lo;
     const char *log_dir;
     FILE *events;
+    const aw_settings *rules; /* each log's LOG.rules (rules_per_log) */
+    bool rules_per_log;
 } serve_ctx;
 
 /* One game's outputs (games may run at the same time). */
@@ -143,6 +148,9 @@ static int before(void *ud, long gno, uint64_t seed, aw_gamelog **log)
             free(g);
             return -1;
         }
+        aw_error err;
+        if (aw_logrules_beside(g->path, c->rules_per_log ? c->rules : NULL, &err) < 0)
+            fprintf(stderr, "aiwolf serve: %s\n", err.msg);
     }
     aw_gamelog_init(&g->log, g->csv, NULL, c->events);
     if (c->live) {
@@ -342,7 +350,7 @@ int cmd_serve(int argc, char **argv)
         /* Check the file now, so that a broken agent is reported at once. */
         aw_seat *probe = aw_luaseat_new(ctx.agent_path[a], &ctx.lo, &err);
         if (!probe) {
-            fprintf(stderr, "aiwolf serve: %s\n", err.msg);
+            fprintf(stderr, "aiwolf serve: %s\n", aw_term(err.msg).s);
             goto done;
         }
         probe->ops->free(probe);
@@ -353,6 +361,17 @@ int cmd_serve(int argc, char **argv)
     if (ctx.log_dir && mkdir(ctx.log_dir, 0777) != 0 && errno != EEXIST) {
         fprintf(stderr, "aiwolf serve: cannot create the folder %s: %s\n", ctx.log_dir, strerror(errno));
         goto done;
+    }
+    if (ctx.log_dir) {
+        /* The logs' rules beside them (logrules.h): the folder's
+         * aiwolf.rules, or LOG.rules for each log when it says others. */
+        int claimed = aw_logrules_claim_folder(ctx.log_dir, &set, &err);
+        if (claimed < 0) {
+            fprintf(stderr, "aiwolf serve: %s\n", err.msg);
+            goto done;
+        }
+        ctx.rules = &set;
+        ctx.rules_per_log = claimed == 0;
     }
     if (events_path && !(ctx.events = fopen(events_path, "w"))) {
         fprintf(stderr, "aiwolf serve: cannot write %s: %s\n", events_path, strerror(errno));
@@ -366,7 +385,7 @@ int cmd_serve(int argc, char **argv)
         wo.host = http_host;
         wo.port = http_port;
         if (!(web = aw_web_start_thread(&wo, &err))) {
-            fprintf(stderr, "aiwolf serve: --http %s: %s\n", http, err.msg);
+            fprintf(stderr, "aiwolf serve: --http %s: %s\n", http, aw_term(err.msg).s);
             goto done;
         }
         ctx.live = aw_live_new(web, reveal);
@@ -374,7 +393,7 @@ int cmd_serve(int argc, char **argv)
             char name[32];
             snprintf(name, sizeof name, "human%d", a);
             if (!(ctx.human[a] = aw_live_human(ctx.live, a, name, (uint64_t)human_timeout * 1000, &err))) {
-                fprintf(stderr, "aiwolf serve: %s\n", err.msg);
+                fprintf(stderr, "aiwolf serve: %s\n", aw_term(err.msg).s);
                 goto done;
             }
             no.local[a] = true;
@@ -402,7 +421,7 @@ int cmd_serve(int argc, char **argv)
     aw_tally tally;
     aw_tally_init(&tally, 2);
     if (aw_netserver_run(&no, &tally, &err) < 0) {
-        fprintf(stderr, "aiwolf serve: %s\n", err.msg);
+        fprintf(stderr, "aiwolf serve: %s\n", aw_term(err.msg).s);
         aw_tally_free(&tally);
         goto done;
     }

@@ -3,11 +3,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "aiwolf_version.h" /* generated at build time: cmake/version.cmake */
 #include "cli.h"
-
-#ifndef AIWOLF_VERSION
-#define AIWOLF_VERSION "dev"
-#endif
 
 typedef struct {
     const char *name;

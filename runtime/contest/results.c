@@ -2,6 +2,7 @@
 #include "results.h"
 
 #include "match.h"
+#include "provenance.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -374,11 +375,16 @@ static void fmt_players(const aw_contest_info *ci, char *buf, size_t n)
         k += (size_t)snprintf(buf + k, n - k, "%s%d", i ? "," : "", ci->players[i]);
 }
 
-/* Markdown table cells must not hold | or line breaks. */
-static void md_text(FILE *out, const char *s)
+/* Markdown table cells must not hold | or line breaks, and the report goes
+ * to terminals too: control bytes and the like come escaped (util.h). */
+void aw_contest_md_text(FILE *out, const char *s)
 {
-    for (; *s; s++)
-        fputs(*s == '|' ? "\\|" : (*s == '\n' || *s == '\r') ? " " : (char[2]){*s, 0}, out);
+    aw_buf b;
+    aw_buf_init(&b);
+    aw_buf_add_term(&b, s, strlen(s));
+    for (size_t i = 0; i < b.len; i++)
+        fputs(b.data[i] == '|' ? "\\|" : (char[2]){b.data[i], 0}, out);
+    aw_buf_free(&b);
 }
 
 void aw_contest_write_md(const aw_contest_stats *s, const aw_contest_info *ci, FILE *out)
@@ -409,7 +415,7 @@ void aw_contest_write_md(const aw_contest_stats *s, const aw_contest_info *ci, F
         double lo, hi;
         aw_wilson(e->wins, e->games, &lo, &hi);
         fprintf(out, "| %d | ", k + 1);
-        md_text(out, ci->names[i]);
+        aw_contest_md_text(out, ci->names[i]);
         fprintf(out, " | %ld | %ld | %.3f | %.3f–%.3f | %.3f | %.3f |", e->games, e->wins, rate(e->wins, e->games), lo,
                 hi, rate(e->team_wins[0], e->team_games[0]), rate(e->team_wins[1], e->team_games[1]));
         for (int p = 0; p < ci->nplayers; p++)
@@ -433,7 +439,7 @@ void aw_contest_write_md(const aw_contest_stats *s, const aw_contest_info *ci, F
     for (int k = 0; k < s->n; k++) {
         int i = order[k];
         fprintf(out, "| ");
-        md_text(out, ci->names[i]);
+        aw_contest_md_text(out, ci->names[i]);
         fprintf(out, " |");
         for (int r = 0; r < AW_NROLES; r++)
             if (used[r])
@@ -445,6 +451,8 @@ void aw_contest_write_md(const aw_contest_stats *s, const aw_contest_info *ci, F
             "\nSeating: %ld–%ld seats per entry; every entry's share of each role within %.3f of the share its "
             "seats lead one to expect; pairs of entries met in %ld–%ld games.\n",
             f.seats_min, f.seats_max, f.role_dev, f.meet_min, f.meet_max);
+    if (ci->prov)
+        aw_provenance_md(ci->prov, ci, out);
     free(order);
 }
 
@@ -509,9 +517,14 @@ void aw_contest_write_json(const aw_contest_stats *s, const aw_contest_info *ci,
                   "], \"seed\": \"%llu\", \"games_total\": %ld, \"games_done\": %ld, \"budget_ms\": %d, "
                   "\"memory_mb\": %d, \"shard\": \"%d/%d\", \"fairness\": {\"seats_per_entry_min\": %ld, "
                   "\"seats_per_entry_max\": %ld, \"role_share_max_dev\": %.4f, \"meetings_min\": %ld, "
-                  "\"meetings_max\": %ld}},\n  \"entries\": [",
+                  "\"meetings_max\": %ld}},\n  ",
                   (unsigned long long)ci->seed, ci->games_total, s->games, ci->budget_ms, ci->memory_mb, ci->shard,
                   ci->nshards, f.seats_min, f.seats_max, f.role_dev, f.meet_min, f.meet_max);
+    if (ci->prov) {
+        aw_provenance_json(ci->prov, ci, b);
+        aw_buf_adds(b, ",\n  ");
+    }
+    aw_buf_adds(b, "\"entries\": [");
     for (int k = 0; k < s->n; k++) {
         int i = order[k];
         const aw_entry_stats *e = &s->e[i];

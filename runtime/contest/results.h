@@ -89,11 +89,15 @@ typedef struct aw_contest_info {
     int shard, nshards;
     const char *const *names; /* [n] display names */
     const char *const *paths; /* [n] */
+    const struct aw_provenance *prov; /* provenance.h: version, digests, times; NULL: none */
 } aw_contest_info;
 
 /* The rank order: by win rate, then points, then name. order[0..n). */
 void aw_contest_rank(const aw_contest_stats *s, const aw_contest_info *ci, int *order);
 void aw_contest_write_md(const aw_contest_stats *s, const aw_contest_info *ci, FILE *out);
+/* Text in a Markdown table cell of a report that also goes to terminals:
+ * control bytes and the like escaped (aw_buf_add_term), | as \|. */
+void aw_contest_md_text(FILE *out, const char *s);
 void aw_contest_write_csv(const aw_contest_stats *s, const aw_contest_info *ci, FILE *out);
 void aw_contest_write_json(const aw_contest_stats *s, const aw_contest_info *ci, aw_buf *out);
 

@@ -12,6 +12,7 @@
 #include "game.h"
 #include "gamelog.h"
 #include "gzlog.h"
+#include "logrules.h"
 #include "luaseat.h"
 #include "luaseat_talks.h"
 #include "results.h"
@@ -63,6 +64,7 @@ typedef struct worker {
     aw_game_record rec;
     aw_buf line;
     aw_buf notes; /* the current game's fault messages */
+    bool rules_per_log; /* logs/aiwolf.rules holds other rules: each log gets LOG.rules */
 } worker;
 
 #define FAULT_NOTES 3 /* fault messages kept per seat and game */
@@ -157,6 +159,10 @@ static int play_one(worker *w, aw_seat **seats, const aw_settings *set, int unit
     if (rc < 0) {
         remove(tmp);
         return -say_error(w, "a game could not start: %s", err.msg);
+    }
+    if (aw_logrules_beside(path, w->rules_per_log ? set : NULL, &err) < 0) {
+        remove(tmp);
+        return -say_error(w, "%s", err.msg);
     }
     if (rename(tmp, path) != 0)
         return -say_error(w, "cannot write a game's log: %s", strerror(errno));
@@ -293,6 +299,13 @@ int aw_contest_worker(const aw_worker_opts *o, FILE *in, FILE *out)
         status = say_error(&w, "cannot create the logs folder: %s", strerror(errno));
         goto done;
     }
+    /* The rules beside the logs, for aiwolf check and replay (logrules.h). */
+    int claimed = aw_logrules_claim_folder(logs, base, &err);
+    if (claimed < 0) {
+        status = say_error(&w, "%s", err.msg);
+        goto done;
+    }
+    w.rules_per_log = claimed == 0;
     for (int e = 0; e < o->nentries; e++) {
         for (int k = 0; k < o->copies; k++) {
             int i = e * o->copies + k;

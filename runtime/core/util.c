@@ -4,6 +4,7 @@
 #include "util.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -308,6 +309,106 @@ void aw_sanitize_text(char *s, size_t len, int keep_newlines)
         }
         i += n;
     }
+}
+
+/* The code point of the n-byte UTF-8 character at s (n from
+ * aw_utf8_char_len). */
+static unsigned long utf8_code(const unsigned char *s, size_t n)
+{
+    if (n == 1)
+        return s[0];
+    unsigned long c = s[0] & (0x7f >> n);
+    for (size_t i = 1; i < n; i++)
+        c = (c << 6) | (s[i] & 0x3f);
+    return c;
+}
+
+/* Unicode characters that steer a terminal or hide or reorder text: C1
+ * controls, zero-width and bidirectional marks, the line and paragraph
+ * separators, bidirectional embeddings, overrides and isolates, the word
+ * joiner and invisible operators, the byte order mark, and the
+ * interlinear annotation marks. */
+static bool term_format_char(unsigned long c)
+{
+    return (c >= 0x80 && c <= 0x9f) || c == 0xad || (c >= 0x200b && c <= 0x200f) || (c >= 0x2028 && c <= 0x202e) ||
+           (c >= 0x2060 && c <= 0x206f) || c == 0xfeff || (c >= 0xfff9 && c <= 0xfffb);
+}
+
+void aw_buf_add_term(aw_buf *b, const char *s, size_t len)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    for (size_t i = 0; i < len;) {
+        size_t n = aw_utf8_char_len(s + i, len - i);
+        unsigned char c = u[i];
+        if (n == 0) {
+            aw_buf_printf(b, "\\x%02x", c);
+            i++;
+            continue;
+        }
+        if (n == 1 && (c < 0x20 || c == 0x7f || c == '\\')) {
+            const char *e = c == '\n'   ? "\\n"
+                            : c == '\t' ? "\\t"
+                            : c == '\r' ? "\\r"
+                            : c == 0x1b ? "\\e"
+                            : c == '\\' ? "\\\\"
+                                         : NULL;
+            if (e)
+                aw_buf_adds(b, e);
+            else
+                aw_buf_printf(b, "\\x%02x", c);
+        } else if (n > 1 && term_format_char(utf8_code(u + i, n))) {
+            aw_buf_printf(b, "\\u{%04lx}", utf8_code(u + i, n));
+        } else {
+            aw_buf_add(b, s + i, n);
+        }
+        i += n;
+    }
+}
+
+aw_term_text aw_term(const char *s)
+{
+    aw_term_text t;
+    aw_buf b;
+    aw_buf_init(&b);
+    if (!s)
+        s = "(null)";
+    aw_buf_add_term(&b, s, strlen(s));
+    size_t n = b.len;
+    if (n >= sizeof t.s) {
+        /* cut at a character (escapes are ASCII: a cut inside one shows as
+         * text, never as a control) */
+        n = sizeof t.s - 4;
+        while (n > 0 && ((unsigned char)b.data[n] & 0xc0) == 0x80)
+            n--;
+        memcpy(t.s, b.data, n);
+        memcpy(t.s + n, "...", 4);
+    } else {
+        memcpy(t.s, b.data ? b.data : "", n);
+        t.s[n] = '\0';
+    }
+    aw_buf_free(&b);
+    return t;
+}
+
+void aw_term_vfprintf(FILE *out, const char *fmt, va_list ap)
+{
+    aw_buf raw, safe;
+    aw_buf_init(&raw);
+    aw_buf_init(&safe);
+    aw_buf_vprintf(&raw, fmt, ap);
+    aw_buf_add_term(&safe, raw.data ? raw.data : "", raw.len);
+    if (safe.len)
+        fwrite(safe.data, 1, safe.len, out);
+    aw_buf_free(&raw);
+    aw_buf_free(&safe);
+}
+
+void aw_term_fprintf(FILE *out, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    aw_term_vfprintf(out, fmt, ap);
+    va_end(ap);
 }
 
 uint64_t aw_now_ns(void)

@@ -91,6 +91,30 @@ uint64_t aw_fnv64(uint64_t h, const void *data, size_t len);
  * valid UTF-8 become '?'. */
 void aw_sanitize_text(char *s, size_t len, int keep_newlines);
 
+/* Text from the network or an agent (a name, an error, a message), made
+ * safe for a terminal: appends s[0..len) with printable UTF-8 as it is and,
+ * as escapes, every byte that could steer a terminal or hide text — C0
+ * controls and DEL (\n, \t, \r, \e, else \xNN), C1 controls and the
+ * bidirectional and zero-width format characters (\u{XXXX}), bytes that
+ * are not valid UTF-8 (\xNN) — and a backslash as \\, so that what is
+ * shown is what was sent: no title set, no screen cleared, nothing hidden. */
+void aw_buf_add_term(aw_buf *b, const char *s, size_t len);
+
+/* aw_buf_add_term's text of s (NULL: "(null)") in a value that lives to the
+ * end of the full expression it is in, for printf's arguments:
+ * fprintf(stderr, "%s joined\n", aw_term(name).s). Cut at a character
+ * with "..." when it does not fit. */
+typedef struct aw_term_text {
+    char s[1024];
+} aw_term_text;
+aw_term_text aw_term(const char *s);
+
+/* Formats and prints to out as aw_buf_add_term makes it: the whole message,
+ * whatever its arguments hold, is one line of safe text (the caller adds
+ * the newline). */
+void aw_term_vfprintf(FILE *out, const char *fmt, va_list ap);
+void aw_term_fprintf(FILE *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 /* Monotonic clock in nanoseconds. */
 uint64_t aw_now_ns(void);
 

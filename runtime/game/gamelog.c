@@ -105,13 +105,11 @@ void aw_gamelog_csv_line(const aw_event *ev, const aw_state *st, aw_buf *o)
     aw_buf_addc(o, '\n');
 }
 
-/* Printable form of agent text for the record: control bytes become '?'. */
+/* Agent text for the record, which goes to terminals: control bytes and
+ * the like escaped (util.h's aw_buf_add_term). */
 static void plain_str(aw_buf *b, const char *s, size_t len, size_t max)
 {
-    for (size_t i = 0; i < len && i < max; i++) {
-        unsigned char c = (unsigned char)s[i];
-        aw_buf_addc(b, c < 0x20 || c == 0x7f ? '?' : (char)c);
-    }
+    aw_buf_add_term(b, s, len < max ? len : max);
     if (len > max)
         aw_buf_adds(b, "...");
 }
@@ -434,7 +432,7 @@ void aw_gamelog_begin(aw_gamelog *l, const aw_engine *g, int game_no)
         aw_buf_printf(b, "Game: %d players, preset %s, seed %llu\n", st->n, s->preset,
                       (unsigned long long)aw_engine_seed(g));
         for (int a = 1; a <= st->n; a++)
-            aw_buf_printf(b, "  %s %-24.24s %s\n", agent_label(st, a, x, sizeof x), st->name[a],
+            aw_buf_printf(b, "  %s %-24.24s %s\n", agent_label(st, a, x, sizeof x), aw_term(st->name[a]).s,
                           aw_role_name(st->role[a]));
         out(l, l->record, b);
     }

@@ -38,6 +38,18 @@ typedef struct human {
     aw_buf text;         /* the answer's text; then the reply's (borrowed by the driver) */
     aw_buf view;         /* the latest view published, for late pages */
     uint64_t view_deadline;
+
+    /* The night turn. Whatever its role, a seat alive at dusk that the
+     * night asks nothing (no DIVINE, GUARD, ATTACK or WHISPER) gets a
+     * night step of its own — a view of the night that the person
+     * confirms, or lets run out, before the seat answers DAILY_INITIALIZE
+     * — so the night waits on the person whatever the role, and nobody
+     * watching the game learns the role from how long the night took. */
+    bool dusk_alive;     /* alive at the day's end (DAILY_FINISH) */
+    bool secret;         /* asked a night request since */
+    bool night;          /* the pending request is the night step */
+    aw_buf night_body;   /* the night view's fields, from the latest request before the night */
+    aw_buf dawn;         /* the DAILY_INITIALIZE view, published when the night step ends */
 } human;
 
 static const char *human_begin(aw_seat *s, int agent, uint64_t agent_seed, aw_seat_fault *f)
@@ -49,6 +61,8 @@ static const char *human_begin(aw_seat *s, int agent, uint64_t agent_seed, aw_se
     h->agent = agent;
     h->kind = AW_REQ_NONE;
     h->answered = false;
+    h->night = h->dusk_alive = h->secret = false;
+    aw_buf_clear(&h->night_body);
     aw_buf_clear(&h->view);
     pthread_mutex_unlock(&h->mu);
     return h->name;
@@ -94,14 +108,16 @@ static void add_remain(aw_buf *b, const char *key, const aw_info *info, const in
     aw_buf_addc(b, '}');
 }
 
-void aw_human_view_json(const aw_info *info, aw_req_kind kind, const aw_settings *set, uint64_t seq,
-                        uint64_t left_ms, aw_buf *b)
+static void view_head(aw_buf *b, uint64_t seq, const char *request, const char *answer, uint64_t left_ms)
+{
+    aw_buf_printf(b, "{\"type\":\"view\",\"seq\":%llu,\"request\":\"%s\",\"answer\":\"%s\",\"timeLeftMs\":%llu",
+                  (unsigned long long)seq, request, answer, (unsigned long long)left_ms);
+}
+
+/* The view's fields after its head, and its closing brace. */
+static void view_body(const aw_info *info, const aw_settings *set, aw_buf *b)
 {
     static const char *const modes[] = {"strict", "lenient", "off"};
-    aw_buf_printf(b, "{\"type\":\"view\",\"seq\":%llu,\"request\":\"%s\",\"answer\":\"%s\",\"timeLeftMs\":%llu",
-                  (unsigned long long)seq, aw_req_name(kind),
-                  !aw_req_needs_reply(kind) ? "none" : aw_req_wants_text(kind) ? "text" : "target",
-                  (unsigned long long)left_ms);
     aw_buf_printf(b, ",\"validation\":\"%s\"", set->validation <= AW_VALIDATE_OFF ? modes[set->validation] : "strict");
     aw_buf_printf(b, ",\"agent\":%d,\"day\":%d,\"players\":%d,\"myRole\":\"%s\"", info->agent, info->day, info->n,
                   aw_role_name(info->my_role));
@@ -154,10 +170,69 @@ void aw_human_view_json(const aw_info *info, aw_req_kind kind, const aw_settings
     aw_buf_addc(b, '}');
 }
 
+void aw_human_view_json(const aw_info *info, aw_req_kind kind, const aw_settings *set, uint64_t seq,
+                        uint64_t left_ms, aw_buf *b)
+{
+    view_head(b, seq, aw_req_name(kind),
+              !aw_req_needs_reply(kind) ? "none" : aw_req_wants_text(kind) ? "text" : "target", left_ms);
+    view_body(info, set, b);
+}
+
 static uint64_t left_ms(uint64_t deadline)
 {
     uint64_t now = aw_now_ns();
     return deadline > now ? (deadline - now) / 1000000 : 0;
+}
+
+/* With h->mu held: what a request says of the night turn. The day's end
+ * and each vote keep the night view's fields (what the seat knew last
+ * before the night); a night request is the night's turn. */
+static void night_note_locked(human *h, aw_req_kind kind, const aw_info *info, const aw_settings *set)
+{
+    switch (kind) {
+    case AW_REQ_DAILY_FINISH:
+        h->dusk_alive = info->alive[h->agent];
+        h->secret = false;
+        /* fall through */
+    case AW_REQ_VOTE:
+        aw_buf_clear(&h->night_body);
+        view_body(info, set, &h->night_body);
+        break;
+    case AW_REQ_DIVINE:
+    case AW_REQ_GUARD:
+    case AW_REQ_ATTACK:
+    case AW_REQ_WHISPER:
+        h->secret = true;
+        break;
+    case AW_REQ_DAILY_INITIALIZE:
+    case AW_REQ_FINISH:
+        h->dusk_alive = false;
+        break;
+    default:
+        break;
+    }
+}
+
+/* With h->mu held: the night step, asked in place of DAILY_INITIALIZE
+ * (whose view waits in h->dawn until the step ends). */
+static void night_step_locked(human *h, const aw_info *info, const aw_settings *set)
+{
+    h->dusk_alive = false;
+    h->seq++;
+    h->kind = AW_REQ_DAILY_INITIALIZE;
+    h->night = true;
+    h->players = info->n;
+    h->mode = set->validation;
+    h->answered = false;
+    h->deadline = aw_now_ns() + h->timeout_ns;
+    aw_buf_clear(&h->view);
+    view_head(&h->view, h->seq, "NIGHT", "confirm", h->timeout_ns / 1000000);
+    aw_buf_add(&h->view, h->night_body.data, h->night_body.len);
+    h->view_deadline = h->deadline;
+    aw_buf_clear(&h->dawn);
+    aw_human_view_json(info, AW_REQ_DAILY_INITIALIZE, set, h->seq + 1, 0, &h->dawn);
+    if (h->publish)
+        h->publish(h->ud, h->view.data, h->view.len);
 }
 
 static int human_request(aw_seat *s, aw_req_kind kind, const aw_info *info, const aw_settings *set,
@@ -168,6 +243,13 @@ static int human_request(aw_seat *s, aw_req_kind kind, const aw_info *info, cons
     human *h = (human *)s;
     bool ask = aw_req_needs_reply(kind);
     pthread_mutex_lock(&h->mu);
+    if (kind == AW_REQ_DAILY_INITIALIZE && info->day >= 1 && h->dusk_alive && !h->secret && !h->closed &&
+        info->executed != h->agent && h->night_body.len) {
+        night_step_locked(h, info, set);
+        pthread_mutex_unlock(&h->mu);
+        return AW_SEAT_PENDING;
+    }
+    night_note_locked(h, kind, info, set);
     h->seq++;
     h->kind = ask ? kind : AW_REQ_NONE;
     h->players = info->n;
@@ -207,6 +289,22 @@ static int take_locked(human *h, aw_seat_reply *reply, aw_seat_fault *f)
     uint64_t seq = h->seq;
     aw_req_kind kind = h->kind;
     h->kind = AW_REQ_NONE;
+    if (h->night) {
+        /* The night step ends (confirmed or not: no fault, which the
+         * record would show): DAILY_INITIALIZE is told. */
+        h->night = false;
+        note_locked(h, h->answered ? "answered" : "timeout", seq);
+        h->seq++;
+        aw_buf_clear(&h->view);
+        aw_buf_add(&h->view, h->dawn.data, h->dawn.len);
+        h->view_deadline = 0;
+        if (h->publish)
+            h->publish(h->ud, h->view.data, h->view.len);
+        reply->text = NULL;
+        reply->len = 0;
+        reply->target = AW_NO_AGENT;
+        return 0;
+    }
     if (!h->answered) {
         f->kind = AW_FAULT_TIMEOUT;
         if (h->closed)
@@ -375,7 +473,10 @@ int aw_human_answer(aw_seat *s, const char *token, size_t token_len, uint64_t se
                      (unsigned long long)seq, (unsigned long long)h->seq,
                      h->kind == AW_REQ_NONE || h->answered ? ", answered or over" : "");
     } else if (aw_now_ns() >= h->deadline) {
-        rc = aw_fail(err, AW_ESTATE, "too late: the time for %s is over", aw_req_name(h->kind));
+        rc = aw_fail(err, AW_ESTATE, "too late: the time for %s is over", h->night ? "the night" : aw_req_name(h->kind));
+    } else if (h->night) {
+        if (text || target != AW_NO_AGENT)
+            rc = aw_fail(err, AW_EINVAL, "the night needs only a confirmation (no text, no agent)");
     } else if (aw_req_wants_text(h->kind)) {
         aw_error perr = {"", 0, 0};
         if (!text || len == 0)
@@ -428,6 +529,8 @@ static void human_free(aw_seat *s)
     pthread_cond_destroy(&h->cv);
     aw_buf_free(&h->text);
     aw_buf_free(&h->view);
+    aw_buf_free(&h->night_body);
+    aw_buf_free(&h->dawn);
     free(h->name);
     free(h);
 }
@@ -468,5 +571,7 @@ aw_seat *aw_human_new(const aw_human_opts *o, aw_error *err)
     pthread_mutex_init(&h->mu, NULL);
     aw_buf_init(&h->text);
     aw_buf_init(&h->view);
+    aw_buf_init(&h->night_body);
+    aw_buf_init(&h->dawn);
     return &h->base;
 }

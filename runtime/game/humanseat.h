@@ -9,6 +9,16 @@
  * the person may try again until the deadline). No answer by the deadline
  * is a time-out: the rules' substitute applies, as for any seat.
  *
+ * The night turn: a seat alive after the day's vote that the night asks
+ * nothing (no DIVINE, GUARD, ATTACK or WHISPER) publishes a night step
+ * before it answers the next DAILY_INITIALIZE — a view with request
+ * "NIGHT" and answer "confirm", of what the seat knew at its last request
+ * of the day — and answers DAILY_INITIALIZE only when the person confirms
+ * (aw_human_answer with no text and no agent) or the time runs out (no
+ * fault). So every person's night waits on the person, whatever the role,
+ * and the live stream, which holds the dawn until DAILY_INITIALIZE is
+ * answered (spectate.h), comes out at a moment that says nothing of it.
+ *
  * Drivers: the synchronous one (play) waits on a condition variable
  * (seat->ops->wait). One on an event loop is woken instead of polling: the
  * seat calls its ready callback (aw_human_on_ready) in the thread that

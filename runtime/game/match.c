@@ -126,7 +126,8 @@ static void row_label(const aw_tally_row *r, const char *const *names, bool with
     char v[16] = "";
     if (with_version && r->version[0])
         snprintf(v, sizeof v, "@%.8s", r->version);
-    const char *name = names[r->entry];
+    aw_term_text safe = aw_term(names[r->entry]); /* an entry's name may hold anything: escaped */
+    const char *name = safe.s;
     size_t room = LABEL_MAX - strlen(v), len = strlen(name);
     if (len > room)
         snprintf(buf, n, "...%.*s%.15s", (int)(room - 3), name + len - (room - 3), v);

@@ -14,6 +14,15 @@ struct aw_spectate {
     aw_buf full;        /* the game's full record so far (not with reveal) */
     aw_buf line;        /* the line in full */
     aw_buf pub;         /* its public form */
+    /* The dawn: from the night's outcome (who died) or a day's status
+     * lines until the whole DAILY_INITIALIZE batch has answered, public
+     * lines wait in `held` and go out at once. A person's night turn
+     * (humanseat.h) ends before that batch does, whatever the role, so
+     * the moment a spectator gets the night's lines says nothing about
+     * which secret requests the night made. */
+    bool dawn;
+    int dawn_calls;     /* DAILY_INITIALIZE calls of the dawn so far */
+    aw_buf held;
 };
 
 aw_spectate *aw_spectate_new(bool reveal, aw_spectate_sink *sink, void *ud)
@@ -25,6 +34,7 @@ aw_spectate *aw_spectate_new(bool reveal, aw_spectate_sink *sink, void *ud)
     aw_buf_init(&s->full);
     aw_buf_init(&s->line);
     aw_buf_init(&s->pub);
+    aw_buf_init(&s->held);
     return s;
 }
 
@@ -35,6 +45,7 @@ void aw_spectate_free(aw_spectate *s)
     aw_buf_free(&s->full);
     aw_buf_free(&s->line);
     aw_buf_free(&s->pub);
+    aw_buf_free(&s->held);
     free(s);
 }
 
@@ -43,10 +54,33 @@ bool aw_spectate_running(const aw_spectate *s)
     return s->running;
 }
 
+/* Gives the sink each line of data[0..len). */
+static void emit_lines(aw_spectate *s, const char *data, size_t len)
+{
+    for (size_t i = 0; i < len;) {
+        const char *nl = memchr(data + i, '\n', len - i);
+        size_t end = nl ? (size_t)(nl - data) + 1 : len;
+        s->sink(s->ud, data + i, end - i);
+        i = end;
+    }
+}
+
 static void emit(aw_spectate *s, const aw_buf *b)
 {
-    if (b->len)
+    if (!b->len)
+        return;
+    if (s->dawn)
+        aw_buf_add(&s->held, b->data, b->len);
+    else
         s->sink(s->ud, b->data, b->len);
+}
+
+void aw_spectate_flush(aw_spectate *s)
+{
+    s->dawn = false;
+    s->dawn_calls = 0;
+    emit_lines(s, s->held.data, s->held.len);
+    aw_buf_clear(&s->held);
 }
 
 /* What a spectator gets of a line while the game runs: the line (PASS), its
@@ -75,6 +109,9 @@ static void on_begin(void *ud, const aw_engine *g, int game_no)
     s->g = g;
     s->game_no = game_no;
     s->running = true;
+    s->dawn = false;
+    s->dawn_calls = 0;
+    aw_buf_clear(&s->held);
     aw_buf_clear(&s->full);
     aw_buf_clear(&s->line);
     aw_buf_clear(&s->pub);
@@ -123,6 +160,10 @@ static void on_call(void *ud, int agent, aw_req_kind kind, uint64_t ns, const aw
      * the call and its fault's kind show while the game runs. */
     aw_gamelog_json_call(s->game_no, day, agent, kind, ns, fault, AW_JSON_NO_MESSAGE | AW_JSON_NO_TIME, &s->pub);
     route(s, public_request(kind) ? PUBLIC : HOLD);
+    /* Every agent, living or dead, gets DAILY_INITIALIZE: the dawn is over
+     * when all n have answered. */
+    if (s->dawn && kind == AW_REQ_DAILY_INITIALIZE && s->g && ++s->dawn_calls >= aw_engine_state(s->g)->n)
+        aw_spectate_flush(s);
 }
 
 static fate event_fate(const aw_spectate *s, const aw_event *ev)
@@ -159,6 +200,10 @@ static void on_event(void *ud, const aw_event *ev)
 {
     aw_spectate *s = ud;
     fate f = event_fate(s, ev);
+    if (ev->kind == AW_EV_RESULT)
+        aw_spectate_flush(s); /* the end: everything goes out now */
+    else if (!s->reveal && s->running && (ev->kind == AW_EV_ATTACK || ev->kind == AW_EV_STATUS))
+        s->dawn = true;
     aw_buf_clear(&s->line);
     aw_buf_clear(&s->pub);
     aw_gamelog_json_event(s->game_no, ev, 0, &s->line);
@@ -169,12 +214,7 @@ static void on_event(void *ud, const aw_event *ev)
         /* The game is over: its full record, from its begin line. */
         s->running = false;
         if (!s->reveal)
-            for (size_t i = 0; i < s->full.len;) {
-                const char *nl = memchr(s->full.data + i, '\n', s->full.len - i);
-                size_t end = nl ? (size_t)(nl - s->full.data) + 1 : s->full.len;
-                s->sink(s->ud, s->full.data + i, end - i);
-                i = end;
-            }
+            emit_lines(s, s->full.data, s->full.len);
         aw_buf_clear(&s->full);
     }
 }

@@ -8,6 +8,13 @@
  * everything after it passes as it comes. With `reveal` every line passes
  * at once, as --events writes it. docs/viewer.md lists each line's fate.
  *
+ * The dawn — the night's outcome, the new day's status lines and its
+ * DAILY_INITIALIZE calls — goes out at once when every agent has answered
+ * DAILY_INITIALIZE, not as it comes: a person's night turn (humanseat.h)
+ * ends before that, whatever the role, so when the night's lines come says
+ * nothing about which secret requests (DIVINE, GUARD, ATTACK, WHISPER) the
+ * night made.
+ *
  * It watches a game through its log (gamelog.h's observer), so it sees the
  * same lines, in the same order, as --events. Uses gamelog and engine.
  *
@@ -31,6 +38,10 @@ void aw_spectate_free(aw_spectate *s);
 
 /* Makes s watch every game that log l writes (sets l->observer). */
 void aw_spectate_attach(aw_spectate *s, aw_gamelog *l);
+
+/* Gives out now the public lines the dawn holds (a game that is abandoned
+ * at dawn). */
+void aw_spectate_flush(aw_spectate *s);
 
 /* True between a game's begin and its result line (its secrets are held). */
 bool aw_spectate_running(const aw_spectate *s);

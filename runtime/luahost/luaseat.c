@@ -1664,7 +1664,8 @@ static void say_reload(const char *path, const char *msg)
         return;
     snprintf(reload_said[slot].path, sizeof reload_said[slot].path, "%s", path);
     snprintf(reload_said[slot].said, sizeof reload_said[slot].said, "%s", msg);
-    fprintf(stderr, "%s\n", msg);
+    aw_term_fprintf(stderr, "%s", msg); /* a compile error quotes the agent's text: escaped */
+    fputc('\n', stderr);
 }
 
 static bool maybe_reload(luaseat *s)
@@ -1758,11 +1759,12 @@ static void swap_live(luaseat *s)
     aw_fault fault = {AW_FAULT_NONE, "", 0, 0};
     s->sb_clean = false; /* the next game starts the new version in a new sandbox */
     if (load_agent_table(s, s->sb, &s->swap_ref, &fault) < 0) {
-        fprintf(stderr, "aiwolf: %s: the new version does not load in the running game: %s\n", s->path, fault.msg);
+        fprintf(stderr, "aiwolf: %s: the new version does not load in the running game: %s\n", s->path,
+                aw_term(fault.msg).s);
         return;
     }
     if (aw_sandbox_run(s->sb, do_swap, s, &fault) < 0)
-        fprintf(stderr, "aiwolf: %s: swapping in the new version failed: %s\n", s->path, fault.msg);
+        fprintf(stderr, "aiwolf: %s: swapping in the new version failed: %s\n", s->path, aw_term(fault.msg).s);
     aw_sandbox_unref(s->sb, s->swap_ref);
     s->swap_ref = LUA_NOREF;
     flush_output(s);

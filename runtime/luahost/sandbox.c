@@ -271,6 +271,8 @@ static int sb_setup(lua_State *L)
     lua_setfield(L, -2, "date");
     lua_pushcfunction(L, sb_ostime);
     lua_setfield(L, -2, "time");
+    lua_pushcfunction(L, sb_osclock);
+    lua_setfield(L, -2, "clock");
     luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
     lua_pushvalue(L, -2);
     lua_setfield(L, -2, "os");
@@ -761,6 +763,7 @@ aw_sandbox *aw_sandbox_new(const aw_sandbox_limits *limits, aw_error *err)
         return NULL;
     }
     sb->renewed_used = sb->made_used = sb->used;
+    sb_own_clock_reset(sb);
     return sb;
 }
 
@@ -772,6 +775,7 @@ int aw_sandbox_renew(aw_sandbox *sb, uint64_t seed, aw_fault *fault)
     aw_sandbox_clear_output(sb);
     if (sb_protected(sb, sb_renew_body, sb, 0, fault) < 0)
         return -1;
+    sb_own_clock_reset(sb);
     sb->peak = sb->used;
     return 0;
 }

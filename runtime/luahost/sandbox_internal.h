@@ -113,6 +113,13 @@ struct aw_sandbox {
     uint64_t wall_start;        /* wall clock when the call started */
     uint64_t wall_limit;        /* wall clock at which the call is stopped whatever its CPU time */
     uint64_t cpu_check_at;      /* wall clock before which the CPU deadline cannot pass: no need to read it */
+    /* The seat's own clock (os.clock, sb_osclock): the time of this game's
+     * calls so far, measured inside them only, never the time of another
+     * sandbox's calls or of the host between calls. */
+    uint64_t own_ns;            /* the completed calls of this game */
+    uint64_t clock_start;       /* in a call where clock_on: thread CPU time counted as the call's start */
+    int clock_on;               /* the current call has it */
+    int clock_exact;            /* os.clock was read this game: calls read the CPU clock as they start */
     uint64_t units;             /* work units charged so far (all calls) */
     uint64_t units_start;       /* units when the current call started */
     uint64_t units_last;        /* units the last call used */
@@ -219,6 +226,8 @@ int sb_raise_timeout(lua_State *L, aw_sandbox *sb);
 int sb_wd_arm(aw_sandbox *sb);
 void sb_call_clocks_start(aw_sandbox *sb);
 void sb_call_clocks_end(aw_sandbox *sb, int exact, uint64_t *cpu_ns, uint64_t *wall_ns);
+void sb_own_clock_reset(aw_sandbox *sb);
+int sb_osclock(lua_State *L);
 void sb_charge(lua_State *L, aw_sandbox *sb, uint64_t n);
 void sb_check(lua_State *L, aw_sandbox *sb);
 void sb_hook(lua_State *L, lua_Debug *ar);

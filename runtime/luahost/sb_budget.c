@@ -170,31 +170,76 @@ void sb_charge(lua_State *L, aw_sandbox *sb, uint64_t n)
  * whose thread's CPU clock starts again from zero. */
 static _Thread_local uint64_t wall_sample, cpu_sample; /* wall_sample 0: none */
 
+/* The seat's own clock                                                     */
+/*                                                                          */
+/* os.clock is the CPU time of the seat's own calls in this game, never the
+ * process's (which every seat of every game in the process moves: an agent
+ * that burnt CPU until clock() % 0.1 named the werewolf's seat told its
+ * copy in the mirrored game, docs/sandbox.md "What an agent can read").
+ * A call's share is measured between two points inside the call: the
+ * thread's sample may be up to SB_CPU_SAMPLE_NS of another seat's time old,
+ * and is not used. Calls of a game in which the agent never read os.clock
+ * count their wall-clock time (read at their start and end; an upper bound
+ * of their CPU time that costs nothing); from the first reading on
+ * (clock_exact), each call reads the thread's CPU clock as it starts and
+ * ends (clock_on; two system calls, only for agents that use os.clock;
+ * they serve as the thread's sample too). In the call of the first
+ * reading, the time before it is its wall-clock time since the call
+ * started (sb_osclock). */
+
 void sb_call_clocks_start(aw_sandbox *sb)
 {
     uint64_t wall = aw_now_ns();
-    if (!wall_sample || wall - wall_sample >= SB_CPU_SAMPLE_NS) {
+    sb->clock_on = sb->clock_exact;
+    if (sb->clock_on || !wall_sample || wall - wall_sample >= SB_CPU_SAMPLE_NS) {
         wall_sample = wall; /* the wall clock first: see sb_clock_past */
         cpu_sample = sb_cpu_ns();
     }
     sb->wall_start = wall;
     sb->cpu_start = cpu_sample;
+    sb->clock_start = cpu_sample; /* used when clock_on: then read just now */
     sb->deadline = cpu_sample + sb->budget_ns;
     sb->wall_limit = wall + sb_wall_bound_ns(sb);
     /* The CPU clock cannot reach the deadline before this. */
     sb->cpu_check_at = wall_sample + sb->budget_ns;
 }
 
+/* A new game, a new agent instance: its clock starts at zero. */
+void sb_own_clock_reset(aw_sandbox *sb)
+{
+    sb->own_ns = 0;
+    sb->clock_on = sb->clock_exact = 0;
+}
+
+int sb_osclock(lua_State *L)
+{
+    aw_sandbox *sb = sb_of(L);
+    uint64_t now = sb_cpu_ns(), t;
+    if (sb->lim.unguarded || !sb->in_call) { /* benchmarks only: the thread's clock */
+        t = now;
+    } else {
+        if (!sb->clock_on) {
+            uint64_t before = aw_now_ns() - sb->wall_start;
+            sb->clock_start = now - (before < now ? before : now);
+            sb->clock_on = sb->clock_exact = 1;
+        }
+        t = sb->own_ns + (now - sb->clock_start);
+    }
+    lua_pushnumber(L, (lua_Number)t / 1e9);
+    return 1;
+}
+
 /* The call's CPU and wall-clock time. exact: read the CPU clock whatever
  * the sample's age (a call that faulted); otherwise a call that ended within
  * SB_CPU_SAMPLE_NS of the sample reports its wall-clock time as its CPU time
  * (an upper bound: the thread cannot have had more). Counted from the
- * sample, the CPU time is at most the wall-clock time too. */
+ * sample, the CPU time is at most the wall-clock time too. Adds the call to
+ * the seat's own clock. */
 void sb_call_clocks_end(aw_sandbox *sb, int exact, uint64_t *cpu_ns, uint64_t *wall_ns)
 {
     uint64_t wall = aw_now_ns();
     *wall_ns = wall - sb->wall_start;
-    if (exact || !wall_sample || wall - wall_sample >= SB_CPU_SAMPLE_NS) {
+    if (exact || sb->clock_on || !wall_sample || wall - wall_sample >= SB_CPU_SAMPLE_NS) {
         wall_sample = wall;
         cpu_sample = sb_cpu_ns();
         *cpu_ns = cpu_sample - sb->cpu_start;
@@ -203,6 +248,8 @@ void sb_call_clocks_end(aw_sandbox *sb, int exact, uint64_t *cpu_ns, uint64_t *w
     } else {
         *cpu_ns = *wall_ns;
     }
+    sb->own_ns += sb->clock_on ? cpu_sample - sb->clock_start : *wall_ns;
+    sb->clock_on = 0;
 }
 
 /* ------------------------------------------------------------------------ */

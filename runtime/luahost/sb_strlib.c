@@ -119,12 +119,26 @@ static void sb_date_setall(lua_State *L, const struct tm *stm)
     }
 }
 
+/* "Now" for os.time() and os.date() without a time: the time the process
+ * started, the same in every game and seat of the process. The real time
+ * is shared by every seat and game (and process), and a seat moves it on
+ * by burning CPU: the last seat of a game waited (up to 4 s, under its
+ * budget) until os.time() % 5 named the werewolf's seat, and its copy read
+ * it in the mirrored game's initialize (tests/sandbox/leak/wall_vs.lua).
+ * Read before main, so before any agent code of this process runs (forked
+ * children inherit it). */
+static time_t sb_start_time;
+__attribute__((constructor)) static void sb_start_time_init(void)
+{
+    sb_start_time = time(NULL);
+}
+
 int sb_ostime(lua_State *L)
 {
     aw_sandbox *sb = sb_of(L);
     time_t t;
     if (lua_isnoneornil(L, 1)) {
-        t = time(NULL);
+        t = sb_start_time;
     } else {
         struct tm ts;
         luaL_checktype(L, 1, LUA_TTABLE);
@@ -169,7 +183,7 @@ int sb_osdate(lua_State *L)
     size_t slen;
     const char *s = luaL_optlstring(L, 1, "%c", &slen);
     luaL_argcheck(L, slen <= 1024, 1, "format longer than 1 KiB");
-    time_t t = lua_isnoneornil(L, 2) ? time(NULL) : (time_t)luaL_checkinteger(L, 2);
+    time_t t = lua_isnoneornil(L, 2) ? sb_start_time : (time_t)luaL_checkinteger(L, 2);
     const char *se = s + slen;
     struct tm tmr, *stm;
     sb->in_libc = 1;

@@ -49,7 +49,7 @@ static void say(client *c, const char *fmt, ...)
     va_list ap;
     va_start(ap, fmt);
     fprintf(c->o->log, "aiwolf connect: ");
-    vfprintf(c->o->log, fmt, ap);
+    aw_term_vfprintf(c->o->log, fmt, ap); /* what the server and the agent said, escaped */
     fputc('\n', c->o->log);
     fflush(c->o->log);
     va_end(ap);
@@ -173,9 +173,8 @@ static void take_line(client *c, const char *line, size_t len)
     bool reply = false;
     aw_seat_fault f;
     aw_wire_agent_answer(&c->wa, request, &out, &reply, &f);
-    if (f.kind != AW_FAULT_NONE && c->o->log)
-        fprintf(c->o->log, "aiwolf connect: %s: %s: %s\n", aw_wire_request_name(request), aw_fault_kind_name(f.kind),
-                f.msg);
+    if (f.kind != AW_FAULT_NONE)
+        say(c, "%s: %s: %s", aw_wire_request_name(request), aw_fault_kind_name(f.kind), f.msg);
     if (reply)
         send_line(c, out.data ? out.data : "", out.len);
     aw_buf_free(&out);

@@ -100,7 +100,7 @@ static void say(server *s, const char *fmt, ...)
     va_list ap;
     va_start(ap, fmt);
     fprintf(s->o->log, "aiwolf serve: ");
-    vfprintf(s->o->log, fmt, ap);
+    aw_term_vfprintf(s->o->log, fmt, ap); /* names and messages from the network, escaped */
     fputc('\n', s->o->log);
     fflush(s->o->log);
     va_end(ap);

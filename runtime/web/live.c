@@ -242,6 +242,7 @@ void aw_live_game_end(aw_live *l, aw_live_game *g, bool finished)
 {
     if (!g)
         return;
+    aw_spectate_flush(g->sp); /* an abandoned game's public lines held at dawn */
     aw_spectate_free(g->sp);
     g->sp = NULL;
     if (!finished) {
@@ -315,7 +316,8 @@ static void human_join(void *ud, aw_web_chan *c, uint64_t client, bool joined)
     aw_human_view_to(lh->h, tok, strlen(tok), join_send, &j, NULL);
 }
 
-/* "answer SEQ target N", "answer SEQ text TEXT" or "check TEXT". */
+/* "answer SEQ target N", "answer SEQ text TEXT", "answer SEQ confirm" (the
+ * night step) or "check TEXT". */
 static void human_message(void *ud, aw_web_chan *c, uint64_t client, const char *msg, size_t len)
 {
     live_human *lh = ud;
@@ -347,11 +349,13 @@ static void human_message(void *ud, aw_web_chan *c, uint64_t client, const char 
             rc = e2 == end + 8 || *e2 || t < 0 || t > AW_MAX_PLAYERS
                      ? aw_fail(&err, AW_EINVAL, "bad target: give an agent's number")
                      : aw_human_answer(lh->h, tok, strlen(tok), seq, NULL, 0, (int)t, &err);
+        } else if (strcmp(end, " confirm") == 0 && (size_t)(end + 8 - msg) == len) {
+            rc = aw_human_answer(lh->h, tok, strlen(tok), seq, NULL, 0, AW_NO_AGENT, &err);
         } else if (strncmp(end, " text ", 6) == 0) {
             const char *t = end + 6;
             rc = aw_human_answer(lh->h, tok, strlen(tok), seq, t, len - (size_t)(t - msg), 0, &err);
         } else {
-            rc = aw_fail(&err, AW_EINVAL, "expected: answer SEQ target N, or answer SEQ text TEXT");
+            rc = aw_fail(&err, AW_EINVAL, "expected: answer SEQ target N, answer SEQ text TEXT, or answer SEQ confirm");
         }
         aw_buf_printf(&b, "{\"type\":\"%s\",\"seq\":%llu", rc == 0 ? "taken" : "refused", seq);
         if (rc != 0) {

@@ -58,6 +58,53 @@ char *aw_view_read(const char *path, size_t *len, aw_error *err)
     return data;
 }
 
+void aw_view_faults_json(const char *path, aw_buf *out)
+{
+    aw_buf_adds(out, ",\"faults\":[");
+    size_t len = 0;
+    char *text = aw_view_read(path, &len, NULL);
+    size_t n = 0;
+    for (size_t pos = 0; text && pos < len && n < AW_VIEW_MAX_FAULTS;) {
+        const char *line = text + pos;
+        const char *nl = memchr(line, '\n', len - pos);
+        size_t ll = nl ? (size_t)(nl - line) : len - pos;
+        pos += ll + (nl ? 1 : 0);
+        if (ll == 0)
+            continue;
+        /* the five columns; the message is the rest of the line */
+        const char *col[5];
+        size_t cl[5];
+        int nc = 0;
+        for (const char *p = line, *end = line + ll; nc < 5;) {
+            const char *tab = nc < 4 ? memchr(p, '\t', (size_t)(end - p)) : NULL;
+            col[nc] = p;
+            cl[nc] = (size_t)((tab ? tab : end) - p);
+            nc++;
+            if (!tab)
+                break;
+            p = tab + 1;
+        }
+        int agent = 0;
+        if (nc == 5 && cl[0] == 9 && memcmp(col[0], "Agent[", 6) == 0 && col[0][8] == ']' && col[0][6] >= '0' &&
+            col[0][6] <= '9' && col[0][7] >= '0' && col[0][7] <= '9')
+            agent = (col[0][6] - '0') * 10 + (col[0][7] - '0');
+        aw_buf_printf(out, "%s{\"agent\":%d", n++ ? "," : "", agent);
+        if (agent) {
+            static const char *const keys[] = {"entry", "request", "kind", "message"};
+            for (int i = 1; i < 5; i++) {
+                aw_buf_printf(out, ",\"%s\":", keys[i - 1]);
+                aw_buf_add_json(out, col[i], cl[i]);
+            }
+        } else {
+            aw_buf_adds(out, ",\"message\":");
+            aw_buf_add_json(out, line, ll);
+        }
+        aw_buf_addc(out, '}');
+    }
+    free(text);
+    aw_buf_addc(out, ']');
+}
+
 /* --- game logs --- */
 
 typedef struct logconv {

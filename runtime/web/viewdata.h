@@ -35,6 +35,15 @@ void aw_view_describe(aw_buf *out, const char *text, size_t len, int speaker);
  *   {"name":…, "error":"…"} when the file cannot be read. */
 void aw_view_game_json(const char *path, const char *name, aw_buf *out);
 
+/* Appends `,"faults":[…]` for a contest game's faults file (logs/N.faults:
+ * per line "Agent[NN]<TAB>entry<TAB>request<TAB>kind<TAB>message", see
+ * docs/contest.md): {"agent":N,"entry":…,"request":…,"kind":…,"message":…}
+ * for each of its first AW_VIEW_MAX_FAULTS lines (a line of another shape:
+ * agent 0 and the line as the message); `,"faults":[]` when there is no
+ * file (a game without faults). */
+#define AW_VIEW_MAX_FAULTS 1000
+void aw_view_faults_json(const char *path, aw_buf *out);
+
 /* Reads the file at path (gunzipping .gz data), at most AW_VIEW_MAX_FILE
  * bytes; NULL with err filled otherwise. Free with free(). */
 char *aw_view_read(const char *path, size_t *len, aw_error *err);

@@ -14,6 +14,8 @@ typedef struct game {
     char *path;  /* the file */
     char *name;  /* as listed */
     char *info;  /* games.tsv columns, as JSON members (",\"players\":5,..."), or "" */
+    char *extra; /* members for the game's own JSON (a contest game's entries), or "" */
+    char *faults; /* a contest game's faults file (logs/N.faults), or NULL */
 } game;
 
 struct aw_viewer {
@@ -23,7 +25,8 @@ struct aw_viewer {
     char *title;
 };
 
-static void add_game(aw_viewer *v, const char *path, const char *name, const char *info)
+static void add_game(aw_viewer *v, const char *path, const char *name, const char *info, const char *extra,
+                     const char *faults)
 {
     if (v->n == v->cap) {
         v->cap = v->cap ? v->cap * 2 : 16;
@@ -32,6 +35,8 @@ static void add_game(aw_viewer *v, const char *path, const char *name, const cha
     v->games[v->n].path = aw_xstrdup(path);
     v->games[v->n].name = aw_xstrdup(name);
     v->games[v->n].info = aw_xstrdup(info ? info : "");
+    v->games[v->n].extra = aw_xstrdup(extra ? extra : "");
+    v->games[v->n].faults = faults ? aw_xstrdup(faults) : NULL;
     v->n++;
 }
 
@@ -115,8 +120,9 @@ static int add_contest(aw_viewer *v, const char *dir, aw_error *err)
     while (entries[nentries])
         nentries++;
     size_t before = v->n;
-    aw_buf info;
+    aw_buf info, extra;
     aw_buf_init(&info);
+    aw_buf_init(&extra);
     for (char *line = text, *next; line && *line; line = next) {
         next = strchr(line, '\n');
         if (next)
@@ -136,30 +142,60 @@ static int add_contest(aw_viewer *v, const char *dir, aw_error *err)
         aw_buf_add_json(&info, cols[7], strlen(cols[7]));
         aw_buf_adds(&info, ",\"days\":");
         aw_buf_add_json(&info, cols[8], strlen(cols[8]));
+        /* each seat: [its entry (the organiser's name, contest.cfg), its
+         * role, its faults (games.tsv: error.timeout.memory.reply.lost)] */
         aw_buf_adds(&info, ",\"seats\":[");
-        char *ep = cols[5], *rp = cols[6];
+        aw_buf_clear(&extra);
+        aw_buf_adds(&extra, ",\"entries\":[");
+        char *ep = cols[5], *rp = cols[6], *fp = cols[10];
+        long total = 0;
         for (long s = 0; s < players && ep && rp; s++) {
-            char *ec = strchr(ep, ','), *rc = strchr(rp, ',');
+            char *ec = strchr(ep, ','), *rc = strchr(rp, ','), *fc = fp ? strchr(fp, ',') : NULL;
             if (ec)
                 *ec = '\0';
             if (rc)
                 *rc = '\0';
-            long e;
+            if (fc)
+                *fc = '\0';
+            long e, faults = 0;
             const char *ename = aw_parse_long(ep, 0, (long)nentries - 1, &e) == 0 ? entries[e] : ep;
+            for (char *q = fp; q && *q;) {
+                char *dot;
+                long k = strtol(q, &dot, 10);
+                if (dot == q || k < 0 || k > 1000000000L)
+                    break;
+                faults += k;
+                q = *dot == '.' ? dot + 1 : NULL;
+            }
+            total += faults;
             aw_buf_adds(&info, s ? ",[" : "[");
             aw_buf_add_json(&info, ename, strlen(ename));
             aw_buf_addc(&info, ',');
             aw_buf_add_json(&info, rp, strlen(rp));
-            aw_buf_addc(&info, ']');
+            aw_buf_printf(&info, ",%ld]", faults);
+            if (s)
+                aw_buf_addc(&extra, ',');
+            aw_buf_add_json(&extra, ename, strlen(ename));
             ep = ec ? ec + 1 : NULL;
             rp = rc ? rc + 1 : NULL;
+            fp = fc ? fc + 1 : NULL;
         }
-        aw_buf_addc(&info, ']');
+        aw_buf_printf(&info, "],\"faults\":%ld", total);
+        aw_buf_addc(&extra, ']');
+        /* the faults' messages beside the log: logs/N.log.gz -> logs/N.faults */
+        char faultpath[4096];
+        size_t stem = strlen(logpath);
+        if (ends_with(logpath, ".log.gz"))
+            stem -= 7;
+        else if (ends_with(logpath, ".log"))
+            stem -= 4;
+        snprintf(faultpath, sizeof faultpath, "%.*s.faults", (int)stem, logpath);
         char name[64];
         snprintf(name, sizeof name, "game %.40s", cols[0]);
-        add_game(v, logpath, name, info.data);
+        add_game(v, logpath, name, info.data, extra.data, faultpath);
     }
     aw_buf_free(&info);
+    aw_buf_free(&extra);
     for (size_t i = 0; i < nentries; i++)
         free(entries[i]);
     free(entries);
@@ -201,7 +237,7 @@ static int add_dir(aw_viewer *v, const char *dir, aw_error *err)
         qsort(names, n, sizeof *names, cmp_str);
     for (size_t i = 0; i < n; i++) {
         snprintf(path, sizeof path, "%s/%s", dir, names[i]);
-        add_game(v, path, names[i], NULL);
+        add_game(v, path, names[i], NULL, NULL, NULL);
         free(names[i]);
     }
     free(names);
@@ -227,7 +263,7 @@ aw_viewer *aw_viewer_new(char *const *paths, int n, aw_error *err)
             }
         } else {
             const char *base = strrchr(paths[i], '/');
-            add_game(v, paths[i], base ? base + 1 : paths[i], NULL);
+            add_game(v, paths[i], base ? base + 1 : paths[i], NULL, NULL, NULL);
         }
     }
     const char *t = n == 1 ? strrchr(paths[0], '/') : NULL;
@@ -243,6 +279,8 @@ void aw_viewer_free(aw_viewer *v)
         free(v->games[i].path);
         free(v->games[i].name);
         free(v->games[i].info);
+        free(v->games[i].extra);
+        free(v->games[i].faults);
     }
     free(v->games);
     free(v->report);
@@ -289,7 +327,15 @@ static void one(void *ud, const aw_web_request *req, aw_web_response *res)
         return;
     }
     res->type = AW_WEB_JSON;
-    aw_view_game_json(v->games[id].path, v->games[id].name, &res->body);
+    const game *g = &v->games[id];
+    aw_view_game_json(g->path, g->name, &res->body);
+    if (g->faults && res->body.len && res->body.data[res->body.len - 1] == '}') {
+        /* a contest game: its seats' entries and its faults' messages too */
+        res->body.len--;
+        aw_buf_adds(&res->body, g->extra);
+        aw_view_faults_json(g->faults, &res->body);
+        aw_buf_addc(&res->body, '}');
+    }
 }
 
 static void report(void *ud, const aw_web_request *req, aw_web_response *res)

@@ -7,7 +7,8 @@
 #    the middle of a line (a power loss), and a worker killed in the middle
 #    of a game all end with the same games;
 #  - two shards merged give the same games;
-#  - every game's log is legal (aiwolf check);
+#  - every game's log is legal (aiwolf check) and reproduced (aiwolf replay)
+#    under the rules written beside it, with no options;
 #  - seating is fair: seats per entry differ by at most one, and every
 #    entry's share of each role is within 0.05 of what its seats lead one to
 #    expect;
@@ -28,7 +29,9 @@ run a --jobs 2
 n=$(wc -l < "$tmp/a/games.tsv")
 [ "$n" -eq 24 ] || { echo "6 entries x 60 games at 15 players should be 24 games, got $n"; exit 1; }
 grep -q "broken/main.lua cannot start" "$tmp/a.err" || { echo "no warning for the broken entry:"; cat "$tmp/a.err"; exit 1; }
-"$bin" check --quiet --preset seed2015 "$tmp"/a/logs/*.log.gz
+# The logs check and replay under their own rules (logs/aiwolf.rules), no options.
+"$bin" check --quiet "$tmp"/a/logs/*.log.gz
+"$bin" replay --quiet "$tmp"/a/logs/*.log.gz
 for f in report.md results.csv results.json; do [ -s "$tmp/a/$f" ] || { echo "no $f"; exit 1; }; done
 # games.tsv is in game order once the contest is complete.
 cut -f1 "$tmp/a/games.tsv" | sort -c -n
@@ -57,6 +60,11 @@ part=$(wc -l < "$tmp/d/games.tsv")
 "$bin" contest --quiet --games-per-entry 60 --jobs 2 --out "$tmp/d" $E 2> "$tmp/d.err"
 games d > "$tmp/gd"
 cmp -s "$tmp/ga" "$tmp/gd" || { echo "interrupted and continued differs"; exit 1; }
+# Its provenance: the interrupted session and the one that finished it.
+python3 -c "import json,sys; p=json.load(open(sys.argv[1]))['provenance']; s=p['sessions']; \
+  assert [x['status'] for x in s] == ['interrupted', 'complete'], s; \
+  assert sum(x['games'] for x in s) == 24 and p['finished'] == s[-1]['end'], p" "$tmp/d/results.json" ||
+  { echo "the provenance of an interrupted contest"; exit 1; }
 
 # A power loss: the file ends in the middle of a line, and a line is lost.
 cp -r "$tmp/a" "$tmp/e"
@@ -87,7 +95,13 @@ games m > "$tmp/gm"
 cmp -s "$tmp/ga" "$tmp/gm" || { echo "merged shards differ"; exit 1; }
 results m > "$tmp/rm"
 cmp -s "$tmp/ra" "$tmp/rm" || { echo "merged results differ"; exit 1; }
-"$bin" check --quiet --preset seed2015 "$tmp"/m/logs/*.log.gz
+cmp -s "$tmp/a/logs/aiwolf.rules" "$tmp/m/logs/aiwolf.rules" || { echo "merge lost logs/aiwolf.rules"; exit 1; }
+# The merged provenance: both slices' sessions, the entries' SHA-256.
+python3 -c "import json,sys; p=json.load(open(sys.argv[1]))['provenance']; \
+  assert sorted(s['shard'] for s in p['sessions']) == ['1/2', '2/2'], p['sessions']; \
+  assert all(len(e['sha256']) == 64 for e in p['entries']), p['entries']" "$tmp/m/results.json" ||
+  { echo "merged provenance"; exit 1; }
+"$bin" check --quiet "$tmp"/m/logs/*.log.gz
 
 # Fairness: seats per entry and role shares.
 python3 - "$tmp/a/results.json" <<'PY'

@@ -5,7 +5,8 @@
 # the DOM after its scripts ran. The page must say data-rendered="ok" (or show
 # its message for bad input), show every entry's name as text, log nothing to
 # the console, show no error from window.onerror, and the hostile name must
-# not have become elements. It also takes a screenshot (1280 px wide); with
+# not have become elements; the provenance panel shows the program's version
+# and each entry's SHA-256. It also takes a screenshot (1280 px wide); with
 # REPORT_SCREENSHOT=FILE it is copied to FILE (docs/images/contest-report.png).
 #   report_browser.sh RENDER_REPORT [AIWOLF]   (with AIWOLF, also the page of a
 #   small real contest)
@@ -116,6 +117,13 @@ if page sample "$fixture"; then
   has sample '>15 players<'
   has sample '>Medium<'
   lacks sample 'id="no-faults"'
+  # provenance: the program, the options, each entry's SHA-256, the sessions
+  for id in provenance entry-hashes sessions; do has sample "id=\"$id\""; done
+  has sample '>0.1.0+1a2b3c4<'
+  has sample '>0000000000000000000000000000000000000000000000000000000000000abc<'
+  has sample '--set max_days=50'
+  has sample '>interrupted<'
+  has sample '16 cores · 16 jobs'
 fi
 
 # the standings sort: a script added to the page clicks the headers and notes
@@ -177,6 +185,9 @@ if [ -n "${2:-}" ]; then
   if load real; then
     has real 'data-rendered="ok"'
     for name in random sample crash; do has real ">$name<"; done
+    has real 'id="provenance"'
+    has real ">$(sha256sum agents/sample.lua | cut -c1-64)<"
+    has real ">$("$2" --version | cut -d' ' -f2)<"
   fi
 fi
 

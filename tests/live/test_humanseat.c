@@ -16,6 +16,7 @@
 #include "game.h"
 #include "humanseat.h"
 #include "logcheck.h"
+#include "person_game.h"
 #include "talkhooks.h"
 #include "test.h"
 
@@ -29,6 +30,10 @@ typedef struct person {
     aw_seat *seat;
     int views, text_refused, target_refused, stale_refused, token_refused, texts, targets, skipped;
     int bad_fields; /* views that show more than the role may know */
+    int confirms;   /* night steps confirmed */
+    int night_refused; /* a text or an agent given for the night step, refused */
+    uint64_t night_seq; /* the latest night step's seq */
+    int night_timeouts; /* night steps that ran out (no fault: nothing shows them) */
     int late;       /* answers refused because the person was too slow (a loaded machine) */
 } person;
 
@@ -47,35 +52,17 @@ static void publish(void *ud, const char *json, size_t len)
         aw_buf_clear(&p->view);
         aw_buf_add(&p->view, json, len);
         p->seen++;
+        if (strstr(json, "\"answer\":\"confirm\""))
+            p->night_seq = (uint64_t)strtoull(strstr(json, "\"seq\":") + 6, NULL, 10);
         pthread_cond_broadcast(&p->cv);
     } else if (strstr(json, "\"type\":\"answered\"")) {
         p->answered_notes++;
     } else if (strstr(json, "\"type\":\"timeout\"")) {
         p->timeout_notes++;
+        /* the seat's own word that a night step ran out */
+        p->night_timeouts += (uint64_t)strtoull(strstr(json, "\"seq\":") + 6, NULL, 10) == p->night_seq;
     }
     pthread_mutex_unlock(&p->mu);
-}
-
-static long field(const char *json, const char *key)
-{
-    const char *q = strstr(json, key);
-    return q ? strtol(q + strlen(key), NULL, 10) : -1;
-}
-
-static int alive_other(const char *json, int me)
-{
-    const char *q = strstr(json, "\"alive\":[");
-    if (!q)
-        return 0;
-    q += 9;
-    while (*q && *q != ']') {
-        int a = (int)strtol(q, (char **)&q, 10);
-        if (a != me)
-            return a;
-        if (*q == ',')
-            q++;
-    }
-    return 0;
 }
 
 static void *person_main(void *arg)
@@ -132,7 +119,20 @@ static void *person_main(void *arg)
         }
         if (aw_human_answer(p->seat, tok, strlen(tok), seq + 1, "Over", 4, 2, &err) == -AW_ESTATE)
             p->stale_refused++;
-        if (strstr(j, "\"answer\":\"text\"")) {
+        if (strstr(j, "\"answer\":\"confirm\"")) { /* the night step: a confirmation, nothing else */
+            CHECK(strstr(j, "\"request\":\"NIGHT\"") != NULL);
+            if (aw_human_answer(p->seat, tok, strlen(tok), seq, "Over", 4, 0, &err) == -AW_EINVAL &&
+                aw_human_answer(p->seat, tok, strlen(tok), seq, NULL, 0, alive_other(j, me), &err) == -AW_EINVAL)
+                p->night_refused++;
+            int rc = aw_human_answer(p->seat, tok, strlen(tok), seq, NULL, 0, AW_NO_AGENT, &err);
+            if (rc != 0 && too_late(&err)) {
+                p->late++;
+                p->skipped++;
+                continue;
+            }
+            CHECK_MSG(rc == 0, "confirm: %s", err.msg);
+            p->confirms += rc == 0;
+        } else if (strstr(j, "\"answer\":\"text\"")) {
             if (aw_human_answer(p->seat, tok, strlen(tok), seq, "VOTE Agent[", 11, 0, &err) < 0 &&
                 strstr(err.msg, "at byte"))
                 p->text_refused++;
@@ -181,34 +181,19 @@ static int play_one(uint64_t seed, int players, aw_role role, person *p, char **
     p->seat = seats[1];
     for (int a = 2; a <= players; a++)
         seats[a] = aw_cseat_random(seed * 13 + (uint64_t)a);
-    aw_role deal[AW_MAX_PLAYERS + 1];
-    for (int a = 0; a <= AW_MAX_PLAYERS; a++)
-        deal[a] = AW_ROLE_NONE;
-    deal[1] = role;
     char *csv = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&csv, &len);
     aw_gamelog log;
     aw_gamelog_init(&log, f, NULL, NULL);
-    aw_game_opts go;
-    memset(&go, 0, sizeof go);
-    go.settings = &set;
-    go.seed = seed;
-    go.deal = deal;
-    go.log = &log;
-    aw_talkhooks_game(&go);
-    pthread_t th;
-    pthread_create(&th, NULL, person_main, p);
+    person_thread pt = {person_main, p, &p->mu, &p->cv, &p->over};
     aw_game_result res;
-    int rc = aw_game_play(&go, seats, &res, &err);
-    pthread_mutex_lock(&p->mu);
-    p->over = true;
-    pthread_cond_broadcast(&p->cv);
-    pthread_mutex_unlock(&p->mu);
-    pthread_join(th, NULL);
+    int rc = play_with_person(&set, seed, role, &log, seats, &pt, &res, &err);
     CHECK_MSG(rc == 0, "%s", err.msg);
     CHECK_INT(res.role[1], role);
     CHECK(res.seat_faults[1][AW_FAULT_TIMEOUT] > 0); /* the requests let run out */
+    /* each time-out a fault, but for the night steps' */
+    CHECK_INT(res.seat_faults[1][AW_FAULT_TIMEOUT], p->timeout_notes - p->night_timeouts);
     aw_gamelog_free(&log);
     fclose(f);
     for (int a = 1; a <= players; a++)
@@ -437,7 +422,7 @@ int main(void)
     b->ops->free(b);
 
     const aw_role roles[] = {AW_VILLAGER, AW_WEREWOLF, AW_SEER, AW_BODYGUARD, AW_MEDIUM, AW_POSSESSED};
-    int games = 0;
+    int games = 0, confirms = 0, night_timeouts = 0;
     for (int i = 0; i < 6; i++) {
         person p;
         memset(&p, 0, sizeof p);
@@ -460,7 +445,10 @@ int main(void)
         CHECK(p.stale_refused > 0);
         CHECK(p.texts + p.targets > 0);
         CHECK(p.late < p.texts + p.targets);
-        CHECK_INT(p.answered_notes, p.texts + p.targets);
+        CHECK_INT(p.answered_notes, p.texts + p.targets + p.confirms);
+        CHECK(p.night_refused >= p.confirms);
+        confirms += p.confirms;
+        night_timeouts += p.night_timeouts;
         CHECK_INT(p.timeout_notes, p.skipped);
         if (p.texts)
             CHECK(p.text_refused > 0);
@@ -473,6 +461,8 @@ int main(void)
         pthread_cond_destroy(&p.cv);
     }
     CHECK_INT(games, 6);
+    CHECK(confirms > 0);       /* night steps came and were confirmed */
+    CHECK(night_timeouts > 0); /* and some ran out */
     aw_buf_free(&out);
     return test_done();
 }

@@ -156,7 +156,8 @@ static void *person(void *arg)
                 aw_error err;
                 int rc = strstr(v, "\"answer\":\"text\"")
                              ? aw_human_answer(c->human, tok, strlen(tok), seq, "Over", 4, 0, &err)
-                             : aw_human_answer(c->human, tok, strlen(tok), seq, NULL, 0, t, &err);
+                             : aw_human_answer(c->human, tok, strlen(tok), seq, NULL, 0,
+                                               strstr(v, "\"answer\":\"confirm\"") ? AW_NO_AGENT : t, &err);
                 /* A person slowed down past the deadline (a loaded machine)
                  * is refused, and that request must have timed out. */
                 if (rc != 0 && c->nrefused < 64 && (strstr(err.msg, "too late") || strstr(err.msg, "not waiting")))

@@ -207,7 +207,10 @@ static void *person(void *arg)
         aw_error err;
         int rc = strstr(v, "\"answer\":\"text\"") ? aw_human_answer(c->human, tok, strlen(tok), seq, "Over", 4, 0, &err)
                                                 : aw_human_answer(c->human, tok, strlen(tok), seq, NULL, 0,
-                                                                  other_alive(v), &err);
+                                                                  strstr(v, "\"answer\":\"confirm\"")
+                                                                      ? AW_NO_AGENT
+                                                                      : other_alive(v),
+                                                                  &err);
         CHECK_MSG(rc == 0, "%s", err.msg);
         if (asked == 1)
             CHECK_MSG(wait_note(c, &c->answered_seq, seq), "request %llu: the answer was not taken",

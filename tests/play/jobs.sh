@@ -15,7 +15,8 @@ done
 tail -n +2 "$tmp/out1" > "$tmp/a"; tail -n +2 "$tmp/out3" > "$tmp/b"
 cmp -s "$tmp/a" "$tmp/b" || { echo "--jobs 3 gives another summary:"; diff "$tmp/a" "$tmp/b"; exit 1; }
 diff -r "$tmp/logs1" "$tmp/logs3" > /dev/null || { echo "--jobs 3 gives other logs"; exit 1; }
-[ "$(ls "$tmp/logs3" | wc -l)" -eq 24 ] || { echo "not 24 logs"; exit 1; }
+[ "$(ls "$tmp"/logs3/*.log | wc -l)" -eq 24 ] || { echo "not 24 logs"; exit 1; }
+[ -f "$tmp/logs3/aiwolf.rules" ] || { echo "no aiwolf.rules beside the logs"; exit 1; }
 tail -n +2 "$tmp/vs1" > "$tmp/a"; tail -n +2 "$tmp/vs3" > "$tmp/b"
 cmp -s "$tmp/a" "$tmp/b" || { echo "--vs --jobs 3 differs:"; diff "$tmp/a" "$tmp/b"; exit 1; }
 # the first fault is said once, by the parent

@@ -3,7 +3,7 @@
  *
  * The test pins itself to one CPU and forks two busy spinners onto the same
  * CPU, so the agent's thread gets about a third of it. Then:
- *  1. work that needs 30 ms of CPU (a loop on os.clock, the process's CPU
+ *  1. work that needs 30 ms of CPU (a loop on os.clock, the seat's own CPU
  *     time) completes under a 50 ms budget although it takes some 90 ms of
  *     wall-clock time (with a wall-clock budget it timed out after 17 ms of
  *     CPU);

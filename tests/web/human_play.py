@@ -10,6 +10,7 @@ that holds the person's own words, and each view shows no role the seat
 may not know."""
 import json
 import os
+import shutil
 import socket
 import sys
 import threading
@@ -112,6 +113,16 @@ def person(port, token, stats):
             C.check(r.get("type") == "taken", f"a valid text is taken: {r}")
             if r.get("type") == "taken" and text != "Over":
                 stats["said"].append((me, text))
+        elif v["answer"] == "confirm":
+            # the night step of a seat the night asks nothing: a confirmation only
+            C.check(v["request"] == "NIGHT", f"a confirmation is the night step: {v['request']}")
+            w.send(f"answer {seq} target {others[-1]}")
+            r = reply(("refused", "taken"))
+            C.check(r.get("type") == "refused" and "confirmation" in r.get("error", ""), f"no agent at night: {r}")
+            w.send(f"answer {seq} confirm")
+            r = reply(("refused", "taken"))
+            C.check(r.get("type") == "taken", f"the confirmation is taken: {r}")
+            stats["nights"] = stats.get("nights", 0) + 1
         else:
             w.send(f"answer {seq} target 0")
             r = reply(("refused", "taken"))
@@ -170,5 +181,5 @@ for cmd in ("play", "serve"):
     d = os.path.join(os.environ.get("TMPDIR", "/tmp"), f"human_play_{os.getpid()}_{cmd}")
     os.makedirs(d, exist_ok=True)
     game(cmd, d)
-    os.rmdir(d)
+    shutil.rmtree(d)  # the log went; the rules file beside it (aiwolf.rules) goes with the folder
 C.done()

@@ -175,6 +175,43 @@ int main(void)
     snprintf(bomb, sizeof bomb, "head -c %u /dev/zero | gzip -1 > %s", AW_VIEW_MAX_FILE + 1u, p);
     CHECK(system(bomb) == 0);
     check_error(p, "inflates to more than");
+    /* a contest game's faults file: each line an object, the message the
+     * rest of the line (tabs and all); a line of another shape kept whole
+     * as agent 0's message; hostile bytes stay valid JSON; no file: [] */
+    snprintf(p, sizeof p, "%s/000001.faults", dir);
+    const char *notes = "Agent[03]\tgamma\tTALK\terror\ttalk(): boom\tand a tab \x1b[2J \xff\n"
+                        "Agent[03]\tgamma\t-\t-\t(further faults of this seat are only counted)\n"
+                        "\n"
+                        "Agent[3]\tnot\tthe shape\n"
+                        "Agent[99]\te\tVOTE\ttimeout\t\n";
+    write_file(p, notes, strlen(notes));
+    aw_buf fb;
+    aw_buf_init(&fb);
+    aw_buf_addc(&fb, '{');
+    aw_view_faults_json(p, &fb);
+    aw_buf_addc(&fb, '}');
+    json_error_t je;
+    fb.data[1] = ' '; /* "{," + members + "}": one object */
+    j = json_loadb(fb.data, fb.len, 0, &je);
+    CHECK_MSG(j != NULL, "faults: not JSON: %s", je.text);
+    json_t *fa = json_object_get(j, "faults");
+    CHECK_INT(json_array_size(fa), 4);
+    CHECK_INT(json_integer_value(json_object_get(json_array_get(fa, 0), "agent")), 3);
+    CHECK_STR(json_string_value(json_object_get(json_array_get(fa, 0), "entry")), "gamma");
+    CHECK_STR(json_string_value(json_object_get(json_array_get(fa, 0), "request")), "TALK");
+    CHECK_STR(json_string_value(json_object_get(json_array_get(fa, 0), "kind")), "error");
+    const char *m0 = json_string_value(json_object_get(json_array_get(fa, 0), "message"));
+    CHECK(m0 && strncmp(m0, "talk(): boom\tand a tab \x1b[2J ", 26) == 0);
+    CHECK_INT(json_integer_value(json_object_get(json_array_get(fa, 2), "agent")), 0);
+    CHECK_STR(json_string_value(json_object_get(json_array_get(fa, 2), "message")), "Agent[3]\tnot\tthe shape");
+    CHECK_INT(json_integer_value(json_object_get(json_array_get(fa, 3), "agent")), 99);
+    CHECK_STR(json_string_value(json_object_get(json_array_get(fa, 3), "message")), "");
+    json_decref(j);
+    aw_buf_clear(&fb);
+    snprintf(p, sizeof p, "%s/none.faults", dir);
+    aw_view_faults_json(p, &fb);
+    CHECK_STR(fb.data, ",\"faults\":[]");
+    aw_buf_free(&fb);
     char cmd[600];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     CHECK(system(cmd) == 0);

@@ -3,7 +3,9 @@ the files themselves (read here, not hard-coded): one recorded official
 game (its players, a talk's readable sentence in English and Japanese, the
 day's votes voter by voter, the role toggle, the keys, the agent filter,
 the winner), a small contest's folder (its games.tsv listed, the search, a
-game, the sandboxed report), and a garbage file, a chaos log, the official
+game, the sandboxed report; the entries by their folder names beside the
+agents' own, the filters by entry and by fault, a game's faults with their
+messages), and a garbage file, a chaos log, the official
 game gzipped and an events file of two games side by side; each server
 stops on SIGINT with status 0. With a second argument, a folder, it saves
 the screenshots there (docs/images/viewer-*.png).
@@ -188,6 +190,63 @@ def contest(b, url, folder):
     rep = b.eval("fetch('/report').then(r => r.status + ' ' + r.headers.get('content-security-policy'))")
     check(rep.startswith("200 sandbox"), "the report is served sandboxed: " + rep)
     shot(b, "viewer-contest.png")
+    entries_and_faults(b, folder, tsv)
+
+
+def entries_and_faults(b, folder, tsv):
+    """Entries by the organiser's names (contest.cfg), filters by entry and
+    by fault, a game's faults with their messages (logs/N.faults)."""
+    with open(os.path.join(folder, "contest.cfg")) as f:
+        names = [ln.split("\t")[2] for ln in f.read().split("\n") if ln.startswith("entry\t")]
+    check(sorted(names) == ["alpha", "gamma", "sample"], f"contest.cfg names the entries by folder: {names}")
+    opts = b.eval("Array.from(document.querySelectorAll('#entry-filter option')).map(o => o.value)")
+    check(opts == [""] + sorted(names), f"the entry filter offers every entry: {opts}")
+
+    def seat_faults(row):
+        return [sum(int(x) for x in f.split(".")) for f in row[10].split(",")]
+
+    def seat_entries(row):
+        return [names[int(e)] for e in row[5].split(",")]
+
+    for entry in names:
+        set_value(b, "entry-filter", entry, "change")
+        want = sum(1 for r in tsv if entry in seat_entries(r))
+        check(len(texts(b, "#games li")) == want, f"entry {entry}: {want} games listed")
+        b.eval("document.getElementById('fault-filter').click()")
+        want = sum(1 for r in tsv if any(e == entry and k > 0 for e, k in zip(seat_entries(r), seat_faults(r))))
+        got = len(texts(b, "#games li"))
+        check(got == want, f"entry {entry} with faults: {want} games listed (got {got})")
+        check((want > 0) == (entry == "gamma"), f"only gamma faults ({entry}: {want})")
+        b.eval("document.getElementById('fault-filter').click()")
+    set_value(b, "entry-filter", "", "change")
+    b.eval("document.getElementById('fault-filter').click()")
+    faulty = [r for r in tsv if sum(seat_faults(r)) > 0]
+    check(len(texts(b, "#games li")) == len(faulty), f"with faults: {len(faulty)} games listed")
+    # the first game with faults: its players by entry, its faults' messages
+    row = faulty[0]
+    b.eval(f"Array.from(document.querySelectorAll('#games li')).find(li => +li.dataset.id === {int(row[0])}).click()")
+    need(b, "!document.getElementById('faults').hidden && document.querySelectorAll('#players tbody tr').length > 0",
+         "the game's faults")
+    check(b.eval("!document.getElementById('entry-head').hidden"), "the players' table has an entry column")
+    cells = b.eval("Array.from(document.querySelectorAll('#players tbody tr')).map(r => [+r.dataset.agent, "
+                   "r.cells[1].textContent, r.cells[2].textContent])")
+    seats = seat_entries(row)
+    check([c[2] for c in cells] == seats, f"each seat's entry as contest.cfg names it: {cells} / {seats}")
+    own = {"alpha": "random", "gamma": "crash", "sample": "sample"}
+    check(all(c[1] == own[c[2]] for c in cells), f"beside each agent's own name: {cells}")
+    with open(os.path.join(folder, row[11].replace(".log.gz", ".faults"))) as f:
+        notes = [ln.split("\t") for ln in f.read().strip().split("\n")]
+    rows = b.eval("Array.from(document.querySelectorAll('#faults tr.fault-row')).map(r => "
+                  "Array.from(r.cells).map(c => c.textContent))")
+    check(len(rows) == len(notes), f"{len(notes)} faults shown (got {len(rows)})")
+    for got, note in zip(rows, notes):
+        check(got[0].startswith(note[0]) and got[1:] == [note[1], note[2], note[3], note[4]],
+              f"the fault {note} shown as {got}")
+    check(any("crash: update fails on purpose" in r[4] for r in rows), "the messages are the agent's own")
+    talkers = texts(b, "#day .talk .who")
+    check(any(t.endswith("[alpha]") for t in talkers) or not any("random" in t for t in talkers),
+          f"talks name the entry beside the agent's name: {talkers[:3]}")
+    shot(b, "viewer-contest-faults.png")
 
 
 def mixed(b, url):
@@ -219,8 +278,14 @@ def mixed(b, url):
 
 def files():
     """The contest folder, the garbage, chaos, gzipped and events files."""
-    run = [aiwolf, "contest", "--quiet", "--games-per-entry", "40", "--seed", "3", "--jobs", "2",
-           "--out", os.path.join(tmp, "contest"), "agents/random.lua", "agents/sample.lua"]
+    # entries in folders named otherwise than their agents (alpha plays as
+    # "random"; gamma, as "crash", fails every call after initialize)
+    for folder, src in (("alpha", "agents/random.lua"), ("gamma", "tests/contest/entries/crash/main.lua")):
+        os.makedirs(os.path.join(tmp, "entries", folder))
+        shutil.copy(src, os.path.join(tmp, "entries", folder, "main.lua"))
+    run = [aiwolf, "contest", "--quiet", "--games-per-entry", "30", "--seed", "3", "--jobs", "2",
+           "--out", os.path.join(tmp, "contest"), os.path.join(tmp, "entries", "alpha"), "agents/sample.lua",
+           os.path.join(tmp, "entries", "gamma")]
     r = subprocess.run(run, capture_output=True, text=True)
     if r.returncode != 0:
         raise RuntimeError(f"{' '.join(run)} failed: {r.stdout}{r.stderr}")

@@ -83,7 +83,9 @@ var AW = (function () {
   }
   function who(g, a) {
     var p = g.players[a];
-    return agentName(a) + (p && p.name ? " " + p.name : "");
+    // a contest game: the entry (the organiser's name for it) beside the
+    // agent's own name, when they differ
+    return agentName(a) + (p && p.name ? " " + p.name : "") + (p && p.entry && p.entry !== p.name ? " [" + p.entry + "]" : "");
   }
 
   function renderPlayers(tbody, g, d, opts) {
@@ -94,6 +96,7 @@ var AW = (function () {
       tr.dataset.agent = a;
       tr.appendChild(el("td", null, agentName(a)));
       tr.appendChild(el("td", null, p.name));
+      if (g.hasEntries) tr.appendChild(el("td", "entry", p.entry || ""));
       var shown = roleShown(g, p, d, opts.reveal);
       tr.appendChild(el("td", shown ? "role role-" + p.role : "role role-hidden", shown ? p.role : "?"));
       tr.appendChild(el("td", null, p.diedDay !== null && p.diedDay <= d ? p.diedHow + " (day " + p.diedDay + ")" : "alive"));

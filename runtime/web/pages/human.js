@@ -2,7 +2,8 @@
 // the server sends for each request (docs/viewer.md, "Playing as a human"),
 // offers the answers the request takes — an agent for votes, divinations,
 // guards and attacks; a protocol sentence for talks and whispers, built
-// with buttons or typed and checked by the server's parser as you type —
+// with buttons or typed and checked by the server's parser as you type;
+// a confirmation for the night step of a seat the night asks nothing —
 // and counts down the time left.
 "use strict";
 (function () {
@@ -135,8 +136,16 @@
       ATTACK: "Attack: whom do the werewolves attack?",
       INITIALIZE: "The game begins.", DAILY_INITIALIZE: "A new day begins.", DAILY_FINISH: "The day ends.",
       FINISH: "The game is over: every role is shown above.",
+      NIGHT: "Night falls. You have nothing to do tonight: confirm to sleep (the new day starts when everyone's night is over).",
     }[v.request] || v.request;
     $("#what").textContent = what;
+    if (v.answer === "confirm") {
+      const b = document.createElement("button");
+      b.textContent = "Sleep";
+      b.id = "confirm";
+      b.onclick = () => send(`answer ${v.seq} confirm`);
+      $("#targets").appendChild(b);
+    }
     if (v.answer === "target") {
       const wolves = Object.keys(v.roles).filter((a) => v.roles[a] === "WEREWOLF").map(Number);
       for (const a of v.alive) {
