@@ -105,6 +105,9 @@ static void usage(FILE *out)
             "                      the agent files fill the other seats. A night that\n"
             "                      asks a person nothing shows a step to confirm, so\n"
             "                      spectators cannot tell roles by the night's length\n"
+            "  --pace MS           with --http: wait MS milliseconds after each public line\n"
+            "                      of a game (a talk, a vote, a death), so people can\n"
+            "                      follow bot games (0 to 60000, default 0)\n"
             "  --human-timeout S   seconds a person has for each answer (default 120); no\n"
             "                      answer in time gets the rules' substitute\n"
             "  --list-settings     print every setting of the chosen preset and exit\n"
@@ -353,11 +356,13 @@ static void on_interrupt(int sig)
 typedef struct {
     aw_seat *humans[AW_MAX_PLAYERS + 1];
     int n;
+    aw_live *live;
 } play_humans;
 
 static void close_humans(void *ud)
 {
     play_humans *ph = ud;
+    aw_live_stop_pace(ph->live);
     for (int a = 1; a <= ph->n; a++)
         aw_human_close(ph->humans[a]);
 }
@@ -380,7 +385,7 @@ int cmd_play(int argc, char **argv)
     const char *preset = "aiwolf", *roles = NULL, *describe = NULL, *deal_spec = NULL, *log_path = NULL, *events_path = NULL;
     const char *summary_spec = NULL, *http = NULL;
     bool vs = false, hide_over = false, reveal = false;
-    long humans = 0, human_timeout = 120;
+    long humans = 0, human_timeout = 120, pace_ms = 0;
     long jobs = -1;
     long players = 0, games = 1, budget = 0, memory = 0;
     uint64_t seed = 0, work = 0;
@@ -411,7 +416,8 @@ int cmd_play(int argc, char **argv)
                      strcmp(o, "--games") == 0 || strcmp(o, "--log") == 0 || strcmp(o, "--events") == 0 ||
                      strcmp(o, "--budget") == 0 || strcmp(o, "--memory") == 0 || strcmp(o, "--work") == 0 ||
                      strcmp(o, "--describe") == 0 || strcmp(o, "--summary") == 0 || strcmp(o, "--jobs") == 0 ||
-                     strcmp(o, "--http") == 0 || strcmp(o, "--human") == 0 || strcmp(o, "--human-timeout") == 0;
+                     strcmp(o, "--http") == 0 || strcmp(o, "--human") == 0 || strcmp(o, "--human-timeout") == 0 ||
+                     strcmp(o, "--pace") == 0;
         if (takes && !v)
             return bad("%s needs a value (aiwolf play --help)", o);
         if (eqv && !takes)
@@ -468,6 +474,9 @@ int cmd_play(int argc, char **argv)
         } else if (strcmp(o, "--human") == 0) {
             if (aw_parse_long(v, 1, AW_MAX_PLAYERS, &humans) != 0)
                 return bad("--human: '%s' is not a number of seats (1 to 18)", v);
+        } else if (strcmp(o, "--pace") == 0) {
+            if (aw_parse_long(v, 0, 60000, &pace_ms) != 0)
+                return bad("--pace: '%s' is not a number of milliseconds (0 to 60000)", v);
         } else if (strcmp(o, "--human-timeout") == 0) {
             if (aw_parse_long(v, 1, 86400, &human_timeout) != 0)
                 return bad("--human-timeout: '%s' is not a number of seconds (1 to 86400)", v);
@@ -568,8 +577,8 @@ int cmd_play(int argc, char **argv)
     int http_port = 0;
     if (http && aw_cli_parse_http(http, http_host, sizeof http_host, &http_port) < 0)
         return bad("--http: '%s' is not [HOST:]PORT (e.g. 8080 or 0.0.0.0:8080)", http);
-    if (!http && (reveal || humans))
-        return bad("%s needs --http (the pages it is for)", reveal ? "--reveal" : "--human");
+    if (!http && (reveal || humans || pace_ms))
+        return bad("%s needs --http (the pages it is for)", reveal ? "--reveal" : humans ? "--human" : "--pace");
     if (humans && vs)
         return bad("%s", "--human does not go with --vs (the seats are swapped between the agent files)");
     if (humans > set.players) {
@@ -663,7 +672,7 @@ int cmd_play(int argc, char **argv)
     aw_web *web = NULL;
     aw_live *live = NULL;
     aw_play_stopper *stopper = NULL;
-    play_humans ph = {{0}, 0};
+    play_humans ph = {{0}, 0, NULL};
     if (http) {
         aw_web_opts wo;
         memset(&wo, 0, sizeof wo);
@@ -674,6 +683,8 @@ int cmd_play(int argc, char **argv)
             return 2;
         }
         live = aw_live_new(web, reveal);
+        aw_live_set_pace(live, (int)pace_ms);
+        ph.live = live;
         for (int a = 1; a <= humans; a++) {
             char name[32];
             snprintf(name, sizeof name, "human%d", a);

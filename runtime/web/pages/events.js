@@ -112,7 +112,7 @@ var AW = (function () {
     var said = e[opts.lang] || e.en;
     var skip = e.text === "Over" || e.text === "Skip";
     div.appendChild(el("span", skip ? "said skip" : "said", said || e.text));
-    div.appendChild(el("code", "raw", e.text));
+    if (said) div.appendChild(el("code", "raw", e.text)); // the protocol text once, never twice
     return div;
   }
 
