@@ -23,6 +23,7 @@
 #include "gzlog.h"
 #include "logrules.h"
 #include "provenance.h"
+#include "rating.h"
 #include "report_html.h"
 #include "results.h"
 #include "rng.h"
@@ -69,6 +70,15 @@ static void usage(FILE *out)
             "  --set NAME=VALUE      change one rule setting (repeatable)\n"
             "  --shard I/N           play only slice I of N (1-based); 'contest merge'\n"
             "                        combines the slices' folders\n"
+            "  --duplicate K         seed2015: play each deal (seed and roles) K times,\n"
+            "                        the entries rotated through its seats, so that the\n"
+            "                        luck of roles and seats cancels within a deal\n"
+            "  --until-separated     seed2015: after the games above, keep playing rounds\n"
+            "                        of games for the entries still in doubt until every\n"
+            "                        two entries adjacent in the skill rating are\n"
+            "                        separated at 95 %%, or --max-games is reached\n"
+            "  --max-games N         the cap for --until-separated (default: 10 times the\n"
+            "                        games above)\n"
             "  --quiet               no progress and no table on standard output\n"
             "  --help                this text\n"
             "\n"
@@ -79,6 +89,10 @@ static void usage(FILE *out)
             "report.html. 'contest report' writes the reports again; 'contest verify'\n"
             "plays games again from their seeds and compares their logs byte for byte\n"
             "(aiwolf contest verify --help).\n"
+            "The report ranks by win rate and gives beside it each entry's skill apart\n"
+            "from the luck of the deal (a team model fitted on games.tsv) with its 95 %%\n"
+            "interval, the probability that one entry really outranks another, and skill\n"
+            "by role (docs/contest.md).\n"
             "Exit status: 0 when every game was played, 1 when the contest stopped\n"
             "(interrupted or failed; run it again to continue), 2 for bad usage.\n");
 }
@@ -112,6 +126,8 @@ typedef struct cfg {
     const char *sets_kv[MAX_SETS];
     int nsets_kv;
     int shard, nshards;
+    int duplicate;            /* --duplicate K (0: plain) */
+    long until_separated;     /* --until-separated: the cap on games (0: off) */
     int nentries;
     entry *entries;
 } cfg;
@@ -135,6 +151,16 @@ static const char *format_name(aw_contest_format f)
     return f == AW_FORMAT_REGULATION ? "regulation" : "seed2015";
 }
 
+/* The lines of the rating's options (none when off, so that contest.cfg
+ * files of plain contests stay as they were). */
+static void cfg_format_rating(const cfg *c, aw_buf *b)
+{
+    if (c->duplicate > 1)
+        aw_buf_printf(b, "duplicate\t%d\n", c->duplicate);
+    if (c->until_separated > 0)
+        aw_buf_printf(b, "until-separated\t%ld\n", c->until_separated);
+}
+
 /* Everything that decides the results (the shard aside when !with_shard). */
 static void cfg_format(const cfg *c, bool with_shard, aw_buf *b)
 {
@@ -146,6 +172,7 @@ static void cfg_format(const cfg *c, bool with_shard, aw_buf *b)
                   c->preset);
     for (int i = 0; i < c->nsets_kv; i++)
         aw_buf_printf(b, "set\t%s\n", c->sets_kv[i]);
+    cfg_format_rating(c, b);
     if (with_shard)
         aw_buf_printf(b, "shard\t%d/%d\n", c->shard, c->nshards);
     for (int i = 0; i < c->nentries; i++)
@@ -220,6 +247,10 @@ static int cfg_read(const char *dir, cfg *c, char *why, size_t whylen)
             c->memory_mb = atoi(v);
         else if (strcmp(k, "preset") == 0)
             snprintf(c->preset, sizeof c->preset, "%s", v);
+        else if (strcmp(k, "duplicate") == 0)
+            c->duplicate = atoi(v);
+        else if (strcmp(k, "until-separated") == 0)
+            c->until_separated = atol(v);
         else if (strcmp(k, "set") == 0 && c->nsets_kv < MAX_SETS)
             c->sets_kv[c->nsets_kv++] = aw_xstrdup(v);
         else if (strcmp(k, "shard") == 0) {
@@ -366,6 +397,7 @@ static int build_schedule(const cfg *c, aw_schedule *s, aw_settings *sets_by_pla
     so.sets = c->sets;
     so.set_games = c->set_games;
     so.seed = c->seed;
+    so.duplicate = c->duplicate;
     for (int i = 0; i < c->nplayers; i++) {
         int p = c->players[i];
         if (aw_settings_from(&sets_by_players[p], c->preset, p, c->sets_kv, c->nsets_kv, err) < 0)
@@ -393,6 +425,10 @@ typedef struct contest {
     bool tty, quiet;
     int ticks;
     const char **names, **paths;
+    aw_rating_data *rating; /* every game played, for the skill rating */
+    int unresolved;         /* --until-separated: adjacent pairs not yet separated (-1: not known) */
+    int round;              /* --until-separated: rounds added to the schedule */
+    long base_games;        /* the games of the schedule before any round */
     aw_provenance prov; /* DIR/provenance.tsv, and the report's options */
 } contest;
 
@@ -411,6 +447,28 @@ static void info_of(const contest *k, aw_contest_info *ci)
     ci->names = k->names;
     ci->paths = k->paths;
     ci->prov = &k->prov;
+}
+
+/* A game for the rating: games that share a deal (duplicate copies, one
+ * seed) or a regulation set (one unit) share their luck. */
+static void rating_add_to(const contest *k, aw_rating_data *d, const aw_game_record *rec)
+{
+    uint64_t cluster = k->c.format == AW_FORMAT_REGULATION ? (uint64_t)rec->unit : rec->seed;
+    aw_rating_data_add(d, rec->players, rec->entry, rec->role, rec->winner, cluster, rec->index);
+}
+
+static void rating_add(contest *k, const aw_game_record *rec)
+{
+    rating_add_to(k, k->rating, rec);
+}
+
+/* Fits the rating on the games so far; false when there is nothing to
+ * rate. (Every entry is rated; entries found ineligible are to be left
+ * out through opts.include.) */
+static bool rating_fit(contest *k, aw_rating *r)
+{
+    aw_error err;
+    return aw_rating_fit(k->rating, NULL, r, &err) == 0;
 }
 
 /* Reads games.tsv: the units played whole (done[]), their lines into the
@@ -452,6 +510,7 @@ static long load_games(contest *k, bool *done, aw_buf *kept)
                     dropped++;
             } else if (ok && have[rec->unit] == k->sched.units[rec->unit].ngames) {
                 aw_contest_stats_add(&k->stats, rec, k->set[rec->players].role_count);
+                rating_add(k, rec);
                 aw_buf_add(kept, p, ll + 1);
                 done[rec->unit] = true;
             } else if (ok) {
@@ -466,10 +525,109 @@ static long load_games(contest *k, bool *done, aw_buf *kept)
     return dropped;
 }
 
+/* --until-separated. The decision to play another round is taken from
+ * games.tsv alone, its games in game order, so that a contest continued
+ * after an interruption draws the same rounds. */
+
+/* When every unit of the schedule so far is in games.tsv: fits the rating
+ * on those games and returns how many pairs adjacent in the skill order are
+ * not separated at 95 %, marking the entries of those pairs in favour[].
+ * -1 when units are missing or the file cannot be read. */
+static int separation(contest *k, bool *favour)
+{
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/games.tsv", k->dir);
+    size_t len = 0;
+    aw_error err;
+    char *text = aw_read_input(path, &len, &err);
+    if (!text)
+        return -1;
+    int n = k->sched.nunits;
+    int *have = aw_xcalloc((size_t)n + 1, sizeof *have);
+    const char **line = aw_xcalloc((size_t)k->sched.ngames + 1, sizeof *line);
+    aw_game_record *rec = aw_xcalloc(1, sizeof *rec);
+    for (const char *p = text, *end = text + len; p < end;) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        if (!nl)
+            break;
+        if (aw_record_parse(p, (size_t)(nl - p), k->c.nentries, rec, &err) == 0 && rec->unit >= 0 && rec->unit < n &&
+            rec->game < k->sched.units[rec->unit].ngames && rec->index == k->sched.units[rec->unit].first + rec->game &&
+            rec->players == k->sched.units[rec->unit].players && !line[rec->index]) {
+            have[rec->unit]++;
+            line[rec->index] = p;
+        }
+        p = nl + 1;
+    }
+    int unresolved = 0;
+    for (int u = 0; u < n && unresolved >= 0; u++)
+        if (have[u] < k->sched.units[u].ngames)
+            unresolved = -1;
+    if (unresolved == 0) {
+        aw_rating_data *d = aw_rating_data_new(k->c.nentries);
+        for (long i = 0; i < k->sched.ngames; i++) {
+            const char *nl = strchr(line[i], '\n');
+            aw_record_parse(line[i], (size_t)(nl - line[i]), k->c.nentries, rec, &err);
+            rating_add_to(k, d, rec);
+        }
+        aw_rating r;
+        unresolved = aw_rating_fit(d, NULL, &r, &err) == 0 ? aw_rating_unresolved(&r, 0.95, favour) : -1;
+        aw_rating_free(&r);
+        aw_rating_data_free(d);
+    }
+    free(rec);
+    free(line);
+    free(have);
+    free(text);
+    return unresolved;
+}
+
+/* The most games --until-separated plays in all. */
+static long games_cap(const contest *k)
+{
+    return k->c.until_separated > 0 ? k->c.until_separated : 10 * k->base_games;
+}
+
+/* Appends the next round to the schedule when games.tsv holds every game so
+ * far, some adjacent pair is not separated and the cap leaves room: about
+ * ten more games for every entry in doubt (whole deals with --duplicate).
+ * Returns the games added. */
+static long next_round(contest *k)
+{
+    if (!k->c.until_separated)
+        return 0;
+    bool *favour = aw_xcalloc((size_t)k->c.nentries, sizeof *favour);
+    int u = separation(k, favour);
+    long added = 0;
+    if (u >= 0)
+        k->unresolved = u;
+    if (u > 0) {
+        int nf = 0, copies = k->c.duplicate > 1 ? k->c.duplicate : 1;
+        for (int e = 0; e < k->c.nentries; e++)
+            nf += favour[e];
+        long want = (10L * nf + k->c.players[0] - 1) / k->c.players[0];
+        if (want < 10)
+            want = 10;
+        want = (want + copies - 1) / copies * copies;
+        long room = games_cap(k) - k->sched.ngames;
+        if (want > room)
+            want = room;
+        if (want > 0)
+            added = aw_schedule_extend(&k->sched, favour, want, k->round);
+        if (added > 0) {
+            k->round++;
+            k->total = k->sched.ngames;
+        }
+    }
+    free(favour);
+    return added;
+}
+
 static void write_reports(contest *k, bool to_stdout)
 {
     aw_contest_info ci;
     info_of(k, &ci);
+    aw_rating rating;
+    ci.rating = rating_fit(k, &rating) ? &rating : NULL;
     char path[PATH_MAX];
     snprintf(path, sizeof path, "%s/report.md", k->dir);
     FILE *f = fopen(path, "we");
@@ -502,6 +660,7 @@ static void write_reports(contest *k, bool to_stdout)
     aw_buf_free(&json);
     if (to_stdout)
         aw_contest_write_md(&k->stats, &ci, stdout);
+    aw_rating_free(&rating);
 }
 
 /* Writes games.tsv in game order (a finished contest's file is the same
@@ -584,9 +743,11 @@ static void progress_line(contest *k, bool final)
         long s = (long)((double)(k->total - done) / rate);
         snprintf(eta, sizeof eta, "%ld:%02ld", s / 60, s % 60);
     }
-    char leader[200] = "", rs[32];
+    char leader[240] = "", rs[32];
     if (lead >= 0)
         snprintf(leader, sizeof leader, "  leader %.60s %.3f", aw_term(k->names[lead]).s, best);
+    if (k->c.until_separated && k->unresolved >= 0)
+        snprintf(leader + strlen(leader), sizeof leader - strlen(leader), "  unresolved %d", k->unresolved);
     if (k->tty) {
         int width = 24, fill = k->total ? (int)(width * done / k->total) : width;
         char bar[32];
@@ -653,6 +814,7 @@ static int on_unit(void *ud, int unit, const char *lines, size_t len)
         const char *nl = memchr(p, '\n', (size_t)(end - p));
         aw_record_parse(p, (size_t)(nl - p), k->c.nentries, rec, &err);
         aw_contest_stats_add(&k->stats, rec, k->set[rec->players].role_count);
+        rating_add(k, rec);
         p = nl + 1;
     }
     free(rec);
@@ -816,6 +978,7 @@ static void contest_free(contest *k)
 {
     aw_schedule_free(&k->sched);
     aw_contest_stats_free(&k->stats);
+    aw_rating_data_free(k->rating);
     free(k->names);
     free(k->paths);
     aw_provenance_free(&k->prov);
@@ -892,12 +1055,15 @@ static int contest_prepare(contest *k)
         return -1;
     }
     aw_contest_stats_init(&k->stats, k->c.nentries);
+    k->rating = aw_rating_data_new(k->c.nentries);
     k->names = aw_xcalloc((size_t)k->c.nentries, sizeof *k->names);
     k->paths = aw_xcalloc((size_t)k->c.nentries, sizeof *k->paths);
     for (int i = 0; i < k->c.nentries; i++) {
         k->names[i] = k->c.entries[i].name;
         k->paths[i] = k->c.entries[i].path;
     }
+    k->base_games = k->sched.ngames;
+    k->unresolved = -1;
     k->total = 0;
     for (int u = 0; u < k->sched.nunits; u++)
         if (in_shard(&k->c, u))
@@ -927,6 +1093,8 @@ static int report_main(int argc, char **argv)
         contest_free(&k);
         return 2;
     }
+    while (next_round(&k) > 0) /* --until-separated: the rounds its games asked for */
+        ;
     bool *done = aw_xcalloc((size_t)k.sched.nunits + 1, sizeof *done);
     aw_buf kept;
     aw_buf_init(&kept);
@@ -1389,6 +1557,8 @@ static int verify_main(int argc, char **argv)
         if (changed[i])
             rc = 1;
     }
+    while (next_round(&v.k) > 0) /* --until-separated: the rounds its games asked for */
+        ;
     /* The games played whole, by index. */
     bool *done = aw_xcalloc((size_t)v.k.sched.nunits + 1, sizeof *done);
     bool *todo = aw_xcalloc((size_t)v.k.sched.nunits + 1, sizeof *todo);
@@ -1514,7 +1684,8 @@ int cmd_contest(int argc, char **argv)
     c->budget_ms = 100;
     c->memory_mb = 64;
     c->shard = c->nshards = 1;
-    bool have_seed = false, have_players = false, have_preset = false;
+    bool have_seed = false, have_players = false, have_preset = false, until = false;
+    long max_games = 0;
     int jobs = (int)sysconf(_SC_NPROCESSORS_ONLN);
     const char *dir = NULL;
     const char *args[MAX_ENTRIES];
@@ -1611,6 +1782,23 @@ int cmd_contest(int argc, char **argv)
                 bad("--shard is I/N with 1 <= I <= N, e.g. 2/4 (not '%s')", v);
                 goto out;
             }
+        } else if (strcmp(a, "--duplicate") == 0 || strcmp(a, "--max-games") == 0) {
+            VALUE();
+            char *e;
+            long x = strtol(v, &e, 10);
+            bool dup = strcmp(a, "--duplicate") == 0;
+            if (*e || e == v || x < 1 || x > (dup ? 100 : 100000000)) {
+                bad(dup ? "--duplicate takes a number of copies from 1 to 100, not '%s'"
+                        : "--max-games takes a positive whole number, not '%s'",
+                    v);
+                goto out;
+            }
+            if (dup)
+                c->duplicate = x > 1 ? (int)x : 0;
+            else
+                max_games = x;
+        } else if (strcmp(a, "--until-separated") == 0) {
+            until = true;
         } else if (strcmp(a, "--out") == 0) {
             VALUE();
             dir = v;
@@ -1632,6 +1820,20 @@ int cmd_contest(int argc, char **argv)
         bad("%s", "--out DIR is required: the folder that receives the results");
         goto out;
     }
+    if (max_games && !until) {
+        bad("%s", "--max-games is the cap of --until-separated");
+        goto out;
+    }
+    if ((c->duplicate || until) && c->format != AW_FORMAT_SEED2015) {
+        bad("%s", "--duplicate and --until-separated are for the seed2015 format");
+        goto out;
+    }
+    if (until && c->nshards > 1) {
+        bad("%s", "--until-separated needs every game's result, so it cannot be split into shards");
+        goto out;
+    }
+    if (until)
+        c->until_separated = max_games ? max_games : -1;
     if (nargs < 1) {
         bad("%s", "no entries given (aiwolf contest --out DIR agents/a.lua agents/b/ ...)");
         goto out;
@@ -1744,6 +1946,13 @@ int cmd_contest(int argc, char **argv)
         bool *todo = aw_xcalloc((size_t)k.sched.nunits + 1, sizeof *todo);
         aw_buf kept;
         aw_buf_init(&kept);
+        /* --until-separated: the rounds the games on disk asked for. */
+        while (next_round(&k) > 0) {
+            free(done);
+            done = aw_xcalloc((size_t)k.sched.nunits + 1, sizeof *done);
+            free(todo);
+            todo = aw_xcalloc((size_t)k.sched.nunits + 1, sizeof *todo);
+        }
         long dropped = load_games(&k, done, &kept);
         char gpath[PATH_MAX];
         snprintf(gpath, sizeof gpath, "%s/games.tsv", dir);
@@ -1810,7 +2019,38 @@ int cmd_contest(int argc, char **argv)
         k.tty = isatty(2);
         k.t0 = aw_now_ns();
         int status = ntodo ? aw_runner_run(&r) : AW_RUNNER_DONE;
-        close(k.games_fd);
+        /* --until-separated: rounds while adjacent pairs are in doubt. */
+        while (status == AW_RUNNER_DONE && sort_games(dir, c->nentries) == 0) {
+            int before = k.sched.nunits;
+            if (next_round(&k) <= 0)
+                break;
+            free(todo);
+            todo = aw_xcalloc((size_t)k.sched.nunits + 1, sizeof *todo);
+            for (int u = before; u < k.sched.nunits; u++)
+                todo[u] = true;
+            r.todo = todo;
+            r.warned = true;
+            /* sort_games put a new file in games.tsv's place. */
+            close(k.games_fd);
+            k.games_fd = open(gpath, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0666);
+            if (k.games_fd < 0) {
+                fprintf(stderr, "aiwolf contest: cannot write %s: %s\n", gpath, strerror(errno));
+                status = AW_RUNNER_FAILED;
+                break;
+            }
+            if (!k.quiet)
+                fprintf(stderr, "aiwolf contest: %d adjacent %s not separated at 95 %%: round %d, %ld more games\n",
+                        k.unresolved, k.unresolved == 1 ? "pair" : "pairs", k.round,
+                        k.sched.ngames - k.sched.units[before].first);
+            status = aw_runner_run(&r);
+        }
+        if (!k.quiet && c->until_separated && status == AW_RUNNER_DONE)
+            fprintf(stderr, "aiwolf contest: %s after %ld games (%d rounds)\n",
+                    k.unresolved == 0 ? "every adjacent pair separated at 95 %"
+                                      : "the cap reached with adjacent pairs not separated",
+                    k.sched.ngames, k.round);
+        if (k.games_fd >= 0)
+            close(k.games_fd);
         if (!k.quiet && ntodo)
             progress_line(&k, true);
         if (status == AW_RUNNER_FAILED && r.error[0])

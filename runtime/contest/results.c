@@ -2,8 +2,10 @@
 #include "results.h"
 
 #include "match.h"
+#include "rating_report.h"
 #include "provenance.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,23 +79,25 @@ static int field(cursor *c, const char **s, size_t *n)
 
 static int num(const char *s, size_t n, long long lo, long long hi, long long *v)
 {
+    /* Decimal digits, an optional '-' first (by hand: a million-game
+     * games.tsv holds tens of millions of numbers). */
     if (n == 0 || n > 20)
         return -1;
-    char buf[24];
-    memcpy(buf, s, n);
-    buf[n] = 0;
-    char *e;
+    bool neg = s[0] == '-';
+    size_t i = neg;
+    if (i == n)
+        return -1;
     unsigned long long u = 0;
-    long long x;
-    if (buf[0] == '-') {
-        x = strtoll(buf, &e, 10);
-    } else {
-        if (buf[0] < '0' || buf[0] > '9')
+    for (; i < n; i++) {
+        unsigned d = (unsigned)(s[i] - '0');
+        if (d > 9 || u > (ULLONG_MAX - d) / 10)
             return -1;
-        u = strtoull(buf, &e, 10);
-        x = (long long)u;
+        u = u * 10 + d;
     }
-    if (*e || x < lo || (hi >= 0 && x > hi))
+    if (u > (unsigned long long)LLONG_MAX)
+        return -1;
+    long long x = neg ? -(long long)u : (long long)u;
+    if (x < lo || (hi >= 0 && x > hi))
         return -1;
     *v = x;
     return 0;
@@ -451,6 +455,7 @@ void aw_contest_write_md(const aw_contest_stats *s, const aw_contest_info *ci, F
             "\nSeating: %ld–%ld seats per entry; every entry's share of each role within %.3f of the share its "
             "seats lead one to expect; pairs of entries met in %ld–%ld games.\n",
             f.seats_min, f.seats_max, f.role_dev, f.meet_min, f.meet_max);
+    aw_rating_write_md(ci->rating, ci, out);
     if (ci->prov)
         aw_provenance_md(ci->prov, ci, out);
     free(order);
@@ -467,7 +472,9 @@ void aw_contest_write_csv(const aw_contest_stats *s, const aw_contest_info *ci, 
     for (int p = 0; p < ci->nplayers; p++)
         fprintf(out, ",games_%dp,wins_%dp", ci->players[p], ci->players[p]);
     fprintf(out, ",faults_error,faults_timeout,faults_memory,faults_reply,faults_lost,calls,call_us_median,"
-                 "call_us_p99\n");
+                 "call_us_p99");
+    aw_rating_write_csv_header(out);
+    fputc('\n', out);
     for (int k = 0; k < s->n; k++) {
         int i = order[k];
         const aw_entry_stats *e = &s->e[i];
@@ -483,8 +490,10 @@ void aw_contest_write_csv(const aw_contest_stats *s, const aw_contest_info *ci, 
             fprintf(out, ",%ld,%ld", e->role_games[r], e->role_wins[r]);
         for (int p = 0; p < ci->nplayers; p++)
             fprintf(out, ",%ld,%ld", e->pl_games[ci->players[p]], e->pl_wins[ci->players[p]]);
-        fprintf(out, ",%ld,%ld,%ld,%ld,%ld,%ld,%.1f,%.1f\n", e->faults[1], e->faults[2], e->faults[3], e->faults[4],
+        fprintf(out, ",%ld,%ld,%ld,%ld,%ld,%ld,%.1f,%.1f", e->faults[1], e->faults[2], e->faults[3], e->faults[4],
                 e->faults[5], e->calls, aw_time_quantile(e->times, 0.5), aw_time_quantile(e->times, 0.99));
+        aw_rating_write_csv_row(ci->rating, i, out);
+        fputc('\n', out);
     }
     free(order);
 }
@@ -566,6 +575,8 @@ void aw_contest_write_json(const aw_contest_stats *s, const aw_contest_info *ci,
         aw_buf_printf(b, "}, \"calls\": %ld, \"call_us_median\": %.1f, \"call_us_p99\": %.1f}", e->calls,
                       aw_time_quantile(e->times, 0.5), aw_time_quantile(e->times, 0.99));
     }
-    aw_buf_adds(b, "\n  ]\n}\n");
+    aw_buf_adds(b, "\n  ]");
+    aw_rating_write_json(ci->rating, ci, b);
+    aw_buf_adds(b, "\n}\n");
     free(order);
 }

@@ -89,6 +89,7 @@ typedef struct aw_contest_info {
     int shard, nshards;
     const char *const *names; /* [n] display names */
     const char *const *paths; /* [n] */
+    const struct aw_rating *rating; /* the skill rating (rating.h), or NULL */
     const struct aw_provenance *prov; /* provenance.h: version, digests, times; NULL: none */
 } aw_contest_info;
 

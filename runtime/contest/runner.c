@@ -177,8 +177,10 @@ static void on_line(wproc *w, const char *line, size_t len)
         if (r->nwarned < (int)(sizeof r->warned / sizeof r->warned[0]))
             r->warned[r->nwarned++] = h;
         /* an entry's warning holds its own text (a compile error): escaped */
-        aw_term_fprintf(stderr, "aiwolf contest: %.*s", (int)(len - 2), line + 2);
-        fputc('\n', stderr);
+        if (!r->o->warned) {
+            aw_term_fprintf(stderr, "aiwolf contest: %.*s", (int)(len - 2), line + 2);
+            fputc('\n', stderr);
+        }
     } else if (len >= 2 && line[0] == 'E' && line[1] == ' ') {
         char msg[400];
         snprintf(msg, sizeof msg, "%.*s", (int)(len - 2 > 390 ? 390 : len - 2), line + 2);

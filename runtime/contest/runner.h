@@ -27,6 +27,7 @@ typedef struct aw_runner {
     /* About every second while games run. May be NULL. */
     void (*on_tick)(void *ud);
     void *ud;
+    bool warned;                    /* the workers' warnings were printed by an earlier run */
     char error[512];                /* why the contest stopped, when it failed */
 } aw_runner;
 

@@ -12,6 +12,7 @@
 #define STREAM_SEATS 0x5345415400000000ull /* + players */
 #define STREAM_ROLES 0x524f4c4500000000ull /* + players */
 #define STREAM_GAME 0x47414d4500000000ull  /* + the game's index */
+#define STREAM_ROUND 0x524f554e00000000ull /* + the round (aw_schedule_extend) */
 
 /* The upcoming entries: random permutations of all entries, one after the
  * other. A group takes the first entries it may hold, leaving the rest in
@@ -123,10 +124,81 @@ static int add_unit(aw_schedule *s, int *cap)
     return s->nunits++;
 }
 
-int aw_schedule_build(aw_schedule *s, const aw_schedule_opts *o, aw_error *err)
+/* ---- duplicate deals ------------------------------------------------------- */
+
+static int by_team_role(const void *a, const void *b, const aw_role *roles)
 {
-    memset(s, 0, sizeof *s);
-    s->opts = *o;
+    int i = *(const int *)a, j = *(const int *)b;
+    int ti = aw_role_team(roles[i]), tj = aw_role_team(roles[j]);
+    if (ti != tj)
+        return ti - tj;
+    if (roles[i] != roles[j])
+        return (int)roles[i] - (int)roles[j];
+    return i - j;
+}
+
+/* Appends the k copies of one deal for the entries group[0..p) (seats in
+ * that order, already shuffled): roles dealt by the ledger for the first
+ * copy, the others rotated through the seats by team and role. */
+static void add_deal(aw_schedule *s, int *cap, role_ledger *lg, aw_rng *rr, const aw_schedule_opts *o, int p,
+                     const int *group, int k, long *index)
+{
+    aw_role roles[AW_MAX_PLAYERS];
+    deal_balanced(lg, rr, o->role_count[p], p, group, roles);
+    /* The seats by team and role (insertion sort: at most 18). */
+    int ord[AW_MAX_PLAYERS];
+    for (int a = 0; a < p; a++)
+        ord[a] = a;
+    for (int a = 1; a < p; a++)
+        for (int b = a; b > 0 && by_team_role(&ord[b - 1], &ord[b], roles) > 0; b--) {
+            int t = ord[b];
+            ord[b] = ord[b - 1];
+            ord[b - 1] = t;
+        }
+    uint64_t seed = aw_rng_derive(o->seed, STREAM_GAME + (uint64_t)*index);
+    for (int c = 0; c < k; c++) {
+        int ui = add_unit(s, cap);
+        aw_sched_unit *un = &s->units[ui];
+        un->players = p;
+        un->ngames = 1;
+        un->first = (*index)++;
+        int off = (int)((long)c * p / k);
+        for (int j = 0; j < p; j++)
+            un->entry[ord[j] + 1] = group[ord[(j + off) % p]];
+        un->games = aw_xcalloc(1, sizeof *un->games);
+        un->games[0].seed = seed;
+        un->games[0].role[0] = AW_ROLE_NONE;
+        for (int a = 1; a <= p; a++)
+            un->games[0].role[a] = roles[a - 1];
+        if (c == 0)
+            continue; /* deal_balanced counted the first copy */
+        for (int a = 1; a <= p; a++) {
+            for (int r = 0; r < AW_NROLES; r++)
+                lg->expected[un->entry[a] * AW_NROLES + r] += (double)o->role_count[p][r] / p;
+            lg->played[un->entry[a] * AW_NROLES + roles[a - 1]]++;
+        }
+    }
+}
+
+/* Duplicate deals for p players: ceil(U / K) deals, U the units plain
+ * games would take, each played K times (add_deal). */
+static void add_duplicates(aw_schedule *s, int *cap, role_ledger *lg, seat_stream *st, aw_rng *rr,
+                           const aw_schedule_opts *o, int p, int limit, long *index)
+{
+    long per = (o->games_per_entry + o->nplayers - 1) / o->nplayers;
+    long plain = (o->nentries * per + p - 1) / p;
+    long deals = (plain + o->duplicate - 1) / o->duplicate;
+    for (long dl = 0; dl < deals; dl++) {
+        int group[AW_MAX_PLAYERS];
+        stream_group(st, p, limit, group);
+        aw_rng_shuffle(rr, group, p);
+        add_deal(s, cap, lg, rr, o, p, group, o->duplicate, index);
+    }
+}
+
+/* The checks every schedule makes of its options. */
+static int check_opts(const aw_schedule_opts *o, aw_error *err)
+{
     if (o->nentries < 1)
         return aw_fail(err, AW_EINVAL, "a contest needs at least one entry");
     if (o->nplayers < 1 || o->nplayers > 4)
@@ -141,6 +213,17 @@ int aw_schedule_build(aw_schedule *s, const aw_schedule_opts *o, aw_error *err)
         if (sum != p)
             return aw_fail(err, AW_EINVAL, "no role table for %d players", p);
     }
+    if (o->duplicate > 1 && o->format != AW_FORMAT_SEED2015)
+        return aw_fail(err, AW_EINVAL, "duplicate deals are for the seed2015 format (a regulation set keeps its seats)");
+    return 0;
+}
+
+int aw_schedule_build(aw_schedule *s, const aw_schedule_opts *o, aw_error *err)
+{
+    memset(s, 0, sizeof *s);
+    s->opts = *o;
+    if (check_opts(o, err) < 0)
+        return -1;
     role_ledger lg = {o->nentries, aw_xcalloc((size_t)o->nentries * AW_NROLES, sizeof(double)),
                       aw_xcalloc((size_t)o->nentries * AW_NROLES, sizeof(int))};
     int cap = 0;
@@ -154,6 +237,11 @@ int aw_schedule_build(aw_schedule *s, const aw_schedule_opts *o, aw_error *err)
         aw_rng_seed(&st.rng, aw_rng_derive(o->seed, STREAM_SEATS + (uint64_t)p));
         aw_rng rr;
         aw_rng_seed(&rr, aw_rng_derive(o->seed, STREAM_ROLES + (uint64_t)p));
+        if (o->duplicate > 1) {
+            add_duplicates(s, &cap, &lg, &st, &rr, o, p, limit, &index);
+            free(st.q);
+            continue;
+        }
         long nunits, ngames;
         if (o->format == AW_FORMAT_SEED2015) {
             long per = (o->games_per_entry + o->nplayers - 1) / o->nplayers;
@@ -201,4 +289,62 @@ void aw_schedule_free(aw_schedule *s)
         free(s->units[i].games);
     free(s->units);
     memset(s, 0, sizeof *s);
+}
+
+long aw_schedule_extend(aw_schedule *s, const bool *favour, long games, int round)
+{
+    const aw_schedule_opts *o = &s->opts;
+    int n = o->nentries, k = o->duplicate > 1 ? o->duplicate : 1;
+    /* The ledger of roles so far. */
+    role_ledger lg = {n, aw_xcalloc((size_t)n * AW_NROLES, sizeof(double)),
+                      aw_xcalloc((size_t)n * AW_NROLES, sizeof(int))};
+    for (int u = 0; u < s->nunits; u++) {
+        const aw_sched_unit *un = &s->units[u];
+        for (int g = 0; g < un->ngames; g++)
+            for (int a = 1; a <= un->players; a++) {
+                for (int r = 0; r < AW_NROLES; r++)
+                    lg.expected[un->entry[a] * AW_NROLES + r] += (double)o->role_count[un->players][r] / un->players;
+                lg.played[un->entry[a] * AW_NROLES + un->games[g].role[a]]++;
+            }
+    }
+    int cap = s->nunits;
+    long index = s->ngames, added = 0;
+    aw_rng rng;
+    aw_rng_seed(&rng, aw_rng_derive(o->seed, STREAM_ROUND + (uint64_t)round));
+    int *fav = aw_xcalloc((size_t)n, sizeof *fav), *rest = aw_xcalloc((size_t)n, sizeof *rest);
+    int nf = 0, nr = 0;
+    for (int e = 0; e < n; e++)
+        if (favour[e])
+            fav[nf++] = e;
+        else
+            rest[nr++] = e;
+    for (long dl = 0; added + k <= games; dl++) {
+        int p = o->players[dl % o->nplayers];
+        int limit = (p + n - 1) / n;
+        /* The favoured entries first, then the others, each at most
+         * `limit` times: a fresh shuffle of each for every pass. */
+        int group[AW_MAX_PLAYERS], taken = 0;
+        int *held = aw_xcalloc((size_t)n, sizeof *held);
+        for (int pass = 0; taken < p; pass++) {
+            int *list = pass % 2 == 0 ? fav : rest, len = pass % 2 == 0 ? nf : nr;
+            aw_rng_shuffle(&rng, list, len);
+            for (int i = 0; i < len && taken < p; i++)
+                if (held[list[i]] < limit) {
+                    held[list[i]]++;
+                    group[taken++] = list[i];
+                }
+        }
+        free(held);
+        aw_rng_shuffle(&rng, group, p);
+        if (limit > s->max_copies)
+            s->max_copies = limit;
+        add_deal(s, &cap, &lg, &rng, o, p, group, k, &index);
+        added += k;
+    }
+    s->ngames = index;
+    free(fav);
+    free(rest);
+    free(lg.expected);
+    free(lg.played);
+    return added;
 }

@@ -20,6 +20,7 @@
 #ifndef AW_SCHEDULE_H
 #define AW_SCHEDULE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "settings.h"
@@ -51,6 +52,10 @@ typedef struct aw_schedule_opts {
     uint64_t seed;                    /* the master seed */
     /* The role table for each player count (settings' role_count). */
     int role_count[AW_MAX_PLAYERS + 1][AW_NROLES];
+    /* seed2015: play each deal (seed and the role in each seat) this many
+     * times, as consecutive units of one game, the entries rotated through
+     * the deal's seats (see aw_schedule_build). 0 or 1: plain. */
+    int duplicate;
 } aw_schedule_opts;
 
 typedef struct aw_schedule {
@@ -61,7 +66,26 @@ typedef struct aw_schedule {
     int max_copies; /* the most seats one entry holds in one game */
 } aw_schedule;
 
+/* Draws the schedule. With o->duplicate = K > 1 (seed2015 only), duplicate
+ * deals: ceil(U / K) deals, U the units plain games would take, each
+ * played K times as consecutive units of one game with the same seed and
+ * the same role in each seat. The seats are ordered by team and role; copy
+ * k moves every entry k*players/K places along that order, so an entry
+ * holds different roles (across teams when K >= 2) in the copies of a deal
+ * and the deal's luck, of roles and of seats, cancels within it. With
+ * K = players every entry holds every seat of the deal once. The copies
+ * share their game seed, which tells the rating which games share luck. */
 int aw_schedule_build(aw_schedule *s, const aw_schedule_opts *o, aw_error *err);
+
+/* Games where they matter (--until-separated): appends at most `games`
+ * games (whole deals of opts.duplicate copies, or single games) as units
+ * of one game after the last, their seats going first to the entries with
+ * favour[e] (those still in doubt), the rest drawn from the others; the
+ * player counts taken in turn; roles balanced over the whole schedule.
+ * Drawn from the master seed's stream for `round`, so the same results
+ * give the same rounds. Returns the games added (0 when `games` is less
+ * than a deal). */
+long aw_schedule_extend(aw_schedule *s, const bool *favour, long games, int round);
 void aw_schedule_free(aw_schedule *s);
 
 #endif

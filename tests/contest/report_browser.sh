@@ -95,7 +95,23 @@ synth() {
       printf "\"faults\":{\"error\":%d,\"timeout\":%d,\"memory\":0,\"reply\":%d,\"lost\":0},", f, 2 * f, f % 5;
       printf "\"calls\":%d,\"call_us_median\":%.1f,\"call_us_p99\":%.1f}", g * 110, 20 + i, 300 + 9 * i;
     }
-    printf "]}\n";
+    # the skill rating: skills falling with rank, every pair in the matrix
+    printf "],\"rating\":{\"games_fitted\":%d,\"games_skipped\":0,\"clusters\":%d,\"ranking_se\":0.05,", done, done;
+    printf "\"ranking_se_independent\":0.05,\"unresolved_adjacent\":%d,\"entries\":[", n - 1;
+    for (i = 1; i <= n; i++) {
+      sk = 0.3 - 0.6 * (i - 1) / (n > 1 ? n - 1 : 1);
+      printf "%s{\"name\":\"agent-%03d\",\"skill_rank\":%d,\"skill\":%.4f,\"se\":0.05,", (i > 1 ? "," : ""), i, i, sk;
+      printf "\"ci_low\":%.4f,\"ci_high\":%.4f,\"games\":%d,\"p_outranks_next\":%s,", sk - 0.098, sk + 0.098, g, (i < n ? "0.6" : "null");
+      printf "\"by_role\":{\"VILLAGER\":{\"skill\":%.4f,\"se\":0.07,\"games\":%d},", sk, v;
+      printf "\"WEREWOLF\":{\"skill\":%.4f,\"se\":0.09,\"games\":%d}}}", sk, g - v;
+    }
+    printf "],\"outranks\":[";
+    for (i = 1; i <= n; i++) {
+      printf "%s[", (i > 1 ? "," : "");
+      for (j = 1; j <= n; j++) printf "%s%.3f", (j > 1 ? "," : ""), (i < j ? 0.9 : i > j ? 0.1 : 0.5);
+      printf "]";
+    }
+    printf "]}}\n";
   }'
 }
 
@@ -109,7 +125,12 @@ if page sample "$fixture"; then
   has sample 'agents/&lt;evil&gt;.lua'
   lacks sample '<img'
   [ "$(count sample '<script')" -eq 3 ] || fail "sample: the page has $(count sample '<script') script elements, not 3"
-  for id in standings chart-winrate roles chart-faults; do has sample "id=\"$id\""; done
+  for id in standings chart-winrate roles chart-faults chart-skill outranks role-skill skill-summary; do
+    has sample "id=\"$id\""
+  done
+  has sample 'Skill, apart from the luck of the deal'
+  has sample 'title="P(takeda outranks sample) = 92.4 %"'
+  has sample '>+0.46<'   # takeda as seer
   [ "$(count sample '<div class="n">')" -eq 6 ] || fail "sample: the standings do not have 6 rows"
   has sample 'regulation'
   has sample 'of 600 · complete'
@@ -149,6 +170,8 @@ if page two "$tmp/two.json"; then
   has two '>agent-001<'
   has two '>agent-002<'
   has two 'No faults'
+  has two 'id="outranks"'
+  has two '>+0.300  ·  60 %<'
 fi
 synth 100 1 1400 > "$tmp/hundred.json"
 if page hundred "$tmp/hundred.json"; then
@@ -157,6 +180,8 @@ if page hundred "$tmp/hundred.json"; then
   has hundred '>agent-100<'
   has hundred '>incomplete<'
   has hundred 'id="chart-faults"'
+  has hundred 'id="role-skill"'
+  [ "$(count hundred 'outranks agent-')" -eq 9900 ] || fail "hundred: the outranks matrix does not have 100 x 99 cells"
 fi
 
 # 3. no data and bad data: a message, not a blank page and not an error
@@ -185,6 +210,7 @@ if [ -n "${2:-}" ]; then
   if load real; then
     has real 'data-rendered="ok"'
     for name in random sample crash; do has real ">$name<"; done
+    for id in chart-skill outranks role-skill; do has real "id=\"$id\""; done
     has real 'id="provenance"'
     has real ">$(sha256sum agents/sample.lua | cut -c1-64)<"
     has real ">$("$2" --version | cut -d' ' -f2)<"

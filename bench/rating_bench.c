@@ -1,0 +1,173 @@
+/* rating_bench: the skill rating's fit on many games, and a contest folder
+ * of many games for timing `aiwolf contest report` (bench/README.md).
+ *   rating_bench fit [GAMES] [ENTRIES]   fits GAMES (100000) simulated
+ *       15-player games between ENTRIES (30) entries of known skill and
+ *       prints the time of the fit (and how well it recovered the skills)
+ *   rating_bench write DIR [GAMES] [ENTRIES]   writes DIR/contest.cfg and
+ *       DIR/games.tsv of GAMES (1000000) simulated games, as a finished
+ *       seed2015 contest would, for `time aiwolf contest report DIR` */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "rating.h"
+#include "results.h"
+#include "rng.h"
+#include "schedule.h"
+#include "settings.h"
+
+static double unif(aw_rng *r)
+{
+    return ((double)(aw_rng_next(r) >> 11) + 0.5) / 9007199254740992.0;
+}
+
+static double skill_of(int e, int n)
+{
+    return n > 1 ? 0.6 * ((double)e / (n - 1) - 0.5) : 0;
+}
+
+/* The schedule a seed2015 contest of n entries draws for `games` games. */
+static void build(aw_schedule *s, int n, long games, uint64_t seed)
+{
+    aw_schedule_opts o;
+    memset(&o, 0, sizeof o);
+    o.format = AW_FORMAT_SEED2015;
+    o.nentries = n;
+    o.nplayers = 1;
+    o.players[0] = 15;
+    o.games_per_entry = games * 15 / n;
+    o.seed = seed;
+    aw_settings set;
+    aw_error err;
+    if (aw_settings_from(&set, "seed2015", 15, NULL, 0, &err) < 0) {
+        fprintf(stderr, "%s\n", err.msg);
+        exit(1);
+    }
+    memcpy(o.role_count[15], set.role_count, sizeof o.role_count[15]);
+    if (aw_schedule_build(s, &o, &err) < 0) {
+        fprintf(stderr, "%s\n", err.msg);
+        exit(1);
+    }
+}
+
+static aw_team play(const aw_sched_unit *u, int n, aw_rng *r)
+{
+    double eta = -0.2;
+    for (int a = 1; a <= u->players; a++) {
+        aw_team t = aw_role_team(u->games[0].role[a]);
+        eta += (t == AW_TEAM_VILLAGER ? 1 : t == AW_TEAM_WEREWOLF ? -1 : 0) * skill_of(u->entry[a], n);
+    }
+    return unif(r) < 1 / (1 + exp(-eta)) ? AW_TEAM_VILLAGER : AW_TEAM_WEREWOLF;
+}
+
+/* The process's CPU time: on a loaded machine the wall clock says more
+ * about the others. */
+static double cpu_secs(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static int fit(long games, int n)
+{
+    aw_schedule s;
+    build(&s, n, games, 1);
+    aw_rng r;
+    aw_rng_seed(&r, 2);
+    aw_rating_data *d = aw_rating_data_new(n);
+    for (int u = 0; u < s.nunits; u++)
+        aw_rating_data_add(d, s.units[u].players, s.units[u].entry, s.units[u].games[0].role, play(&s.units[u], n, &r),
+                           s.units[u].games[0].seed, s.units[u].first);
+    aw_rating fitr;
+    aw_error err;
+    uint64_t t0 = aw_now_ns();
+    double c0 = cpu_secs();
+    if (aw_rating_fit(d, NULL, &fitr, &err) < 0) {
+        fprintf(stderr, "%s\n", err.msg);
+        return 1;
+    }
+    double secs = (double)(aw_now_ns() - t0) / 1e9, cpu = cpu_secs() - c0;
+    double worst = 0, mean = 0;
+    for (int e = 0; e < n; e++)
+        mean += skill_of(e, n) / n;
+    for (int e = 0; e < n; e++)
+        worst = fmax(worst, fabs(fitr.skill[e] - (skill_of(e, n) - mean)) / fitr.se[e]);
+    printf("fit: %ld games, %d entries: %.3f s (%.3f s of CPU; %d Newton steps, converged %s); largest error %.2f standard errors, "
+           "ranking SE %.4f\n",
+           aw_rating_data_games(d), n, secs, cpu, fitr.iterations, fitr.converged ? "yes" : "no", worst, fitr.se_diff);
+    aw_rating_free(&fitr);
+    aw_rating_data_free(d);
+    aw_schedule_free(&s);
+    return 0;
+}
+
+static int write_dir(const char *dir, long games, int n)
+{
+    mkdir(dir, 0777);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/contest.cfg", dir);
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return 1;
+    long per = games * 15 / n;
+    fprintf(f,
+            "aiwolf-contest\t1\nformat\tseed2015\nplayers\t15\ngames-per-entry\t%ld\nsets\t0\nset-games\t0\nseed\t1\n"
+            "budget\t100\nmemory\t64\npreset\tseed2015\nshard\t1/1\n",
+            per);
+    for (int e = 0; e < n; e++)
+        fprintf(f, "entry\t%016x\tentry%d\tentries/entry%d\n", e, e, e);
+    fclose(f);
+    aw_schedule s;
+    build(&s, n, games, 1);
+    snprintf(path, sizeof path, "%s/games.tsv", dir);
+    f = fopen(path, "w");
+    if (!f)
+        return 1;
+    aw_rng r;
+    aw_rng_seed(&r, 2);
+    aw_game_record *rec = calloc(1, sizeof *rec);
+    aw_buf b;
+    aw_buf_init(&b);
+    for (int u = 0; u < s.nunits; u++) {
+        const aw_sched_unit *un = &s.units[u];
+        memset(rec, 0, sizeof *rec);
+        rec->index = un->first;
+        rec->unit = u;
+        rec->seed = un->games[0].seed;
+        rec->players = un->players;
+        for (int a = 1; a <= un->players; a++) {
+            rec->entry[a] = un->entry[a];
+            rec->role[a] = un->games[0].role[a];
+            rec->calls[a] = 90 + (int)(aw_rng_next(&r) % 40);
+            rec->times[a][20 + aw_rng_next(&r) % 4] = 50;
+            rec->times[a][24 + aw_rng_next(&r) % 4] = 30;
+            rec->times[a][30] = 10;
+        }
+        rec->winner = play(un, n, &r);
+        rec->days = 3 + (int)(aw_rng_next(&r) % 5);
+        snprintf(rec->log, sizeof rec->log, "logs/%ld.log.gz", rec->index);
+        aw_buf_clear(&b);
+        aw_record_format(rec, &b);
+        fwrite(b.data, 1, b.len, f);
+    }
+    fclose(f);
+    printf("wrote %s: %ld games between %d entries\n", dir, s.ngames, n);
+    aw_buf_free(&b);
+    free(rec);
+    aw_schedule_free(&s);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc >= 2 && strcmp(argv[1], "fit") == 0)
+        return fit(argc > 2 ? atol(argv[2]) : 100000, argc > 3 ? atoi(argv[3]) : 30);
+    if (argc >= 3 && strcmp(argv[1], "write") == 0)
+        return write_dir(argv[2], argc > 3 ? atol(argv[3]) : 1000000, argc > 4 ? atoi(argv[4]) : 30);
+    fprintf(stderr, "usage: rating_bench fit [GAMES] [ENTRIES] | rating_bench write DIR [GAMES] [ENTRIES]\n");
+    return 2;
+}
