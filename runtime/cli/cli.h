@@ -74,13 +74,11 @@ void aw_cli_print_profile(FILE *out, const char *entry, const struct aw_profile 
 /* cmd_play_stop.c: Ctrl-C under `play --http`. start: a thread that runs
  * fn(ud) each time aw_play_stopper_kick is called (async-signal-safe: from
  * the SIGINT handler; the latest stopper started gets the kicks), NULL when
- * no pipe or thread could be made. sleep: waits ms, or less when a kick
- * came (then, and every time after one, -1; else 0). end: joins the thread
- * (kicks already made are handled first) and frees st (NULL: nothing). */
+ * no pipe or thread could be made. end: joins the thread (kicks already
+ * made are handled first) and frees st (NULL: nothing). */
 typedef struct aw_play_stopper aw_play_stopper;
 aw_play_stopper *aw_play_stopper_start(void (*fn)(void *ud), void *ud);
 void aw_play_stopper_kick(void);
-int aw_play_stopper_sleep(aw_play_stopper *st, long ms);
 void aw_play_stopper_end(aw_play_stopper *st);
 
 /* datadir.c: the running binary's absolute path (/proc/self/exe), NULL when

@@ -1,16 +1,14 @@
 /* cmd_play_stop: what Ctrl-C does to `play --http` beyond setting the
  * match's stop flag: the signal handler may only write to a pipe, so a
- * thread of this file reads it and does the rest outside the handler (stops
- * waiting for people, ends a --pace pause), so that the game under way ends
- * at once and the summary of what was played comes as promptly as with
- * plain play. */
+ * thread of this file reads it and runs the caller's fn outside the handler
+ * (it stops waiting for people and ends --pace's pauses), so that the game
+ * under way ends at once and the summary of what was played comes as
+ * promptly as with plain play. */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
-#include <stdbool.h>
 #include <stdlib.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -19,9 +17,6 @@
 struct aw_play_stopper {
     int fds[2];
     pthread_t thread;
-    pthread_mutex_t mu;
-    pthread_cond_t cv; /* stopped changed (on the monotonic clock) */
-    bool stopped;
     void (*fn)(void *ud);
     void *ud;
 };
@@ -49,10 +44,6 @@ static void *stopper_main(void *arg)
             continue;
         if (n <= 0 || c == 'q')
             return NULL;
-        pthread_mutex_lock(&st->mu);
-        st->stopped = true;
-        pthread_cond_broadcast(&st->cv);
-        pthread_mutex_unlock(&st->mu);
         if (st->fn)
             st->fn(st->ud);
     }
@@ -70,40 +61,14 @@ aw_play_stopper *aw_play_stopper_start(void (*fn)(void *ud), void *ud)
     fcntl(st->fds[1], F_SETFL, O_NONBLOCK);
     fcntl(st->fds[0], F_SETFD, FD_CLOEXEC);
     fcntl(st->fds[1], F_SETFD, FD_CLOEXEC);
-    pthread_mutex_init(&st->mu, NULL);
-    pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_init(&st->cv, &ca);
-    pthread_condattr_destroy(&ca);
     if (pthread_create(&st->thread, NULL, stopper_main, st) != 0) {
         close(st->fds[0]);
         close(st->fds[1]);
-        pthread_mutex_destroy(&st->mu);
-        pthread_cond_destroy(&st->cv);
         free(st);
         return NULL;
     }
     kick_fd = st->fds[1];
     return st;
-}
-
-int aw_play_stopper_sleep(aw_play_stopper *st, long ms)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    ts.tv_sec += ms / 1000;
-    ts.tv_nsec += (ms % 1000) * 1000000L;
-    if (ts.tv_nsec >= 1000000000L) {
-        ts.tv_sec++;
-        ts.tv_nsec -= 1000000000L;
-    }
-    pthread_mutex_lock(&st->mu);
-    while (!st->stopped && pthread_cond_timedwait(&st->cv, &st->mu, &ts) != ETIMEDOUT) {
-    }
-    bool stopped = st->stopped;
-    pthread_mutex_unlock(&st->mu);
-    return stopped ? -1 : 0;
 }
 
 void aw_play_stopper_end(aw_play_stopper *st)
@@ -121,7 +86,5 @@ void aw_play_stopper_end(aw_play_stopper *st)
     pthread_join(st->thread, NULL);
     close(st->fds[0]);
     close(st->fds[1]);
-    pthread_mutex_destroy(&st->mu);
-    pthread_cond_destroy(&st->cv);
     free(st);
 }
