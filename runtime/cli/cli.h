@@ -27,6 +27,11 @@ typedef int (*aw_cli_file_fn)(void *ud, const char *path, const char *text, size
  * both with status 2. Returns the worst status. */
 int aw_cli_each_file(const char *cmd, const char *const *files, int nfiles, aw_cli_file_fn fn, void *ud);
 
+/* A rate for people (games/s): "-" before there is one, two significant
+ * digits under 10 (0.5, 0.0012: never "0.0" for games that were played),
+ * else one decimal. Writes buf (n bytes) and returns it. */
+const char *aw_cli_rate(char *buf, size_t n, double rate);
+
 #include <stdbool.h>
 
 #include "settings.h"
@@ -65,5 +70,25 @@ int aw_cli_parse_http(const char *v, char *host, size_t hostlen, int *port);
  * instructions per game (games: those played). */
 struct aw_profile;
 void aw_cli_print_profile(FILE *out, const char *entry, const struct aw_profile *p, int seats, long games);
+
+/* cmd_play_stop.c: Ctrl-C under `play --http`. start: a thread that runs
+ * fn(ud) each time aw_play_stopper_kick is called (async-signal-safe: from
+ * the SIGINT handler; the latest stopper started gets the kicks), NULL when
+ * no pipe or thread could be made. end: joins the thread (kicks already
+ * made are handled first) and frees st (NULL: nothing). */
+typedef struct aw_play_stopper aw_play_stopper;
+aw_play_stopper *aw_play_stopper_start(void (*fn)(void *ud), void *ud);
+void aw_play_stopper_kick(void);
+void aw_play_stopper_end(aw_play_stopper *st);
+
+/* datadir.c: the running binary's absolute path (/proc/self/exe), NULL when
+ * unknown; the folder of the shared files (agents/, lua/, meta/, templates/):
+ * PREFIX/share/aiwolf beside PREFIX/bin/aiwolf, or for the binary of a build
+ * tree its source tree, NULL when neither is there; 1 when the first aiwolf
+ * on the PATH is this binary (so hints can say plain `aiwolf`). Static
+ * strings, computed once. */
+const char *aw_cli_self_path(void);
+const char *aw_cli_data_dir(void);
+int aw_cli_self_on_path(void);
 
 #endif

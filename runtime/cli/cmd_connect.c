@@ -44,7 +44,8 @@ static void usage(FILE *out)
             "  --quiet               do not show what the agent prints, nor progress\n"
             "  --help                this text\n"
             "\n"
-            "Exit status: 0 when the server ended the session (or on Ctrl-C), 1 when\n"
+            "Exit status: 0 when the server ended the session (or on Ctrl-C; another\n"
+            "Ctrl-C while it stops changes nothing), 1 when\n"
             "the server could not be reached or sent something that is not the AIWolf\n"
             "wire format, 2 for bad usage or an agent file that does not load.\n");
 }

@@ -63,7 +63,9 @@ static void usage(FILE *out)
             "                        kept in DIR, so a resumed run uses it)\n"
             "  --jobs J              worker processes (default: every core)\n"
             "  --budget MS           CPU time per agent call (default 100; 1000 with --work,\n"
-            "                        where it is only a safety net)\n"
+            "                        where it is only a safety net); a call that runs far\n"
+            "                        past it is killed with the agent's process (the\n"
+            "                        bounds: docs/contest.md, \"Outer kill\")\n"
             "  --work UNITS          also a deterministic budget per call, in work units (VM\n"
             "                        instructions plus library work; docs/sandbox.md): the\n"
             "                        results, faults included, are then the same on any\n"
@@ -787,7 +789,7 @@ static void progress_line(contest *k, bool final)
         long s = (long)((double)(k->total - done) / rate);
         snprintf(eta, sizeof eta, "%ld:%02ld", s / 60, s % 60);
     }
-    char leader[240] = "";
+    char leader[240] = "", rs[32];
     if (lead >= 0 && nlead == 1)
         snprintf(leader, sizeof leader, "  leader %.60s %.3f", aw_term(k->names[lead]).s, best);
     else if (lead >= 0)
@@ -800,11 +802,11 @@ static void progress_line(contest *k, bool final)
         for (int i = 0; i < width; i++)
             bar[i] = i < fill ? '#' : '.';
         bar[width] = 0;
-        fprintf(stderr, "\r\033[K[%s] %ld/%ld games  %.1f games/s  ETA %s  faults %ld%s%s", bar, done, k->total, rate,
-                eta, faults, leader, final ? "\n" : "");
+        fprintf(stderr, "\r\033[K[%s] %ld/%ld games  %s games/s  ETA %s  faults %ld%s%s", bar, done, k->total,
+                aw_cli_rate(rs, sizeof rs, rate), eta, faults, leader, final ? "\n" : "");
     } else {
-        fprintf(stderr, "aiwolf contest: %ld/%ld games, %.1f games/s, ETA %s, faults %ld%s\n", done, k->total, rate,
-                eta, faults, leader);
+        fprintf(stderr, "aiwolf contest: %ld/%ld games, %s games/s, ETA %s, faults %ld%s\n", done, k->total,
+                aw_cli_rate(rs, sizeof rs, rate), eta, faults, leader);
     }
     fflush(stderr);
 }
@@ -2073,9 +2075,10 @@ int cmd_contest(int argc, char **argv)
                 char pl[64] = "";
                 for (int i = 0, o = 0; i < c->nplayers; i++)
                     o += snprintf(pl + o, sizeof pl - (size_t)o, "%s%d", i ? "," : "", c->players[i]);
-                fprintf(stderr, "aiwolf contest: %d entries, %ld games (%s, %s players), seed %llu, %d jobs, into %s\n",
-                        c->nentries, k.total, format_name(c->format), pl, (unsigned long long)c->seed,
-                        jobs < ntodo ? jobs : ntodo, dir);
+                int njobs = jobs < ntodo ? jobs : ntodo;
+                fprintf(stderr, "aiwolf contest: %d entries, %ld games (%s, %s players), seed %llu, %d job%s, into %s\n",
+                        c->nentries, k.total, format_name(c->format), pl, (unsigned long long)c->seed, njobs,
+                        njobs == 1 ? "" : "s", dir);
             }
         }
         k.games_fd = open(gpath, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0666);

@@ -52,6 +52,15 @@ int aw_cli_each_file(const char *cmd, const char *const *files, int nfiles, aw_c
     return status;
 }
 
+const char *aw_cli_rate(char *buf, size_t n, double rate)
+{
+    if (!(rate > 0))
+        snprintf(buf, n, "-");
+    else
+        snprintf(buf, n, rate >= 10 ? "%.1f" : "%.2g", rate);
+    return buf;
+}
+
 int aw_cli_parse_http(const char *v, char *host, size_t hostlen, int *port)
 {
     const char *colon = strrchr(v, ':');

@@ -174,6 +174,73 @@ static int write_luacheckrc(const char *dir)
     return rc;
 }
 
+/* Shell quoting for the hints: 'text', with ' as '\''. */
+static void put_quoted(FILE *out, const char *s)
+{
+    int plain = *s != 0;
+    for (const char *c = s; *c; c++)
+        if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./+=:,@", *c))
+            plain = 0;
+    if (plain) {
+        fputs(s, out);
+        return;
+    }
+    fputc('\'', out);
+    for (const char *c = s; *c; c++) {
+        if (*c == '\'')
+            fputs("'\\''", out);
+        else
+            fputc(*c, out);
+    }
+    fputc('\'', out);
+}
+
+/* The commands that work from here with this binary: plain `aiwolf` when it
+ * is the first on the PATH, else its absolute path (and AIWOLF_BIN for the
+ * spec); the sample agent from the shared files when they are found. */
+static void print_next(const char *dir, const char *name)
+{
+    const char *self = aw_cli_self_path();
+    int on_path = aw_cli_self_on_path() || !self;
+    const char *bin = on_path ? "aiwolf" : self;
+    const char *data = aw_cli_data_dir();
+    char other[4200];
+    if (data)
+        snprintf(other, sizeof other, "%s/agents/sample.lua", data);
+    else
+        snprintf(other, sizeof other, "OTHER.lua");
+    char main_lua[4200];
+    snprintf(main_lua, sizeof main_lua, "%s/main.lua", dir);
+    printf("created %s/ with main.lua, spec/%s_spec.lua, .luarc.json, .luacheckrc, " META_DIR "/\n", dir, name);
+    printf("next:\n  ");
+    put_quoted(stdout, bin);
+    printf(" play ");
+    put_quoted(stdout, main_lua);
+    printf(" ");
+    put_quoted(stdout, main_lua);
+    printf("   # one game, printed\n  ");
+    put_quoted(stdout, bin);
+    printf(" lint ");
+    put_quoted(stdout, main_lua);
+    printf("   # checks before a game\n  ");
+    put_quoted(stdout, bin);
+    printf(" play --games 200 --watch ");
+    put_quoted(stdout, main_lua);
+    printf(" ");
+    put_quoted(stdout, other);
+    printf("   # edit while it plays\n  cd ");
+    put_quoted(stdout, dir);
+    printf(" && ");
+    if (!on_path) {
+        printf("AIWOLF_BIN=");
+        put_quoted(stdout, bin);
+        printf(" ");
+    }
+    printf("busted   # the spec (needs lua-busted)\n");
+    if (!on_path)
+        printf("(%s is not the aiwolf on your PATH; installed, docs/install.md, it is plain 'aiwolf')\n", bin);
+}
+
 int cmd_new(int argc, char **argv)
 {
     const char *name = NULL, *parent = ".";
@@ -287,12 +354,6 @@ int cmd_new(int argc, char **argv)
         fprintf(stderr, "aiwolf new: %s is incomplete: remove it and try again\n", dir);
         return 1;
     }
-    printf("created %s/ with main.lua, spec/%s_spec.lua, .luarc.json, .luacheckrc, " META_DIR "/\n"
-           "next:\n"
-           "  aiwolf play %s/main.lua %s/main.lua          # one game, printed\n"
-           "  aiwolf lint %s/main.lua                      # checks before a game\n"
-           "  aiwolf play --games 200 --watch %s/main.lua OTHER.lua   # edit while it plays\n"
-           "  cd %s && busted                              # the spec (needs lua-busted)\n",
-           dir, name, dir, dir, dir, dir, dir);
+    print_next(dir, name);
     return 0;
 }

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "humanseat.h"
 #include "game.h"
 #include "childseat.h"
 #include "luaseat.h"
@@ -93,7 +94,9 @@ static void usage(FILE *out)
             "  --http [HOST:]PORT  watch the games live in a browser at http://HOST:PORT/\n"
             "                      (HOST 127.0.0.1 unless given; PORT 0: any free port,\n"
             "                      printed); games run one at a time, and the pages stay\n"
-            "                      up after the last one until Ctrl-C (docs/viewer.md)\n"
+            "                      up after the last one until Ctrl-C (docs/viewer.md);\n"
+            "                      Ctrl-C during a game ends it at once (people's seats\n"
+            "                      stop waiting), then the summary\n"
             "  --reveal            with --http: show roles, whispers and night actions as\n"
             "                      they happen (default: only what every agent sees, and\n"
             "                      the full record once a game is over)\n"
@@ -102,6 +105,9 @@ static void usage(FILE *out)
             "                      the agent files fill the other seats. A night that\n"
             "                      asks a person nothing shows a step to confirm, so\n"
             "                      spectators cannot tell roles by the night's length\n"
+            "  --pace MS           with --http: wait MS milliseconds after each public line\n"
+            "                      of a game (a talk, a vote, a death), so people can\n"
+            "                      follow bot games (0 to 60000, default 0)\n"
             "  --human-timeout S   seconds a person has for each answer (default 120); no\n"
             "                      answer in time gets the rules' substitute\n"
             "  --list-settings     print every setting of the chosen preset and exit\n"
@@ -324,12 +330,14 @@ static void play_progress(void *ud, const aw_tally *t, long games)
     }
     char done[40];
     if (games == LONG_MAX)
-        snprintf(done, sizeof done, "%ld games", t->played);
+        snprintf(done, sizeof done, "%ld game%s", t->played, t->played == 1 ? "" : "s");
     else
         snprintf(done, sizeof done, "%ld/%ld games", t->played, games);
     double w = t->entry_games[0] ? 100.0 * t->entry_wins[0] / t->entry_games[0] : 0;
-    fprintf(stderr, "%saiwolf play: %s, %.0f games/s, %s, faults %ld, %.40s wins %.1f%%%s", progress_tty ? "\r\033[K" : "",
-            done, rate, left, t->faults, aw_term(progress_names[0]).s, w, progress_tty ? "" : "\n");
+    char rs[32];
+    fprintf(stderr, "%saiwolf play: %s, %s games/s, %s, faults %ld, %.40s wins %.1f%%%s", progress_tty ? "\r\033[K" : "",
+            done, aw_cli_rate(rs, sizeof rs, rate), left, t->faults, aw_term(progress_names[0]).s, w,
+            progress_tty ? "" : "\n");
     fflush(stderr);
     progress_shown = true;
 }
@@ -341,6 +349,22 @@ static void on_interrupt(int sig)
 {
     play_stop = 1;
     signal(sig, SIG_DFL);
+    aw_play_stopper_kick(); /* --http: stop waiting for people and pauses */
+}
+
+/* --http's stopper: the people's seats take no more answers. */
+typedef struct {
+    aw_seat *humans[AW_MAX_PLAYERS + 1];
+    int n;
+    aw_live *live;
+} play_humans;
+
+static void close_humans(void *ud)
+{
+    play_humans *ph = ud;
+    aw_live_stop_pace(ph->live);
+    for (int a = 1; a <= ph->n; a++)
+        aw_human_close(ph->humans[a]);
 }
 
 /* After the last game the pages stay up until Ctrl-C (or SIGTERM). */
@@ -361,7 +385,7 @@ int cmd_play(int argc, char **argv)
     const char *preset = "aiwolf", *roles = NULL, *describe = NULL, *deal_spec = NULL, *log_path = NULL, *events_path = NULL;
     const char *summary_spec = NULL, *http = NULL;
     bool vs = false, hide_over = false, reveal = false;
-    long humans = 0, human_timeout = 120;
+    long humans = 0, human_timeout = 120, pace_ms = 0;
     long jobs = -1;
     long players = 0, games = 1, budget = 0, memory = 0;
     uint64_t seed = 0, work = 0;
@@ -392,7 +416,8 @@ int cmd_play(int argc, char **argv)
                      strcmp(o, "--games") == 0 || strcmp(o, "--log") == 0 || strcmp(o, "--events") == 0 ||
                      strcmp(o, "--budget") == 0 || strcmp(o, "--memory") == 0 || strcmp(o, "--work") == 0 ||
                      strcmp(o, "--describe") == 0 || strcmp(o, "--summary") == 0 || strcmp(o, "--jobs") == 0 ||
-                     strcmp(o, "--http") == 0 || strcmp(o, "--human") == 0 || strcmp(o, "--human-timeout") == 0;
+                     strcmp(o, "--http") == 0 || strcmp(o, "--human") == 0 || strcmp(o, "--human-timeout") == 0 ||
+                     strcmp(o, "--pace") == 0;
         if (takes && !v)
             return bad("%s needs a value (aiwolf play --help)", o);
         if (eqv && !takes)
@@ -449,6 +474,9 @@ int cmd_play(int argc, char **argv)
         } else if (strcmp(o, "--human") == 0) {
             if (aw_parse_long(v, 1, AW_MAX_PLAYERS, &humans) != 0)
                 return bad("--human: '%s' is not a number of seats (1 to 18)", v);
+        } else if (strcmp(o, "--pace") == 0) {
+            if (aw_parse_long(v, 0, 60000, &pace_ms) != 0)
+                return bad("--pace: '%s' is not a number of milliseconds (0 to 60000)", v);
         } else if (strcmp(o, "--human-timeout") == 0) {
             if (aw_parse_long(v, 1, 86400, &human_timeout) != 0)
                 return bad("--human-timeout: '%s' is not a number of seconds (1 to 86400)", v);
@@ -549,8 +577,8 @@ int cmd_play(int argc, char **argv)
     int http_port = 0;
     if (http && aw_cli_parse_http(http, http_host, sizeof http_host, &http_port) < 0)
         return bad("--http: '%s' is not [HOST:]PORT (e.g. 8080 or 0.0.0.0:8080)", http);
-    if (!http && (reveal || humans))
-        return bad("%s needs --http (the pages it is for)", reveal ? "--reveal" : "--human");
+    if (!http && (reveal || humans || pace_ms))
+        return bad("%s needs --http (the pages it is for)", reveal ? "--reveal" : humans ? "--human" : "--pace");
     if (humans && vs)
         return bad("%s", "--human does not go with --vs (the seats are swapped between the agent files)");
     if (humans > set.players) {
@@ -643,6 +671,8 @@ int cmd_play(int argc, char **argv)
     /* --http: the pages, on a thread of their own; people's seats first. */
     aw_web *web = NULL;
     aw_live *live = NULL;
+    aw_play_stopper *stopper = NULL;
+    play_humans ph = {{0}, 0, NULL};
     if (http) {
         aw_web_opts wo;
         memset(&wo, 0, sizeof wo);
@@ -653,6 +683,8 @@ int cmd_play(int argc, char **argv)
             return 2;
         }
         live = aw_live_new(web, reveal);
+        aw_live_set_pace(live, (int)pace_ms);
+        ph.live = live;
         for (int a = 1; a <= humans; a++) {
             char name[32];
             snprintf(name, sizeof name, "human%d", a);
@@ -663,7 +695,9 @@ int cmd_play(int argc, char **argv)
                 goto done;
             }
             seats[a] = aw_live_human_borrow(h);
+            ph.humans[++ph.n] = h;
         }
+        stopper = aw_play_stopper_start(close_humans, &ph);
         aw_live_print_urls(live, stderr, http_host, aw_web_port(web));
     }
     for (int a = (int)humans + 1; a <= set.players; a++) {
@@ -744,7 +778,7 @@ int cmd_play(int argc, char **argv)
     mo.first_fault = games > 1 && !quiet ? play_first_fault : NULL;
     mo.jobs = (int)jobs;
     mo.ud = &po;
-    if (games > 1) {
+    if (games > 1 || live) {
         mo.stop = &play_stop;
         signal(SIGINT, on_interrupt);
     }
@@ -784,7 +818,7 @@ int cmd_play(int argc, char **argv)
     if (profile && tally.played > 0)
         print_profiles(seats, mirror, set.players, entry_of, mirror_entry_of, entry_names, nentries, tally.played);
     aw_tally_free(&tally);
-    if (live && mrc != AW_MATCH_INTERRUPTED)
+    if (live && mrc != AW_MATCH_INTERRUPTED && !play_stop)
         linger();
 close_events:
     if (events && (events == stdout ? fflush(events) : fclose(events)) != 0) {
@@ -792,6 +826,7 @@ close_events:
         rc = 1;
     }
 done:
+    aw_play_stopper_end(stopper);
     /* The pages first: no callback of theirs may run once the seats go. */
     if (web)
         aw_web_stop(web);

@@ -1,4 +1,5 @@
 /* cmd_play_profile: `aiwolf play --profile`'s report (see cli.h). */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +38,35 @@ static int by_count(const void *a, const void *b)
     return strcmp(x->where, y->where);
 }
 
+/* The rows of one table by count, each with its share of total: at most
+ * 30, none under 0.5 %; the rest on one line ("other WHAT"). */
+static void print_rows(FILE *out, rows *rs, uint64_t total, long games, const char *what, bool callers)
+{
+    qsort(rs->r, rs->n, sizeof *rs->r, by_count);
+    uint64_t rest = 0;
+    size_t shown = 0, left = 0;
+    for (size_t i = 0; i < rs->n; i++) {
+        double share = 100.0 * (double)rs->r[i].n / (double)total;
+        if (shown == 30 || share < 0.5) {
+            rest += rs->r[i].n;
+            left++;
+            continue;
+        }
+        shown++;
+        if (callers)
+            fprintf(out, "  %5.1f%%  %12.0f  %s -> %s\n", share, (double)rs->r[i].n / (double)games, rs->r[i].where,
+                    rs->r[i].name);
+        else if (rs->r[i].name[0])
+            fprintf(out, "  %5.1f%%  %12.0f  %s (%s)\n", share, (double)rs->r[i].n / (double)games, rs->r[i].name,
+                    rs->r[i].where);
+        else
+            fprintf(out, "  %5.1f%%  %12.0f  %s\n", share, (double)rs->r[i].n / (double)games, rs->r[i].where);
+    }
+    if (left)
+        fprintf(out, "  %5.1f%%  %12.0f  (%zu other %s%s)\n", 100.0 * (double)rest / (double)total,
+                (double)rest / (double)games, left, what, left == 1 ? "" : "s");
+}
+
 void aw_cli_print_profile(FILE *out, const char *entry, const aw_profile *p, int seats, long games)
 {
     uint64_t total = aw_profile_total(p);
@@ -50,26 +80,18 @@ void aw_cli_print_profile(FILE *out, const char *entry, const aw_profile *p, int
     }
     rows rs = {NULL, 0, 0};
     aw_profile_each(p, take, &rs);
-    qsort(rs.r, rs.n, sizeof *rs.r, by_count);
     fprintf(out, "  %6s  %12s  %s\n", "share", "a game", "function (where it is defined)");
-    uint64_t rest = 0;
-    size_t shown = 0, left = 0;
-    for (size_t i = 0; i < rs.n; i++) {
-        double share = 100.0 * (double)rs.r[i].n / (double)total;
-        if (shown == 30 || share < 0.5) {
-            rest += rs.r[i].n;
-            left++;
-            continue;
-        }
-        shown++;
-        if (rs.r[i].name[0])
-            fprintf(out, "  %5.1f%%  %12.0f  %s (%s)\n", share, (double)rs.r[i].n / (double)games, rs.r[i].name,
-                    rs.r[i].where);
-        else
-            fprintf(out, "  %5.1f%%  %12.0f  %s\n", share, (double)rs.r[i].n / (double)games, rs.r[i].where);
+    print_rows(out, &rs, total, games, "function", false);
+    /* the library's part (lua/aiwolf/...) again, by the agent's own line
+     * that called into it: what the author can change */
+    uint64_t lib = aw_profile_callers_total(p);
+    if (lib) {
+        rs.n = 0;
+        aw_profile_each_caller(p, take, &rs);
+        fprintf(out, "  the library's %.1f%% (aiwolf.agent, aiwolf.protocol) by the line of %s that called it:\n",
+                100.0 * (double)lib / (double)total, entry);
+        fprintf(out, "  %6s  %12s  %s\n", "share", "a game", "line -> the library function it called");
+        print_rows(out, &rs, total, games, "line", true);
     }
-    if (left)
-        fprintf(out, "  %5.1f%%  %12.0f  (%zu other function%s)\n", 100.0 * (double)rest / (double)total,
-                (double)rest / (double)games, left, left == 1 ? "" : "s");
     free(rs.r);
 }

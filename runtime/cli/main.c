@@ -50,7 +50,9 @@ int main(int argc, char **argv)
         return 0;
     }
     if (strcmp(argv[1], "--version") == 0) {
+        const char *data = aw_cli_data_dir();
         printf("aiwolf-lua %s\n", AIWOLF_VERSION);
+        printf("data: %s\n", data ? data : "(not found: PREFIX/share/aiwolf beside PREFIX/bin/aiwolf)");
         return 0;
     }
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)

@@ -180,7 +180,7 @@ void aw_gamelog_json_begin(const aw_engine *g, int game_no, unsigned flags, aw_b
     bool roles = !(flags & AW_JSON_NO_ROLES);
     aw_buf_printf(b, "{\"game\":%d,\"event\":\"begin\"", game_no);
     if (roles)
-        aw_buf_printf(b, ",\"seed\":%llu", (unsigned long long)aw_engine_seed(g));
+        aw_buf_printf(b, ",\"seed\":\"%llu\"", (unsigned long long)aw_engine_seed(g));
     aw_buf_printf(b, ",\"preset\":\"%s\",\"players\":%d,\"agents\":[", s->preset, st->n);
     for (int a = 1; a <= st->n; a++) {
         aw_buf_printf(b, "%s{\"agent\":%d,", a > 1 ? "," : "", a);

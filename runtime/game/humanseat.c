@@ -33,6 +33,7 @@ typedef struct human {
     aw_validation mode;
     uint64_t deadline;   /* aw_now_ns() time */
     bool answered;
+    bool closed;         /* aw_human_close: every request times out at once */
     int target;
     aw_buf text;         /* the answer's text; then the reply's (borrowed by the driver) */
     aw_buf view;         /* the latest view published, for late pages */
@@ -242,7 +243,7 @@ static int human_request(aw_seat *s, aw_req_kind kind, const aw_info *info, cons
     human *h = (human *)s;
     bool ask = aw_req_needs_reply(kind);
     pthread_mutex_lock(&h->mu);
-    if (kind == AW_REQ_DAILY_INITIALIZE && info->day >= 1 && h->dusk_alive && !h->secret &&
+    if (kind == AW_REQ_DAILY_INITIALIZE && info->day >= 1 && h->dusk_alive && !h->secret && !h->closed &&
         info->executed != h->agent && h->night_body.len) {
         night_step_locked(h, info, set);
         pthread_mutex_unlock(&h->mu);
@@ -254,9 +255,9 @@ static int human_request(aw_seat *s, aw_req_kind kind, const aw_info *info, cons
     h->players = info->n;
     h->mode = set->validation;
     h->answered = false;
-    h->deadline = ask ? aw_now_ns() + h->timeout_ns : 0;
+    h->deadline = ask ? aw_now_ns() + (h->closed ? 0 : h->timeout_ns) : 0;
     aw_buf_clear(&h->view);
-    aw_human_view_json(info, kind, set, h->seq, ask ? h->timeout_ns / 1000000 : 0, &h->view);
+    aw_human_view_json(info, kind, set, h->seq, ask && !h->closed ? h->timeout_ns / 1000000 : 0, &h->view);
     h->view_deadline = h->deadline;
     /* under the lock: a page that joins gets this view in its order */
     if (h->publish)
@@ -306,8 +307,11 @@ static int take_locked(human *h, aw_seat_reply *reply, aw_seat_fault *f)
     }
     if (!h->answered) {
         f->kind = AW_FAULT_TIMEOUT;
-        snprintf(f->msg, sizeof f->msg, "the person did not answer %s in %llu s", aw_req_name(kind),
-                 (unsigned long long)(h->timeout_ns / 1000000000u));
+        if (h->closed)
+            snprintf(f->msg, sizeof f->msg, "no answer to %s: the games were stopped", aw_req_name(kind));
+        else
+            snprintf(f->msg, sizeof f->msg, "the person did not answer %s in %llu s", aw_req_name(kind),
+                     (unsigned long long)(h->timeout_ns / 1000000000u));
         note_locked(h, "timeout", seq);
         return -1;
     }
@@ -500,6 +504,20 @@ int aw_human_answer(aw_seat *s, const char *token, size_t token_len, uint64_t se
     }
     pthread_mutex_unlock(&h->mu);
     return rc;
+}
+
+void aw_human_close(aw_seat *s)
+{
+    human *h = (human *)s;
+    pthread_mutex_lock(&h->mu);
+    h->closed = true;
+    if (h->kind != AW_REQ_NONE && !h->answered) {
+        h->deadline = 0;
+        pthread_cond_broadcast(&h->cv);
+        if (h->ready)
+            h->ready(h->ready_ud);
+    }
+    pthread_mutex_unlock(&h->mu);
 }
 
 static void human_free(aw_seat *s)

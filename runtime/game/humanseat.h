@@ -111,6 +111,13 @@ int aw_human_take(aw_seat *s, aw_seat_reply *reply, aw_seat_fault *fault, uint64
 /* When the pending request times out (aw_now_ns clock), 0 when none. */
 uint64_t aw_human_deadline(aw_seat *s);
 
+/* Stops waiting for the person (the driver is stopping: Ctrl-C): the
+ * pending request, and every one after, times out at once ("the games
+ * were stopped"), so the game ends on the rules' substitutes without
+ * waiting. Any thread; wakes a synchronous wait and calls the ready
+ * callback. */
+void aw_human_close(aw_seat *s);
+
 /* The view of agent info->agent for request kind as the JSON object the
  * seat publishes (appended to out): seq numbers the request, left_ms is
  * the time left to answer (0 for notifications). */

@@ -182,9 +182,17 @@ void aw_tally_print(const aw_tally *t, FILE *out, const aw_settings *set, uint64
     long played = t->played;
     double secs = t->secs;
     uint64_t last_seed = first_seed + (uint64_t)(t->pairs ? (played + 1) / 2 : played) - 1;
-    fprintf(out, "%ld games of %d players (preset %s, seeds %llu..%llu) in %.2f s: %.1f games/s\n", played,
-            set->players, set->preset, (unsigned long long)first_seed, (unsigned long long)last_seed, secs,
-            secs > 0 ? played / secs : 0.0);
+    /* "1 game", "seed S" for one seed; a rate under 10 games/s with two
+     * significant digits (0.5, 0.0012), never a 0.0 for games that were played */
+    double rate = secs > 0 ? played / secs : 0.0;
+    char seeds[64];
+    if (last_seed == first_seed)
+        snprintf(seeds, sizeof seeds, "seed %llu", (unsigned long long)first_seed);
+    else
+        snprintf(seeds, sizeof seeds, "seeds %llu..%llu", (unsigned long long)first_seed, (unsigned long long)last_seed);
+    fprintf(out, "%ld game%s of %d players (preset %s, %s) in %.2f s: ", played, played == 1 ? "" : "s",
+            set->players, set->preset, seeds, secs);
+    fprintf(out, rate >= 10 ? "%.1f games/s\n" : "%.2g games/s\n", rate);
     fprintf(out, "\n%-10s %8s %7s\n", "team", "wins", "rate");
     for (int tm = 0; tm < 2; tm++)
         fprintf(out, "%-10s %8d %6.1f%%\n", aw_team_name((aw_team)tm), t->team_wins[tm],

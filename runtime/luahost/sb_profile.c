@@ -26,6 +26,9 @@ struct aw_profile {
     profile_entry *e; /* open addressing, cap a power of two */
     size_t n, cap;
     uint64_t total, other;
+    /* the library's instructions again, by the agent's line that called
+     * into the library (made on the first such sample; not in total) */
+    struct aw_profile *callers;
 };
 
 aw_profile *aw_profile_new(void)
@@ -42,6 +45,7 @@ void aw_profile_free(aw_profile *p)
         free(p->e[i].name);
     }
     free(p->e);
+    aw_profile_free(p->callers);
     free(p);
 }
 
@@ -107,13 +111,72 @@ void aw_profile_each(const aw_profile *p, aw_profile_fn fn, void *ud)
         fn(ud, "(functions past the first 4096)", "", p->other);
 }
 
+void aw_profile_add_caller(aw_profile *p, const char *line, const char *callee, uint64_t count)
+{
+    if (!p->callers)
+        p->callers = aw_profile_new();
+    aw_profile_add(p->callers, line, callee, count);
+}
+
+void aw_profile_each_caller(const aw_profile *p, aw_profile_fn fn, void *ud)
+{
+    if (p->callers)
+        aw_profile_each(p->callers, fn, ud);
+}
+
+uint64_t aw_profile_callers_total(const aw_profile *p)
+{
+    return p->callers ? p->callers->total : 0;
+}
+
 void aw_profile_merge(aw_profile *into, const aw_profile *from)
 {
+    if (from->callers) {
+        if (!into->callers)
+            into->callers = aw_profile_new();
+        aw_profile_merge(into->callers, from->callers);
+    }
     for (size_t i = 0; i < from->cap; i++)
         if (from->e[i].where)
             aw_profile_add(into, from->e[i].where, from->e[i].name, from->e[i].count);
     into->total += from->other;
     into->other += from->other;
+}
+
+/* The project's library (require "aiwolf.agent", "aiwolf.protocol"): its
+ * chunks are named after their place in the binary, lua/aiwolf/... */
+static int in_library(const char *short_src)
+{
+    return strncmp(short_src, "lua/aiwolf/", 11) == 0;
+}
+
+/* A sample in the library: the same instructions again, charged to the
+ * line of the agent's own code that called into the library (the nearest
+ * frame up the stack outside it), with the library function it called
+ * (the outermost library frame below that line). */
+static void charge_caller(aw_sandbox *sb, lua_State *L, uint64_t count)
+{
+    lua_Debug ar;
+    char callee[LUA_IDSIZE + 96] = "";
+    for (int level = 0; lua_getstack(L, level, &ar); level++) {
+        if (!lua_getinfo(L, "Sln", &ar))
+            break;
+        if (ar.what[0] == 'C')
+            continue;
+        if (in_library(ar.short_src)) {
+            if (ar.name && strcmp(ar.name, "?") != 0)
+                snprintf(callee, sizeof callee, "%s (%s:%d)", ar.name, ar.short_src, ar.linedefined);
+            else
+                snprintf(callee, sizeof callee, "%s:%d", ar.short_src, ar.linedefined);
+            continue;
+        }
+        char line[LUA_IDSIZE + 24];
+        snprintf(line, sizeof line, "%s:%d", ar.short_src, ar.currentline);
+        aw_profile_add_caller(sb->lim.profile, line, callee, count);
+        return;
+    }
+    aw_profile_add_caller(sb->lim.profile, "(no line of the agent: the host called the method it inherits)", callee,
+                          count);
 }
 
 /* From the count hook, inside a call: the running function gets the
@@ -131,4 +194,6 @@ void sb_profile_sample(aw_sandbox *sb, lua_State *L)
     /* "?": called in a way that names nothing (self[k](...), a metamethod) */
     const char *name = ar.name && strcmp(ar.name, "?") != 0 ? ar.name : NULL;
     aw_profile_add(sb->lim.profile, where, name, (uint64_t)lua_gethookcount(L));
+    if (in_library(ar.short_src))
+        charge_caller(sb, L, (uint64_t)lua_gethookcount(L));
 }

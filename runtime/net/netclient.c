@@ -1,6 +1,7 @@
 /* netclient: a seat playing on a server over TCP (see netclient.h). */
 #include "netclient.h"
 
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -68,8 +69,19 @@ static void stop(client *c)
     if (c->tcp_open && !uv_is_closing((uv_handle_t *)&c->tcp))
         uv_close((uv_handle_t *)&c->tcp, on_closed);
     uv_close((uv_handle_t *)&c->retry, on_closed);
+    /* Closing the last watchers gives SIGINT back its default (death by the
+     * signal, status 130), so a second Ctrl-C while we shut down would change
+     * the exit status --help promises. Shutting down is short and bounded:
+     * from here on SIGINT is ignored, set with SIGINT blocked so that none
+     * slips in between. */
+    sigset_t block, old;
+    sigemptyset(&block);
+    sigaddset(&block, SIGINT);
+    pthread_sigmask(SIG_BLOCK, &block, &old);
     uv_close((uv_handle_t *)&c->sigint, on_closed);
     uv_close((uv_handle_t *)&c->sigterm, on_closed);
+    signal(SIGINT, SIG_IGN);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
 static void fail(client *c, const char *fmt, ...)

@@ -42,7 +42,9 @@ typedef struct aw_netclient_stats {
  * should (the server closed the connection, or a signal), or a negative
  * value with err saying why: the server could not be reached (without
  * reconnect), or it sent something that is not the AIWolf wire format (a
- * line that is not a packet, or longer than 16 MiB). stats may be NULL. */
+ * line that is not a packet, or longer than 16 MiB). stats may be NULL.
+ * From the moment it starts to stop, SIGINT is ignored (a second Ctrl-C
+ * changes nothing); it stays so when this returns (the caller's to undo). */
 int aw_netclient_run(aw_seat *agent, const aw_netclient_opts *opts, aw_netclient_stats *stats, aw_error *err);
 
 #endif

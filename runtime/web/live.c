@@ -10,6 +10,7 @@
 #include "pages.h"
 #include "protocol.h"
 #include "spectate.h"
+#include "viewdata.h"
 
 /* The pages of this module, embedded from runtime/web/pages/ like the
  * viewer's (cmake/embed_text.cmake). */
@@ -35,6 +36,8 @@ struct aw_live_game {
     enum { RUNNING, FINISHED, ABANDONED } state;
     aw_spectate *sp;
     aw_web_chan *chan;
+    bool over;          /* its result went out: the rest is not paced */
+    aw_buf said;        /* a talk line with its sentences (spectate_sink's) */
     aw_live_game *next; /* newest first */
 };
 
@@ -53,6 +56,12 @@ struct aw_live {
     aw_live_game *games;
     int next_id;
     live_human *humans[AW_MAX_PLAYERS + 1];
+    /* --pace: ms after each public line while a game runs; pace_cv wakes a
+     * pause when the pacing is stopped (Ctrl-C), both under pace_mu */
+    int pace_ms;
+    bool pace_stopped;
+    pthread_mutex_t pace_mu;
+    pthread_cond_t pace_cv;
 };
 
 /* ---- pages and the API --------------------------------------------------- */
@@ -207,12 +216,77 @@ static void get_check(void *ud, const aw_web_request *req, aw_web_response *res)
 
 /* ---- games --------------------------------------------------------------- */
 
+/* The event kind of a line the game log wrote ("event":"KIND" comes
+ * within its first fields), for pacing. */
+static bool line_is(const char *line, size_t len, const char *kind)
+{
+    char want[32];
+    int k = snprintf(want, sizeof want, "\"event\":\"%s\"", kind);
+    size_t scan = len < 64 ? len : 64;
+    for (size_t i = 0; i + (size_t)k <= scan; i++)
+        if (memcmp(line + i, want, (size_t)k) == 0)
+            return true;
+    return false;
+}
+
+/* --pace: waits pace_ms after a public line of a running game (not its
+ * calls, nor the record sent again after the result), unless stopped. */
+static void pace(aw_live *l, aw_live_game *g, const char *line, size_t len)
+{
+    if (l->pace_ms <= 0 || g->over)
+        return;
+    if (line_is(line, len, "result")) {
+        g->over = true;
+        return;
+    }
+    if (line_is(line, len, "call") || line_is(line, len, "version") || line_is(line, len, "begin"))
+        return;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    ts.tv_sec += l->pace_ms / 1000;
+    ts.tv_nsec += (long)(l->pace_ms % 1000) * 1000000L;
+    if (ts.tv_nsec >= 1000000000L) {
+        ts.tv_sec++;
+        ts.tv_nsec -= 1000000000L;
+    }
+    pthread_mutex_lock(&l->pace_mu);
+    while (!l->pace_stopped && pthread_cond_timedwait(&l->pace_cv, &l->pace_mu, &ts) == 0) {
+    }
+    pthread_mutex_unlock(&l->pace_mu);
+}
+
 static void spectate_sink(void *ud, const char *line, size_t len)
 {
     aw_live_game *g = ud;
     if (len && line[len - 1] == '\n')
         len--;
-    aw_web_publish(g->chan, line, len);
+    /* talks and whispers carry their sentences (en, ja), as the viewer's */
+    aw_buf_clear(&g->said);
+    if (len && line[len - 1] == '}' && aw_view_event_said(line, len, &g->said)) {
+        aw_buf with;
+        aw_buf_init(&with);
+        aw_buf_add(&with, line, len - 1);
+        aw_buf_add(&with, g->said.data, g->said.len);
+        aw_buf_addc(&with, '}');
+        aw_web_publish(g->chan, with.data, with.len);
+        aw_buf_free(&with);
+    } else {
+        aw_web_publish(g->chan, line, len);
+    }
+    pace(g->l, g, line, len);
+}
+
+void aw_live_set_pace(aw_live *l, int ms)
+{
+    l->pace_ms = ms;
+}
+
+void aw_live_stop_pace(aw_live *l)
+{
+    pthread_mutex_lock(&l->pace_mu);
+    l->pace_stopped = true;
+    pthread_cond_broadcast(&l->pace_cv);
+    pthread_mutex_unlock(&l->pace_mu);
 }
 
 aw_live_game *aw_live_game_begin(aw_live *l, aw_gamelog *log, const char *name)
@@ -245,6 +319,7 @@ void aw_live_game_end(aw_live *l, aw_live_game *g, bool finished)
     aw_spectate_flush(g->sp); /* an abandoned game's public lines held at dawn */
     aw_spectate_free(g->sp);
     g->sp = NULL;
+    aw_buf_free(&g->said);
     if (!finished) {
         static const char note[] = "{\"event\":\"abandoned\"}";
         aw_web_publish(g->chan, note, sizeof note - 1);
@@ -461,6 +536,12 @@ aw_live *aw_live_new(aw_web *w, bool reveal)
     l->w = w;
     l->reveal = reveal;
     pthread_mutex_init(&l->mu, NULL);
+    pthread_mutex_init(&l->pace_mu, NULL);
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&l->pace_cv, &ca);
+    pthread_condattr_destroy(&ca);
     aw_web_serve_pages(w);
     aw_web_route(w, "/", get_asset, l);
     aw_web_route(w, "/live/", get_asset, l);
@@ -492,6 +573,7 @@ void aw_live_free(aw_live *l)
         aw_live_game *g = l->games;
         l->games = g->next;
         aw_spectate_free(g->sp);
+        aw_buf_free(&g->said);
         free(g);
     }
     for (int a = 1; a <= AW_MAX_PLAYERS; a++)
@@ -500,5 +582,7 @@ void aw_live_free(aw_live *l)
             free(l->humans[a]);
         }
     pthread_mutex_destroy(&l->mu);
+    pthread_mutex_destroy(&l->pace_mu);
+    pthread_cond_destroy(&l->pace_cv);
     free(l);
 }

@@ -58,6 +58,14 @@ aw_seat *aw_live_human_borrow(aw_seat *h);
 int aw_live_human_take(aw_seat *s, aw_seat_reply *reply, aw_seat_fault *fault, uint64_t *deadline);
 void aw_live_human_on_ready(aw_seat *s, void (*fn)(void *ud), void *ud);
 
+/* --pace MS: after each public line of a running game (a talk, a vote, an
+ * execution...; not the record sent again after its result) the game
+ * waits ms in the thread that plays it, so people can follow bot games.
+ * Set before the first game. aw_live_stop_pace (any thread: Ctrl-C) ends
+ * a pause under way and every later one. */
+void aw_live_set_pace(aw_live *l, int ms);
+void aw_live_stop_pace(aw_live *l);
+
 /* Prints the addresses: the games' page, and each human seat's with its
  * token (host and port of the server). */
 void aw_live_print_urls(aw_live *l, FILE *out, const char *host, int port);

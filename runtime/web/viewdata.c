@@ -133,7 +133,7 @@ static void emit_begin(logconv *c)
     c->begun = true;
     aw_buf_adds(c->out, c->first ? "\n" : ",\n");
     c->first = false;
-    aw_buf_printf(c->out, "{\"game\":0,\"event\":\"begin\",\"seed\":0,\"preset\":\"log\",\"players\":%d,\"agents\":[",
+    aw_buf_printf(c->out, "{\"game\":0,\"event\":\"begin\",\"seed\":\"0\",\"preset\":\"log\",\"players\":%d,\"agents\":[",
                   c->players);
     bool any = false;
     for (int a = 1; a <= AW_LOG_MAX_PLAYERS; a++) {
@@ -377,13 +377,27 @@ static bool json_string(const char *p, const char *end, aw_buf *out)
     return false;
 }
 
+bool aw_view_event_said(const char *line, size_t n, aw_buf *out)
+{
+    const char *ev = json_value(line, n, "event");
+    if (!ev || !(strncmp(ev, "\"talk\"", 6) == 0 || strncmp(ev, "\"whisper\"", 9) == 0))
+        return false;
+    const char *tx = json_value(line, n, "text"), *ag = json_value(line, n, "agent");
+    aw_buf s;
+    aw_buf_init(&s);
+    size_t before = out->len;
+    if (tx && json_string(tx, line + n, &s))
+        aw_view_describe(out, s.data ? s.data : "", s.len, ag ? atoi(ag) : AW_UNSPEC);
+    aw_buf_free(&s);
+    return out->len > before;
+}
+
 static void events_json(const char *text, size_t len, aw_buf *out)
 {
     aw_buf_adds(out, "\"source\":\"events\",\"jsonl\":");
     aw_buf_add_json(out, text, len);
     aw_buf_adds(out, ",\"said\":{");
-    aw_buf s, d;
-    aw_buf_init(&s);
+    aw_buf d;
     aw_buf_init(&d);
     bool any = false;
     long lineno = 0;
@@ -392,22 +406,13 @@ static void events_json(const char *text, size_t len, aw_buf *out)
         const char *nl = memchr(line, '\n', len - pos);
         size_t n = nl ? (size_t)(nl - line) : len - pos;
         pos += n + (nl ? 1 : 0);
-        const char *ev = json_value(line, n, "event");
-        if (!ev || !(strncmp(ev, "\"talk\"", 6) == 0 || strncmp(ev, "\"whisper\"", 9) == 0))
-            continue;
-        const char *tx = json_value(line, n, "text"), *ag = json_value(line, n, "agent");
-        aw_buf_clear(&s);
-        if (!tx || !json_string(tx, line + n, &s))
-            continue;
         aw_buf_clear(&d);
-        aw_view_describe(&d, s.data ? s.data : "", s.len, ag ? atoi(ag) : AW_UNSPEC);
-        if (d.len == 0)
+        if (!aw_view_event_said(line, n, &d))
             continue;
         aw_buf_printf(out, "%s\"%ld\":{%s}", any ? "," : "", lineno, d.data + 1); /* d starts with ',' */
         any = true;
     }
     aw_buf_addc(out, '}');
-    aw_buf_free(&s);
     aw_buf_free(&d);
 }
 

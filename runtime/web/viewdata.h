@@ -13,6 +13,8 @@
 
 #include <stddef.h>
 
+#include <stdbool.h>
+
 #include "util.h"
 
 /* The largest file read (after gunzip). */
@@ -21,6 +23,11 @@
 /* Appends `,"en":"…","ja":"…"` for the utterance text[0..len) by speaker
  * (an agent number), or nothing when it is not valid protocol (lenient). */
 void aw_view_describe(aw_buf *out, const char *text, size_t len, int speaker);
+
+/* For an events line line[0..n) (one JSON object) that is a talk or a
+ * whisper: appends aw_view_describe's fields for its text and agent and
+ * returns true; else false, nothing appended. */
+bool aw_view_event_said(const char *line, size_t n, aw_buf *out);
 
 /* Appends one JSON object for the game file at path, named name:
  *   {"name":…, "source":"log", "events":[…], "problems":[{"line":N,"why":…}]}

@@ -6,6 +6,7 @@
 -- divinations; everyone votes for an agent a seer found to be a werewolf,
 -- else for one random agent a day, and says whom it votes for.
 --
+-- (`aiwolf` below: the installed one, docs/install.md, or your build's path)
 -- Play it:   aiwolf play main.lua main.lua            (add --seed N to replay a game)
 -- Check it:  aiwolf lint main.lua                      (and luacheck ., busted, see README.md)
 -- Edit it while 200 games run:  aiwolf play --games 200 --watch main.lua <other agent>

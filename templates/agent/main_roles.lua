@@ -7,6 +7,7 @@
 -- WEREWOLF, POSSESSED, VILLAGER) first, and falls back to the shared
 -- behaviour: edit one role at a time.
 --
+-- (`aiwolf` below: the installed one, docs/install.md, or your build's path)
 -- Play one role:  aiwolf play --deal 1=SEER main.lua main.lua   (seat 1 is the seer)
 -- Check it:       aiwolf lint main.lua                           (and luacheck ., busted)
 -- Edit it while games run:  aiwolf play --games 200 --watch main.lua <other agent>

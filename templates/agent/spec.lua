@@ -1,17 +1,28 @@
 -- Plays a few games of {{NAME}} with the aiwolf binary and checks that they
 -- finish with no fault (no error, time-out or bad reply). Run it from the
--- agent's folder with `busted` (it finds spec/*_spec.lua); set AIWOLF_BIN
--- when aiwolf is not on your PATH:
+-- agent's folder with `busted` (it finds spec/*_spec.lua). It uses the aiwolf
+-- that AIWOLF_BIN names, else the first aiwolf on your PATH, and prints which:
 --   AIWOLF_BIN=/path/to/aiwolf busted
 ---@diagnostic disable: undefined-global
 -- (this file runs under plain Lua 5.4 with busted, not in the sandbox)
-local bin = os.getenv("AIWOLF_BIN") or "aiwolf"
+local function sh_quote(s) return "'" .. s:gsub("'", "'\\''") .. "'" end
+
+local function find_aiwolf()
+  local env = os.getenv("AIWOLF_BIN")
+  if env and env ~= "" then return env, "AIWOLF_BIN" end
+  local p = io.popen("command -v aiwolf 2>/dev/null")
+  local found = p and p:read("l")
+  if p then p:close() end
+  if found and found ~= "" then return found, "the PATH" end
+  error("no aiwolf: none on the PATH and AIWOLF_BIN is not set; install aiwolf " ..
+        "(docs/install.md) or run AIWOLF_BIN=/path/to/aiwolf busted", 0)
+end
+local bin, from = find_aiwolf()
+print(("{{NAME}} spec: aiwolf %s (from %s)"):format(bin, from))
 
 -- the agent's folder: the parent of this spec's folder
 local here = debug.getinfo(1, "S").source:match("^@(.*)/spec/[^/]*$") or "."
 local main = here .. "/main.lua"
-
-local function sh_quote(s) return "'" .. s:gsub("'", "'\\''") .. "'" end
 
 -- Runs `aiwolf play ARGS` and returns its exit status and the events file's lines.
 local function play(args)

@@ -28,7 +28,7 @@ n=$(wc -l < "$tmp/c/games.tsv")
 [ "$n" -eq 6 ] || fail "6 entries x 5 games at 5 players should be 6 games, got $n"
 
 # Provenance in results.json.
-version=$("$bin" --version | cut -d' ' -f2)
+version=$("$bin" --version | head -n 1 | cut -d' ' -f2)
 folder_sha() { (cd "$1" && find . -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum) | sha256sum | cut -c1-64; }
 python3 - "$tmp/c/results.json" "$version" "$(nproc)" \
   "$(folder_sha "$tmp/e/counter")" "$(folder_sha "$tmp/e/garbage")" "$(folder_sha "$tmp/e/crash")" \

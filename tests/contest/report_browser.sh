@@ -178,7 +178,7 @@ if page hundred "$tmp/hundred.json"; then
   has hundred 'data-rendered="ok"'
   [ "$(count hundred '<div class="n">')" -eq 100 ] || fail "hundred: the standings do not have 100 rows"
   has hundred '>agent-100<'
-  has hundred 'in progress'
+  has hundred '>incomplete<'
   has hundred 'id="chart-faults"'
   has hundred 'id="role-skill"'
   [ "$(count hundred 'outranks agent-')" -eq 9900 ] || fail "hundred: the outranks matrix does not have 100 x 99 cells"
@@ -267,7 +267,7 @@ if [ -n "${2:-}" ]; then
     has real 'does not load'
     has real 'id="provenance"'
     has real ">$(sha256sum agents/sample.lua | cut -c1-64)<"
-    has real ">$("$2" --version | cut -d' ' -f2)<"
+    has real ">$("$2" --version | head -n 1 | cut -d' ' -f2)<"
   fi
 fi
 

@@ -53,9 +53,13 @@ for kind in plain roles; do
       > /dev/null 2>&1 || fail "$kind: $role game"
     ! grep -q '"fault"' "$tmp/ev1" || fail "$kind: $role: fault"
   done
-  # the spec, when busted is there
+  # the hints name this binary (not on the PATH here) and what busted needs
+  grep -q "^  $bin play $d/main.lua $d/main.lua " "$tmp/out" || fail "$kind: play hint: $(cat "$tmp/out")"
+  grep -q "^  cd $d && AIWOLF_BIN=$bin busted " "$tmp/out" || fail "$kind: busted hint: $(cat "$tmp/out")"
+  # the spec, when busted is there: it says which aiwolf it uses
   if command -v busted > /dev/null; then
     (cd "$d" && AIWOLF_BIN=$bin busted > "$tmp/busted" 2>&1) || fail "$kind: busted: $(tail -20 "$tmp/busted")"
+    grep -q "aiwolf $bin (from AIWOLF_BIN)" "$tmp/busted" || fail "$kind: the spec does not say which aiwolf"
   fi
 done
 

@@ -27,7 +27,7 @@ pid=$!
 sleep 1.5
 kill -INT $pid
 wait $pid || true
-grep -q "^[0-9]* games of 5 players" "$tmp/int" || { echo "no summary after Ctrl-C with --jobs 2:"; cat "$tmp/int"; exit 1; }
+grep -q "^[0-9]* games* of 5 players" "$tmp/int" || { echo "no summary after Ctrl-C with --jobs 2:"; cat "$tmp/int"; exit 1; }
 st=0; "$bin" play --games 4 --jobs 2 --events "$tmp/ev" agents/random.lua > /dev/null 2> "$tmp/err" || st=$?
 [ $st -eq 2 ] && grep -q "events is written by one process" "$tmp/err" || { echo "--events --jobs 2: $st $(cat "$tmp/err")"; exit 1; }
 echo ok

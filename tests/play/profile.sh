@@ -2,7 +2,8 @@
 # play --profile: where each agent file's Lua ran. An agent that spends its
 # calls in one function shows it on top with most of the samples, short
 # calls are sampled too (the hook's countdown runs on from call to call), the
-# library's functions are named where they are, the games are the same
+# library's functions are named where they are and charged to the line of
+# the agent that called them, the games are the same
 # with and without it, and it refuses what it cannot do.
 set -eu
 bin=$1
@@ -41,6 +42,28 @@ grep -q "short ($tmp/short.lua:2)" "$tmp/out" || { echo "short calls were not sa
 "$bin" play --games 6 --jobs 1 --players 15 --seed 9 --log "$tmp/without" agents/sample.lua agents/random.lua > /dev/null
 diff -r "$tmp/with" "$tmp/without" > /dev/null || { echo "--profile changed the games"; exit 1; }
 grep -q "(lua/aiwolf/agent.lua:" "$tmp/out2" || { echo "the base agent's functions are not in sample.lua's profile"; exit 1; }
+
+# An agent that spends its calls in the library: the library's function is
+# listed where it is, and charged again to the agent's line that called it.
+cat > "$tmp/lib.lua" <<'LUA'
+local A = require "aiwolf.agent"
+local agent = {}
+function agent:update(info) self.info = info end
+function agent:talk()
+  local list = {}
+  for i = 1, 300 do list[i] = i end
+  for _ = 1, 30 do A.best(list, function(x) return -x end) end
+  return "Over"
+end
+return agent
+LUA
+"$bin" play --profile --games 3 --players 5 --seed 4 "$tmp/lib.lua" > "$tmp/out3"
+grep -q " best (lua/aiwolf/agent.lua:[0-9]*)$" "$tmp/out3" || { echo "A.best is not listed"; cat "$tmp/out3"; exit 1; }
+grep -q "the library's .* by the line of $tmp/lib.lua that called it:" "$tmp/out3" ||
+  { echo "no library section"; cat "$tmp/out3"; exit 1; }
+awk -v f="$tmp/lib.lua:7" '
+  index($3, f) == 1 && $4 == "->" && $5 == "best" { sub("%", "", $1); if ($1 + 0 >= 50) ok = 1 }
+  END { exit !ok }' "$tmp/out3" || { echo "A.best is not charged to lib.lua:7"; cat "$tmp/out3"; exit 1; }
 
 # What it cannot do.
 if "$bin" play --profile --isolate --games 2 agents/random.lua > /dev/null 2> "$tmp/err"; then

@@ -8,13 +8,14 @@
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <regex.h>
 #include <string.h>
 
 #include "cseat.h"
 #include "game.h"
 #include "test.h"
 
-/* ---- the validator: type, enum, const, minimum, maximum, required,
+/* ---- the validator: type, enum, const, pattern, minimum, maximum, required,
  * properties, additionalProperties, items, oneOf, $ref to #/$defs/... ---- */
 
 static json_t *root;
@@ -77,6 +78,14 @@ static bool valid(json_t *schema, json_t *v, char *why, size_t n)
         } else if (!strcmp(key, "const")) {
             if (!json_equal(val, v))
                 return fail(why, n, "not the value %s%s", json_string_value(val) ? json_string_value(val) : "?", "");
+        } else if (!strcmp(key, "pattern")) {
+            regex_t re;
+            if (regcomp(&re, json_string_value(val), REG_EXTENDED | REG_NOSUB) != 0)
+                return fail(why, n, "bad pattern %s%s", json_string_value(val), "");
+            bool ok = !json_is_string(v) || regexec(&re, json_string_value(v), 0, NULL, 0) == 0;
+            regfree(&re);
+            if (!ok)
+                return fail(why, n, "not matching %s: %s", json_string_value(val), json_string_value(v));
         } else if (!strcmp(key, "minimum")) {
             if (json_is_number(v) && json_number_value(v) < json_number_value(val))
                 return fail(why, n, "below the minimum%s%s", "", "");

@@ -6,6 +6,7 @@ action, a failed attack or a fault message; after the result comes the
 game's full record, which is the --events file line for line; with
 --reveal the stream is the --events file from the start."""
 import json
+import re
 import os
 import sys
 import threading
@@ -64,6 +65,16 @@ def secret(e):
     return None
 
 
+SAID = re.compile(r',"en":"(?:[^"\\]|\\.)*","ja":"(?:[^"\\]|\\.)*"}$')
+
+
+def unsaid(lines):
+    """The lines without the sentences (en, ja) the stream adds to talks and
+    whispers (the viewer's), and how many had them."""
+    out = [SAID.sub("}", x) for x in lines]
+    return out, sum(1 for a, b in zip(lines, out) if a != b)
+
+
 def run(reveal, games):
     events = os.path.join(os.environ.get("TMPDIR", "/tmp"), f"live_stream_{os.getpid()}_{reveal}.jsonl")
     args = ["play", "--players", "15", "--games", str(games), "--seed", "77", "--quiet", "--events", events,
@@ -87,7 +98,9 @@ def run(reveal, games):
     C.check(early == late[1], "a spectator from the start and a late one get the same lines")
     for gid in range(1, games + 1):
         record = [x for x in lines if json.loads(x)["game"] == gid - 1]
-        got = late[gid]
+        got, said = unsaid(late[gid])
+        talks = sum(1 for x in got if json.loads(x).get("event") == "talk" and json.loads(x)["text"] not in ("Over", "Skip"))
+        C.check(said >= talks > 0, f"game {gid}: the talks carry their sentences ({said} of {talks})")
         C.check(len(got) > 50, f"game {gid}: {len(got)} lines")
         if reveal:
             C.check(got == record, f"game {gid}: with --reveal the stream is --events")

@@ -100,7 +100,7 @@ var AW = (function () {
       var shown = roleShown(g, p, d, opts.reveal);
       tr.appendChild(el("td", shown ? "role role-" + p.role : "role role-hidden", shown ? p.role : "?"));
       tr.appendChild(el("td", null, p.diedDay !== null && p.diedDay <= d ? p.diedHow + " (day " + p.diedDay + ")" : "alive"));
-      if (g.hasCalls) tr.appendChild(el("td", null, p.calls + " calls" + (p.timed ? ", " + Math.round(p.us / p.timed) + " µs avg" : "") + (p.faults ? ", " + p.faults + " faults" : "")));
+      if (g.hasCalls) tr.appendChild(el("td", null, p.calls + (p.calls === 1 ? " call" : " calls") + (p.timed ? ", " + Math.round(p.us / p.timed) + " µs avg" : "") + (p.faults ? ", " + p.faults + (p.faults === 1 ? " fault" : " faults") : "")));
       tbody.appendChild(tr);
     });
   }
@@ -112,7 +112,7 @@ var AW = (function () {
     var said = e[opts.lang] || e.en;
     var skip = e.text === "Over" || e.text === "Skip";
     div.appendChild(el("span", skip ? "said skip" : "said", said || e.text));
-    div.appendChild(el("code", "raw", e.text));
+    if (said) div.appendChild(el("code", "raw", e.text)); // the protocol text once, never twice
     return div;
   }
 

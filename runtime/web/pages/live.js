@@ -32,38 +32,82 @@
   }
 
   function game(id) {
-    // The model and the day's rendering are the log viewer's (events.js).
+    // The model and the day's rendering are the log viewer's (events.js):
+    // sentences in the chosen language, one day at a time (or all), the
+    // roles revealed once the game is over.
     $("#game").hidden = false;
     $("#title").textContent = `Game ${id}`;
     let st = null, pending = false;
+    // which day is shown: "live" follows the latest, "all", or a number
+    let pick = "live";
     const reset = (begin) => {
       st = { g: AW.newGame(), n: begin.players, over: false, reveal: begin.seed !== undefined };
       AW.add(st.g, begin);
       $("#log").innerHTML = "";
       $("#title").textContent = `Game ${id}: ${begin.players} players, ${begin.preset}` + (begin.seed !== undefined ? `, seed ${begin.seed}` : "");
     };
-    // Redraws the players and the days that changed, once per frame.
+    const shownDay = () => {
+      const last = st ? st.g.lastDay : 0;
+      return pick === "live" ? last : pick === "all" ? -1 : Math.min(+pick, last);
+    };
+    const controls = () => {
+      const last = st ? st.g.lastDay : 0, sel = $("#day-pick"), keep = pick;
+      if (sel.options.length !== last + 3) {
+        sel.textContent = "";
+        sel.appendChild(new Option(st && st.over ? "the last day" : "the latest day (live)", "live"));
+        sel.appendChild(new Option("all days", "all"));
+        for (let d = 0; d <= last; d++) sel.appendChild(new Option(`Day ${d}`, String(d)));
+      }
+      sel.value = keep;
+      const d = shownDay();
+      $("#prev").disabled = d === 0 || d < 0 && last === 0;
+      $("#next").disabled = pick === "live" || pick === "all" || d >= last;
+    };
+    const setPick = (p) => { pick = p; st && (st.redrawAll = true); if (!pending) { pending = true; requestAnimationFrame(draw); } };
+    const step = (by) => {
+      if (!st) return;
+      const last = st.g.lastDay, d = shownDay() < 0 ? (by < 0 ? last + 1 : -1) : shownDay();
+      const n = Math.max(0, Math.min(last, d + by));
+      setPick(n === last && !st.over ? "live" : String(n));
+    };
+    $("#prev").addEventListener("click", () => step(-1));
+    $("#next").addEventListener("click", () => step(1));
+    $("#day-pick").addEventListener("change", (e) => setPick(e.target.value));
+    $("#lang").addEventListener("change", () => setPick(pick));
+    document.addEventListener("keydown", (e) => {
+      if (e.target && e.target.tagName === "SELECT") return;
+      if (e.key === "ArrowLeft" || e.key === "k") step(-1);
+      else if (e.key === "ArrowRight" || e.key === "j") step(1);
+    });
+    // Redraws the players and the days that changed, once per frame; every
+    // day stays in the page, the ones not picked hidden.
     const draw = () => {
       pending = false;
-      const g = st.g, last = g.lastDay;
-      const opts = { lang: "en", reveal: st.reveal || st.over, agent: 0 };
-      AW.renderPlayers($("#agents tbody"), g, last, opts);
+      if (!st) return;
+      const g = st.g, last = g.lastDay, shown = shownDay();
+      const opts = { lang: $("#lang").value, reveal: st.reveal || st.over, agent: 0 };
+      AW.renderPlayers($("#agents tbody"), g, shown < 0 ? last : shown, opts);
       const follow = window.innerHeight + window.scrollY >= document.body.scrollHeight - 40;
       for (let d = 0; d <= last; d++) {
         let box = document.getElementById(`day-${d}`);
         if (!box) {
           const wrap = document.createElement("div");
           wrap.className = "day";
-          wrap.innerHTML = `<h3>Day ${d}</h3>`;
+          wrap.id = `wrap-${d}`;
+          const h = document.createElement("h3");
+          h.textContent = `Day ${d}`;
+          wrap.appendChild(h);
           box = document.createElement("div");
           box.id = `day-${d}`;
           wrap.appendChild(box);
           $("#log").appendChild(wrap);
         }
+        document.getElementById(`wrap-${d}`).hidden = shown >= 0 && d !== shown;
         if (d >= last - 1 || st.redrawAll) AW.renderDay(box, g, d, opts);
       }
       st.redrawAll = false;
-      if (follow && !st.over) window.scrollTo(0, document.body.scrollHeight);
+      controls();
+      if (follow && !st.over && pick !== "all") window.scrollTo(0, document.body.scrollHeight);
     };
     const on = (e) => {
       if (e.event === "begin") { reset(e); st.redrawAll = true; }
@@ -85,6 +129,7 @@
       ws.onclose = () => { $("#status").textContent = st && st.over ? "over" : "disconnected"; };
     };
     connect();
-    window.awLive = { state: () => st };
+    // for tests: the state, and events fed as if the server sent them
+    window.awLive = { state: () => st, feed: on, day: shownDay };
   }
 })();
