@@ -305,6 +305,8 @@ end
 --     included: the reason of BECAUSE, inside AND or DAY), in talk order, one per
 --     (speaker, verb, target): {who, verb, target, species, day};
 --   self.declared: {[agent] = target}, the latest VOTE each agent declared today;
+--   self.declaredVersion: a number that grows whenever self.declared
+--     changes (a new day's empty one included);
 --   self.estimates: {[agent] = {[target] = role}}, latest ESTIMATEs today;
 --   self.attackProposals: ATTACK targets whispered today, in order ({who, target, idx});
 --   self.executed / self.killed: {[agent] = day} of the agents executed by
@@ -325,6 +327,7 @@ function Agent:initialize(info, setting)
   self.claims, self.claimants = {}, {}
   self.reports, self._reported = {}, {}
   self.declared, self.estimates, self.attackProposals = {}, {}, {}
+  self.declaredVersion = 0
   self.executed, self.killed = {}, {}
   self.votes, self._votes_day = {}, -1
   self.version = 0
@@ -350,7 +353,11 @@ function Agent:_hear(talk, who, s)
   local v = s.verb
   if mtype(who) ~= "integer" then return end
   if v == "VOTE" then -- the most frequent by far
-    if mtype(s.target) == "integer" then self.declared[who] = s.target end
+    local t = s.target
+    if mtype(t) == "integer" and self.declared[who] ~= t then
+      self.declared[who] = t
+      self.declaredVersion = self.declaredVersion + 1
+    end
   elseif v == "COMINGOUT" and s.target == who and s.role ~= P.ANY then
     local old = self.claims[who]
     if old ~= s.role then
@@ -450,6 +457,7 @@ function Agent:update(info)
     self._seen_day = day
     self._talk_seen, self._whisper_seen = 0, 0
     self.declared, self.estimates, self.attackProposals = {}, {}, {}
+    self.declaredVersion = (self.declaredVersion or 0) + 1
   end
   self.day = day
   -- Deaths, executions and the night's results change only when the day
