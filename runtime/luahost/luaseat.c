@@ -355,23 +355,37 @@ static void view_open(lua_State *L, luaseat *s, int n)
 /* Appends talks from..n-1 to the list at index list. */
 static void add_talks(lua_State *L, luaseat *s, int kv, int list, bool whisper, const aw_talk *t, int from, int n)
 {
+    if (from >= n)
+        return;
     bool lazy = s->opts.push_parsed != NULL;
+    /* The keys and the metatable pushed once for all the entries (a copy
+     * of a stack slot is cheaper than a lookup in the view table). */
+    static const int keys[] = {K_AGENT, K_DAY, K_IDX, K_TURN, K_TEXT};
+    luaL_checkstack(L, 10, "talk entries");
+    int k0 = lua_gettop(L) + 1;
+    for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++)
+        KEY(keys[k]);
+    lua_rawgeti(L, kv, whisper ? V_WHISPERMETA : V_TALKMETA);
+    int meta = lua_gettop(L);
     for (int i = from; i < n; i++) {
         lua_createtable(L, 0, 6); /* with room for `parsed` */
         int e = lua_gettop(L);
-        set_key_int(L, e, kv, K_AGENT, t[i].agent);
-        set_key_int(L, e, kv, K_DAY, t[i].day);
-        set_key_int(L, e, kv, K_IDX, t[i].idx);
-        set_key_int(L, e, kv, K_TURN, t[i].turn);
-        KEY(K_TEXT);
+        const lua_Integer v[] = {t[i].agent, t[i].day, t[i].idx, t[i].turn};
+        for (int k = 0; k < 4; k++) {
+            lua_pushvalue(L, k0 + k);
+            lua_pushinteger(L, v[k]);
+            lua_rawset(L, e);
+        }
+        lua_pushvalue(L, k0 + 4);
         lua_pushlstring(L, t[i].text, t[i].len);
         lua_rawset(L, e);
         if (t[i].parsed && lazy) {
-            lua_rawgeti(L, kv, whisper ? V_WHISPERMETA : V_TALKMETA);
+            lua_pushvalue(L, meta);
             lua_setmetatable(L, e);
         }
         lua_rawseti(L, list, i + 1);
     }
+    lua_settop(L, k0 - 1);
 }
 
 /* Appends the talks (or whispers) not handed out yet to the day's list, if
