@@ -37,13 +37,20 @@ function agent:update(info) self.info = info end
 
 -- self.others or self.humans (name), rebuilt first if a status changed
 -- since they were built (the first time there are none: every status
--- differs from nil).
+-- differs from nil). Agents die only at an execution (latestExecutedAgent
+-- changes) or in the night (the day changes), so the statuses are looked
+-- at only when one of those two changed since the last look.
 local function candidates(self, name)
-  local status, seen = self.info.statusMap, self.status or {}
-  for a = 1, #status do
-    if status[a] ~= seen[a] then
-      rebuild(self, self.info)
-      break
+  local info = self.info
+  local day, executed = info.day, info.latestExecutedAgent
+  if day ~= self.day or executed ~= self.executed or not self.status then
+    self.day, self.executed = day, executed
+    local status, seen = info.statusMap, self.status or {}
+    for a = 1, #status do
+      if status[a] ~= seen[a] then
+        rebuild(self, info)
+        break
+      end
     end
   end
   return self[name]
@@ -62,15 +69,17 @@ function agent:talk()
   if self.talks > 3 or random() < 0.3 then return "Over" end
   local target = pick(candidates(self, "others"))
   if not target then return "Over" end
+  -- P.say gives the text of a one-agent sentence without building it
+  -- (tostring(P.vote(target)) is the same text, made through a tree).
   if random() < 0.5 then
-    return tostring(P.vote(target))
+    return P.say("VOTE", target)
   end
-  return tostring(P.estimate(target, random() < 0.5 and "WEREWOLF" or "VILLAGER"))
+  return P.say("ESTIMATE", target, random() < 0.5 and "WEREWOLF" or "VILLAGER")
 end
 
 function agent:whisper()
   local target = pick(candidates(self, "humans"))
-  if target and random() < 0.5 then return tostring(P.attack(target)) end
+  if target and random() < 0.5 then return P.say("ATTACK", target) end
   return "Over"
 end
 

@@ -397,36 +397,25 @@ function S:voteScores()
   return self:suspicion()
 end
 
--- Is every talk of list past the first n an Over or a Skip? Those change
--- nothing the base agent keeps (not today's declared votes), and about half
--- the talks are.
-local function onlyOvers(list, n)
-  for i = n + 1, #list do
-    local text = list[i].text
-    if text ~= "Over" and text ~= "Skip" then return false end
-  end
-  return true
-end
-
 -- The scores of kind ("vote": S:voteScores, "attack": the werewolves'
 -- S:wolfScore(true)), the best-scored candidates and the top score, kept
--- while the facts (S:cached) and today's talk, but for Overs and Skips,
--- stay the same: the vote after a round of Overs, for one, gets what the
--- last talk worked out, and the whispers of a night share one ranking.
--- Every scored agent is a living other, and A.best skips those without a
--- score (a werewolf's fellows), so self.others, already sorted, serves as
--- the list. Read what it returns, never modify it.
+-- while the facts (S:cached) and today's declared votes
+-- (self.declaredVersion) stay the same: they are all the scores depend on,
+-- so the vote after a round of talk that declared nothing new, for one,
+-- gets what the last talk worked out, and the whispers of a night share
+-- one ranking. Every scored agent is a living other, and A.best skips
+-- those without a score (a werewolf's fellows), so self.others, already
+-- sorted, serves as the list. Read what it returns, never modify it.
 local function newTable() return {} end
 local RANKING = {vote = "voteRanking", attack = "attackRanking"} -- S:cached's keys
 function S:ranking(kind)
   local kept = self:cached(RANKING[kind], newTable)
-  local talks = self.info.talkList
-  if talks == nil or kept.talks ~= talks or not onlyOvers(talks, kept.n) then
+  local declared = self.declaredVersion
+  if kept.declared ~= declared then
     kept.score = kind == "attack" and self:wolfScore(true) or self:voteScores()
     kept.best, kept.top = A.best(self.others, kept.score)
-    kept.talks = talks
+    kept.declared = declared
   end
-  kept.n = talks and #talks
   return kept.score, kept.best, kept.top
 end
 

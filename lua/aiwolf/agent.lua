@@ -305,6 +305,8 @@ end
 --     included: the reason of BECAUSE, inside AND or DAY), in talk order, one per
 --     (speaker, verb, target): {who, verb, target, species, day};
 --   self.declared: {[agent] = target}, the latest VOTE each agent declared today;
+--   self.declaredVersion: a number that grows whenever self.declared
+--     changes (a new day's empty one included);
 --   self.estimates: {[agent] = {[target] = role}}, latest ESTIMATEs today;
 --   self.attackProposals: ATTACK targets whispered today, in order ({who, target, idx});
 --   self.executed / self.killed: {[agent] = day} of the agents executed by
@@ -325,6 +327,7 @@ function Agent:initialize(info, setting)
   self.claims, self.claimants = {}, {}
   self.reports, self._reported = {}, {}
   self.declared, self.estimates, self.attackProposals = {}, {}, {}
+  self.declaredVersion = 0
   self.executed, self.killed = {}, {}
   self.votes, self._votes_day = {}, -1
   self.version = 0
@@ -350,7 +353,11 @@ function Agent:_hear(talk, who, s)
   local v = s.verb
   if mtype(who) ~= "integer" then return end
   if v == "VOTE" then -- the most frequent by far
-    if mtype(s.target) == "integer" then self.declared[who] = s.target end
+    local t = s.target
+    if mtype(t) == "integer" and self.declared[who] ~= t then
+      self.declared[who] = t
+      self.declaredVersion = self.declaredVersion + 1
+    end
   elseif v == "COMINGOUT" and s.target == who and s.role ~= P.ANY then
     local old = self.claims[who]
     if old ~= s.role then
@@ -432,8 +439,10 @@ end
 -- update: keeps self.info and the state listed at initialize, reading only
 -- what is new since the last call: the talks and whispers past the ones
 -- already read (each talk is parsed and heard once: talkList grows during
--- the day and starts over the next), and the statusMap, results, deaths and
--- votes only when they differ from what it holds. Only asserted sentences
+-- the day and starts over the next), the votes only when they differ from
+-- what it holds, and the statusMap, results and deaths only when the day,
+-- latestExecutedAgent or the info table changed since it last looked (the
+-- only times the host changes them). Only asserted sentences
 -- (see A.sentences) count as claims, reports, declared votes and estimates.
 -- For each new talk sentence (every entry of A.sentences, nested ones
 -- included) it calls self:onTalk(talk, who, s, entry) and for each whisper
@@ -448,26 +457,40 @@ function Agent:update(info)
     self._seen_day = day
     self._talk_seen, self._whisper_seen = 0, 0
     self.declared, self.estimates, self.attackProposals = {}, {}, {}
+    self.declaredVersion = (self.declaredVersion or 0) + 1
   end
   self.day = day
-  -- Who is alive: a look at each agent's status, a rebuild only on a change.
-  local status, seen = info.statusMap or EMPTY, self._status
-  for a = 1, #status do
-    if status[a] ~= seen[a] then read_status(self, status) break end
-  end
-  -- latestExecutedAgent: executed today (seen at night); executedAgent: the
-  -- day before; lastDeadAgentList: killed last night.
-  local executed = self.executed
-  local ex = info.latestExecutedAgent
-  if ex and not executed[ex] then executed[ex] = day; self.version = self.version + 1 end
-  ex = info.executedAgent
-  if ex and not executed[ex] then executed[ex] = day - 1; self.version = self.version + 1 end
-  -- Numeric loops over the host's lists (sequences): no call per element, as ipairs makes.
-  local dead = info.lastDeadAgentList or EMPTY
-  for i = 1, #dead do
-    local a = dead[i]
-    if not executed[a] and not self.killed[a] then
-      self.killed[a] = day - 1
+  -- Deaths, executions and the night's results change only when the day
+  -- does (the night's deaths, divineResult, mediumResult, executedAgent,
+  -- lastDeadAgentList) or at an execution (latestExecutedAgent): the looks
+  -- below are taken only when one of them, or the info table itself,
+  -- changed since the last look.
+  local latest = info.latestExecutedAgent
+  if day ~= self._looked_day or latest ~= self._looked_latest or info ~= self._looked_info then
+    self._looked_day, self._looked_latest, self._looked_info = day, latest, info
+    -- Who is alive: a look at each agent's status, a rebuild only on a change.
+    local status, seen = info.statusMap or EMPTY, self._status
+    for a = 1, #status do
+      if status[a] ~= seen[a] then read_status(self, status) break end
+    end
+    -- latestExecutedAgent: executed today (seen at night); executedAgent: the
+    -- day before; lastDeadAgentList: killed last night.
+    local executed = self.executed
+    local ex = latest
+    if ex and not executed[ex] then executed[ex] = day; self.version = self.version + 1 end
+    ex = info.executedAgent
+    if ex and not executed[ex] then executed[ex] = day - 1; self.version = self.version + 1 end
+    -- Numeric loops over the host's lists (sequences): no call per element, as ipairs makes.
+    local dead = info.lastDeadAgentList or EMPTY
+    for i = 1, #dead do
+      local a = dead[i]
+      if not executed[a] and not self.killed[a] then
+        self.killed[a] = day - 1
+        self.version = self.version + 1
+      end
+    end
+    if add_result(self.divinations, self.divined, info.divineResult) then self.version = self.version + 1 end
+    if add_result(self.identifications, self.identified, info.mediumResult) then
       self.version = self.version + 1
     end
   end
@@ -479,10 +502,6 @@ function Agent:update(info)
       local v = vl[i]
       votes[#votes + 1] = {agent = v.agent, day = v.day, target = v.target}
     end
-    self.version = self.version + 1
-  end
-  if add_result(self.divinations, self.divined, info.divineResult) then self.version = self.version + 1 end
-  if add_result(self.identifications, self.identified, info.mediumResult) then
     self.version = self.version + 1
   end
   -- Talk and whispers: only the entries past those read already.

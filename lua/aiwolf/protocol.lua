@@ -223,6 +223,27 @@ local function print(s)
   local text = print_in(s, nil) -- not a tail call: errors point at P.print's caller
   return text
 end
+
+-- P.say(verb, target [, word]): the text P.print would give for the
+-- sentence of one verb about one agent (its role for ESTIMATE and
+-- COMINGOUT, its species for DIVINED and IDENTIFIED), or for OVER and SKIP,
+-- made by joining strings: no tree, no metatable, no table at all (agents
+-- say such a sentence on nearly every talk call). P.say("VOTE", 3) is
+-- "VOTE Agent[03]", P.say("ESTIMATE", 3, "WEREWOLF") is tostring(P.estimate(3,
+-- "WEREWOLF")); the same checks as the builders. Other verbs: use a builder
+-- and P.print.
+local function say(verb, t, word)
+  local f = flags[verb]
+  if verb == "OVER" then return "Over" end
+  if verb == "SKIP" then return "Skip" end
+  if f == nil or f & TARGET == 0 or f & ARGS ~= 0 then
+    error(format("P.say: %s is not a verb about one agent (use a builder and P.print)", tostring(verb)), 2)
+  end
+  local text = verb .. " " .. agent_text(check_agent(t, "target"))
+  if f & ROLE ~= 0 then return text .. " " .. need_role(word) end
+  if f & SPECIES ~= 0 then return text .. " " .. need_species(word) end
+  return text
+end
 Sentence.__tostring = print
 
 -- Parsing (C core) --------------------------------------------------------
@@ -449,7 +470,7 @@ local P = {
   attacked = attacked, agree = agree, disagree = disagree, over = over, skip = skip, request = request,
   inquire = inquire, because = because, xor = xor, and_ = and_, or_ = or_, not_ = not_,
   ["and"] = and_, ["or"] = or_, ["not"] = not_, day = day, by = by,
-  print = print, parse = parse, parse_lenient = parse_lenient, validate = validate, normalize = normalize,
+  print = print, say = say, parse = parse, parse_lenient = parse_lenient, validate = validate, normalize = normalize,
   wrap = attach, copy = copy, resolve = resolve, expand_any = expand_any, describe = describe,
 }
 for verb, f in pairs(flags) do P.VERBS[verb] = f end

@@ -153,6 +153,14 @@ function P.by(agent, s) end
 ---@param s aiwolf.Sentence
 ---@return string
 function P.print(s) end
+---The text of a sentence about one agent (VOTE, ESTIMATE, DIVINED, ...) or of
+---OVER/SKIP, made by joining strings: P.say("VOTE", 3) is tostring(P.vote(3)).
+---word: the role (ESTIMATE, COMINGOUT) or species (DIVINED, IDENTIFIED).
+---@param verb string
+---@param target? integer|"ANY"
+---@param word? string
+---@return string
+function P.say(verb, target, word) end
 ---Parses text: a tree, or nil and a message with the byte offset.
 ---@param text string
 ---@param mode? "lenient"|"strict" default "lenient"

@@ -355,23 +355,37 @@ static void view_open(lua_State *L, luaseat *s, int n)
 /* Appends talks from..n-1 to the list at index list. */
 static void add_talks(lua_State *L, luaseat *s, int kv, int list, bool whisper, const aw_talk *t, int from, int n)
 {
+    if (from >= n)
+        return;
     bool lazy = s->opts.push_parsed != NULL;
+    /* The keys and the metatable pushed once for all the entries (a copy
+     * of a stack slot is cheaper than a lookup in the view table). */
+    static const int keys[] = {K_AGENT, K_DAY, K_IDX, K_TURN, K_TEXT};
+    luaL_checkstack(L, 10, "talk entries");
+    int k0 = lua_gettop(L) + 1;
+    for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++)
+        KEY(keys[k]);
+    lua_rawgeti(L, kv, whisper ? V_WHISPERMETA : V_TALKMETA);
+    int meta = lua_gettop(L);
     for (int i = from; i < n; i++) {
         lua_createtable(L, 0, 6); /* with room for `parsed` */
         int e = lua_gettop(L);
-        set_key_int(L, e, kv, K_AGENT, t[i].agent);
-        set_key_int(L, e, kv, K_DAY, t[i].day);
-        set_key_int(L, e, kv, K_IDX, t[i].idx);
-        set_key_int(L, e, kv, K_TURN, t[i].turn);
-        KEY(K_TEXT);
+        const lua_Integer v[] = {t[i].agent, t[i].day, t[i].idx, t[i].turn};
+        for (int k = 0; k < 4; k++) {
+            lua_pushvalue(L, k0 + k);
+            lua_pushinteger(L, v[k]);
+            lua_rawset(L, e);
+        }
+        lua_pushvalue(L, k0 + 4);
         lua_pushlstring(L, t[i].text, t[i].len);
         lua_rawset(L, e);
         if (t[i].parsed && lazy) {
-            lua_rawgeti(L, kv, whisper ? V_WHISPERMETA : V_TALKMETA);
+            lua_pushvalue(L, meta);
             lua_setmetatable(L, e);
         }
         lua_rawseti(L, list, i + 1);
     }
+    lua_settop(L, k0 - 1);
 }
 
 /* Appends the talks (or whispers) not handed out yet to the day's list, if
@@ -574,14 +588,30 @@ static void update_count_map(lua_State *L, int kv, int slot, int *was, const int
  * metatable is protected (__metatable), and its functions give nothing
  * outside a call of this seat, nor for any table but this game's: a read
  * that comes too late finds nil, never another view. */
-enum { L_TALKS, L_WHISPERS, L_VOTES, NLAZY = L_VOTES + NVOTELISTS };
+enum { L_TALKS, L_WHISPERS, L_VOTES, L_RTALK = L_VOTES + NVOTELISTS, L_RWHISPER, NLAZY };
 
 static const struct {
     int key, slot;
 } lazy[NLAZY] = {
     {K_TALKLIST, V_TALKS},         {K_WHISPERLIST, V_WHISPERS},        {K_VOTELIST, V_VOTES},
     {K_LATESTVOTELIST, V_LATESTVOTES}, {K_ATTACKVOTELIST, V_AVOTES}, {K_LATESTATTACKVOTELIST, V_LATESTAVOTES},
+    {K_REMAINTALKMAP, V_RTALK},    {K_REMAINWHISPERMAP, V_RWHISPER},
 };
+
+/* remainTalkMap and remainWhisperMap are lazy too, but unlike the lists
+ * they are one table each for the whole game, updated in place: once the
+ * agent read one (it may keep it and read it in later calls without going
+ * through info), push_info brings it up to date at every call, as it did
+ * for every agent before; until then the table is brought up to date only
+ * when first read (update_count_map finds what changed since it was last
+ * written, so the table read late holds what eager updates would have
+ * left in it). */
+static void update_remain(lua_State *L, luaseat *s, int kv, const aw_info *in, bool whisper)
+{
+    view_mem *v = &s->view;
+    update_count_map(L, kv, whisper ? V_RWHISPER : V_RTALK, whisper ? v->rwhisper : v->rtalk,
+                     whisper ? in->remain_whisper : in->remain_talk, v->n);
+}
 
 /* The i-th vote list of in (voteList, latestVoteList, attackVoteList,
  * latestAttackVoteList) in *vl; returns its length. */
@@ -643,7 +673,10 @@ static int lazy_field(lua_State *L, const view_mem *v, int k)
 static void lazy_make(lua_State *L, luaseat *s, int kv, int t, int i)
 {
     const aw_info *in = s->cur_info;
-    if (i == L_TALKS) {
+    if (i == L_RTALK || i == L_RWHISPER) {
+        update_remain(L, s, kv, in, i == L_RWHISPER);
+        lua_rawgeti(L, kv, lazy[i].slot);
+    } else if (i == L_TALKS) {
         build_talks(L, s, kv, false, in->talks, in->ntalks, in->day);
     } else if (i == L_WHISPERS) {
         build_talks(L, s, kv, true, in->whispers, in->whispers ? in->nwhispers : 0, in->day);
@@ -824,8 +857,6 @@ static void push_info(lua_State *L, luaseat *s, const aw_info *in)
     }
     if (t)
         lua_pop(L, 1);
-    update_count_map(L, kv, V_RTALK, v->rtalk, in->remain_talk, n);
-    update_count_map(L, kv, V_RWHISPER, v->rwhisper, in->remain_whisper, n);
 
     if (!v->existing) {
         /* existingRoleList, sorted by name as the official server sends it; the
@@ -846,6 +877,11 @@ static void push_info(lua_State *L, luaseat *s, const aw_info *in)
      * stay (talks appended); the others are left out of info (below), to be
      * made when the agent reads them. */
     unsigned fresh = 0;
+    for (int i = L_RTALK; i <= L_RWHISPER; i++)
+        if (v->present & 1u << i) {
+            update_remain(L, s, kv, in, i == L_RWHISPER);
+            fresh |= 1u << i;
+        }
     fresh |= (unsigned)update_talks(L, s, kv, false, in->talks, in->ntalks, in->day) << L_TALKS;
     fresh |= (unsigned)update_talks(L, s, kv, true, in->whispers, in->whispers ? in->nwhispers : 0, in->day)
              << L_WHISPERS;
@@ -917,9 +953,7 @@ static void push_info(lua_State *L, luaseat *s, const aw_info *in)
         lua_rawset(L, f);
         v->last[K_ROLE] = in->my_role;
     }
-    static const int tables[][2] = {{K_STATUSMAP, V_STATUS},       {K_ROLEMAP, V_ROLES},
-                                    {K_REMAINTALKMAP, V_RTALK},    {K_REMAINWHISPERMAP, V_RWHISPER},
-                                    {K_EXISTINGROLELIST, V_EXISTING}};
+    static const int tables[][2] = {{K_STATUSMAP, V_STATUS}, {K_ROLEMAP, V_ROLES}, {K_EXISTINGROLELIST, V_EXISTING}};
     for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++)
         if (dirty & 1u << tables[i][0])
             set_key_slot(L, f, kv, tables[i][0], tables[i][1]);

@@ -241,7 +241,9 @@ describe("aiwolf.agent reads incrementally", function()
     assert.is_true(ag.version > v)
     assert.are.same({2, 3, 5}, ag.others)
     v = ag.version
-    info.divineResult = {agent = 1, day = 1, target = 2, result = "WEREWOLF"}
+    -- a result comes with a new day (update looks at results, deaths and
+    -- executions only when the day or latestExecutedAgent changed)
+    info.day, info.divineResult = 2, {agent = 1, day = 1, target = 2, result = "WEREWOLF"}
     ag:update(info)
     assert.is_true(ag.version > v)
     v = ag.version

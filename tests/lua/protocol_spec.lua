@@ -74,6 +74,35 @@ describe("builders and printing", function()
     end
   end)
 
+  it("says one-agent sentences as their builders print them (P.say)", function()
+    local builders = {ESTIMATE = P.estimate, COMINGOUT = P.comingout, DIVINED = P.divined,
+      IDENTIFIED = P.identified, DIVINATION = P.divination, GUARD = P.guard, VOTE = P.vote,
+      ATTACK = P.attack, GUARDED = P.guarded, VOTED = P.voted, ATTACKED = P.attacked}
+    local words = {ESTIMATE = "WEREWOLF", COMINGOUT = "SEER", DIVINED = "HUMAN", IDENTIFIED = "WEREWOLF"}
+    local n = 0
+    for verb, build in pairs(builders) do
+      for _, target in ipairs({1, 7, 15, 99, 100, P.ANY}) do
+        local word = words[verb]
+        assert.are.equal(P.print(build(target, word)), P.say(verb, target, word))
+        n = n + 1
+      end
+    end
+    assert.are.equal(66, n)
+    assert.are.equal("Over", P.say("OVER"))
+    assert.are.equal("Skip", P.say("SKIP"))
+    assert.are.equal("ESTIMATE Agent[03] VILLAGER", P.say("ESTIMATE", 3, "VILLAGER"))
+    -- the builders' checks
+    assert.has_error(function() P.say("VOTE", 0) end)
+    assert.has_error(function() P.say("VOTE", "3") end)
+    assert.has_error(function() P.say("ESTIMATE", 3, "KING") end)
+    assert.has_error(function() P.say("ESTIMATE", 3) end)
+    assert.has_error(function() P.say("DIVINED", 3, "SEER") end)
+    -- verbs that are not about one agent
+    assert.has_error(function() P.say("REQUEST", 3) end)
+    assert.has_error(function() P.say("AGREE", 3) end)
+    assert.has_error(function() P.say("vote", 3) end)
+  end)
+
   it("raises on misuse", function()
     assert.has_error(function() P.vote(0) end)
     assert.has_error(function() P.vote("3") end)
