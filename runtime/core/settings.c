@@ -6,65 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const role_names[AW_NROLES] = {
-    "BODYGUARD", "FREEMASON", "MEDIUM", "POSSESSED", "SEER", "VILLAGER", "WEREWOLF", "FOX",
-};
-
-const char *aw_role_name(aw_role r)
-{
-    if (r < 0 || r >= AW_NROLES)
-        return "NONE";
-    return role_names[r];
-}
-
-aw_role aw_role_parse(const char *s)
-{
-    for (int r = 0; r < AW_NROLES; r++)
-        if (strcmp(s, role_names[r]) == 0)
-            return (aw_role)r;
-    return AW_ROLE_NONE;
-}
-
-aw_species aw_role_species(aw_role r)
-{
-    return r == AW_WEREWOLF ? AW_WOLF : AW_HUMAN;
-}
-
-aw_team aw_role_team(aw_role r)
-{
-    switch (r) {
-    case AW_WEREWOLF:
-    case AW_POSSESSED:
-        return AW_TEAM_WEREWOLF;
-    case AW_FOX:
-        return AW_TEAM_OTHERS;
-    case AW_ROLE_NONE:
-    case AW_NROLES:
-        return AW_TEAM_NONE;
-    default:
-        return AW_TEAM_VILLAGER;
-    }
-}
-
-const char *aw_species_name(aw_species s)
-{
-    return s == AW_WOLF ? "WEREWOLF" : "HUMAN";
-}
-
-const char *aw_team_name(aw_team t)
-{
-    switch (t) {
-    case AW_TEAM_VILLAGER:
-        return "VILLAGER";
-    case AW_TEAM_WEREWOLF:
-        return "WEREWOLF";
-    case AW_TEAM_OTHERS:
-        return "OTHERS";
-    default:
-        return "NONE";
-    }
-}
-
 int aw_default_roles(int players, int counts[AW_NROLES], aw_error *err)
 {
     memset(counts, 0, sizeof(int) * AW_NROLES);
