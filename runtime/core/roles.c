@@ -9,13 +9,14 @@
 #define NIGHT_GUARD AW_NIGHT_GUARD
 #define NIGHT_ATTACK AW_NIGHT_ATTACK
 static const aw_role_info role_table[AW_NROLES] = {
-#define AW_ROLE(id, nm, tm, sp, wf, nt, fl, md, sup) \
-    {.name = nm, .team = AW_TEAM_##tm, .species = AW_##sp, .wolf = wf, .night = NIGHT_##nt, .fellows = fl, .medium = md, .supported = sup},
+#define AW_ROLE(id, nm, tm, sp, wf, nt, fl, md, sup, e, j)                                                    \
+    {.name = nm, .team = AW_TEAM_##tm, .species = AW_##sp, .wolf = wf, .night = NIGHT_##nt, .fellows = fl,   \
+     .medium = md, .supported = sup, .en = e, .ja = j},
 #include "roles.def"
 #undef AW_ROLE
 };
 
-static const aw_role_info no_role = {.name = "NONE", .team = AW_TEAM_NONE, .species = AW_HUMAN};
+static const aw_role_info no_role = {.name = "NONE", .team = AW_TEAM_NONE, .species = AW_HUMAN, .en = "?", .ja = "?"};
 
 const aw_role_info *aw_role_info_of(aw_role r)
 {

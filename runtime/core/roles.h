@@ -10,7 +10,7 @@
 /* Roles in the official enum order (the order roles are dealt in). */
 typedef enum aw_role {
     AW_ROLE_NONE = -1,
-#define AW_ROLE(id, name, team, species, wolf, night, fellows, medium, supported) AW_##id,
+#define AW_ROLE(id, name, team, species, wolf, night, fellows, medium, supported, en, ja) AW_##id,
 #include "roles.def"
 #undef AW_ROLE
     AW_NROLES
@@ -37,6 +37,7 @@ typedef struct aw_role_info {
     bool fellows;          /* holders see each other's role */
     bool medium;           /* learns the species of the agent executed the day before */
     bool supported;        /* the engine and the log checker can play it */
+    const char *en, *ja;   /* a holder described in a sentence: "a seer", "占い師" */
 } aw_role_info;
 
 /* The descriptor of r; for AW_ROLE_NONE or anything out of range, a
