@@ -83,14 +83,14 @@ void aw_roles_by_name(aw_role out[AW_NROLES])
     }
 }
 
-void aw_role_list(char *buf, unsigned size, const char *sep)
+void aw_role_list(char *buf, unsigned size, const char *sep, bool supported_only)
 {
     size_t used = 0;
     if (!size)
         return;
     buf[0] = '\0';
     for (int r = 0; r < AW_NROLES && used + 1 < size; r++) {
-        if (!role_table[r].supported)
+        if (supported_only && !role_table[r].supported)
             continue;
         int k = snprintf(buf + used, size - used, "%s%s", used ? sep : "", role_table[r].name);
         if (k < 0)

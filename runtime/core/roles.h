@@ -56,8 +56,9 @@ const char *aw_team_name(aw_team t);          /* "VILLAGER" / "WEREWOLF" / "OTHE
  * fills out[0..AW_NROLES). */
 void aw_roles_by_name(aw_role out[AW_NROLES]);
 
-/* Writes the names of the supported roles in enum order, separated by sep,
- * into buf (for error messages that list the roles); truncates to size. */
-void aw_role_list(char *buf, unsigned size, const char *sep);
+/* Writes the role names in enum order (only the supported ones when
+ * supported_only), separated by sep, into buf (for messages that list the
+ * roles); truncates to size. */
+void aw_role_list(char *buf, unsigned size, const char *sep, bool supported_only);
 
 #endif

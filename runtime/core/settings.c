@@ -60,7 +60,7 @@ int aw_parse_roles(const char *spec, int counts[AW_NROLES], int *players, aw_err
         aw_role r = aw_role_parse(item);
         if (r == AW_ROLE_NONE) {
             char names[256];
-            aw_role_list(names, sizeof names, " ");
+            aw_role_list(names, sizeof names, " ", true);
             return aw_fail(err, AW_EINVAL, "unknown role '%s' (roles: %s)", item, names);
         }
         long n;

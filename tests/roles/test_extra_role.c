@@ -37,9 +37,11 @@ static void test_table(void)
     aw_buf_free(&b);
 
     char names[256];
-    aw_role_list(names, sizeof names, " ");
+    aw_role_list(names, sizeof names, " ", true);
     CHECK_STR(names, "BODYGUARD FREEMASON MEDIUM POSSESSED SEER VILLAGER WEREWOLF ORACLE");
-    aw_role_list(names, 12, " "); /* truncated, still terminated */
+    aw_role_list(names, sizeof names, ", ", false);
+    CHECK_STR(names, "BODYGUARD, FREEMASON, MEDIUM, POSSESSED, SEER, VILLAGER, WEREWOLF, FOX, ORACLE");
+    aw_role_list(names, 12, " ", false); /* truncated, still terminated */
     CHECK(strlen(names) < 12);
 }
 
