@@ -85,10 +85,12 @@ int cmd_connect(int argc, char **argv)
                 return bad("-n: '%s' is not a name (1 to 64 bytes, one line, no commas)", v);
             name = v;
         } else if (!strcmp(o, "-r") || !strcmp(o, "--role")) {
-            if (aw_role_parse(v) == AW_ROLE_NONE)
-                return bad("-r: '%s' is not a role (BODYGUARD, FREEMASON, MEDIUM, POSSESSED, SEER, VILLAGER, "
-                           "WEREWOLF, FOX)",
-                           v);
+            if (aw_role_parse(v) == AW_ROLE_NONE) {
+                char names[256], fmt[300];
+                aw_role_list(names, sizeof names, ", ", false); /* role names: no '%' */
+                snprintf(fmt, sizeof fmt, "-r: '%%s' is not a role (%s)", names);
+                return bad(fmt, v);
+            }
             role = v;
         } else if (!strcmp(o, "--budget")) {
             if (aw_parse_long(v, 1, 3600000, &budget) != 0)

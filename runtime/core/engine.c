@@ -144,7 +144,7 @@ static aw_event event_of(aw_event_kind kind)
 
 static bool is_wolf(const aw_engine *g, int a)
 {
-    return g->st.role[a] == AW_WEREWOLF;
+    return aw_role_is_wolf(g->st.role[a]);
 }
 
 static int count_alive(const aw_engine *g, bool wolves)
@@ -167,16 +167,18 @@ static aw_team winner_now(const aw_engine *g)
 }
 
 /* Fills out with the living agents (ascending) that satisfy the filter. */
-enum pick { PICK_ALIVE, PICK_WOLVES, PICK_HUMANS, PICK_ROLE };
+enum pick { PICK_ALIVE, PICK_WOLVES, PICK_HUMANS, PICK_NIGHT };
 
-static int living(const aw_engine *g, enum pick p, aw_role role, int *out)
+/* The living agents p picks, in ascending order; PICK_NIGHT picks the
+ * holders of roles whose night action is night. */
+static int living(const aw_engine *g, enum pick p, aw_night_action night, int *out)
 {
     int n = 0;
     for (int a = 1; a <= g->st.n; a++) {
         if (!g->st.alive[a])
             continue;
         if ((p == PICK_WOLVES && !is_wolf(g, a)) || (p == PICK_HUMANS && is_wolf(g, a)) ||
-            (p == PICK_ROLE && g->st.role[a] != role))
+            (p == PICK_NIGHT && aw_role_info_of(g->st.role[a])->night != night))
             continue;
         out[n++] = a;
     }
@@ -427,7 +429,7 @@ static enum state chan_turn(aw_engine *g, chan *ch)
         ch->active = false;
         return ch->ret;
     }
-    ch->norder = living(g, ch->whisper ? PICK_WOLVES : PICK_ALIVE, AW_ROLE_NONE, ch->order);
+    ch->norder = living(g, ch->whisper ? PICK_WOLVES : PICK_ALIVE, AW_NIGHT_NONE, ch->order);
     random_order(g, ch->whisper ? AW_CHOICE_WHISPER_ORDER : AW_CHOICE_TALK_ORDER, ch->order, ch->norder);
     ch->pos = 0;
     ch->turn_all_over = true;
@@ -703,7 +705,7 @@ static enum state night_end(aw_engine *g)
     note_day_counts(g);
     int medium = 0;
     for (int a = 1; a <= st->n && !medium; a++)
-        if (st->role[a] == AW_MEDIUM)
+        if (aw_role_info_of(st->role[a])->medium)
             medium = a;
 
     st->day++;
@@ -823,7 +825,7 @@ static void step(aw_engine *g)
         }
         return;
     case ST_VOTE_ASK:
-        n = living(g, PICK_ALIVE, AW_ROLE_NONE, seats);
+        n = living(g, PICK_ALIVE, AW_NIGHT_NONE, seats);
         issue(g, AW_REQ_VOTE, seats, n);
         g->state = ST_VOTE_DONE;
         return;
@@ -831,7 +833,7 @@ static void step(aw_engine *g)
         g->state = vote_done(g);
         return;
     case ST_DIVINE_ASK:
-        n = living(g, PICK_ROLE, AW_SEER, seats);
+        n = living(g, PICK_NIGHT, AW_NIGHT_DIVINE, seats);
         if (n) {
             issue(g, AW_REQ_DIVINE, seats, n);
             g->state = ST_DIVINE_DONE;
@@ -851,7 +853,7 @@ static void step(aw_engine *g)
             g->state = ST_GUARD_ASK;
         return;
     case ST_GUARD_ASK:
-        n = living(g, PICK_ROLE, AW_BODYGUARD, seats);
+        n = living(g, PICK_NIGHT, AW_NIGHT_GUARD, seats);
         if (n) {
             issue(g, AW_REQ_GUARD, seats, n);
             g->state = ST_GUARD_DONE;
@@ -873,7 +875,7 @@ static void step(aw_engine *g)
             g->state = ST_ATTACK_ISSUE;
         return;
     case ST_ATTACK_ISSUE:
-        n = living(g, PICK_WOLVES, AW_ROLE_NONE, seats);
+        n = living(g, PICK_WOLVES, AW_NIGHT_NONE, seats);
         issue(g, AW_REQ_ATTACK, seats, n);
         g->state = ST_ATTACK_DONE;
         return;

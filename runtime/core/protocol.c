@@ -112,22 +112,13 @@ void aw_verb_arity(aw_verb v, size_t *min, size_t *max)
         *max = hi;
 }
 
-/* Role names the official Role enum knows (valueOf is exact). */
-static const struct {
-    const char *name;
-    aw_role role;
-} role_names[] = {
-    {"BODYGUARD", AW_BODYGUARD}, {"FREEMASON", AW_FREEMASON}, {"MEDIUM", AW_MEDIUM},     {"POSSESSED", AW_POSSESSED},
-    {"SEER", AW_SEER},           {"VILLAGER", AW_VILLAGER},   {"WEREWOLF", AW_WEREWOLF}, {"FOX", AW_FOX},
-    {"ANY", AW_ROLE_ANY},
-};
-
+/* A role name in talk text: a role of the table (the official Role enum's
+ * names; valueOf is exact) or ANY. */
 const char *aw_protocol_role_name(aw_role r)
 {
-    for (size_t i = 0; i < sizeof role_names / sizeof role_names[0]; i++)
-        if (role_names[i].role == r)
-            return role_names[i].name;
-    return "?";
+    if (r == AW_ROLE_ANY)
+        return "ANY";
+    return r >= 0 && r < AW_NROLES ? aw_role_name(r) : "?";
 }
 
 const char *aw_protocol_species_name(aw_species s)
@@ -607,9 +598,9 @@ static int parse_node(parser *P, size_t b, size_t e, int depth, aw_sentence **ou
             size_t w = upper_word(P, pos, end);
             bool found = false;
             if (flags & AW_HAS_ROLE) {
-                for (size_t k = 0; k < sizeof role_names / sizeof role_names[0] && !found; k++)
-                    if (w && word_is(P, pos, w, role_names[k].name)) {
-                        node->role = role_names[k].role;
+                for (int k = AW_ROLE_ANY; k < AW_NROLES && !found; k++)
+                    if (k != AW_ROLE_NONE && w && word_is(P, pos, w, aw_protocol_role_name((aw_role)k))) {
+                        node->role = (aw_role)k;
                         found = true;
                     }
                 if (!found) {
@@ -884,18 +875,18 @@ int aw_protocol_check_game(const aw_sentence *s, const aw_protocol_game *g, aw_e
 
 typedef struct lang_words {
     const char *any, *speaker, *someone;
-    const char *role[AW_NROLES];
+    bool ja; /* the role's phrase in Japanese (roles.def) */
     const char *role_any, *human, *wolf, *species_any;
 } lang_words;
 
 static const lang_words en = {
     "anyone", "the speaker", "someone",
-    {"a bodyguard", "a freemason", "a medium", "possessed", "a seer", "a villager", "a werewolf", "a fox"},
+    false,
     "some role", "human", "a werewolf", "human or werewolf",
 };
 static const lang_words ja = {
     "誰か", "発話者", "誰か",
-    {"狩人", "共有者", "霊媒師", "狂人", "占い師", "村人", "人狼", "妖狐"},
+    true,
     "何らかの役職", "人間", "人狼", "人間か人狼",
 };
 
@@ -911,7 +902,8 @@ static void d_agent(aw_buf *o, const lang_words *w, int a)
 
 static const char *d_role(const lang_words *w, aw_role r)
 {
-    return r == AW_ROLE_ANY ? w->role_any : (r >= 0 && r < AW_NROLES) ? w->role[r] : "?";
+    const aw_role_info *i = aw_role_info_of(r);
+    return r == AW_ROLE_ANY ? w->role_any : w->ja ? i->ja : i->en;
 }
 
 static const char *d_species(const lang_words *w, aw_species s)

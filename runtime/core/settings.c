@@ -1,69 +1,10 @@
-/* settings: role names, the official role tables, the three presets and
- * "name=value" overrides. Uses util. */
+/* settings: the official role tables, the three presets and
+ * "name=value" overrides. Uses roles and util. */
 #include "settings.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static const char *const role_names[AW_NROLES] = {
-    "BODYGUARD", "FREEMASON", "MEDIUM", "POSSESSED", "SEER", "VILLAGER", "WEREWOLF", "FOX",
-};
-
-const char *aw_role_name(aw_role r)
-{
-    if (r < 0 || r >= AW_NROLES)
-        return "NONE";
-    return role_names[r];
-}
-
-aw_role aw_role_parse(const char *s)
-{
-    for (int r = 0; r < AW_NROLES; r++)
-        if (strcmp(s, role_names[r]) == 0)
-            return (aw_role)r;
-    return AW_ROLE_NONE;
-}
-
-aw_species aw_role_species(aw_role r)
-{
-    return r == AW_WEREWOLF ? AW_WOLF : AW_HUMAN;
-}
-
-aw_team aw_role_team(aw_role r)
-{
-    switch (r) {
-    case AW_WEREWOLF:
-    case AW_POSSESSED:
-        return AW_TEAM_WEREWOLF;
-    case AW_FOX:
-        return AW_TEAM_OTHERS;
-    case AW_ROLE_NONE:
-    case AW_NROLES:
-        return AW_TEAM_NONE;
-    default:
-        return AW_TEAM_VILLAGER;
-    }
-}
-
-const char *aw_species_name(aw_species s)
-{
-    return s == AW_WOLF ? "WEREWOLF" : "HUMAN";
-}
-
-const char *aw_team_name(aw_team t)
-{
-    switch (t) {
-    case AW_TEAM_VILLAGER:
-        return "VILLAGER";
-    case AW_TEAM_WEREWOLF:
-        return "WEREWOLF";
-    case AW_TEAM_OTHERS:
-        return "OTHERS";
-    default:
-        return "NONE";
-    }
-}
 
 int aw_default_roles(int players, int counts[AW_NROLES], aw_error *err)
 {
@@ -117,10 +58,11 @@ int aw_parse_roles(const char *spec, int counts[AW_NROLES], int *players, aw_err
             if (*c >= 'a' && *c <= 'z')
                 *c = (char)(*c - 'a' + 'A');
         aw_role r = aw_role_parse(item);
-        if (r == AW_ROLE_NONE)
-            return aw_fail(err, AW_EINVAL,
-                           "unknown role '%s' (roles: BODYGUARD FREEMASON MEDIUM POSSESSED SEER VILLAGER WEREWOLF)",
-                           item);
+        if (r == AW_ROLE_NONE) {
+            char names[256];
+            aw_role_list(names, sizeof names, " ", true);
+            return aw_fail(err, AW_EINVAL, "unknown role '%s' (roles: %s)", item, names);
+        }
         long n;
         if (aw_parse_long(eq + 1, 0, AW_MAX_PLAYERS, &n) != 0)
             return aw_fail(err, AW_EINVAL, "bad count '%s' for %s (0 to %d)", eq + 1, item, AW_MAX_PLAYERS);
@@ -371,6 +313,16 @@ void aw_settings_describe(const aw_settings *s, aw_buf *buf)
     }
 }
 
+/* The werewolves the role table deals (every role that counts as one). */
+static int wolf_count(const aw_settings *s)
+{
+    int n = 0;
+    for (int r = 0; r < AW_NROLES; r++)
+        if (aw_role_is_wolf((aw_role)r))
+            n += s->role_count[r];
+    return n;
+}
+
 int aw_settings_check(const aw_settings *s, aw_error *err)
 {
     if (s->players < AW_MIN_PLAYERS || s->players > AW_MAX_PLAYERS)
@@ -384,9 +336,10 @@ int aw_settings_check(const aw_settings *s, aw_error *err)
     }
     if (total != s->players)
         return aw_fail(err, AW_EINVAL, "the roles add up to %d players, but the game has %d", total, s->players);
-    if (s->role_count[AW_FOX])
-        return aw_fail(err, AW_EINVAL, "the FOX role is not supported");
-    if (s->role_count[AW_WEREWOLF] < 1)
+    for (int r = 0; r < AW_NROLES; r++)
+        if (s->role_count[r] && !aw_role_info_of((aw_role)r)->supported)
+            return aw_fail(err, AW_EINVAL, "the %s role is not supported", aw_role_name((aw_role)r));
+    if (wolf_count(s) < 1)
         return aw_fail(err, AW_EINVAL, "a game needs at least one WEREWOLF");
     return 0;
 }
@@ -396,10 +349,11 @@ int aw_settings_check_playable(const aw_settings *s, aw_error *err)
     int rc = aw_settings_check(s, err);
     if (rc < 0)
         return rc;
-    int humans = s->players - s->role_count[AW_WEREWOLF];
-    if (humans <= s->role_count[AW_WEREWOLF])
+    int wolves = wolf_count(s);
+    int humans = s->players - wolves;
+    if (humans <= wolves)
         return aw_fail(err, AW_EINVAL,
                        "impossible role table: %d werewolves against %d humans is decided before it starts",
-                       s->role_count[AW_WEREWOLF], humans);
+                       wolves, humans);
     return 0;
 }

@@ -1,41 +1,18 @@
 /* settings: roles, teams and every named rule setting of a game, with the
  * three presets (aiwolf, seed2015, regulation) and the official role tables.
  * Every difference between rule sets is one field here, so users can mix them
- * ("--preset aiwolf --set max_revote=0"). Uses only util. */
+ * ("--preset aiwolf --set max_revote=0"). Uses roles and util. */
 #ifndef AW_SETTINGS_H
 #define AW_SETTINGS_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "roles.h"
 #include "util.h"
 
 #define AW_MIN_PLAYERS 3
 #define AW_MAX_PLAYERS 18
-
-/* Roles in the official enum order (the order roles are dealt in). */
-typedef enum aw_role {
-    AW_ROLE_NONE = -1,
-    AW_BODYGUARD = 0,
-    AW_FREEMASON,
-    AW_MEDIUM,
-    AW_POSSESSED,
-    AW_SEER,
-    AW_VILLAGER,
-    AW_WEREWOLF,
-    AW_FOX,
-    AW_NROLES
-} aw_role;
-
-typedef enum aw_species { AW_HUMAN = 0, AW_WOLF = 1 } aw_species;
-typedef enum aw_team { AW_TEAM_NONE = -1, AW_TEAM_VILLAGER = 0, AW_TEAM_WEREWOLF, AW_TEAM_OTHERS } aw_team;
-
-const char *aw_role_name(aw_role r);          /* "SEER"; "NONE" for AW_ROLE_NONE */
-aw_role aw_role_parse(const char *s);          /* exact upper-case name, or AW_ROLE_NONE */
-aw_species aw_role_species(aw_role r);        /* only WEREWOLF is AW_WOLF */
-aw_team aw_role_team(aw_role r);
-const char *aw_species_name(aw_species s);    /* "HUMAN" / "WEREWOLF" */
-const char *aw_team_name(aw_team t);          /* "VILLAGER" / "WEREWOLF" / "OTHERS" */
 
 /* How the talk phase is organised. */
 typedef enum aw_talk_mode {

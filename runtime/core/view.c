@@ -14,7 +14,8 @@ void aw_view_build(const aw_engine *g, int agent, aw_req_kind kind, aw_info *out
     out->n = st->n;
     aw_role me = st->role[agent];
     out->my_role = me;
-    bool wolf = me == AW_WEREWOLF;
+    const aw_role_info *mine = aw_role_info_of(me);
+    bool wolf = mine->wolf;
     bool reveal_all = kind == AW_REQ_FINISH;
 
     for (int a = 0; a <= AW_MAX_PLAYERS; a++) {
@@ -25,8 +26,8 @@ void aw_view_build(const aw_engine *g, int agent, aw_req_kind kind, aw_info *out
     for (int a = 1; a <= st->n; a++) {
         out->alive[a] = st->alive[a];
         aw_role r = st->role[a];
-        /* Werewolves know each other; so do freemasons. */
-        if (reveal_all || a == agent || (wolf && r == AW_WEREWOLF) || (me == AW_FREEMASON && r == AW_FREEMASON))
+        /* Holders of a role with fellows (werewolves, freemasons) know each other. */
+        if (reveal_all || a == agent || (mine->fellows && r == me))
             out->role[a] = r;
         out->remain_talk[a] = st->remain_talk[a];
         if (wolf)
@@ -52,9 +53,9 @@ void aw_view_build(const aw_engine *g, int agent, aw_req_kind kind, aw_info *out
     memcpy(out->last_dead, st->last_dead, sizeof out->last_dead);
     out->nlast_dead = st->nlast_dead;
 
-    if (me == AW_SEER && st->divine_result.agent == agent)
+    if (mine->night == AW_NIGHT_DIVINE && st->divine_result.agent == agent)
         out->divine_result = st->divine_result;
-    if (me == AW_MEDIUM && st->medium_result.agent) {
+    if (mine->medium && st->medium_result.agent) {
         /* every medium learns it, each as its own judge */
         out->medium_result = st->medium_result;
         out->medium_result.agent = agent;
@@ -66,6 +67,6 @@ void aw_view_build(const aw_engine *g, int agent, aw_req_kind kind, aw_info *out
         out->latest_attack_votes = st->latest_attack_votes;
         out->nlatest_attack_votes = st->nlatest_attack_votes;
     }
-    if (me == AW_BODYGUARD)
+    if (mine->night == AW_NIGHT_GUARD)
         out->guarded = st->guarded;
 }

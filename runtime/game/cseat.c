@@ -27,7 +27,7 @@ static int pick(cseat *c, const aw_info *info, bool humans_only)
 {
     int cand[AW_MAX_PLAYERS], n = 0;
     for (int a = 1; a <= info->n; a++)
-        if (info->alive[a] && a != info->agent && !(humans_only && info->role[a] == AW_WEREWOLF))
+        if (info->alive[a] && a != info->agent && !(humans_only && aw_role_is_wolf(info->role[a])))
             cand[n++] = a;
     return n ? cand[aw_rng_below(&c->rng, (uint32_t)n)] : AW_NO_AGENT;
 }
@@ -96,7 +96,7 @@ static int wrong_target(cseat *c, const aw_info *info)
         return -1;
     default:
         for (int a = 1; a <= info->n; a++)
-            if (a != info->agent && info->role[a] == AW_WEREWOLF)
+            if (a != info->agent && aw_role_is_wolf(info->role[a]))
                 return a;
         return 0;
     }

@@ -205,7 +205,7 @@ void aw_game_end(aw_game *gm, aw_game_result *res)
             res->role[a] = st->role[a];
             res->alive[a] = st->alive[a];
             if (st->alive[a]) {
-                if (st->role[a] == AW_WEREWOLF)
+                if (aw_role_is_wolf(st->role[a]))
                     res->wolves++;
                 else
                     res->humans++;

@@ -196,7 +196,13 @@ __attribute__((format(printf, 3, 4))) static int fail(ctx *c, const rec *r, cons
 
 static bool is_wolf(const ctx *c, int i)
 {
-    return c->role[i] == AW_WEREWOLF;
+    return aw_role_is_wolf(c->role[i]);
+}
+
+/* Whether agent i's role has the night action n. */
+static bool acts(const ctx *c, int i, aw_night_action n)
+{
+    return aw_role_info_of(c->role[i])->night == n;
 }
 
 static int count_alive(const ctx *c, int want_wolf)
@@ -676,7 +682,7 @@ static int divine_phase(ctx *c)
         const rec *r = cur(c);
         int a = r->a;
         TRY(check_agent(c, r, a, "seer"));
-        if (c->role[a] != AW_SEER)
+        if (!acts(c, a, AW_NIGHT_DIVINE))
             return fail(c, r, "agent %d divines but is a %s (only the seer divines)", a, rname(c, a));
         if (!c->alive[a])
             return fail(c, r, "seer %d divines but is dead (%s on day %ld)", a, c->died_how[a], c->died_day[a]);
@@ -700,7 +706,7 @@ static int divine_phase(ctx *c)
     }
     if (s->invalid_divine == AW_INVALID_RANDOM)
         for (int i = 1; i <= c->n; i++)
-            if (c->alive[i] && c->role[i] == AW_SEER && !done[i])
+            if (c->alive[i] && acts(c, i, AW_NIGHT_DIVINE) && !done[i])
                 return fail(c, cur(c),
                             "seer %d did not divine (under invalid_divine=random every living seer "
                             "divines each night)",
@@ -719,7 +725,7 @@ static int guard_phase(ctx *c)
         const rec *r = cur(c);
         int a = r->a;
         TRY(check_agent(c, r, a, "bodyguard"));
-        if (c->role[a] != AW_BODYGUARD)
+        if (!acts(c, a, AW_NIGHT_GUARD))
             return fail(c, r, "agent %d guards but is a %s (only the bodyguard guards)", a, rname(c, a));
         if (!c->alive[a])
             return fail(c, r, "bodyguard %d guards but is dead (%s on day %ld)", a, c->died_how[a], c->died_day[a]);
@@ -745,7 +751,7 @@ static int guard_phase(ctx *c)
     }
     if (s->invalid_guard == AW_INVALID_RANDOM)
         for (int i = 1; i <= c->n; i++)
-            if (c->alive[i] && c->role[i] == AW_BODYGUARD && !done[i])
+            if (c->alive[i] && acts(c, i, AW_NIGHT_GUARD) && !done[i])
                 return fail(c, cur(c),
                             "bodyguard %d did not guard (under invalid_guard=random every living "
                             "bodyguard guards each night)",
@@ -1071,8 +1077,8 @@ static int first_status_block(ctx *c)
             return fail(c, r, "more than %d players", MAXP);
         if (!r->flag)
             return fail(c, r, "agent %d is DEAD on day 0 (everybody starts alive)", i);
-        if (r->role == AW_FOX)
-            return fail(c, r, "the FOX role is not supported by this checker");
+        if (r->role != AW_ROLE_NONE && !aw_role_info_of(r->role)->supported)
+            return fail(c, r, "the %s role is not supported by this checker", aw_role_name(r->role));
         c->n = i;
         c->role[i] = r->role;
         c->alive[i] = true;

@@ -127,7 +127,9 @@ static int parse_role(field f, aw_role *out, char *why, size_t whycap)
         }
     }
     show_field(shown, sizeof shown, f);
-    return BAD("'%s' is not a role (BODYGUARD FREEMASON MEDIUM POSSESSED SEER VILLAGER WEREWOLF FOX)", shown);
+    char names[256];
+    aw_role_list(names, sizeof names, " ", false);
+    return BAD("'%s' is not a role (%s)", shown, names);
 }
 
 /* Parses one line (without its newline) into r; on a format error returns -1

@@ -343,7 +343,7 @@ static int round_top(const cutter *c, int from, int to, int *cand)
         count[av_line(c, i)->b]++;
     if (!c->r->set.enable_no_attack)
         for (int a = 1; a <= st->n; a++)
-            if (st->alive[a] && st->role[a] != AW_WEREWOLF)
+            if (st->alive[a] && !aw_role_is_wolf(st->role[a]))
                 count[a]++;
     int max = 0, ncand = 0;
     for (int a = 1; a <= st->n; a++)
@@ -364,7 +364,7 @@ static bool vote_fits(const cutter *c, int i)
     const aw_logline *l = av_line(c, i);
     const aw_state *st = c->st;
     return l->a >= 1 && l->a <= st->n && c->voter[l->a] && l->b >= 1 && l->b <= st->n && st->alive[l->b] &&
-           st->role[l->b] != AW_WEREWOLF;
+           !aw_role_is_wolf(st->role[l->b]);
 }
 
 /* What round number `round` holding votes [from, to) leads to: -1 a revote;
@@ -465,7 +465,7 @@ static void plan_attack(replay *r, int d)
     c.rounds = maxrounds;
     c.target = ds->attack < 0 ? -2 : r->lines[ds->attack].l.a;
     for (int a = 1; a <= c.st->n; a++)
-        c.voter[a] = c.st->alive[a] && c.st->role[a] == AW_WEREWOLF;
+        c.voter[a] = c.st->alive[a] && aw_role_is_wolf(c.st->role[a]);
     if (maxrounds <= 1000 && ((size_t)m + 1) * (size_t)maxrounds <= 1000000) {
         c.segs = aw_xmalloc(sizeof(seg) * ((size_t)m + 1));
         c.path = aw_xmalloc(sizeof(seg) * (size_t)maxrounds);
@@ -713,7 +713,7 @@ static int on_choose(void *ud, aw_choice kind, int agent, const int *options, in
         bool talk = kind == AW_CHOICE_TALK_ORDER;
         int members = 0;
         for (int a = 1; a <= st->n; a++)
-            if (st->alive[a] && (talk || st->role[a] == AW_WEREWOLF))
+            if (st->alive[a] && (talk || aw_role_is_wolf(st->role[a])))
                 members++;
         int k = (talk ? st->ntalks : st->nwhispers) + (members - n);
         const ivec *list = ds ? (talk ? &ds->talk : &ds->whisper) : NULL;
@@ -770,7 +770,7 @@ static bool marked_rounds(const replay *r, const aw_state *st)
 {
     int wolves = 0;
     for (int a = 1; a <= st->n; a++)
-        if (st->alive[a] && st->role[a] == AW_WEREWOLF)
+        if (st->alive[a] && aw_role_is_wolf(st->role[a]))
             wolves++;
     return r->set.whisper_before_revote && (wolves >= 2 || (wolves == 1 && r->set.whisper_single_wolf));
 }

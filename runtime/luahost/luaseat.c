@@ -862,10 +862,10 @@ static void push_info(lua_State *L, luaseat *s, const aw_info *in)
         /* existingRoleList, sorted by name as the official server sends it; the
          * same all game */
         lua_createtable(L, AW_NROLES, 0);
-        const aw_role by_name[] = {AW_BODYGUARD, AW_FOX,      AW_FREEMASON, AW_MEDIUM,
-                                   AW_POSSESSED, AW_SEER,     AW_VILLAGER,  AW_WEREWOLF};
+        aw_role by_name[AW_NROLES];
+        aw_roles_by_name(by_name);
         int k = 0;
-        for (size_t i = 0; i < sizeof by_name / sizeof by_name[0]; i++)
+        for (int i = 0; i < AW_NROLES; i++)
             if (in->existing_role[by_name[i]]) {
                 lua_rawgeti(L, kv, K_ROLES + by_name[i]);
                 lua_rawseti(L, -2, ++k);

@@ -45,14 +45,21 @@ bool aw_wire_request_has_reply(int request)
     return aw_req_needs_reply((aw_req_kind)request);
 }
 
-/* existingRoleList is sorted by name. */
-static const aw_role roles_by_name[] = {AW_BODYGUARD, AW_FOX,      AW_FREEMASON, AW_MEDIUM,
-                                        AW_POSSESSED, AW_SEER,     AW_VILLAGER,  AW_WEREWOLF};
-
 /* roleNumMap comes in the iteration order of the official server's HashMap
- * (the same in every recording); -1 stands for ANY. */
-static const int role_num_order[] = {AW_FREEMASON, AW_SEER, AW_VILLAGER, AW_POSSESSED, -1,
-                                     AW_FOX,       AW_BODYGUARD, AW_MEDIUM, AW_WEREWOLF};
+ * (the same in every recording): a fact of the wire format, not of the
+ * roles. A role of the table the official server does not know follows in
+ * enum order. */
+static const char *const role_num_order[] = {"FREEMASON", "SEER",      "VILLAGER", "POSSESSED", "ANY",
+                                             "FOX",       "BODYGUARD", "MEDIUM",   "WEREWOLF"};
+#define NROLE_NUM_ORDER (sizeof role_num_order / sizeof role_num_order[0])
+
+static bool role_num_listed(aw_role r)
+{
+    for (size_t i = 0; i < NROLE_NUM_ORDER; i++)
+        if (strcmp(aw_role_name(r), role_num_order[i]) == 0)
+            return true;
+    return false;
+}
 
 /* ---- settings ------------------------------------------------------------- */
 
@@ -219,9 +226,11 @@ static json_t *jinfo(const aw_info *v, int cursed_fox, const aw_talk *whispers, 
     oset(o, "divineResult", jjudge(&v->divine_result));
     oset(o, "executedAgent", jagent(v->executed));
     json_t *roles = json_array();
-    for (size_t i = 0; i < sizeof roles_by_name / sizeof roles_by_name[0]; i++)
-        if (v->existing_role[roles_by_name[i]])
-            json_array_append_new(roles, json_string(aw_role_name(roles_by_name[i])));
+    aw_role by_name[AW_NROLES]; /* existingRoleList is sorted by name */
+    aw_roles_by_name(by_name);
+    for (int i = 0; i < AW_NROLES; i++)
+        if (v->existing_role[by_name[i]])
+            json_array_append_new(roles, json_string(aw_role_name(by_name[i])));
     oset(o, "existingRoleList", roles);
     oset(o, "guardedAgent", jagent(v->guarded));
     json_t *dead = json_array();
@@ -271,10 +280,16 @@ static json_t *jsetting(const aw_wire_setting *w)
     oset(o, "playerNum", json_integer(w->player_num));
     oset(o, "randomSeed", json_integer((json_int_t)w->random_seed));
     json_t *rn = json_object();
-    for (size_t i = 0; i < sizeof role_num_order / sizeof role_num_order[0]; i++) {
-        int r = role_num_order[i];
-        oset(rn, r < 0 ? "ANY" : aw_role_name((aw_role)r), json_integer(r < 0 ? w->role_num_any : w->role_num[r]));
+    for (size_t i = 0; i < NROLE_NUM_ORDER; i++) {
+        aw_role r = aw_role_parse(role_num_order[i]);
+        if (strcmp(role_num_order[i], "ANY") == 0)
+            oset(rn, "ANY", json_integer(w->role_num_any));
+        else if (r != AW_ROLE_NONE)
+            oset(rn, role_num_order[i], json_integer(w->role_num[r]));
     }
+    for (int r = 0; r < AW_NROLES; r++)
+        if (!role_num_listed((aw_role)r))
+            oset(rn, aw_role_name((aw_role)r), json_integer(w->role_num[r]));
     oset(o, "roleNumMap", rn);
     oset(o, "talkOnFirstDay", json_boolean(w->talk_on_first_day));
     oset(o, "timeLimit", json_integer(w->time_limit));
@@ -415,7 +430,7 @@ static void info_free(aw_wire_info *w, void (*free_parsed)(void *, void *), void
 static void info_fix(aw_wire_info *w)
 {
     w->v.talks = w->talk_store;
-    w->v.whispers = w->v.my_role == AW_WEREWOLF ? w->whisper_store : NULL;
+    w->v.whispers = aw_role_is_wolf(w->v.my_role) ? w->whisper_store : NULL;
     w->v.nwhispers = w->v.whispers ? w->nwhisper_store : 0;
     w->v.votes = w->votes;
     w->v.latest_votes = w->latest_votes;
