@@ -3,9 +3,10 @@
  * protected, budgeted calls into it; the other parts are sb_budget.c (the
  * time budget, the watchdog, the last resort), sb_alloc.c (the memory cap),
  * sb_base.c (base library and coroutine replacements, load), sb_strlib.c
- * (bounded string and os functions), sb_pattern.c (the pattern matcher),
- * sb_tablib.c (table functions), sb_require.c (require) and sb_lpeg.c
- * (LPeg and its guards). sandbox_internal.h is what they share. */
+ * (bounded string functions), sb_numeral.c (tonumber and string
+ * arithmetic), sb_os.c (os.time and os.date), sb_pattern.c (the pattern
+ * matcher), sb_tablib.c (table functions), sb_require.c (require) and
+ * sb_lpeg.c (LPeg and its guards). sandbox_internal.h is what they share. */
 #include "sandbox_internal.h"
 
 /* Registry keys (their addresses are unique). */

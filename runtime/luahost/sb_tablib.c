@@ -1,4 +1,4 @@
-/* sb_tablib: table.insert/remove/move/concat/sort, charged per element. Part
+/* sb_tablib: table.insert/remove/move/concat/sort/unpack, charged per element. Part
  * of the sandbox (sandbox.h is the contract; sandbox_internal.h what the
  * parts share). */
 #include "sandbox_internal.h"
@@ -283,4 +283,26 @@ int sb_tsort(lua_State *L)
         sort_range(L, sb, 1, n, depth);
     }
     return 0;
+}
+
+/* table.unpack: a C loop that may call __index once per element, so each
+ * element is charged and the loop is stoppable (a million __index calls to
+ * a C function run no Lua instruction a hook could stop). */
+int sb_tunpack(lua_State *L)
+{
+    aw_sandbox *sb = sb_of(L);
+    lua_Integer i = luaL_optinteger(L, 2, 1);
+    lua_Integer e = luaL_opt(L, luaL_checkinteger, 3, luaL_len(L, 1));
+    if (i > e)
+        return 0;
+    lua_Unsigned n = (lua_Unsigned)e - (lua_Unsigned)i;
+    if (n >= (unsigned int)INT_MAX || !lua_checkstack(L, (int)(++n)))
+        return luaL_error(L, "too many results to unpack");
+    for (; i < e; i++) {
+        sb_charge(L, sb, 8);
+        lua_geti(L, 1, i);
+    }
+    sb_charge(L, sb, 8);
+    lua_geti(L, 1, e);
+    return (int)n;
 }
