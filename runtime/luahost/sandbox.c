@@ -21,44 +21,6 @@ static const char sb_key_maker = 0; /* the function that makes a game's globals 
 /* ------------------------------------------------------------------------ */
 /* The agent's environment.                                                 */
 
-static int sb_randomseed(lua_State *L)
-{
-    aw_sandbox *sb = sb_of(L);
-    int n = lua_gettop(L);
-    lua_pushvalue(L, lua_upvalueindex(1));
-    lua_insert(L, 1);
-    if (n == 0) { /* the stock one would seed from the clock: use the game's seed */
-        lua_pushinteger(L, (lua_Integer)sb->lim.seed);
-        n = 1;
-    }
-    lua_call(L, n, LUA_MULTRET);
-    return lua_gettop(L);
-}
-
-static void set_funcs(lua_State *L, const luaL_Reg *r)
-{
-    for (; r->name; r++) {
-        if (r->func)
-            lua_pushcfunction(L, r->func);
-        else
-            lua_pushnil(L);
-        lua_setfield(L, -2, r->name);
-    }
-}
-
-/* Replaces t[name] (t on top) by a closure of f over the old value. */
-static void wrap_field(lua_State *L, const char *name, lua_CFunction f)
-{
-    lua_getfield(L, -1, name);
-    lua_pushcclosure(L, f, 1);
-    lua_setfield(L, -2, name);
-}
-
-static void open_lib(lua_State *L, const char *name, lua_CFunction open)
-{
-    luaL_requiref(L, name, open, 1);
-}
-
 /* ------------------------------------------------------------------------ */
 /* The maker: a Lua function, compiled once per process from the template's
  * names, that returns a new copy of the globals (every library table
@@ -194,114 +156,14 @@ static int sb_setup(lua_State *L)
     lua_pushfstring(L, "time budget of %d ms exceeded", sb->lim.budget_ms);
     lua_rawsetp(L, LUA_REGISTRYINDEX, &sb_key_timeout_msg);
 
-    open_lib(L, LUA_GNAME, luaopen_base);
-    static const luaL_Reg base[] = {
-        {"dofile", NULL},  {"loadfile", NULL},           {"warn", NULL},     {"print", sb_print},
-        {"load", sb_load}, {"pcall", sb_pcall},          {"xpcall", sb_xpcall},
-        {"setmetatable", sb_setmetatable},               {"collectgarbage", sb_collectgarbage},
-        {"require", sb_require}, {"tostring", sb_tostring}, {NULL, NULL}};
-    set_funcs(L, base);
-    wrap_field(L, "tonumber", sb_tonumber);
-    lua_pop(L, 1);
-
-    open_lib(L, LUA_COLIBNAME, luaopen_coroutine);
-    static const luaL_Reg co[] = {
-        {"resume", sb_co_resume}, {"wrap", sb_co_wrap}, {"close", sb_co_close}, {NULL, NULL}};
-    set_funcs(L, co);
-    lua_pop(L, 1);
-
-    open_lib(L, LUA_TABLIBNAME, luaopen_table);
-    static const luaL_Reg tab[] = {{"insert", sb_tinsert}, {"remove", sb_tremove}, {"move", sb_tmove},
-                                   {"concat", sb_tconcat}, {"sort", sb_tsort},     {NULL, NULL}};
-    set_funcs(L, tab);
-    lua_pushcfunction(L, sb_tunpack);
-    lua_setfield(L, -2, "unpack");
-    lua_pop(L, 1);
-
-    open_lib(L, LUA_STRLIBNAME, luaopen_string);
-    static const luaL_Reg str[] = {{"dump", NULL},      {"find", sb_find}, {"match", sb_match},
-                                   {"gmatch", sb_gmatch}, {"gsub", sb_gsub}, {"rep", sb_rep},
-                                   {NULL, NULL}};
-    set_funcs(L, str);
-    wrap_field(L, "pack", sb_pack);
-    wrap_field(L, "format", sb_format);
-    static const char *const str_charged[] = {"byte", "unpack", NULL};
-    for (int i = 0; str_charged[i]; i++)
-        wrap_field(L, str_charged[i], sb_charged);
-    lua_pop(L, 1);
-    /* Strings share one metatable; getmetatable("") must not hand it out. */
-    lua_pushliteral(L, "");
-    lua_getmetatable(L, -1);
-    static const char *const arith[] = {"__add", "__sub", "__mul", "__mod", "__pow",  "__div",
-                                        "__idiv", "__unm", NULL};
-    for (int i = 0; arith[i]; i++)
-        if (lua_getfield(L, -1, arith[i]) == LUA_TFUNCTION) {
-            lua_pushcclosure(L, sb_string_arith, 1);
-            lua_setfield(L, -2, arith[i]);
-        } else {
-            lua_pop(L, 1);
-        }
-    lua_pushboolean(L, 0);
-    lua_setfield(L, -2, "__metatable");
-    lua_pop(L, 2);
-
-    open_lib(L, LUA_MATHLIBNAME, luaopen_math);
-    wrap_field(L, "randomseed", sb_randomseed);
-    lua_getfield(L, -1, "randomseed");
-    lua_pushinteger(L, (lua_Integer)sb->lim.seed);
-    lua_call(L, 1, 0);
-    lua_pop(L, 1);
-
-    open_lib(L, LUA_UTF8LIBNAME, luaopen_utf8);
-    static const char *const utf8_charged[] = {"char", "codepoint", "len", "offset", NULL};
-    for (int i = 0; utf8_charged[i]; i++)
-        wrap_field(L, utf8_charged[i], sb_charged);
-    lua_pop(L, 1);
-
-    /* os: only the clock and calendar functions. */
-    lua_pushcfunction(L, luaopen_os);
-    lua_call(L, 0, 1);
-    lua_createtable(L, 0, 4);
-    static const char *const os_keep[] = {"clock", "time", "date", "difftime", NULL};
-    for (int i = 0; os_keep[i]; i++) {
-        lua_getfield(L, -2, os_keep[i]);
-        lua_setfield(L, -2, os_keep[i]);
-    }
-    lua_remove(L, -2);
-    lua_pushcfunction(L, sb_osdate);
-    lua_setfield(L, -2, "date");
-    lua_pushcfunction(L, sb_ostime);
-    lua_setfield(L, -2, "time");
-    lua_pushcfunction(L, sb_osclock);
-    lua_setfield(L, -2, "clock");
-    luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
-    lua_pushvalue(L, -2);
-    lua_setfield(L, -2, "os");
-    lua_pop(L, 1);
-    lua_setglobal(L, "os");
-
-    /* package: loaded and preload only. */
-    lua_createtable(L, 0, 2);
-    luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
-    lua_pushvalue(L, -1);
-    lua_setfield(L, -3, "loaded");
-    lua_pushvalue(L, -2);
-    lua_setfield(L, -2, "package");
-    lua_pop(L, 1);
-    lua_newtable(L);
-    lua_setfield(L, -2, "preload");
-    lua_setglobal(L, "package");
-
-    /* The host's loaders. */
-    lua_newtable(L);
-    lua_pushcfunction(L, sb_open_lpeg);
-    lua_setfield(L, -2, "lpeg");
-    for (const aw_luamod *m = aw_luamods; m->name; m++) {
-        lua_pushlightuserdata(L, (void *)m);
-        lua_pushcclosure(L, sb_luamod_loader, 1);
-        lua_setfield(L, -2, m->name);
-    }
-    lua_rawsetp(L, LUA_REGISTRYINDEX, &sb_key_preload);
+    sb_open_base(L);
+    sb_open_coroutine(L);
+    sb_open_table(L);
+    sb_open_string(L);
+    sb_open_math(L);
+    sb_open_utf8(L);
+    sb_open_os(L);
+    sb_open_package(L);
 
     /* What every game starts from (sb_fresh_env): the globals made above,
      * which no agent code ever runs against, the chunks kept for later

@@ -107,7 +107,7 @@ static void out_add(aw_sandbox *sb, const char *s, size_t len)
     sb->out_dropped += len - take;
 }
 
-int sb_print(lua_State *L)
+static int sb_print(lua_State *L)
 {
     aw_sandbox *sb = sb_of(L);
     int n = lua_gettop(L);
@@ -129,7 +129,7 @@ int sb_print(lua_State *L)
  * the collector's work on them runs where no hook reaches, but a collection
  * made quadratic on purpose (a chain of keys spread over ephemeron tables)
  * is stopped by the last resort like any other stuck call. */
-int sb_setmetatable(lua_State *L)
+static int sb_setmetatable(lua_State *L)
 {
     int t = lua_type(L, 2);
     luaL_checktype(L, 1, LUA_TTABLE);
@@ -151,7 +151,7 @@ int sb_setmetatable(lua_State *L)
 
 /* collectgarbage: only "count" (the agent's own heap in KiB). Controlling the
  * collector would let an agent move GC work (which no hook sees) around. */
-int sb_collectgarbage(lua_State *L)
+static int sb_collectgarbage(lua_State *L)
 {
     const char *opt = luaL_optstring(L, 1, "collect");
     if (strcmp(opt, "count") != 0)
@@ -222,7 +222,7 @@ static int sb_pcall_finish(lua_State *L, int status, lua_KContext extra)
     return lua_gettop(L) - (int)extra;
 }
 
-int sb_pcall(lua_State *L)
+static int sb_pcall(lua_State *L)
 {
     aw_sandbox *sb = sb_of(L);
     luaL_checkany(L, 1);
@@ -253,7 +253,7 @@ static int sb_xpcall_handler(lua_State *L)
     return 1;
 }
 
-int sb_xpcall(lua_State *L)
+static int sb_xpcall(lua_State *L)
 {
     aw_sandbox *sb = sb_of(L);
     int n = lua_gettop(L);
@@ -650,7 +650,7 @@ static int sb_gather(lua_State *L)
     return 1;
 }
 
-int sb_load(lua_State *L)
+static int sb_load(lua_State *L)
 {
     aw_sandbox *sb = sb_of(L);
     size_t len;
@@ -789,7 +789,7 @@ static int co_resume(lua_State *L, lua_State *co, int narg)
     return -1;
 }
 
-int sb_co_resume(lua_State *L)
+static int sb_co_resume(lua_State *L)
 {
     lua_State *co = lua_tothread(L, 1);
     luaL_argexpected(L, co, 1, "coroutine");
@@ -863,7 +863,7 @@ static int sb_co_wrap_call(lua_State *L)
     return lua_error(L);
 }
 
-int sb_co_wrap(lua_State *L)
+static int sb_co_wrap(lua_State *L)
 {
     luaL_checktype(L, 1, LUA_TFUNCTION);
     lua_State *co = lua_newthread(L);
@@ -873,7 +873,7 @@ int sb_co_wrap(lua_State *L)
     return 1;
 }
 
-int sb_co_close(lua_State *L)
+static int sb_co_close(lua_State *L)
 {
     lua_State *co = lua_tothread(L, 1);
     luaL_argexpected(L, co, 1, "coroutine");
@@ -890,4 +890,30 @@ int sb_co_close(lua_State *L)
     lua_pushboolean(L, 0);
     lua_insert(L, -2);
     return 2;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The base library and coroutine, as agents see them (sandbox.c's allow
+ * list says which names stay).                                             */
+
+void sb_open_base(lua_State *L)
+{
+    static const luaL_Reg base[] = {
+        {"dofile", NULL},  {"loadfile", NULL},           {"warn", NULL},     {"print", sb_print},
+        {"load", sb_load}, {"pcall", sb_pcall},          {"xpcall", sb_xpcall},
+        {"setmetatable", sb_setmetatable},               {"collectgarbage", sb_collectgarbage},
+        {"require", sb_require}, {"tostring", sb_tostring}, {NULL, NULL}};
+    luaL_requiref(L, LUA_GNAME, luaopen_base, 1);
+    sb_set_funcs(L, base);
+    sb_wrap_field(L, "tonumber", sb_tonumber);
+    lua_pop(L, 1);
+}
+
+void sb_open_coroutine(lua_State *L)
+{
+    static const luaL_Reg co[] = {
+        {"resume", sb_co_resume}, {"wrap", sb_co_wrap}, {"close", sb_co_close}, {NULL, NULL}};
+    luaL_requiref(L, LUA_COLIBNAME, luaopen_coroutine, 1);
+    sb_set_funcs(L, co);
+    lua_pop(L, 1);
 }

@@ -69,7 +69,7 @@ __attribute__((constructor)) static void sb_start_time_init(void)
     sb_start_time = time(NULL);
 }
 
-int sb_ostime(lua_State *L)
+static int sb_ostime(lua_State *L)
 {
     aw_sandbox *sb = sb_of(L);
     time_t t;
@@ -113,7 +113,7 @@ static size_t sb_date_conversion(const char *s)
     return 0;
 }
 
-int sb_osdate(lua_State *L)
+static int sb_osdate(lua_State *L)
 {
     aw_sandbox *sb = sb_of(L);
     size_t slen;
@@ -161,3 +161,29 @@ int sb_osdate(lua_State *L)
     return 1;
 }
 
+/* ------------------------------------------------------------------------ */
+/* os: only the clock and calendar functions.                              */
+
+void sb_open_os(lua_State *L)
+{
+    lua_pushcfunction(L, luaopen_os);
+    lua_call(L, 0, 1);
+    lua_createtable(L, 0, 4);
+    static const char *const os_keep[] = {"clock", "time", "date", "difftime", NULL};
+    for (int i = 0; os_keep[i]; i++) {
+        lua_getfield(L, -2, os_keep[i]);
+        lua_setfield(L, -2, os_keep[i]);
+    }
+    lua_remove(L, -2);
+    lua_pushcfunction(L, sb_osdate);
+    lua_setfield(L, -2, "date");
+    lua_pushcfunction(L, sb_ostime);
+    lua_setfield(L, -2, "time");
+    lua_pushcfunction(L, sb_osclock);
+    lua_setfield(L, -2, "clock");
+    luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
+    lua_pushvalue(L, -2);
+    lua_setfield(L, -2, "os");
+    lua_pop(L, 1);
+    lua_setglobal(L, "os");
+}

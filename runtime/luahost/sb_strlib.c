@@ -6,7 +6,7 @@
 /* ------------------------------------------------------------------------ */
 /* string.rep: one allocation, filled by doubling copies, so that neither a
  * huge count of an empty string nor a count of one-byte strings loops. */
-int sb_rep(lua_State *L)
+static int sb_rep(lua_State *L)
 {
     aw_sandbox *sb = sb_of(L);
     size_t l, lsep;
@@ -118,7 +118,7 @@ static void sb_addquoted(lua_State *L, aw_sandbox *sb, luaL_Buffer *b, const cha
     luaL_addchar(b, '"');
 }
 
-int sb_format(lua_State *L)
+static int sb_format(lua_State *L)
 {
     aw_sandbox *sb = sb_of(L);
     size_t flen;
@@ -189,7 +189,7 @@ int sb_format(lua_State *L)
 
 /* string.pack: numbers in the format (sizes, 'c' lengths) are capped so that
  * padding loops stay short. */
-int sb_pack(lua_State *L)
+static int sb_pack(lua_State *L)
 {
     const char *fmt = luaL_checkstring(L, 1);
     for (const char *p = fmt; *p; p++) {
@@ -209,4 +209,45 @@ int sb_pack(lua_State *L)
     lua_insert(L, 1);
     lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
     return lua_gettop(L);
+}
+
+/* ------------------------------------------------------------------------ */
+/* The string and utf8 libraries, as agents see them.                       */
+
+void sb_open_string(lua_State *L)
+{
+    static const luaL_Reg str[] = {{"dump", NULL}, {"rep", sb_rep}, {NULL, NULL}};
+    luaL_requiref(L, LUA_STRLIBNAME, luaopen_string, 1);
+    sb_set_funcs(L, str);
+    sb_set_funcs(L, sb_string_patterns);
+    sb_wrap_field(L, "pack", sb_pack);
+    sb_wrap_field(L, "format", sb_format);
+    static const char *const str_charged[] = {"byte", "unpack", NULL};
+    for (int i = 0; str_charged[i]; i++)
+        sb_wrap_field(L, str_charged[i], sb_charged);
+    lua_pop(L, 1);
+    /* Strings share one metatable; getmetatable("") must not hand it out. */
+    lua_pushliteral(L, "");
+    lua_getmetatable(L, -1);
+    static const char *const arith[] = {"__add", "__sub", "__mul", "__mod", "__pow",  "__div",
+                                        "__idiv", "__unm", NULL};
+    for (int i = 0; arith[i]; i++)
+        if (lua_getfield(L, -1, arith[i]) == LUA_TFUNCTION) {
+            lua_pushcclosure(L, sb_string_arith, 1);
+            lua_setfield(L, -2, arith[i]);
+        } else {
+            lua_pop(L, 1);
+        }
+    lua_pushboolean(L, 0);
+    lua_setfield(L, -2, "__metatable");
+    lua_pop(L, 2);
+}
+
+void sb_open_utf8(lua_State *L)
+{
+    luaL_requiref(L, LUA_UTF8LIBNAME, luaopen_utf8, 1);
+    static const char *const utf8_charged[] = {"char", "codepoint", "len", "offset", NULL};
+    for (int i = 0; utf8_charged[i]; i++)
+        sb_wrap_field(L, utf8_charged[i], sb_charged);
+    lua_pop(L, 1);
 }
