@@ -9,6 +9,36 @@
  * sb_lpeg.c (LPeg and its guards). sandbox_internal.h is what they share. */
 #include "sandbox_internal.h"
 
+/* What agents see, as one allow list (the way Redis keeps its scripts'
+ * globals): every global and every field of every library the agent's
+ * environment holds, opened in this order by each part's own opener. After
+ * they ran, sb_allow_only removes whatever is not listed here, and sandbox
+ * creation fails if something listed is missing, so this table is the
+ * environment (docs/sandbox.md, "What an agent may use"). "_G" is the
+ * globals; each library's own name is a global too. */
+typedef struct {
+    const char *name;          /* the global (or "_G", the globals themselves) */
+    void (*open)(lua_State *L); /* its part's opener (sb_base.c, sb_tablib.c, ...) */
+    const char *fields;        /* every field agents may see, space-separated */
+} sb_lib;
+static const sb_lib sb_libs[] = {
+    {"_G", sb_open_base,
+     "_G _VERSION assert collectgarbage error getmetatable ipairs load next pairs pcall print rawequal "
+     "rawget rawlen rawset require select setmetatable tonumber tostring type xpcall"},
+    {"coroutine", sb_open_coroutine, "close create isyieldable resume running status wrap yield"},
+    {"table", sb_open_table, "concat insert move pack remove sort unpack"},
+    {"string", sb_open_string,
+     "byte char find format gmatch gsub len lower match pack packsize rep reverse sub unpack upper"},
+    {"math", sb_open_math,
+     "abs acos asin atan ceil cos deg exp floor fmod huge log max maxinteger min mininteger modf pi rad "
+     "random randomseed sin sqrt tan tointeger type ult "
+     /* Lua 5.2's, which Debian's Lua 5.4 still has (LUA_COMPAT_MATHLIB) */
+     "atan2 cosh frexp ldexp log10 pow sinh tanh"},
+    {"utf8", sb_open_utf8, "char charpattern codepoint codes len offset"},
+    {"os", sb_open_os, "clock date difftime time"},
+    {"package", sb_open_package, "loaded preload"},
+    {NULL, NULL, NULL}};
+
 /* Registry keys (their addresses are unique). */
 const char sb_key_timeout_msg = 0; /* prebuilt string raised on time-out */
 const char sb_key_preload = 0;     /* host-registered loaders, agent-invisible */
@@ -20,6 +50,72 @@ static const char sb_key_maker = 0; /* the function that makes a game's globals 
 
 /* ------------------------------------------------------------------------ */
 /* The agent's environment.                                                 */
+
+/* Whether name is one of the space-separated words of list. */
+static int sb_listed(const char *list, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *p = list; (p = strstr(p, name)) != NULL; p += n)
+        if ((p == list || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\0'))
+            return 1;
+    return 0;
+}
+
+static int sb_allowed(const sb_lib *lib, lua_State *L, int key)
+{
+    if (lua_type(L, key) != LUA_TSTRING)
+        return 0;
+    const char *k = lua_tostring(L, key);
+    if (sb_listed(lib->fields, k))
+        return 1;
+    if (lib != sb_libs) /* only the globals also hold the libraries */
+        return 0;
+    for (const sb_lib *l = sb_libs + 1; l->name; l++)
+        if (strcmp(l->name, k) == 0)
+            return 1;
+    return 0;
+}
+
+/* Keeps in the globals and their libraries only what sb_libs lists; raises
+ * an error (the sandbox is not made) if something listed is not there. It
+ * only reads when the openers made exactly the list. */
+static void sb_allow_only(lua_State *L)
+{
+    lua_pushglobaltable(L);
+    int g = lua_gettop(L);
+    for (const sb_lib *lib = sb_libs; lib->name; lib++) {
+        if (lib == sb_libs)
+            lua_pushvalue(L, g);
+        else if (lua_getfield(L, g, lib->name) != LUA_TTABLE)
+            luaL_error(L, "the agent's environment lacks %s", lib->name);
+        int t = lua_gettop(L);
+        lua_pushnil(L);
+        while (lua_next(L, t)) {
+            lua_pop(L, 1);
+            if (!sb_allowed(lib, L, -1)) { /* clearing a field while traversing is allowed */
+                lua_pushvalue(L, -1);
+                lua_pushnil(L);
+                lua_rawset(L, t);
+            }
+        }
+        for (const char *p = lib->fields; *p;) {
+            size_t n = strcspn(p, " ");
+            char field[32];
+            if (n == 0 || n >= sizeof field)
+                luaL_error(L, "bad name in the sandbox's allow list");
+            memcpy(field, p, n);
+            field[n] = '\0';
+            if (lua_getfield(L, t, field) == LUA_TNIL)
+                luaL_error(L, "the agent's environment lacks %s.%s", lib->name, field);
+            lua_pop(L, 1);
+            p += n;
+            while (*p == ' ')
+                p++;
+        }
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+}
 
 /* ------------------------------------------------------------------------ */
 /* The maker: a Lua function, compiled once per process from the template's
@@ -156,14 +252,9 @@ static int sb_setup(lua_State *L)
     lua_pushfstring(L, "time budget of %d ms exceeded", sb->lim.budget_ms);
     lua_rawsetp(L, LUA_REGISTRYINDEX, &sb_key_timeout_msg);
 
-    sb_open_base(L);
-    sb_open_coroutine(L);
-    sb_open_table(L);
-    sb_open_string(L);
-    sb_open_math(L);
-    sb_open_utf8(L);
-    sb_open_os(L);
-    sb_open_package(L);
+    for (const sb_lib *lib = sb_libs; lib->name; lib++)
+        lib->open(L);
+    sb_allow_only(L);
 
     /* What every game starts from (sb_fresh_env): the globals made above,
      * which no agent code ever runs against, the chunks kept for later

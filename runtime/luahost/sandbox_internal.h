@@ -222,7 +222,8 @@ static inline void sb_wrap_field(lua_State *L, const char *name, lua_CFunction f
 }
 
 /* The openers: each part opens its own library into the globals, with its
- * own luaL_Reg, stack balanced; sandbox.c's sb_setup calls them in order. */
+ * own luaL_Reg, stack balanced; sandbox.c's allow list (sb_libs) calls them
+ * in order and says which names stay. */
 void sb_open_base(lua_State *L);      /* sb_base.c */
 void sb_open_coroutine(lua_State *L); /* sb_base.c */
 void sb_open_table(lua_State *L);     /* sb_tablib.c */
