@@ -2,11 +2,15 @@
  * contract). This file builds the agent's environment and makes the
  * protected, budgeted calls into it; the other parts are sb_budget.c (the
  * time budget, the watchdog, the last resort), sb_alloc.c (the memory cap),
- * sb_base.c (base library and coroutine replacements, load), sb_strlib.c
- * (bounded string functions), sb_numeral.c (tonumber and string
- * arithmetic), sb_os.c (os.time and os.date), sb_pattern.c (the pattern
- * matcher), sb_tablib.c (table functions), sb_require.c (require) and
- * sb_lpeg.c (LPeg and its guards). sandbox_internal.h is what they share. */
+ * sb_addr.c (objects shown by number), sb_base.c (base library and
+ * coroutine replacements, load), sb_chunk.c (compiling text within the
+ * budget, the chunks kept across games), sb_strlib.c (bounded string and
+ * utf8 functions), sb_numeral.c (tonumber and string arithmetic),
+ * sb_mathlib.c (math), sb_os.c (os), sb_pattern.c (the pattern matcher),
+ * sb_tablib.c (table functions), sb_require.c (package and require),
+ * sb_lpeg.c (LPeg and its guards), sb_profile.c (profile samples) and
+ * sb_keys.c (the registry keys). sandbox_internal.h is what they share.
+ * The parts open their own libraries (sb_open_*) and never call this file. */
 #include "sandbox_internal.h"
 
 /* What agents see, as one allow list (the way Redis keeps its scripts'
@@ -39,13 +43,6 @@ static const sb_lib sb_libs[] = {
     {"package", sb_open_package, "loaded preload"},
     {NULL, NULL, NULL}};
 
-/* Registry keys (their addresses are unique). */
-const char sb_key_timeout_msg = 0; /* prebuilt string raised on time-out */
-const char sb_key_preload = 0;     /* host-registered loaders, agent-invisible */
-const char sb_key_template = 0;    /* the globals sb_setup made: copied for each game, never run against */
-const char sb_key_regkeys = 0;     /* the registry's non-integer keys once the sandbox was made */
-const char sb_key_chunks = 0;      /* main chunks loaded before: run again in later games */
-const char sb_key_shared = 0;      /* shared instances of stateless modules: copied for each game */
 static const char sb_key_maker = 0; /* the function that makes a game's globals (sb_make_maker) */
 
 /* ------------------------------------------------------------------------ */
@@ -488,7 +485,7 @@ static int sb_pcall_killable(aw_sandbox *volatile sb, int nres, int armed)
 /* Runs fn(ud) as the protected, budgeted call behind load and run. */
 static int sb_unguarded_call(aw_sandbox *sb, lua_CFunction fn, void *ud, int nres, aw_fault *fault);
 
-int sb_protected(aw_sandbox *sb, lua_CFunction fn, void *ud, int nres, aw_fault *fault)
+static int sb_protected(aw_sandbox *sb, lua_CFunction fn, void *ud, int nres, aw_fault *fault)
 {
     if (sb->lim.unguarded && !sb->dead)
         return sb_unguarded_call(sb, fn, ud, nres, fault);
@@ -772,45 +769,6 @@ typedef struct sb_load_args {
     int binary;   /* src is bytecode the host compiled (aw_sandbox_load_code) */
     const char *key; /* the chunk is kept under this key for later games, or NULL */
 } sb_load_args;
-
-int sb_chunk_get(lua_State *L)
-{
-    lua_rawgetp(L, LUA_REGISTRYINDEX, &sb_key_chunks);
-    lua_insert(L, -2);
-    if (lua_rawget(L, -2) != LUA_TFUNCTION) {
-        lua_pop(L, 2);
-        return 0;
-    }
-    lua_remove(L, -2);
-    return 1;
-}
-
-void sb_chunk_keep(lua_State *L, size_t before)
-{
-    aw_sandbox *sb = sb_of(L);
-    lua_rawgetp(L, LUA_REGISTRYINDEX, &sb_key_chunks);
-    lua_insert(L, -2);
-    lua_pushvalue(L, -3);
-    lua_rawset(L, -3);
-    lua_pop(L, 1);
-    if (sb->used > before)
-        sb->kept_bytes += sb->used - before;
-}
-
-static int sb_dump_writer(lua_State *L, const void *p, size_t sz, void *ud)
-{
-    (void)L;
-    aw_buf_add(ud, p, sz);
-    return 0;
-}
-
-void aw_sandbox_dump(lua_State *L, aw_buf *out)
-{
-    aw_sandbox *sb = sb_of(L);
-    sb->in_alloc = 1; /* host malloc: the last resort must not jump out of it */
-    lua_dump(L, sb_dump_writer, out, 0);
-    sb->in_alloc = 0;
-}
 
 static int sb_load_body(lua_State *L)
 {

@@ -233,16 +233,16 @@ void sb_open_math(lua_State *L);      /* sb_mathlib.c */
 void sb_open_os(lua_State *L);        /* sb_os.c */
 void sb_open_package(lua_State *L);   /* sb_require.c */
 
-/* What one part hands the others. */
-/* sandbox.c */
-int sb_protected(aw_sandbox *sb, lua_CFunction fn, void *ud, int nres, aw_fault *fault);
+/* What one part hands the others (sandbox.c hands them nothing: it calls
+ * the openers and the parts' services, never the other way round). */
 /* sb_alloc.c */
 void *sb_alloc(void *ud, void *ptr, size_t osize, size_t nsize);
 int sb_heap_init(aw_sandbox *sb);
 void sb_heap_release(aw_sandbox *sb);
 void sb_heap_unmap(aw_sandbox *sb);
-/* sb_base.c */
+/* sb_chunk.c: the text the sandbox compiles; the chunks kept (above) */
 int sb_load_text(lua_State *L, aw_sandbox *sb, const char *s, size_t len, const char *name);
+/* sb_base.c */
 void sb_copy_line(char *dst, size_t cap, const char *s, size_t len);
 /* sb_addr.c: objects shown by number, never by address. */
 void sb_ids_open(lua_State *L);
@@ -266,6 +266,7 @@ void sb_hook(lua_State *L, lua_Debug *ar);
 void sb_rearm(aw_sandbox *sb);
 void sb_wd_disarm(void);
 void sb_wd_handler(int sig, siginfo_t *si, void *uctx);
+int sb_charged(lua_State *L); /* a stock function (the upvalue), charged for what it returns */
 /* sb_profile.c: one sample of the running function (limits.profile set). */
 void sb_profile_sample(aw_sandbox *sb, lua_State *L);
 /* sb_lpeg.c */
@@ -275,8 +276,6 @@ int sb_open_lpeg(lua_State *L);
 extern const luaL_Reg sb_string_patterns[];
 /* sb_require.c */
 int sb_require(lua_State *L);
-/* sb_strlib.c: a stock function (the upvalue), charged for what it returns */
-int sb_charged(lua_State *L);
 /* sb_numeral.c: tonumber and the string metatable's arithmetic */
 int sb_tonumber(lua_State *L);
 int sb_string_arith(lua_State *L);
