@@ -2,60 +2,116 @@
  * contract). This file builds the agent's environment and makes the
  * protected, budgeted calls into it; the other parts are sb_budget.c (the
  * time budget, the watchdog, the last resort), sb_alloc.c (the memory cap),
- * sb_base.c (base library and coroutine replacements, load), sb_strlib.c
- * (bounded string and os functions), sb_pattern.c (the pattern matcher),
- * sb_tablib.c (table functions), sb_require.c (require) and sb_lpeg.c
- * (LPeg and its guards). sandbox_internal.h is what they share. */
+ * sb_addr.c (objects shown by number), sb_base.c (base library and
+ * coroutine replacements, load), sb_chunk.c (compiling text within the
+ * budget, the chunks kept across games), sb_strlib.c (bounded string and
+ * utf8 functions), sb_numeral.c (tonumber and string arithmetic),
+ * sb_mathlib.c (math), sb_os.c (os), sb_pattern.c (the pattern matcher),
+ * sb_tablib.c (table functions), sb_require.c (package and require),
+ * sb_lpeg.c (LPeg and its guards), sb_profile.c (profile samples) and
+ * sb_keys.c (the registry keys). sandbox_internal.h is what they share.
+ * The parts open their own libraries (sb_open_*) and never call this file. */
 #include "sandbox_internal.h"
 
-/* Registry keys (their addresses are unique). */
-const char sb_key_timeout_msg = 0; /* prebuilt string raised on time-out */
-const char sb_key_preload = 0;     /* host-registered loaders, agent-invisible */
-const char sb_key_template = 0;    /* the globals sb_setup made: copied for each game, never run against */
-const char sb_key_regkeys = 0;     /* the registry's non-integer keys once the sandbox was made */
-const char sb_key_chunks = 0;      /* main chunks loaded before: run again in later games */
-const char sb_key_shared = 0;      /* shared instances of stateless modules: copied for each game */
+/* What agents see, as one allow list (the way Redis keeps its scripts'
+ * globals): every global and every field of every library the agent's
+ * environment holds, opened in this order by each part's own opener. After
+ * they ran, sb_allow_only removes whatever is not listed here, and sandbox
+ * creation fails if something listed is missing, so this table is the
+ * environment (docs/sandbox.md, "What an agent may use"). "_G" is the
+ * globals; each library's own name is a global too. */
+typedef struct {
+    const char *name;          /* the global (or "_G", the globals themselves) */
+    void (*open)(lua_State *L); /* its part's opener (sb_base.c, sb_tablib.c, ...) */
+    const char *fields;        /* every field agents may see, space-separated */
+} sb_lib;
+static const sb_lib sb_libs[] = {
+    {"_G", sb_open_base,
+     "_G _VERSION assert collectgarbage error getmetatable ipairs load next pairs pcall print rawequal "
+     "rawget rawlen rawset require select setmetatable tonumber tostring type xpcall"},
+    {"coroutine", sb_open_coroutine, "close create isyieldable resume running status wrap yield"},
+    {"table", sb_open_table, "concat insert move pack remove sort unpack"},
+    {"string", sb_open_string,
+     "byte char find format gmatch gsub len lower match pack packsize rep reverse sub unpack upper"},
+    {"math", sb_open_math,
+     "abs acos asin atan ceil cos deg exp floor fmod huge log max maxinteger min mininteger modf pi rad "
+     "random randomseed sin sqrt tan tointeger type ult "
+     /* Lua 5.2's, which Debian's Lua 5.4 still has (LUA_COMPAT_MATHLIB) */
+     "atan2 cosh frexp ldexp log10 pow sinh tanh"},
+    {"utf8", sb_open_utf8, "char charpattern codepoint codes len offset"},
+    {"os", sb_open_os, "clock date difftime time"},
+    {"package", sb_open_package, "loaded preload"},
+    {NULL, NULL, NULL}};
+
 static const char sb_key_maker = 0; /* the function that makes a game's globals (sb_make_maker) */
 
 /* ------------------------------------------------------------------------ */
 /* The agent's environment.                                                 */
 
-static int sb_randomseed(lua_State *L)
+/* Whether name is one of the space-separated words of list. */
+static int sb_listed(const char *list, const char *name)
 {
-    aw_sandbox *sb = sb_of(L);
-    int n = lua_gettop(L);
-    lua_pushvalue(L, lua_upvalueindex(1));
-    lua_insert(L, 1);
-    if (n == 0) { /* the stock one would seed from the clock: use the game's seed */
-        lua_pushinteger(L, (lua_Integer)sb->lim.seed);
-        n = 1;
+    size_t n = strlen(name);
+    for (const char *p = list; (p = strstr(p, name)) != NULL; p += n)
+        if ((p == list || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\0'))
+            return 1;
+    return 0;
+}
+
+static int sb_allowed(const sb_lib *lib, lua_State *L, int key)
+{
+    if (lua_type(L, key) != LUA_TSTRING)
+        return 0;
+    const char *k = lua_tostring(L, key);
+    if (sb_listed(lib->fields, k))
+        return 1;
+    if (lib != sb_libs) /* only the globals also hold the libraries */
+        return 0;
+    for (const sb_lib *l = sb_libs + 1; l->name; l++)
+        if (strcmp(l->name, k) == 0)
+            return 1;
+    return 0;
+}
+
+/* Keeps in the globals and their libraries only what sb_libs lists; raises
+ * an error (the sandbox is not made) if something listed is not there. It
+ * only reads when the openers made exactly the list. */
+static void sb_allow_only(lua_State *L)
+{
+    lua_pushglobaltable(L);
+    int g = lua_gettop(L);
+    for (const sb_lib *lib = sb_libs; lib->name; lib++) {
+        if (lib == sb_libs)
+            lua_pushvalue(L, g);
+        else if (lua_getfield(L, g, lib->name) != LUA_TTABLE)
+            luaL_error(L, "the agent's environment lacks %s", lib->name);
+        int t = lua_gettop(L);
+        lua_pushnil(L);
+        while (lua_next(L, t)) {
+            lua_pop(L, 1);
+            if (!sb_allowed(lib, L, -1)) { /* clearing a field while traversing is allowed */
+                lua_pushvalue(L, -1);
+                lua_pushnil(L);
+                lua_rawset(L, t);
+            }
+        }
+        for (const char *p = lib->fields; *p;) {
+            size_t n = strcspn(p, " ");
+            char field[32];
+            if (n == 0 || n >= sizeof field)
+                luaL_error(L, "bad name in the sandbox's allow list");
+            memcpy(field, p, n);
+            field[n] = '\0';
+            if (lua_getfield(L, t, field) == LUA_TNIL)
+                luaL_error(L, "the agent's environment lacks %s.%s", lib->name, field);
+            lua_pop(L, 1);
+            p += n;
+            while (*p == ' ')
+                p++;
+        }
+        lua_pop(L, 1);
     }
-    lua_call(L, n, LUA_MULTRET);
-    return lua_gettop(L);
-}
-
-static void set_funcs(lua_State *L, const luaL_Reg *r)
-{
-    for (; r->name; r++) {
-        if (r->func)
-            lua_pushcfunction(L, r->func);
-        else
-            lua_pushnil(L);
-        lua_setfield(L, -2, r->name);
-    }
-}
-
-/* Replaces t[name] (t on top) by a closure of f over the old value. */
-static void wrap_field(lua_State *L, const char *name, lua_CFunction f)
-{
-    lua_getfield(L, -1, name);
-    lua_pushcclosure(L, f, 1);
-    lua_setfield(L, -2, name);
-}
-
-static void open_lib(lua_State *L, const char *name, lua_CFunction open)
-{
-    luaL_requiref(L, name, open, 1);
+    lua_pop(L, 1);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -193,114 +249,9 @@ static int sb_setup(lua_State *L)
     lua_pushfstring(L, "time budget of %d ms exceeded", sb->lim.budget_ms);
     lua_rawsetp(L, LUA_REGISTRYINDEX, &sb_key_timeout_msg);
 
-    open_lib(L, LUA_GNAME, luaopen_base);
-    static const luaL_Reg base[] = {
-        {"dofile", NULL},  {"loadfile", NULL},           {"warn", NULL},     {"print", sb_print},
-        {"load", sb_load}, {"pcall", sb_pcall},          {"xpcall", sb_xpcall},
-        {"setmetatable", sb_setmetatable},               {"collectgarbage", sb_collectgarbage},
-        {"require", sb_require}, {"tostring", sb_tostring}, {NULL, NULL}};
-    set_funcs(L, base);
-    wrap_field(L, "tonumber", sb_tonumber);
-    lua_pop(L, 1);
-
-    open_lib(L, LUA_COLIBNAME, luaopen_coroutine);
-    static const luaL_Reg co[] = {
-        {"resume", sb_co_resume}, {"wrap", sb_co_wrap}, {"close", sb_co_close}, {NULL, NULL}};
-    set_funcs(L, co);
-    lua_pop(L, 1);
-
-    open_lib(L, LUA_TABLIBNAME, luaopen_table);
-    static const luaL_Reg tab[] = {{"insert", sb_tinsert}, {"remove", sb_tremove}, {"move", sb_tmove},
-                                   {"concat", sb_tconcat}, {"sort", sb_tsort},     {NULL, NULL}};
-    set_funcs(L, tab);
-    lua_pushcfunction(L, sb_tunpack);
-    lua_setfield(L, -2, "unpack");
-    lua_pop(L, 1);
-
-    open_lib(L, LUA_STRLIBNAME, luaopen_string);
-    static const luaL_Reg str[] = {{"dump", NULL},      {"find", sb_find}, {"match", sb_match},
-                                   {"gmatch", sb_gmatch}, {"gsub", sb_gsub}, {"rep", sb_rep},
-                                   {NULL, NULL}};
-    set_funcs(L, str);
-    wrap_field(L, "pack", sb_pack);
-    wrap_field(L, "format", sb_format);
-    static const char *const str_charged[] = {"byte", "unpack", NULL};
-    for (int i = 0; str_charged[i]; i++)
-        wrap_field(L, str_charged[i], sb_charged);
-    lua_pop(L, 1);
-    /* Strings share one metatable; getmetatable("") must not hand it out. */
-    lua_pushliteral(L, "");
-    lua_getmetatable(L, -1);
-    static const char *const arith[] = {"__add", "__sub", "__mul", "__mod", "__pow",  "__div",
-                                        "__idiv", "__unm", NULL};
-    for (int i = 0; arith[i]; i++)
-        if (lua_getfield(L, -1, arith[i]) == LUA_TFUNCTION) {
-            lua_pushcclosure(L, sb_string_arith, 1);
-            lua_setfield(L, -2, arith[i]);
-        } else {
-            lua_pop(L, 1);
-        }
-    lua_pushboolean(L, 0);
-    lua_setfield(L, -2, "__metatable");
-    lua_pop(L, 2);
-
-    open_lib(L, LUA_MATHLIBNAME, luaopen_math);
-    wrap_field(L, "randomseed", sb_randomseed);
-    lua_getfield(L, -1, "randomseed");
-    lua_pushinteger(L, (lua_Integer)sb->lim.seed);
-    lua_call(L, 1, 0);
-    lua_pop(L, 1);
-
-    open_lib(L, LUA_UTF8LIBNAME, luaopen_utf8);
-    static const char *const utf8_charged[] = {"char", "codepoint", "len", "offset", NULL};
-    for (int i = 0; utf8_charged[i]; i++)
-        wrap_field(L, utf8_charged[i], sb_charged);
-    lua_pop(L, 1);
-
-    /* os: only the clock and calendar functions. */
-    lua_pushcfunction(L, luaopen_os);
-    lua_call(L, 0, 1);
-    lua_createtable(L, 0, 4);
-    static const char *const os_keep[] = {"clock", "time", "date", "difftime", NULL};
-    for (int i = 0; os_keep[i]; i++) {
-        lua_getfield(L, -2, os_keep[i]);
-        lua_setfield(L, -2, os_keep[i]);
-    }
-    lua_remove(L, -2);
-    lua_pushcfunction(L, sb_osdate);
-    lua_setfield(L, -2, "date");
-    lua_pushcfunction(L, sb_ostime);
-    lua_setfield(L, -2, "time");
-    lua_pushcfunction(L, sb_osclock);
-    lua_setfield(L, -2, "clock");
-    luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
-    lua_pushvalue(L, -2);
-    lua_setfield(L, -2, "os");
-    lua_pop(L, 1);
-    lua_setglobal(L, "os");
-
-    /* package: loaded and preload only. */
-    lua_createtable(L, 0, 2);
-    luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
-    lua_pushvalue(L, -1);
-    lua_setfield(L, -3, "loaded");
-    lua_pushvalue(L, -2);
-    lua_setfield(L, -2, "package");
-    lua_pop(L, 1);
-    lua_newtable(L);
-    lua_setfield(L, -2, "preload");
-    lua_setglobal(L, "package");
-
-    /* The host's loaders. */
-    lua_newtable(L);
-    lua_pushcfunction(L, sb_open_lpeg);
-    lua_setfield(L, -2, "lpeg");
-    for (const aw_luamod *m = aw_luamods; m->name; m++) {
-        lua_pushlightuserdata(L, (void *)m);
-        lua_pushcclosure(L, sb_luamod_loader, 1);
-        lua_setfield(L, -2, m->name);
-    }
-    lua_rawsetp(L, LUA_REGISTRYINDEX, &sb_key_preload);
+    for (const sb_lib *lib = sb_libs; lib->name; lib++)
+        lib->open(L);
+    sb_allow_only(L);
 
     /* What every game starts from (sb_fresh_env): the globals made above,
      * which no agent code ever runs against, the chunks kept for later
@@ -534,7 +485,7 @@ static int sb_pcall_killable(aw_sandbox *volatile sb, int nres, int armed)
 /* Runs fn(ud) as the protected, budgeted call behind load and run. */
 static int sb_unguarded_call(aw_sandbox *sb, lua_CFunction fn, void *ud, int nres, aw_fault *fault);
 
-int sb_protected(aw_sandbox *sb, lua_CFunction fn, void *ud, int nres, aw_fault *fault)
+static int sb_protected(aw_sandbox *sb, lua_CFunction fn, void *ud, int nres, aw_fault *fault)
 {
     if (sb->lim.unguarded && !sb->dead)
         return sb_unguarded_call(sb, fn, ud, nres, fault);
@@ -818,45 +769,6 @@ typedef struct sb_load_args {
     int binary;   /* src is bytecode the host compiled (aw_sandbox_load_code) */
     const char *key; /* the chunk is kept under this key for later games, or NULL */
 } sb_load_args;
-
-int sb_chunk_get(lua_State *L)
-{
-    lua_rawgetp(L, LUA_REGISTRYINDEX, &sb_key_chunks);
-    lua_insert(L, -2);
-    if (lua_rawget(L, -2) != LUA_TFUNCTION) {
-        lua_pop(L, 2);
-        return 0;
-    }
-    lua_remove(L, -2);
-    return 1;
-}
-
-void sb_chunk_keep(lua_State *L, size_t before)
-{
-    aw_sandbox *sb = sb_of(L);
-    lua_rawgetp(L, LUA_REGISTRYINDEX, &sb_key_chunks);
-    lua_insert(L, -2);
-    lua_pushvalue(L, -3);
-    lua_rawset(L, -3);
-    lua_pop(L, 1);
-    if (sb->used > before)
-        sb->kept_bytes += sb->used - before;
-}
-
-static int sb_dump_writer(lua_State *L, const void *p, size_t sz, void *ud)
-{
-    (void)L;
-    aw_buf_add(ud, p, sz);
-    return 0;
-}
-
-void aw_sandbox_dump(lua_State *L, aw_buf *out)
-{
-    aw_sandbox *sb = sb_of(L);
-    sb->in_alloc = 1; /* host malloc: the last resort must not jump out of it */
-    lua_dump(L, sb_dump_writer, out, 0);
-    sb->in_alloc = 0;
-}
 
 static int sb_load_body(lua_State *L)
 {

@@ -200,28 +200,56 @@ static inline uintptr_t *thread_flags(lua_State *L)
 
 extern _Thread_local aw_sandbox *volatile sb_wd_running;
 
-/* Across the parts. */
-int sb_protected(aw_sandbox *sb, lua_CFunction fn, void *ud, int nres, aw_fault *fault);
+/* Setting a library's fields: each r->func (nil where NULL) under r->name
+ * in the table on top. */
+static inline void sb_set_funcs(lua_State *L, const luaL_Reg *r)
+{
+    for (; r->name; r++) {
+        if (r->func)
+            lua_pushcfunction(L, r->func);
+        else
+            lua_pushnil(L);
+        lua_setfield(L, -2, r->name);
+    }
+}
+
+/* Replaces t[name] (t on top) by a closure of f over the old value. */
+static inline void sb_wrap_field(lua_State *L, const char *name, lua_CFunction f)
+{
+    lua_getfield(L, -1, name);
+    lua_pushcclosure(L, f, 1);
+    lua_setfield(L, -2, name);
+}
+
+/* The openers: each part opens its own library into the globals, with its
+ * own luaL_Reg, stack balanced; sandbox.c's allow list (sb_libs) calls them
+ * in order and says which names stay. */
+void sb_open_base(lua_State *L);      /* sb_base.c */
+void sb_open_coroutine(lua_State *L); /* sb_base.c */
+void sb_open_table(lua_State *L);     /* sb_tablib.c */
+void sb_open_string(lua_State *L);    /* sb_strlib.c */
+void sb_open_utf8(lua_State *L);      /* sb_strlib.c */
+void sb_open_math(lua_State *L);      /* sb_mathlib.c */
+void sb_open_os(lua_State *L);        /* sb_os.c */
+void sb_open_package(lua_State *L);   /* sb_require.c */
+
+/* What one part hands the others (sandbox.c hands them nothing: it calls
+ * the openers and the parts' services, never the other way round). */
+/* sb_alloc.c */
 void *sb_alloc(void *ud, void *ptr, size_t osize, size_t nsize);
 int sb_heap_init(aw_sandbox *sb);
 void sb_heap_release(aw_sandbox *sb);
 void sb_heap_unmap(aw_sandbox *sb);
-int sb_co_close(lua_State *L);
-int sb_co_resume(lua_State *L);
-int sb_co_wrap(lua_State *L);
-int sb_collectgarbage(lua_State *L);
-int sb_load(lua_State *L);
+/* sb_chunk.c: the text the sandbox compiles; the chunks kept (above) */
 int sb_load_text(lua_State *L, aw_sandbox *sb, const char *s, size_t len, const char *name);
-int sb_pcall(lua_State *L);
-int sb_print(lua_State *L);
+/* sb_base.c */
+void sb_copy_line(char *dst, size_t cap, const char *s, size_t len);
 /* sb_addr.c: objects shown by number, never by address. */
 void sb_ids_open(lua_State *L);
 const char *sb_tolstring(lua_State *L, int idx, size_t *len);
 void sb_push_pointer(lua_State *L, int idx);
 int sb_tostring(lua_State *L);
-int sb_setmetatable(lua_State *L);
-int sb_xpcall(lua_State *L);
-void sb_copy_line(char *dst, size_t cap, const char *s, size_t len);
+/* sb_budget.c */
 int sb_over_work(aw_sandbox *sb);
 int sb_past_deadline(aw_sandbox *sb);
 uint64_t sb_cpu_ns(void);
@@ -235,32 +263,21 @@ int sb_osclock(lua_State *L);
 void sb_charge(lua_State *L, aw_sandbox *sb, uint64_t n);
 void sb_check(lua_State *L, aw_sandbox *sb);
 void sb_hook(lua_State *L, lua_Debug *ar);
-/* sb_profile.c: one sample of the running function (limits.profile set). */
-void sb_profile_sample(aw_sandbox *sb, lua_State *L);
 void sb_rearm(aw_sandbox *sb);
 void sb_wd_disarm(void);
 void sb_wd_handler(int sig, siginfo_t *si, void *uctx);
+int sb_charged(lua_State *L); /* a stock function (the upvalue), charged for what it returns */
+/* sb_profile.c: one sample of the running function (limits.profile set). */
+void sb_profile_sample(aw_sandbox *sb, lua_State *L);
+/* sb_lpeg.c */
 int sb_lpeg_gc(lua_State *L);
 int sb_open_lpeg(lua_State *L);
-int sb_find(lua_State *L);
-int sb_gmatch(lua_State *L);
-int sb_gsub(lua_State *L);
-int sb_match(lua_State *L);
-int sb_luamod_loader(lua_State *L);
+/* sb_pattern.c: find, match, gmatch, gsub */
+extern const luaL_Reg sb_string_patterns[];
+/* sb_require.c */
 int sb_require(lua_State *L);
-int sb_charged(lua_State *L);
-int sb_format(lua_State *L);
-int sb_osdate(lua_State *L);
-int sb_ostime(lua_State *L);
-int sb_pack(lua_State *L);
-int sb_rep(lua_State *L);
-int sb_string_arith(lua_State *L);
+/* sb_numeral.c: tonumber and the string metatable's arithmetic */
 int sb_tonumber(lua_State *L);
-int sb_tunpack(lua_State *L);
-int sb_tconcat(lua_State *L);
-int sb_tinsert(lua_State *L);
-int sb_tmove(lua_State *L);
-int sb_tremove(lua_State *L);
-int sb_tsort(lua_State *L);
+int sb_string_arith(lua_State *L);
 
 #endif

@@ -894,3 +894,27 @@ void sb_wd_disarm(void)
     else if (t->mode == WD_TIMERS)
         wd_timers_disarm(t);
 }
+
+/* Stock library functions that scan their string arguments or push many
+ * results without creating long strings (utf8.len, string.byte,
+ * table.unpack, tonumber...) go through this closure (functions whose
+ * cost is their result, like upper or sub, are priced by the long strings
+ * they create), which charges their
+ * input bytes before and their results after: it prices them in the work
+ * budget and, for big inputs, reads the clock between calls. */
+int sb_charged(lua_State *L)
+{
+    aw_sandbox *sb = sb_of(L);
+    int n = lua_gettop(L);
+    uint64_t cost = 1;
+    for (int i = 1; i <= n; i++)
+        if (lua_type(L, i) == LUA_TSTRING)
+            cost += lua_rawlen(L, i) / 16;
+    sb_charge(L, sb, cost);
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    lua_call(L, n, LUA_MULTRET);
+    n = lua_gettop(L);
+    sb_charge(L, sb, (uint64_t)n);
+    return n;
+}

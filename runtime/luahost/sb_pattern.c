@@ -405,12 +405,12 @@ static int pm_find_aux(lua_State *L, int find)
     return 1;
 }
 
-int sb_find(lua_State *L)
+static int sb_find(lua_State *L)
 {
     return pm_find_aux(L, 1);
 }
 
-int sb_match(lua_State *L)
+static int sb_match(lua_State *L)
 {
     return pm_find_aux(L, 0);
 }
@@ -442,7 +442,7 @@ static int pm_gmatch_next(lua_State *L)
     return 0;
 }
 
-int sb_gmatch(lua_State *L)
+static int sb_gmatch(lua_State *L)
 {
     size_t ls;
     luaL_checklstring(L, 1, &ls);
@@ -509,7 +509,7 @@ static void pm_add_value(pm_state *ms, luaL_Buffer *b, const char *s, const char
     }
 }
 
-int sb_gsub(lua_State *L)
+static int sb_gsub(lua_State *L)
 {
     size_t srcl, lp;
     const char *src = luaL_checklstring(L, 1, &srcl);
@@ -550,3 +550,7 @@ int sb_gsub(lua_State *L)
     lua_pushinteger(L, n);
     return 2;
 }
+
+/* The string library's matching functions (sb_open_string sets them). */
+const luaL_Reg sb_string_patterns[] = {
+    {"find", sb_find}, {"match", sb_match}, {"gmatch", sb_gmatch}, {"gsub", sb_gsub}, {NULL, NULL}};

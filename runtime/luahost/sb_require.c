@@ -434,7 +434,7 @@ static int sb_shared_module(lua_State *L, const aw_luamod *m)
     return 1;
 }
 
-int sb_luamod_loader(lua_State *L)
+static int sb_luamod_loader(lua_State *L)
 {
     const aw_luamod *m = lua_touserdata(L, lua_upvalueindex(1));
     if (sb_shared(m))
@@ -451,4 +451,32 @@ run:
     lua_pushstring(L, m->path);
     lua_call(L, 2, 1);
     return 1;
+}
+
+/* ------------------------------------------------------------------------ */
+/* package: loaded and preload only; the host's loaders (LPeg, our modules)
+ * in the registry, where no agent reaches them.                            */
+
+void sb_open_package(lua_State *L)
+{
+    lua_createtable(L, 0, 2);
+    luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
+    lua_pushvalue(L, -1);
+    lua_setfield(L, -3, "loaded");
+    lua_pushvalue(L, -2);
+    lua_setfield(L, -2, "package");
+    lua_pop(L, 1);
+    lua_newtable(L);
+    lua_setfield(L, -2, "preload");
+    lua_setglobal(L, "package");
+
+    lua_newtable(L);
+    lua_pushcfunction(L, sb_open_lpeg);
+    lua_setfield(L, -2, "lpeg");
+    for (const aw_luamod *m = aw_luamods; m->name; m++) {
+        lua_pushlightuserdata(L, (void *)m);
+        lua_pushcclosure(L, sb_luamod_loader, 1);
+        lua_setfield(L, -2, m->name);
+    }
+    lua_rawsetp(L, LUA_REGISTRYINDEX, &sb_key_preload);
 }

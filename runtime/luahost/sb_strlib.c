@@ -1,13 +1,12 @@
-/* sb_strlib: bounded string and os functions: string.rep, charged stock
- * functions, os.time/os.date, table.unpack, string.format, numerals,
- * string.pack. Part of the sandbox (sandbox.h is the contract;
- * sandbox_internal.h what the parts share). */
+/* sb_strlib: bounded string functions: string.rep, charged stock
+ * functions, string.format, string.pack. Part of the sandbox (sandbox.h is
+ * the contract; sandbox_internal.h what the parts share). */
 #include "sandbox_internal.h"
 
 /* ------------------------------------------------------------------------ */
 /* string.rep: one allocation, filled by doubling copies, so that neither a
  * huge count of an empty string nor a count of one-byte strings loops. */
-int sb_rep(lua_State *L)
+static int sb_rep(lua_State *L)
 {
     aw_sandbox *sb = sb_of(L);
     size_t l, lsep;
@@ -40,213 +39,6 @@ int sb_rep(lua_State *L)
     luaL_pushresultsize(&b, total);
     return 1;
 }
-
-/* Stock library functions that scan their string arguments or push many
- * results without creating long strings (utf8.len, string.byte,
- * table.unpack, tonumber...) go through this closure (functions whose
- * cost is their result, like upper or sub, are priced by the long strings
- * they create), which charges their
- * input bytes before and their results after: it prices them in the work
- * budget and, for big inputs, reads the clock between calls. */
-int sb_charged(lua_State *L)
-{
-    aw_sandbox *sb = sb_of(L);
-    int n = lua_gettop(L);
-    uint64_t cost = 1;
-    for (int i = 1; i <= n; i++)
-        if (lua_type(L, i) == LUA_TSTRING)
-            cost += lua_rawlen(L, i) / 16;
-    sb_charge(L, sb, cost);
-    lua_pushvalue(L, lua_upvalueindex(1));
-    lua_insert(L, 1);
-    lua_call(L, n, LUA_MULTRET);
-    n = lua_gettop(L);
-    sb_charge(L, sb, (uint64_t)n);
-    return n;
-}
-
-
-/* ------------------------------------------------------------------------ */
-/* os.time and os.date, our own: the same results as stock Lua 5.4, but the
- * libc calls that take glibc's time-zone lock (mktime, localtime_r,
- * strftime) run with `in_libc` set, and nothing else does: no agent code
- * (a table's __index), no allocation, no collector step. The last resort
- * never jumps out while it is set (a lock left taken would stop every
- * other agent's os.date/os.time in this process). */
-
-/* The fields of a date table, as stock Lua reads them: required ones (d <
- * 0) raise "missing", out-of-range ones "out-of-bound". Agent code may run
- * (__index); the lock is not held. */
-static int sb_date_field(lua_State *L, const char *key, int d, int delta)
-{
-    int isnum;
-    int t = lua_getfield(L, -1, key);
-    lua_Integer res = lua_tointegerx(L, -1, &isnum);
-    if (!isnum) {
-        if (t != LUA_TNIL)
-            return luaL_error(L, "field '%s' is not an integer", key);
-        else if (d < 0)
-            return luaL_error(L, "field '%s' missing in date table", key);
-        res = d;
-    } else {
-        if (!(res >= 0 ? res - delta <= INT_MAX : INT_MIN + delta <= res))
-            return luaL_error(L, "field '%s' is out-of-bound", key);
-        res -= delta;
-    }
-    lua_pop(L, 1);
-    return (int)res;
-}
-
-static void sb_date_setfield(lua_State *L, const char *key, int value, int delta)
-{
-    lua_pushinteger(L, (lua_Integer)value + delta);
-    lua_setfield(L, -2, key);
-}
-
-static void sb_date_setall(lua_State *L, const struct tm *stm)
-{
-    sb_date_setfield(L, "year", stm->tm_year, 1900);
-    sb_date_setfield(L, "month", stm->tm_mon, 1);
-    sb_date_setfield(L, "day", stm->tm_mday, 0);
-    sb_date_setfield(L, "hour", stm->tm_hour, 0);
-    sb_date_setfield(L, "min", stm->tm_min, 0);
-    sb_date_setfield(L, "sec", stm->tm_sec, 0);
-    sb_date_setfield(L, "yday", stm->tm_yday, 1);
-    sb_date_setfield(L, "wday", stm->tm_wday, 1);
-    if (stm->tm_isdst >= 0) {
-        lua_pushboolean(L, stm->tm_isdst);
-        lua_setfield(L, -2, "isdst");
-    }
-}
-
-/* "Now" for os.time() and os.date() without a time: the time the process
- * started, the same in every game and seat of the process. The real time
- * is shared by every seat and game (and process), and a seat moves it on
- * by burning CPU: the last seat of a game waited (up to 4 s, under its
- * budget) until os.time() % 5 named the werewolf's seat, and its copy read
- * it in the mirrored game's initialize (tests/sandbox/leak/wall_vs.lua).
- * Read before main, so before any agent code of this process runs (forked
- * children inherit it). */
-static time_t sb_start_time;
-__attribute__((constructor)) static void sb_start_time_init(void)
-{
-    sb_start_time = time(NULL);
-}
-
-int sb_ostime(lua_State *L)
-{
-    aw_sandbox *sb = sb_of(L);
-    time_t t;
-    if (lua_isnoneornil(L, 1)) {
-        t = sb_start_time;
-    } else {
-        struct tm ts;
-        luaL_checktype(L, 1, LUA_TTABLE);
-        lua_settop(L, 1);
-        ts.tm_year = sb_date_field(L, "year", -1, 1900);
-        ts.tm_mon = sb_date_field(L, "month", -1, 1);
-        ts.tm_mday = sb_date_field(L, "day", -1, 0);
-        ts.tm_hour = sb_date_field(L, "hour", 12, 0);
-        ts.tm_min = sb_date_field(L, "min", 0, 0);
-        ts.tm_sec = sb_date_field(L, "sec", 0, 0);
-        lua_getfield(L, 1, "isdst");
-        ts.tm_isdst = lua_isnil(L, -1) ? -1 : lua_toboolean(L, -1);
-        lua_pop(L, 1);
-        sb->in_libc = 1;
-        t = mktime(&ts);
-        sb->in_libc = 0;
-        sb_date_setall(L, &ts); /* the table's fields, normalized */
-    }
-    if (t == (time_t)(-1))
-        return luaL_error(L, "time result cannot be represented in this installation");
-    lua_pushinteger(L, (lua_Integer)t);
-    return 1;
-}
-
-/* The conversions Lua 5.4 accepts (C99): one character, or E or O and one. */
-static size_t sb_date_conversion(const char *s)
-{
-    static const char one[] = "aAbBcCdDeFgGhHIjmMnprRStTuUVwWxXyYzZ%";
-    static const char e[] = "cCxXyY", o[] = "deHImMSuUVwWy";
-    if (*s && strchr(one, *s))
-        return 1;
-    if (*s == 'E' && s[1] && strchr(e, s[1]))
-        return 2;
-    if (*s == 'O' && s[1] && strchr(o, s[1]))
-        return 2;
-    return 0;
-}
-
-int sb_osdate(lua_State *L)
-{
-    aw_sandbox *sb = sb_of(L);
-    size_t slen;
-    const char *s = luaL_optlstring(L, 1, "%c", &slen);
-    luaL_argcheck(L, slen <= 1024, 1, "format longer than 1 KiB");
-    time_t t = lua_isnoneornil(L, 2) ? sb_start_time : (time_t)luaL_checkinteger(L, 2);
-    const char *se = s + slen;
-    struct tm tmr, *stm;
-    sb->in_libc = 1;
-    if (*s == '!') {
-        stm = gmtime_r(&t, &tmr);
-        s++;
-    } else {
-        stm = localtime_r(&t, &tmr);
-    }
-    sb->in_libc = 0;
-    if (stm == NULL)
-        return luaL_error(L, "date result cannot be represented in this installation");
-    if (strcmp(s, "*t") == 0) {
-        lua_createtable(L, 0, 9);
-        sb_date_setall(L, stm);
-        return 1;
-    }
-    luaL_Buffer b;
-    luaL_buffinit(L, &b);
-    while (s < se) {
-        if (*s != '%') {
-            luaL_addchar(&b, *s++);
-            continue;
-        }
-        s++;
-        size_t n = sb_date_conversion(s);
-        if (n == 0 || s + n > se)
-            return luaL_error(L, "invalid conversion specifier '%%%s'", s);
-        char cc[4] = {'%', 0, 0, 0};
-        memcpy(cc + 1, s, n);
-        s += n;
-        char out[256];
-        sb->in_libc = 1;
-        size_t reslen = strftime(out, sizeof out, cc, stm);
-        sb->in_libc = 0;
-        luaL_addlstring(&b, out, reslen);
-    }
-    luaL_pushresult(&b);
-    return 1;
-}
-
-/* table.unpack: a C loop that may call __index once per element, so each
- * element is charged and the loop is stoppable (a million __index calls to
- * a C function run no Lua instruction a hook could stop). */
-int sb_tunpack(lua_State *L)
-{
-    aw_sandbox *sb = sb_of(L);
-    lua_Integer i = luaL_optinteger(L, 2, 1);
-    lua_Integer e = luaL_opt(L, luaL_checkinteger, 3, luaL_len(L, 1));
-    if (i > e)
-        return 0;
-    lua_Unsigned n = (lua_Unsigned)e - (lua_Unsigned)i;
-    if (n >= (unsigned int)INT_MAX || !lua_checkstack(L, (int)(++n)))
-        return luaL_error(L, "too many results to unpack");
-    for (; i < e; i++) {
-        sb_charge(L, sb, 8);
-        lua_geti(L, 1, i);
-    }
-    sb_charge(L, sb, 8);
-    lua_geti(L, 1, e);
-    return (int)n;
-}
-
 
 /* ------------------------------------------------------------------------ */
 /* string.format: the stock function, fed one conversion at a time so that
@@ -301,7 +93,7 @@ static void sb_addquoted(lua_State *L, aw_sandbox *sb, luaL_Buffer *b, const cha
     luaL_addchar(b, '"');
 }
 
-int sb_format(lua_State *L)
+static int sb_format(lua_State *L)
 {
     aw_sandbox *sb = sb_of(L);
     size_t flen;
@@ -370,37 +162,9 @@ int sb_format(lua_State *L)
     return 1;
 }
 
-/* Numerals longer than this are not numbers in the sandbox (tonumber gives
- * fail, arithmetic on such a string is an error): converting a 60 MB
- * string of digits is one slow C call (strtod) or one VM instruction. */
-#define SB_MAX_NUMERAL 1024
-
-int sb_tonumber(lua_State *L)
-{
-    if (lua_type(L, 1) == LUA_TSTRING && lua_isnoneornil(L, 2) && lua_rawlen(L, 1) > SB_MAX_NUMERAL) {
-        luaL_pushfail(L);
-        return 1;
-    }
-    return sb_charged(L);
-}
-
-/* The string metatable's arithmetic (Lua 5.4 coerces strings there): the
- * same, but a string longer than SB_MAX_NUMERAL is no number. */
-int sb_string_arith(lua_State *L)
-{
-    for (int i = 1; i <= 2; i++)
-        if (lua_type(L, i) == LUA_TSTRING && lua_rawlen(L, i) > SB_MAX_NUMERAL)
-            return luaL_error(L, "attempt to perform arithmetic on a %s value (a numeral of more than %d bytes)",
-                              luaL_typename(L, i), SB_MAX_NUMERAL);
-    lua_pushvalue(L, lua_upvalueindex(1));
-    lua_insert(L, 1);
-    lua_call(L, lua_gettop(L) - 1, 1);
-    return 1;
-}
-
 /* string.pack: numbers in the format (sizes, 'c' lengths) are capped so that
  * padding loops stay short. */
-int sb_pack(lua_State *L)
+static int sb_pack(lua_State *L)
 {
     const char *fmt = luaL_checkstring(L, 1);
     for (const char *p = fmt; *p; p++) {
@@ -420,4 +184,45 @@ int sb_pack(lua_State *L)
     lua_insert(L, 1);
     lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
     return lua_gettop(L);
+}
+
+/* ------------------------------------------------------------------------ */
+/* The string and utf8 libraries, as agents see them.                       */
+
+void sb_open_string(lua_State *L)
+{
+    static const luaL_Reg str[] = {{"dump", NULL}, {"rep", sb_rep}, {NULL, NULL}};
+    luaL_requiref(L, LUA_STRLIBNAME, luaopen_string, 1);
+    sb_set_funcs(L, str);
+    sb_set_funcs(L, sb_string_patterns);
+    sb_wrap_field(L, "pack", sb_pack);
+    sb_wrap_field(L, "format", sb_format);
+    static const char *const str_charged[] = {"byte", "unpack", NULL};
+    for (int i = 0; str_charged[i]; i++)
+        sb_wrap_field(L, str_charged[i], sb_charged);
+    lua_pop(L, 1);
+    /* Strings share one metatable; getmetatable("") must not hand it out. */
+    lua_pushliteral(L, "");
+    lua_getmetatable(L, -1);
+    static const char *const arith[] = {"__add", "__sub", "__mul", "__mod", "__pow",  "__div",
+                                        "__idiv", "__unm", NULL};
+    for (int i = 0; arith[i]; i++)
+        if (lua_getfield(L, -1, arith[i]) == LUA_TFUNCTION) {
+            lua_pushcclosure(L, sb_string_arith, 1);
+            lua_setfield(L, -2, arith[i]);
+        } else {
+            lua_pop(L, 1);
+        }
+    lua_pushboolean(L, 0);
+    lua_setfield(L, -2, "__metatable");
+    lua_pop(L, 2);
+}
+
+void sb_open_utf8(lua_State *L)
+{
+    luaL_requiref(L, LUA_UTF8LIBNAME, luaopen_utf8, 1);
+    static const char *const utf8_charged[] = {"char", "codepoint", "len", "offset", NULL};
+    for (int i = 0; utf8_charged[i]; i++)
+        sb_wrap_field(L, utf8_charged[i], sb_charged);
+    lua_pop(L, 1);
 }

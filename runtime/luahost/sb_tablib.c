@@ -1,4 +1,4 @@
-/* sb_tablib: table.insert/remove/move/concat/sort, charged per element. Part
+/* sb_tablib: table.insert/remove/move/concat/sort/unpack, charged per element. Part
  * of the sandbox (sandbox.h is the contract; sandbox_internal.h what the
  * parts share). */
 #include "sandbox_internal.h"
@@ -40,7 +40,7 @@ static lua_Integer tab_len(lua_State *L, int arg, int what)
     return luaL_len(L, arg);
 }
 
-int sb_tinsert(lua_State *L)
+static int sb_tinsert(lua_State *L)
 {
     aw_sandbox *sb = sb_of(L);
     lua_Integer e = tab_len(L, 1, TAB_R | TAB_W);
@@ -66,7 +66,7 @@ int sb_tinsert(lua_State *L)
     return 0;
 }
 
-int sb_tremove(lua_State *L)
+static int sb_tremove(lua_State *L)
 {
     aw_sandbox *sb = sb_of(L);
     lua_Integer size = tab_len(L, 1, TAB_R | TAB_W);
@@ -84,7 +84,7 @@ int sb_tremove(lua_State *L)
     return 1;
 }
 
-int sb_tmove(lua_State *L)
+static int sb_tmove(lua_State *L)
 {
     aw_sandbox *sb = sb_of(L);
     lua_Integer f = luaL_checkinteger(L, 2);
@@ -123,7 +123,7 @@ static void tconcat_add(lua_State *L, luaL_Buffer *b, lua_Integer i)
     luaL_addvalue(b);
 }
 
-int sb_tconcat(lua_State *L)
+static int sb_tconcat(lua_State *L)
 {
     aw_sandbox *sb = sb_of(L);
     luaL_Buffer b;
@@ -267,7 +267,7 @@ static void sort_range(lua_State *L, aw_sandbox *sb, lua_Integer lo, lua_Integer
     }
 }
 
-int sb_tsort(lua_State *L)
+static int sb_tsort(lua_State *L)
 {
     aw_sandbox *sb = sb_of(L);
     lua_Integer n = tab_len(L, 1, TAB_R | TAB_W);
@@ -283,4 +283,37 @@ int sb_tsort(lua_State *L)
         sort_range(L, sb, 1, n, depth);
     }
     return 0;
+}
+
+/* table.unpack: a C loop that may call __index once per element, so each
+ * element is charged and the loop is stoppable (a million __index calls to
+ * a C function run no Lua instruction a hook could stop). */
+static int sb_tunpack(lua_State *L)
+{
+    aw_sandbox *sb = sb_of(L);
+    lua_Integer i = luaL_optinteger(L, 2, 1);
+    lua_Integer e = luaL_opt(L, luaL_checkinteger, 3, luaL_len(L, 1));
+    if (i > e)
+        return 0;
+    lua_Unsigned n = (lua_Unsigned)e - (lua_Unsigned)i;
+    if (n >= (unsigned int)INT_MAX || !lua_checkstack(L, (int)(++n)))
+        return luaL_error(L, "too many results to unpack");
+    for (; i < e; i++) {
+        sb_charge(L, sb, 8);
+        lua_geti(L, 1, i);
+    }
+    sb_charge(L, sb, 8);
+    lua_geti(L, 1, e);
+    return (int)n;
+}
+
+void sb_open_table(lua_State *L)
+{
+    static const luaL_Reg tab[] = {{"insert", sb_tinsert}, {"remove", sb_tremove}, {"move", sb_tmove},
+                                   {"concat", sb_tconcat}, {"sort", sb_tsort},     {NULL, NULL}};
+    luaL_requiref(L, LUA_TABLIBNAME, luaopen_table, 1);
+    sb_set_funcs(L, tab);
+    lua_pushcfunction(L, sb_tunpack);
+    lua_setfield(L, -2, "unpack");
+    lua_pop(L, 1);
 }

@@ -483,6 +483,43 @@ static void test_fork(void)
     aw_sandbox_free(sb);
 }
 
+/* What an agent can name: every global and every field of every library,
+ * exactly (sandbox.c's allow list keeps these and no others). */
+static void test_environment(void)
+{
+    aw_sandbox_limits lim;
+    aw_sandbox_limits_default(&lim);
+    aw_error err;
+    aw_sandbox *sb = aw_sandbox_new(&lim, &err);
+    CHECK(sb != NULL);
+    if (!sb)
+        return;
+    expect_eval(sb,
+                "local out = {}\n"
+                "for k, v in pairs(_G) do\n"
+                "  if type(v) == 'table' and v ~= _G then\n"
+                "    for f in pairs(v) do out[#out + 1] = k .. '.' .. f end\n"
+                "  else out[#out + 1] = k end\n"
+                "end\n"
+                "table.sort(out) return table.concat(out, ' ')",
+                "_G _VERSION assert collectgarbage coroutine.close coroutine.create "
+                "coroutine.isyieldable coroutine.resume coroutine.running coroutine.status "
+                "coroutine.wrap coroutine.yield error getmetatable ipairs load math.abs math.acos "
+                "math.asin math.atan math.atan2 math.ceil math.cos math.cosh math.deg math.exp "
+                "math.floor math.fmod math.frexp math.huge math.ldexp math.log math.log10 math.max "
+                "math.maxinteger math.min math.mininteger math.modf math.pi math.pow math.rad "
+                "math.random math.randomseed math.sin math.sinh math.sqrt math.tan math.tanh "
+                "math.tointeger math.type math.ult next os.clock os.date os.difftime os.time "
+                "package.loaded package.preload pairs pcall print rawequal rawget rawlen rawset "
+                "require select setmetatable string.byte string.char string.find string.format "
+                "string.gmatch string.gsub string.len string.lower string.match string.pack "
+                "string.packsize string.rep string.reverse string.sub string.unpack string.upper "
+                "table.concat table.insert table.move table.pack table.remove table.sort table.unpack "
+                "tonumber tostring type utf8.char utf8.charpattern utf8.codepoint utf8.codes utf8.len "
+                "utf8.offset xpcall");
+    aw_sandbox_free(sb);
+}
+
 int main(void)
 {
     test_differential("tests/sandbox/differential.lua", 1000);
@@ -498,5 +535,6 @@ int main(void)
     test_load_and_budget();
     test_parse_limits();
     test_fork();
+    test_environment();
     return test_done();
 }
