@@ -84,6 +84,10 @@ typedef struct aw_childseat_opts {
      * (the regulation's sets), started at its first INITIALIZE;
      * aw_childseat_ready(fresh) starts the next one. */
     bool keep_instance;
+    /* Send each notification on its own and wait for its answer, as
+     * before notifications went with the next request (for comparisons:
+     * tests and bench/isolate_bench). */
+    bool wait_notifications;
 } aw_childseat_opts;
 
 aw_seat *aw_childseat_new(aw_childseat_make make, void *make_ud, const aw_childseat_opts *opts, aw_error *err);
