@@ -258,6 +258,8 @@ static void child_main(childseat *c, int rd, int wr, int outfd)
     char *in = aw_xmalloc(cap);
     aw_buf out;
     aw_buf_init(&out);
+    bool chained = false;     /* the frame came with the one before it */
+    struct timespec t_end = {0, 0}; /* when the last call ended (CPU time) */
     for (;;) {
         /* One ask frame: its header, then its payload. */
         aw_cf_ask_header h;
@@ -300,6 +302,7 @@ static void child_main(childseat *c, int rd, int wr, int outfd)
             if (out.len && write_all(wr, out.data, out.len) < 0)
                 _exit(0);
             aw_buf_clear(&out);
+            chained = false;
             if (c->opts.child_hook(c->opts.hook_ud, h.request, h.seq, wr))
                 continue;
         }
@@ -308,11 +311,18 @@ static void child_main(childseat *c, int rd, int wr, int outfd)
         int target;
         /* The agent's thread's CPU time on the request, for the host's
          * figures (what the budget counts; the sandbox's own reading may be
-         * coarser for short calls). */
+         * coarser for short calls). A frame that came with the one before
+         * starts where that one's call ended (a system call less; it is
+         * charged the reading of its own ask frame, nothing of another
+         * call's). */
         struct timespec t0, t1;
-        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
+        if (chained)
+            t0 = t_end;
+        else
+            clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
         agent_answer(c, &a, &view, h.request, &f, &text, &len, &target);
         clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t1);
+        t_end = t1;
         int64_t cpu = ((int64_t)t1.tv_sec - (int64_t)t0.tv_sec) * 1000000000 + (t1.tv_nsec - t0.tv_nsec);
         uint64_t cpu_us = cpu > 0 ? (uint64_t)cpu / 1000u : 0;
         aw_cf_answer_encode_cpu(&out, h.request, h.seq, &f, text, len, target,
@@ -323,6 +333,7 @@ static void child_main(childseat *c, int rd, int wr, int outfd)
          * once, so that a later death does not lose it. */
         bool notification = h.request > AW_REQ_NONE && h.request < AW_REQ_FINISH &&
                             !aw_req_needs_reply((aw_req_kind)h.request);
+        chained = have > 0;
         if (notification && f.kind == AW_FAULT_NONE && have > 0)
             continue;
         /* The output first, then the answers in one write: the host wakes
