@@ -219,7 +219,7 @@ static void split_free(split *s)
 
 static bool same(const aw_buf *a, const aw_buf *b)
 {
-    return a->len == b->len && memcmp(a->data, b->data, a->len) == 0;
+    return a->len == b->len && (a->len == 0 || memcmp(a->data, b->data, a->len) == 0);
 }
 
 /* Compares game b (mode mb) with the reference a. */
