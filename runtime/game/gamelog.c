@@ -514,6 +514,8 @@ void aw_gamelog_call_late(aw_gamelog *l, int agent, aw_req_kind kind, int day, c
         aw_gamelog_json_call(l->game_no, day, agent, kind, 0, fault, AW_JSON_LATE, &l->line);
         out(l, l->events, &l->line);
     }
+    if (l->observer.late)
+        l->observer.late(l->observer.ud, agent, kind, day, fault);
     record_fault(l, agent, kind, fault);
 }
 

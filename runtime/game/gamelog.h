@@ -23,6 +23,8 @@ typedef struct aw_gamelog_observer {
     void (*version)(void *ud, int agent, const char *version);
     void (*event)(void *ud, const aw_event *ev);
     void (*call)(void *ud, int agent, aw_req_kind kind, uint64_t elapsed_ns, const aw_seat_fault *fault);
+    /* a notification's late fault (aw_gamelog_call_late) */
+    void (*late)(void *ud, int agent, aw_req_kind kind, int day, const aw_seat_fault *fault);
     void *ud;
 } aw_gamelog_observer;
 
@@ -70,8 +72,7 @@ void aw_gamelog_call(aw_gamelog *l, int agent, aw_req_kind kind, uint64_t elapse
 /* The fault of a notification whose call was logged earlier without one
  * (the seat took it at once and learnt its outcome later, seat.h's
  * aw_seat_late): a second call line for it, marked "late", on the
- * notification's day, and the record's '!' line. Not shown to the
- * observer (the live stream). */
+ * notification's day, and the record's '!' line; the observer's late. */
 void aw_gamelog_call_late(aw_gamelog *l, int agent, aw_req_kind kind, int day, const aw_seat_fault *fault);
 
 /* Flushes all outputs; returns 0, or -AW_EIO if any write failed. */

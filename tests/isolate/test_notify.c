@@ -25,6 +25,7 @@
 #include "gamelog.h"
 #include "luaseat.h"
 #include "luaseat_talks.h"
+#include "spectate.h"
 #include "talkhooks.h"
 #include "test.h"
 
@@ -97,6 +98,11 @@ typedef struct played {
     aw_game_result res;
 } played;
 
+static void to_buf(void *ud, const char *line, size_t len)
+{
+    aw_buf_add(ud, line, len);
+}
+
 /* Plays one game: seat a runs paths[a-1] (a Lua file, or "random", "exit"
  * or "exit-finish" for the C players). */
 static void play(int mode, const char **paths, int n, uint64_t seed, played *out)
@@ -140,6 +146,12 @@ static void play(int mode, const char **paths, int n, uint64_t seed, played *out
     FILE *ev = open_memstream(&out->events, &out->events_len);
     aw_gamelog log;
     aw_gamelog_init(&log, csv, NULL, ev);
+    /* a live spectator: after the result line it gets the full record,
+     * late lines included, exactly as the events file has it */
+    aw_buf live;
+    aw_buf_init(&live);
+    aw_spectate *sp = aw_spectate_new(false, to_buf, &live);
+    aw_spectate_attach(sp, &log);
     aw_game_opts go;
     memset(&go, 0, sizeof go);
     go.settings = &s;
@@ -152,6 +164,17 @@ static void play(int mode, const char **paths, int n, uint64_t seed, played *out
     aw_gamelog_free(&log);
     fclose(csv);
     fclose(ev);
+    CHECK_MSG(live.len >= out->events_len &&
+                  memcmp(live.data + live.len - out->events_len, out->events, out->events_len) == 0,
+              "%s: the spectator's full record is not the events file", mode_name[mode]);
+    /* while the game ran, no late line (where it stands tells what came next) */
+    if (live.len >= out->events_len) {
+        char *pub = aw_xstrndup(live.data, live.len - out->events_len);
+        CHECK_MSG(strstr(pub, "\"late\"") == NULL, "%s: a late line while the game ran", mode_name[mode]);
+        free(pub);
+    }
+    aw_spectate_free(sp);
+    aw_buf_free(&live);
     for (int a = 1; a <= n; a++)
         seats[a]->ops->free(seats[a]);
 }
