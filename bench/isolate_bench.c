@@ -1,7 +1,9 @@
 /* isolate_bench: what isolation costs. Plays the same seeded games with the
  * agents in process and in confined child seats (childseat.h) — a child
  * forked per game, and children kept across games (persistent, as
- * `aiwolf play --isolate` and the contest workers keep them) — and reports
+ * `aiwolf play --isolate` and the contest workers keep them), and kept
+ * children that wait for the answer to every notification (the protocol
+ * before notifications went with the next request) — and reports
  * games per second and the mean time per seat call (every request,
  * notifications included), for trivial C players (the pure cost of the
  * framing, the socket round trip and the fork) and for agents/random.lua
@@ -25,8 +27,8 @@
 #include "talkhooks.h"
 
 typedef enum { C_SEATS, LUA_SEATS } kind;
-typedef enum { IN_PROCESS, FORK_PER_GAME, PERSISTENT } where;
-static const char *const where_name[] = {"in process,", "fork/game,", "persistent,"};
+typedef enum { IN_PROCESS, FORK_PER_GAME, PERSISTENT, PERSISTENT_WAITING } where;
+static const char *const where_name[] = {"in process,", "fork/game,", "persistent,", "waiting,"};
 
 static aw_luaseat_opts lua_opts;
 /* random.lua in a child: talks parsed only when read, as `aiwolf play
@@ -64,7 +66,10 @@ static aw_seat *new_seat(kind k, where w, const aw_settings *set, uint64_t *seed
         aw_talkhooks_game(&hooks);
         co.validate = k == C_SEATS ? hooks.validate : lua_child_validate;
         co.free_parsed = k == C_SEATS ? hooks.free_parsed : lua_child_free_parsed;
-        co.persistent = w == PERSISTENT;
+        co.persistent = w == PERSISTENT || w == PERSISTENT_WAITING;
+        /* (each notification alone, waited for: the protocol before
+         * notifications went with the next request) */
+        co.wait_notifications = w == PERSISTENT_WAITING;
         if (k == LUA_SEATS)
             co.child_prepare = aw_luaseat_child_prepare;
         s = aw_childseat_new(k == C_SEATS ? make_c : make_lua, k == C_SEATS ? (void *)seed : "agents/random.lua",
@@ -231,9 +236,12 @@ int main(int argc, char **argv)
             double in = run((kind)k, IN_PROCESS, players, games);
             double iso = run((kind)k, FORK_PER_GAME, players, games);
             double kept = run((kind)k, PERSISTENT, players, games);
+            double waiting = run((kind)k, PERSISTENT_WAITING, players, games);
             printf("%-10s %2d players: isolation adds %.1f us per call (x%.1f) with a fork per game, %.1f us "
-                   "(x%.1f) with children kept\n\n",
-                   k == C_SEATS ? "C random" : "random.lua", players, iso - in, iso / in, kept - in, kept / in);
+                   "(x%.1f) with children kept, %.1f us (x%.1f) with children kept that wait for every "
+                   "notification\n\n",
+                   k == C_SEATS ? "C random" : "random.lua", players, iso - in, iso / in, kept - in, kept / in,
+                   waiting - in, waiting / in);
         }
     }
     start_cost(C_SEATS, 200);

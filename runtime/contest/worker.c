@@ -70,12 +70,54 @@ typedef struct worker {
 
 #define FAULT_NOTES 3 /* fault messages kept per seat and game */
 
+static void note_fault(worker *w, int agent, aw_req_kind kind, const aw_seat_fault *f);
+static void note_cpu(worker *w, int agent, uint64_t cpu);
+
 static void on_call(void *ud, int agent, aw_req_kind kind, uint64_t ns, const aw_seat_fault *f)
 {
     worker *w = ud;
     aw_game_record *r = &w->rec;
     if (agent < 1 || agent > AW_MAX_PLAYERS)
         return;
+    note_fault(w, agent, kind, f);
+    if (kind == AW_REQ_NONE)
+        return;
+    r->calls[agent]++;
+    r->times[agent][aw_time_bucket(ns)]++;
+    /* The agent's own CPU time, as its child reported it (calls that did
+     * not reach the agent have none; a notification's comes later, to
+     * on_late). */
+    uint64_t cpu;
+    int i = w->used ? w->used[agent] : -1;
+    if (i >= 0 && w->child[i] && aw_childseat_call_cpu(w->pool[i], &cpu))
+        note_cpu(w, agent, cpu);
+}
+
+/* A notification's outcome, which its child seat reported with the seat's
+ * next answer: its fault and its own CPU time (never the request's it
+ * went with). Its call was counted by on_call. */
+static void on_late(void *ud, int agent, const aw_seat_late *l)
+{
+    worker *w = ud;
+    if (agent < 1 || agent > AW_MAX_PLAYERS)
+        return;
+    note_fault(w, agent, l->kind, &l->fault);
+    if (l->cpu_known)
+        note_cpu(w, agent, l->cpu_ns);
+}
+
+static void note_cpu(worker *w, int agent, uint64_t cpu)
+{
+    aw_game_record *r = &w->rec;
+    r->cpu[agent][aw_time_bucket(cpu)]++;
+    uint64_t us = cpu / 1000u;
+    if (us > r->cpu_max_us[agent])
+        r->cpu_max_us[agent] = us > UINT32_MAX ? UINT32_MAX : (uint32_t)us;
+}
+
+static void note_fault(worker *w, int agent, aw_req_kind kind, const aw_seat_fault *f)
+{
+    aw_game_record *r = &w->rec;
     if (f && f->kind > AW_FAULT_NONE && f->kind < AW_NFAULTS) {
         int k = 0;
         for (int i = 1; i < AW_NFAULTS; i++)
@@ -92,20 +134,6 @@ static void on_call(void *ud, int agent, aw_req_kind kind, uint64_t ns, const aw
         else if (k == FAULT_NOTES)
             aw_buf_printf(&w->notes, "Agent[%02d]\t%s\t-\t-\t(further faults of this seat are only counted)\n",
                           agent, w->o->names[r->entry[agent]]);
-    }
-    if (kind == AW_REQ_NONE)
-        return;
-    r->calls[agent]++;
-    r->times[agent][aw_time_bucket(ns)]++;
-    /* The agent's own CPU time, as its child reported it (calls that did
-     * not reach the agent have none). */
-    uint64_t cpu;
-    int i = w->used ? w->used[agent] : -1;
-    if (i >= 0 && w->child[i] && aw_childseat_call_cpu(w->pool[i], &cpu)) {
-        r->cpu[agent][aw_time_bucket(cpu)]++;
-        uint64_t us = cpu / 1000u;
-        if (us > r->cpu_max_us[agent])
-            r->cpu_max_us[agent] = us > UINT32_MAX ? UINT32_MAX : (uint32_t)us;
     }
 }
 
@@ -162,6 +190,8 @@ static int play_one(worker *w, aw_seat **seats, const aw_settings *set, int unit
     go.game_no = (int)(index + 1);
     go.call = on_call;
     go.call_ud = w;
+    go.late = on_late;
+    go.late_ud = w;
     aw_buf_clear(&w->notes);
     aw_game_result res;
     int rc = aw_game_play(&go, seats, &res, &err);

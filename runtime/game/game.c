@@ -152,10 +152,32 @@ int aw_game_ask(aw_game *gm, int a)
     return 0;
 }
 
+/* The outcomes of notifications seat a took at once and delivered later
+ * (seat.h's late): a fault is counted and logged as the notification's, on
+ * its day, before whatever the seat answers next. */
+static void take_late(aw_game *gm, int a)
+{
+    aw_seat *s = gm->seats[a];
+    if (!s->ops->late)
+        return;
+    aw_seat_late l;
+    while (s->ops->late(s, &l) > 0) {
+        if (l.fault.kind > AW_FAULT_NONE && l.fault.kind <= AW_FAULT_LOST) {
+            gm->faults++;
+            gm->seat_faults[a][l.fault.kind]++;
+            if (gm->opts.log)
+                aw_gamelog_call_late(gm->opts.log, a, l.kind, l.day, &l.fault);
+        }
+        if (gm->opts.late)
+            gm->opts.late(gm->opts.late_ud, a, &l);
+    }
+}
+
 void aw_game_answer(aw_game *gm, int a, int rc, const aw_seat_reply *reply, const aw_seat_fault *fault)
 {
     if (a < 1 || a > AW_MAX_PLAYERS || !gm->in_batch[a] || gm->answered[a])
         return;
+    take_late(gm, a);
     uint64_t dt = aw_now_ns() - gm->t0[a];
     gm->answered[a] = true;
     gm->left--;
@@ -193,6 +215,8 @@ void aw_game_answer(aw_game *gm, int a, int rc, const aw_seat_reply *reply, cons
 
 void aw_game_end(aw_game *gm, aw_game_result *res)
 {
+    for (int a = 1; a <= aw_engine_state(gm->g)->n; a++)
+        take_late(gm, a);
     if (res) {
         memset(res, 0, sizeof *res);
         const aw_state *st = aw_engine_state(gm->g);

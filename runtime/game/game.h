@@ -53,6 +53,14 @@ typedef struct aw_game_opts {
      * statistics for the contest and the play summary. */
     void (*call)(void *ud, int agent, aw_req_kind kind, uint64_t ns, const aw_seat_fault *fault);
     void *call_ud;
+    /* Optional: sees the outcome of every notification a seat took at once
+     * and delivered later (seat.h's aw_seat_late: a child seat), when the
+     * seat reports it — before its next answer is applied. Its call went
+     * to `call` already, without a fault and without the agent's CPU time;
+     * the fault (also counted in the result and logged, a "late" call line)
+     * and that CPU time come here. */
+    void (*late)(void *ud, int agent, const aw_seat_late *late);
+    void *late_ud;
 } aw_game_opts;
 
 /* The synchronous driver: plays a whole game in this thread. Each batch's

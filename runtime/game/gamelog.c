@@ -207,6 +207,8 @@ void aw_gamelog_json_call(int game_no, int day, int agent, aw_req_kind kind, uin
                   aw_req_name(kind));
     if (!(flags & AW_JSON_NO_TIME))
         aw_buf_printf(b, ",\"us\":%llu", (unsigned long long)(elapsed_ns / 1000));
+    if (flags & AW_JSON_LATE)
+        aw_buf_adds(b, ",\"late\":true");
     if (fault && fault->kind != AW_FAULT_NONE) {
         aw_buf_printf(b, ",\"fault\":\"%s\"", aw_fault_kind_name(fault->kind));
         if (!(flags & AW_JSON_NO_MESSAGE)) {
@@ -475,6 +477,22 @@ void aw_gamelog_event(void *ud, const aw_event *ev)
         l->observer.event(l->observer.ud, ev);
 }
 
+/* A fault's '!' line in the record. */
+static void record_fault(aw_gamelog *l, int agent, aw_req_kind kind, const aw_seat_fault *fault)
+{
+    if (!l->record || l->result_only || !fault || fault->kind == AW_FAULT_NONE)
+        return;
+    aw_buf *b = &l->line;
+    const aw_state *st = aw_engine_state(l->game);
+    char x[24];
+    aw_buf_clear(b);
+    aw_buf_printf(b, "  ! %s %s %s: ", agent_label(st, agent, x, sizeof x), aw_req_name(kind),
+                  aw_fault_kind_name(fault->kind));
+    plain_str(b, fault->msg, strnlen(fault->msg, sizeof fault->msg), 400);
+    aw_buf_addc(b, '\n');
+    out(l, l->record, b);
+}
+
 void aw_gamelog_call(aw_gamelog *l, int agent, aw_req_kind kind, uint64_t elapsed_ns, const aw_seat_fault *fault)
 {
     aw_buf *b = &l->line;
@@ -486,15 +504,19 @@ void aw_gamelog_call(aw_gamelog *l, int agent, aw_req_kind kind, uint64_t elapse
     }
     if (l->observer.call)
         l->observer.call(l->observer.ud, agent, kind, elapsed_ns, fault);
-    if (l->record && !l->result_only && fault && fault->kind != AW_FAULT_NONE) {
-        char x[24];
-        aw_buf_clear(b);
-        aw_buf_printf(b, "  ! %s %s %s: ", agent_label(st, agent, x, sizeof x), aw_req_name(kind),
-                      aw_fault_kind_name(fault->kind));
-        plain_str(b, fault->msg, strnlen(fault->msg, sizeof fault->msg), 400);
-        aw_buf_addc(b, '\n');
-        out(l, l->record, b);
+    record_fault(l, agent, kind, fault);
+}
+
+void aw_gamelog_call_late(aw_gamelog *l, int agent, aw_req_kind kind, int day, const aw_seat_fault *fault)
+{
+    if (l->events) {
+        aw_buf_clear(&l->line);
+        aw_gamelog_json_call(l->game_no, day, agent, kind, 0, fault, AW_JSON_LATE, &l->line);
+        out(l, l->events, &l->line);
     }
+    if (l->observer.late)
+        l->observer.late(l->observer.ud, agent, kind, day, fault);
+    record_fault(l, agent, kind, fault);
 }
 
 int aw_gamelog_flush(aw_gamelog *l)

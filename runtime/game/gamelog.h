@@ -23,6 +23,8 @@ typedef struct aw_gamelog_observer {
     void (*version)(void *ud, int agent, const char *version);
     void (*event)(void *ud, const aw_event *ev);
     void (*call)(void *ud, int agent, aw_req_kind kind, uint64_t elapsed_ns, const aw_seat_fault *fault);
+    /* a notification's late fault (aw_gamelog_call_late) */
+    void (*late)(void *ud, int agent, aw_req_kind kind, int day, const aw_seat_fault *fault);
     void *ud;
 } aw_gamelog_observer;
 
@@ -67,6 +69,11 @@ void aw_gamelog_event(void *ud, const aw_event *ev);
 /* One call to a seat: its duration, and its fault if it failed (NULL if not).
  * Timings go to the JSON events only; faults also to the record. */
 void aw_gamelog_call(aw_gamelog *l, int agent, aw_req_kind kind, uint64_t elapsed_ns, const aw_seat_fault *fault);
+/* The fault of a notification whose call was logged earlier without one
+ * (the seat took it at once and learnt its outcome later, seat.h's
+ * aw_seat_late): a second call line for it, marked "late", on the
+ * notification's day, and the record's '!' line; the observer's late. */
+void aw_gamelog_call_late(aw_gamelog *l, int agent, aw_req_kind kind, int day, const aw_seat_fault *fault);
 
 /* Flushes all outputs; returns 0, or -AW_EIO if any write failed. */
 int aw_gamelog_flush(aw_gamelog *l);
@@ -80,8 +87,10 @@ void aw_gamelog_csv_line(const aw_event *ev, const aw_state *st, aw_buf *out);
  * full; the live spectator (spectate.h) leaves out what is secret while the
  * game runs: AW_JSON_NO_ROLES drops the roles of status, execute and begin
  * lines and begin's seed; AW_JSON_NO_MESSAGE drops a call's fault message;
- * AW_JSON_NO_TIME drops a call's time ("us"). */
-enum { AW_JSON_NO_ROLES = 1u, AW_JSON_NO_MESSAGE = 2u, AW_JSON_NO_TIME = 4u };
+ * AW_JSON_NO_TIME drops a call's time ("us"); AW_JSON_LATE marks a call
+ * line as a notification's outcome that came after its own line ("late":
+ * true, "us" 0: aw_gamelog_call_late). */
+enum { AW_JSON_NO_ROLES = 1u, AW_JSON_NO_MESSAGE = 2u, AW_JSON_NO_TIME = 4u, AW_JSON_LATE = 8u };
 void aw_gamelog_json_begin(const aw_engine *g, int game_no, unsigned flags, aw_buf *out);
 void aw_gamelog_json_version(int game_no, int agent, const char *version, aw_buf *out);
 void aw_gamelog_json_event(int game_no, const aw_event *ev, unsigned flags, aw_buf *out);

@@ -381,11 +381,29 @@ static int write_rec(int fd, const wrec *r)
     return 0;
 }
 
+static void match_fault(match_calls *mc, int agent, aw_req_kind kind, const aw_seat_fault *f);
+
 static void match_call(void *ud, int agent, aw_req_kind kind, uint64_t ns, const aw_seat_fault *f)
 {
     match_calls *mc = ud;
     if (mc->o->game.call)
         mc->o->game.call(mc->o->game.call_ud, agent, kind, ns, f);
+    match_fault(mc, agent, kind, f);
+}
+
+/* A notification's outcome that came later (game.h's late). */
+static void match_late(void *ud, int agent, const aw_seat_late *l)
+{
+    match_calls *mc = ud;
+    if (mc->o->game.late)
+        mc->o->game.late(mc->o->game.late_ud, agent, l);
+    if (l->fault.kind != AW_FAULT_NONE)
+        match_fault(mc, agent, l->kind, &l->fault);
+}
+
+/* The first fault of each entry's version, for first_fault. */
+static void match_fault(match_calls *mc, int agent, aw_req_kind kind, const aw_seat_fault *f)
+{
     if (!f || !mc->o->first_fault || agent < 1 || agent > AW_MAX_PLAYERS)
         return;
     aw_seat *s = mc->seats[agent];
@@ -500,6 +518,8 @@ static int play_one(const aw_match_opts *o, aw_seat **seats, match_calls *mc, lo
     mc->gno = gno;
     go.call = match_call;
     go.call_ud = mc;
+    go.late = match_late;
+    go.late_ud = mc;
     go.game_no = (int)gno;
     go.log = NULL;
     if (o->before && o->before(o->ud, gno, go.seed, &go.log) < 0)

@@ -7,6 +7,7 @@
 #ifndef AW_SEAT_H
 #define AW_SEAT_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "engine.h"
@@ -27,6 +28,19 @@ typedef struct aw_seat_reply {
 } aw_seat_reply;
 
 typedef struct aw_seat aw_seat;
+
+/* The outcome of a notification (INITIALIZE, DAILY_INITIALIZE, DAILY_FINISH)
+ * that a seat took at once — request() returned 0 before the agent had it —
+ * and delivered later: a child seat sends it together with the seat's next
+ * request, in one write, and learns how it went from that request's answer
+ * (docs/isolation.md). */
+typedef struct aw_seat_late {
+    aw_req_kind kind;
+    int day;              /* the day of the view it was sent with */
+    bool cpu_known;       /* the agent's CPU time on it is known (cpu_ns) */
+    uint64_t cpu_ns;
+    aw_seat_fault fault;  /* AW_FAULT_NONE: it went well */
+} aw_seat_late;
 
 /* request() sent the request; the answer comes later (see request). */
 #define AW_SEAT_PENDING 1
@@ -60,6 +74,11 @@ typedef struct aw_seat_ops {
      * request's answer is there (or its deadline passed) and returns it as
      * request would have. May be NULL for seats that always answer at once. */
     int (*wait)(aw_seat *s, aw_seat_reply *reply, aw_seat_fault *fault);
+    /* For seats that take notifications at once and deliver them later:
+     * the oldest outcome not yet taken (1 with *out filled), or 0. The
+     * driver takes them before it applies the seat's next answer and at
+     * the game's end (game.c). May be NULL. */
+    int (*late)(aw_seat *s, aw_seat_late *out);
 } aw_seat_ops;
 
 struct aw_seat {

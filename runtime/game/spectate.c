@@ -166,6 +166,17 @@ static void on_call(void *ud, int agent, aw_req_kind kind, uint64_t ns, const aw
         aw_spectate_flush(s);
 }
 
+/* A notification's fault that its seat reported later: withheld until the
+ * full record. It comes with the seat's next answer, so where it stands in
+ * the stream could tell which request came next (a DIVINE, an ATTACK). */
+static void on_late(void *ud, int agent, aw_req_kind kind, int day, const aw_seat_fault *fault)
+{
+    aw_spectate *s = ud;
+    aw_buf_clear(&s->line);
+    aw_gamelog_json_call(s->game_no, day, agent, kind, 0, fault, AW_JSON_LATE, &s->line);
+    route(s, HOLD);
+}
+
 static fate event_fate(const aw_spectate *s, const aw_event *ev)
 {
     bool votes = s->g && aw_engine_settings(s->g)->vote_visible;
@@ -225,5 +236,6 @@ void aw_spectate_attach(aw_spectate *s, aw_gamelog *l)
     l->observer.version = on_version;
     l->observer.event = on_event;
     l->observer.call = on_call;
+    l->observer.late = on_late;
     l->observer.ud = s;
 }

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -42,6 +43,17 @@
 /* The host's answer buffer: the longest valid frame and one byte more, so
  * that bytes past a frame are always seen. */
 #define ANSWER_CAP (AW_CF_ANSWER_HEADER + AW_CF_MSG_MAX + REPLY_MAX + 1)
+/* Notifications waiting for the seat's next request at most; one more
+ * goes out on its own and is waited for (a dead agent gets only
+ * notifications until FINISH). */
+#define QUEUE_MAX 32
+
+/* A notification taken at once and sent with the next request. */
+typedef struct queued {
+    uint32_t seq;
+    aw_req_kind kind;
+    int day;
+} queued;
 
 typedef struct childseat {
     aw_seat base;
@@ -76,6 +88,7 @@ typedef struct childseat {
     char name[65];
     char *read_dir; /* owned copy of opts.read_dir */
     int budget_ms; /* of the current exchange */
+    int at;        /* the frame in flight the deadlines count for (see moved_on) */
     /* The deadlines of the current exchange (see exchange_send): the
      * child's CPU time (its process clock, when the kernel gives it) and,
      * as the outer bound, the wall clock. */
@@ -88,6 +101,22 @@ typedef struct childseat {
     uint64_t deadline;      /* of the wall clock: deadline_span from then */
     uint64_t deadline_span; /* 30x the budget (at least 3 s); without cpu_clock, twice the budget */
     int pending;   /* the request sent and not yet answered */
+    /* Notifications taken at once (seat_request returned 0): their ask
+     * frames wait in pkt, before the next request's, and go out with it
+     * in one write; the child answers each (a frame per notification, in
+     * order, before the request's answer). qdone of them are answered. */
+    queued q[QUEUE_MAX];
+    int nq, qdone;
+    /* Their outcomes, for the driver (seat_late): late_next is the next
+     * one to hand over. */
+    aw_seat_late late[QUEUE_MAX];
+    int nlate, late_next;
+    /* A word shared with the child (MAP_SHARED): the sequence number of
+     * the frame it works on, so that the host can tell which of the frames
+     * sent together a dying or killed child was in. The child can write
+     * anything there: it only decides which of its own calls a fault is
+     * charged to. */
+    uint32_t *progress;
     /* The CPU time of the last request (aw_childseat_call_cpu). */
     bool cpu_known;
     uint64_t cpu_ns;
@@ -229,6 +258,8 @@ static void child_main(childseat *c, int rd, int wr, int outfd)
     char *in = aw_xmalloc(cap);
     aw_buf out;
     aw_buf_init(&out);
+    bool chained = false;     /* the frame came with the one before it */
+    struct timespec t_end = {0, 0}; /* when the last call ended (CPU time) */
     for (;;) {
         /* One ask frame: its header, then its payload. */
         aw_cf_ask_header h;
@@ -257,37 +288,61 @@ static void child_main(childseat *c, int rd, int wr, int outfd)
             _exit(5);
         memmove(in, in + need, have - need);
         have -= need;
+        if (c->progress)
+            __atomic_store_n(c->progress, h.seq, __ATOMIC_RELAXED);
 
         aw_seat_fault f = {AW_FAULT_NONE, ""};
         if (confine_fault.kind != AW_FAULT_NONE) {
-            aw_buf_clear(&out);
             aw_cf_answer_encode(&out, h.request, h.seq, &confine_fault, NULL, 0, AW_NO_AGENT);
             write_all(wr, out.data, out.len);
             _exit(3);
         }
-        if (c->opts.child_hook && c->opts.child_hook(c->opts.hook_ud, h.request, h.seq, wr))
-            continue;
+        if (c->opts.child_hook) {
+            /* (what the hook writes comes after the answers before it) */
+            if (out.len && write_all(wr, out.data, out.len) < 0)
+                _exit(0);
+            aw_buf_clear(&out);
+            chained = false;
+            if (c->opts.child_hook(c->opts.hook_ud, h.request, h.seq, wr))
+                continue;
+        }
         const char *text;
         size_t len;
         int target;
         /* The agent's thread's CPU time on the request, for the host's
          * figures (what the budget counts; the sandbox's own reading may be
-         * coarser for short calls). */
+         * coarser for short calls). A frame that came with the one before
+         * starts where that one's call ended (a system call less; it is
+         * charged the reading of its own ask frame, nothing of another
+         * call's). */
         struct timespec t0, t1;
-        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
+        if (chained)
+            t0 = t_end;
+        else
+            clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
         agent_answer(c, &a, &view, h.request, &f, &text, &len, &target);
         clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t1);
+        t_end = t1;
         int64_t cpu = ((int64_t)t1.tv_sec - (int64_t)t0.tv_sec) * 1000000000 + (t1.tv_nsec - t0.tv_nsec);
         uint64_t cpu_us = cpu > 0 ? (uint64_t)cpu / 1000u : 0;
-        /* The output first, then the answer in one write: the host wakes
+        aw_cf_answer_encode_cpu(&out, h.request, h.seq, &f, text, len, target,
+                                cpu_us > UINT32_MAX ? UINT32_MAX : (uint32_t)cpu_us);
+        /* A notification's answer that went well waits for the next
+         * frame's when that frame is already here (the host sent them
+         * together): the answers go back in one write. A fault goes at
+         * once, so that a later death does not lose it. */
+        bool notification = h.request > AW_REQ_NONE && h.request < AW_REQ_FINISH &&
+                            !aw_req_needs_reply((aw_req_kind)h.request);
+        chained = have > 0;
+        if (notification && f.kind == AW_FAULT_NONE && have > 0)
+            continue;
+        /* The output first, then the answers in one write: the host wakes
          * up once, for the answer, and finds the output already there. */
         if (c->out)
             fflush(c->out);
-        aw_buf_clear(&out);
-        aw_cf_answer_encode_cpu(&out, h.request, h.seq, &f, text, len, target,
-                                cpu_us > UINT32_MAX ? UINT32_MAX : (uint32_t)cpu_us);
         if (write_all(wr, out.data, out.len) < 0)
             _exit(0);
+        aw_buf_clear(&out);
     }
 }
 
@@ -335,15 +390,60 @@ static void stop_child(childseat *c, char *why, size_t whylen)
 /* Kills the child for good in this game and fills the fault. */
 static bool child_cpu_ns(const childseat *c, uint64_t *ns);
 
-static int lose(childseat *c, aw_seat_fault *f, aw_fault_kind kind, const char *what)
+/* The next outcome slot for queued notification i. */
+static aw_seat_late *add_late(childseat *c, int i)
+{
+    if (c->nlate == QUEUE_MAX) { /* (the driver takes them at every answer) */
+        memmove(c->late, c->late + c->late_next, (size_t)(c->nlate - c->late_next) * sizeof *c->late);
+        c->nlate -= c->late_next;
+        c->late_next = 0;
+    }
+    aw_seat_late *l = &c->late[c->nlate < QUEUE_MAX ? c->nlate++ : QUEUE_MAX - 1];
+    l->kind = c->q[i].kind;
+    l->day = c->q[i].day;
+    l->cpu_known = false;
+    l->cpu_ns = 0;
+    l->fault.kind = AW_FAULT_NONE;
+    l->fault.msg[0] = '\0';
+    return l;
+}
+
+/* Which of the frames in flight a fault belongs to: a queued notification
+ * (qdone..nq-1) or nq, the request. by_progress: the one the child said it
+ * was working on (it died or was killed there); otherwise, or when it named
+ * none of them, the first not yet answered. */
+static int culprit(const childseat *c, bool by_progress)
+{
+    if (by_progress && c->progress) {
+        uint32_t p = __atomic_load_n(c->progress, __ATOMIC_RELAXED);
+        for (int i = c->qdone; i < c->nq; i++)
+            if (c->q[i].seq == p)
+                return i;
+        if (p == c->seq)
+            return c->nq;
+    }
+    return c->qdone;
+}
+
+static const char *frame_name(const childseat *c, int i)
+{
+    return aw_cf_request_name(i < c->nq ? (int)c->q[i].kind : c->pending);
+}
+
+/* Kills the child for good in this game. The fault is frame at's (built
+ * from what); the notifications before it that were not answered went
+ * well (a fault would have been sent at once), those after it and the
+ * request are out of the game. Fills *f with the request's fault. */
+static int lose(childseat *c, aw_seat_fault *f, aw_fault_kind kind, int at, const char *what)
 {
     char why[160] = "";
     /* A child killed over time is charged the CPU time it had (from the
      * sample the request started from), read before it goes. */
-    uint64_t cpu;
+    uint64_t cpu = 0;
+    bool cpu_known = false;
     if (kind == AW_FAULT_TIMEOUT && c->pid > 0 && c->cpu_timed && child_cpu_ns(c, &cpu)) {
-        c->cpu_known = true;
-        c->cpu_ns = cpu > c->cpu_sample ? cpu - c->cpu_sample : 0;
+        cpu_known = true;
+        cpu = cpu > c->cpu_sample ? cpu - c->cpu_sample : 0;
     }
     stop_child(c, kind == AW_FAULT_LOST ? why : NULL, sizeof why);
     if (kind == AW_FAULT_LOST)
@@ -352,15 +452,41 @@ static int lose(childseat *c, aw_seat_fault *f, aw_fault_kind kind, const char *
         set_fault(f, kind, "%s; the agent's process was killed", what);
     c->lost = true;
     snprintf(c->lost_msg, sizeof c->lost_msg, "%.190s", f->msg);
+    for (int i = c->qdone; i < c->nq; i++) {
+        aw_seat_late *l = add_late(c, i);
+        if (i == at) {
+            l->fault = *f;
+            l->cpu_known = cpu_known;
+            l->cpu_ns = cpu;
+        } else if (i > at) {
+            set_fault(&l->fault, AW_FAULT_LOST, "out of this game: %s", c->lost_msg);
+        }
+    }
+    if (at == c->nq) {
+        c->cpu_known = cpu_known;
+        c->cpu_ns = cpu;
+    } else if (c->nq) {
+        set_fault(f, AW_FAULT_LOST, "out of this game: %s", c->lost_msg);
+    }
+    c->nq = c->qdone = 0;
     return -1;
 }
 
-/* lose() with the fault the framing reported. */
-static int lose_with(childseat *c, aw_seat_fault *f)
+/* lose() with the fault the framing reported, for frame at. */
+static int lose_with(childseat *c, aw_seat_fault *f, int at)
 {
     char what[sizeof f->msg];
     snprintf(what, sizeof what, "%s", f->msg);
-    return lose(c, f, f->kind, what);
+    return lose(c, f, f->kind, at, what);
+}
+
+/* A new game: notifications of a game left unfinished are dropped, with
+ * their outcomes (the child's view is sent whole again). */
+static void drop_queue(childseat *c)
+{
+    c->nq = c->qdone = 0;
+    c->nlate = c->late_next = 0;
+    aw_buf_clear(&c->pkt);
 }
 
 static void flush_output(childseat *c)
@@ -420,9 +546,29 @@ static bool child_cpu_ns(const childseat *c, uint64_t *ns)
  * thread, so its CPU time advances no faster than the wall clock (its
  * other thread, the sandbox's watchdog, mostly sleeps; what it spends only
  * brings the kill forward by as much). */
+static void start_deadlines(childseat *c, uint64_t now);
+
+/* With notifications sent along, each frame gets the deadlines a request
+ * gets: when the child says (progress) that it works on a later frame of
+ * the exchange than the one the deadlines count for, they start again from
+ * now (a frame may so get more time than alone, never less; at most one
+ * restart per frame). */
+static void moved_on(childseat *c, uint64_t now)
+{
+    if (!c->progress || c->nq == 0)
+        return;
+    int at = culprit(c, true);
+    if (at > c->at) {
+        c->at = at;
+        c->cpu_sample_wall = 0;
+        start_deadlines(c, now);
+    }
+}
+
 static int past_deadline(childseat *c, const char *what, char *m, size_t cap, int *ms)
 {
     uint64_t now = aw_now_ns();
+    moved_on(c, now);
     if (now >= c->deadline) {
         if (c->cpu_timed)
             snprintf(m, cap, "%s within %d ms (the wall-clock bound)", what, (int)(c->deadline_span / 1000000u));
@@ -452,41 +598,57 @@ static int past_deadline(childseat *c, const char *what, char *m, size_t cap, in
  * time the host gets to them. */
 static int await(childseat *c, int request, aw_seat_fault *f)
 {
-    const char *rname = aw_cf_request_name(request);
     for (;;) {
-        if (c->rlen) {
-            long n = aw_cf_answer_parse(c->rbuf, c->rlen, request, c->seq, REPLY_MAX, &c->ans, f);
+        /* The answers to the notifications sent with the request, in
+         * order, then the request's. */
+        while (c->rlen) {
+            bool notice = c->qdone < c->nq;
+            int want = notice ? (int)c->q[c->qdone].kind : request;
+            uint32_t seq = notice ? c->q[c->qdone].seq : c->seq;
+            long n = aw_cf_answer_parse(c->rbuf, c->rlen, want, seq, REPLY_MAX, &c->ans, f);
             if (n < 0)
-                return lose_with(c, f);
-            if (n > 0) {
-                if ((size_t)n != c->rlen) {
-                    char m[96];
-                    snprintf(m, sizeof m, "%s: unexpected bytes on the wire after the answer", rname);
-                    return lose(c, f, AW_FAULT_REPLY, m);
-                }
-                return 0;
+                return lose_with(c, f, c->qdone);
+            if (n == 0)
+                break;
+            if (notice) {
+                aw_seat_late *l = add_late(c, c->qdone++);
+                l->fault = c->ans.fault;
+                l->cpu_known = true;
+                l->cpu_ns = (uint64_t)c->ans.cpu_us * 1000u;
+                memmove(c->rbuf, c->rbuf + n, c->rlen - (size_t)n);
+                c->rlen -= (size_t)n;
+                continue;
             }
+            if ((size_t)n != c->rlen) {
+                char m[96];
+                snprintf(m, sizeof m, "%s: unexpected bytes on the wire after the answer", frame_name(c, c->nq));
+                return lose(c, f, AW_FAULT_REPLY, c->nq, m);
+            }
+            c->nq = c->qdone = 0;
+            return 0;
         }
         ssize_t n = take(c->ans_fd, c->rbuf + c->rlen, ANSWER_CAP - c->rlen);
         if (n == 0) {
             char m[64];
-            snprintf(m, sizeof m, "%s: connection closed", rname);
-            return lose(c, f, AW_FAULT_LOST, m);
+            int at = culprit(c, true);
+            snprintf(m, sizeof m, "%s: connection closed", frame_name(c, at));
+            return lose(c, f, AW_FAULT_LOST, at, m);
         }
         if (n > 0) {
             c->rlen += (size_t)n;
             continue;
         }
-        char why[120], late[160];
+        char why[160], late[200];
         int ms;
         if (past_deadline(c, "answer", why, sizeof why, &ms)) {
-            snprintf(late, sizeof late, "%s: no %s", rname, why);
-            return lose(c, f, AW_FAULT_TIMEOUT, late);
+            int at = culprit(c, true);
+            snprintf(late, sizeof late, "%s: no %s", frame_name(c, at), why);
+            return lose(c, f, AW_FAULT_TIMEOUT, at, late);
         }
         struct pollfd p[2] = {{c->ans_fd, POLLIN, 0}, {c->outfd, POLLIN, 0}};
         int pr = poll(p, c->outfd >= 0 ? 2 : 1, ms);
         if (pr < 0 && errno != EINTR)
-            return lose(c, f, AW_FAULT_LOST, "poll failed");
+            return lose(c, f, AW_FAULT_LOST, culprit(c, true), "poll failed");
         if (pr > 0 && c->outfd >= 0 && (p[1].revents & (POLLIN | POLLHUP | POLLERR)))
             take_output(c);
     }
@@ -505,17 +667,17 @@ static int send_frame(childseat *c, const aw_buf *b, aw_seat_fault *f)
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK)
-            return lose(c, f, AW_FAULT_LOST, "the request could not be sent");
-        char why[120];
+            return lose(c, f, AW_FAULT_LOST, culprit(c, false), "the request could not be sent");
+        char why[160];
         int ms;
         if (past_deadline(c, "reading", why, sizeof why, &ms))
-            return lose(c, f, AW_FAULT_TIMEOUT, "the agent's process stopped reading");
+            return lose(c, f, AW_FAULT_TIMEOUT, culprit(c, false), "the agent's process stopped reading");
         /* The ask pipe has room again, or the child closed its end of the
          * answer pipe (it died: POLLHUP, which poll reports unasked). */
         struct pollfd p[3] = {{c->ask_fd, POLLOUT, 0}, {c->ans_fd, 0, 0}, {c->outfd, POLLIN, 0}};
         if (poll(p, c->outfd >= 0 ? 3 : 2, ms) > 0) {
             if (p[1].revents & (POLLHUP | POLLERR))
-                return lose(c, f, AW_FAULT_LOST, "the request could not be sent");
+                return lose(c, f, AW_FAULT_LOST, culprit(c, false), "the request could not be sent");
             if (c->outfd >= 0 && (p[2].revents & POLLIN))
                 take_output(c);
         }
@@ -543,7 +705,24 @@ static int exchange_send(childseat *c, int request, const aw_info *info, const a
      * that does not run (or a machine so loaded that it gets a thirtieth of
      * a CPU) meets the wall-clock one. */
     c->budget_ms = budget_ms;
-    uint64_t budget_ns = (uint64_t)budget_ms * 1000000u, now = aw_now_ns();
+    c->at = 0;
+    start_deadlines(c, aw_now_ns());
+    c->cpu_known = false;
+    /* Whatever the child sent since its last answer is in the buffer or
+     * the pipe: it cannot carry this ask's sequence number, so await
+     * finds it out of protocol. */
+    c->seq++;
+    c->pending = request;
+    if (!c->nq)
+        aw_buf_clear(&c->pkt);
+    aw_cf_ask_encode(&c->sent, request, c->seq, info, set, request == AW_REQ_INITIALIZE, c->agent_seed, &c->pkt);
+    return send_frame(c, &c->pkt, f);
+}
+
+/* The deadlines of the exchange's current frame, from now. */
+static void start_deadlines(childseat *c, uint64_t now)
+{
+    uint64_t budget_ns = (uint64_t)c->budget_ms * 1000000u;
     /* Reading the child's CPU clock is a system call: the count starts at
      * a sample at most 1/64 of the budget old (the child may be charged
      * that much of what it did before the request, as the sandbox does:
@@ -561,15 +740,6 @@ static int exchange_send(childseat *c, int request, const aw_info *info, const a
     c->deadline = now + c->deadline_span;
     c->cpu_deadline = c->cpu_sample + budget_ns * 3;
     c->cpu_check_at = c->cpu_sample_wall + budget_ns * 3;
-    c->cpu_known = false;
-    /* Whatever the child sent since its last answer is in the buffer or
-     * the pipe: it cannot carry this ask's sequence number, so await
-     * finds it out of protocol. */
-    c->seq++;
-    c->pending = request;
-    aw_buf_clear(&c->pkt);
-    aw_cf_ask_encode(&c->sent, request, c->seq, info, set, request == AW_REQ_INITIALIZE, c->agent_seed, &c->pkt);
-    return send_frame(c, &c->pkt, f);
 }
 
 static int exchange_finish(childseat *c, int request, aw_seat_fault *f)
@@ -729,6 +899,7 @@ static const char *seat_begin(aw_seat *base, int agent, uint64_t agent_seed, aw_
     childseat *c = (childseat *)base;
     c->agent = agent;
     c->agent_seed = agent_seed;
+    drop_queue(c);
     if (c->opts.persistent && c->pid > 0 && !c->lost) {
         /* The child plays on: the next frame (INITIALIZE) carries the whole
          * view with this game's agent and seed, and starts the game's
@@ -745,6 +916,7 @@ static const char *seat_begin(aw_seat *base, int agent, uint64_t agent_seed, aw_
 int aw_childseat_ready(aw_seat *s, bool fresh, aw_seat_fault *f)
 {
     childseat *c = (childseat *)s;
+    drop_queue(c);
     if (c->pid > 0 && !c->lost && !fresh)
         return 0;
     stop_child(c, NULL, 0);
@@ -766,6 +938,18 @@ static int seat_request(aw_seat *base, aw_req_kind kind, const aw_info *info, co
     if (c->lost || c->pid <= 0) {
         set_fault(f, AW_FAULT_LOST, "out of this game: %s", c->lost_msg);
         return -1;
+    }
+    /* A notification needs no answer: it is taken at once and goes with
+     * the next request, in the same write (FINISH, a game's last request,
+     * goes at once and is waited for). Its outcome comes with that
+     * request's answer (seat_late). */
+    if (!aw_req_needs_reply(kind) && kind != AW_REQ_FINISH && !c->opts.wait_notifications && c->nq < QUEUE_MAX) {
+        if (!c->nq)
+            aw_buf_clear(&c->pkt);
+        c->seq++;
+        c->q[c->nq++] = (queued){c->seq, kind, info ? info->day : 0};
+        aw_cf_ask_encode(&c->sent, kind, c->seq, info, set, kind == AW_REQ_INITIALIZE, c->agent_seed, &c->pkt);
+        return 0;
     }
     if (exchange_send(c, kind, info, set, budget_of(c, set), f) < 0) {
         flush_output(c);
@@ -791,10 +975,23 @@ static int seat_wait(aw_seat *base, aw_seat_reply *reply, aw_seat_fault *f)
     return 0;
 }
 
+static int seat_late(aw_seat *base, aw_seat_late *out)
+{
+    childseat *c = (childseat *)base;
+    if (c->late_next >= c->nlate) {
+        c->nlate = c->late_next = 0;
+        return 0;
+    }
+    *out = c->late[c->late_next++];
+    return 1;
+}
+
 static void seat_free(aw_seat *base)
 {
     childseat *c = (childseat *)base;
     stop_child(c, NULL, 0);
+    if (c->progress)
+        munmap(c->progress, sizeof *c->progress);
     free(c->rbuf);
     aw_buf_free(&c->obuf);
     aw_buf_free(&c->pkt);
@@ -820,6 +1017,7 @@ static const aw_seat_ops child_ops = {
     .version = seat_version,
     .free = seat_free,
     .wait = seat_wait,
+    .late = seat_late,
 };
 
 aw_seat *aw_childseat_new(aw_childseat_make make, void *make_ud, const aw_childseat_opts *opts, aw_error *err)
@@ -832,6 +1030,9 @@ aw_seat *aw_childseat_new(aw_childseat_make make, void *make_ud, const aw_childs
     if (c->opts.read_dir)
         c->opts.read_dir = c->read_dir = aw_xstrdup(c->opts.read_dir);
     c->rbuf = aw_xmalloc(ANSWER_CAP);
+    /* (without it, a fault is charged to the first frame not answered) */
+    void *pg = mmap(NULL, sizeof *c->progress, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    c->progress = pg == MAP_FAILED ? NULL : pg;
     aw_buf_init(&c->obuf);
     aw_buf_init(&c->pkt);
     if (c->opts.output) {

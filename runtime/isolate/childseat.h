@@ -9,8 +9,12 @@
  * costs less than half a Unix socket's): one ask per request (the agent's
  * view, only what changed since the last one), one answer per request in
  * one write (the inner seat's fault, the text or the target), so the agent
- * sees exactly what it would see in process. A socket, only when
- * opts.output is set, carries what the agent prints.
+ * sees exactly what it would see in process. Notifications (INITIALIZE,
+ * DAILY_INITIALIZE, DAILY_FINISH) are taken at once (request returns 0)
+ * and their frames go with the seat's next request in one write; the
+ * child answers them all in one write, and their outcomes (a fault, the
+ * CPU time) reach the driver through the seat's late op (seat.h). A
+ * socket, only when opts.output is set, carries what the agent prints.
  *
  * The host times every request and gives the child three times the budget
  * of CPU time (30x, at least 3 s, of wall-clock time); on a
@@ -84,6 +88,10 @@ typedef struct aw_childseat_opts {
      * (the regulation's sets), started at its first INITIALIZE;
      * aw_childseat_ready(fresh) starts the next one. */
     bool keep_instance;
+    /* Send each notification on its own and wait for its answer, as
+     * before notifications went with the next request (for comparisons:
+     * tests and bench/isolate_bench). */
+    bool wait_notifications;
 } aw_childseat_opts;
 
 aw_seat *aw_childseat_new(aw_childseat_make make, void *make_ud, const aw_childseat_opts *opts, aw_error *err);

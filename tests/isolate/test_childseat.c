@@ -725,14 +725,27 @@ static void restart(void)
     info.agent = 1;
     info.n = 5;
     aw_seat_reply r = {NULL, 0, 0};
-    /* The ask fits in the pipe (the host keeps its read end open, so no
-     * SIGPIPE): the death shows when the answer is awaited. */
-    int rc = seat->ops->request(seat, AW_REQ_DAILY_INITIALIZE, &info, &s, &r, &f);
+    /* A notification is taken at once and goes with the next request. The
+     * asks fit in the pipe (the host keeps its read end open, so no
+     * SIGPIPE): the death shows when the request's answer is awaited, and
+     * is the notification's (the first frame the child did not answer);
+     * the request is out of the game. */
+    CHECK_INT(seat->ops->request(seat, AW_REQ_DAILY_INITIALIZE, &info, &s, &r, &f), 0);
+    aw_seat_late late;
+    CHECK_INT(seat->ops->late(seat, &late), 0);
+    int rc = seat->ops->request(seat, AW_REQ_VOTE, &info, &s, &r, &f);
     if (rc == AW_SEAT_PENDING)
         rc = seat->ops->wait(seat, &r, &f);
     CHECK(rc < 0);
     CHECK_INT(f.kind, AW_FAULT_LOST);
-    CHECK_MSG(strstr(f.msg, "signal 9") != NULL, "%s", f.msg);
+    CHECK_MSG(strstr(f.msg, "out of this game: DAILY_INITIALIZE: connection closed") && strstr(f.msg, "signal 9"),
+              "%s", f.msg);
+    CHECK_INT(seat->ops->late(seat, &late), 1);
+    CHECK_INT(late.kind, AW_REQ_DAILY_INITIALIZE);
+    CHECK_INT(late.fault.kind, AW_FAULT_LOST);
+    CHECK_MSG(strstr(late.fault.msg, "DAILY_INITIALIZE: connection closed") == late.fault.msg &&
+                  strstr(late.fault.msg, "signal 9"), "%s", late.fault.msg);
+    CHECK_INT(seat->ops->late(seat, &late), 0);
     CHECK_INT(aw_childseat_pid(seat), 0);
     CHECK(seat->ops->begin(seat, 1, 2, &f) != NULL);
     pid_t second = aw_childseat_pid(seat);
@@ -741,8 +754,11 @@ static void restart(void)
     /* An ask larger than the pipe holds to a dead child: the host, waiting
      * to write the rest, sees the answer pipe's end at once (not the
      * deadline, 20 s of wall-clock time at this budget). */
-    CHECK(seat->ops->request(seat, AW_REQ_INITIALIZE, &info, &s, &r, &f) == AW_SEAT_PENDING);
+    CHECK(seat->ops->request(seat, AW_REQ_INITIALIZE, &info, &s, &r, &f) == 0);
+    CHECK(seat->ops->request(seat, AW_REQ_VOTE, &info, &s, &r, &f) == AW_SEAT_PENDING);
     CHECK(seat->ops->wait(seat, &r, &f) == 0);
+    CHECK(seat->ops->late(seat, &late) == 1 && late.kind == AW_REQ_INITIALIZE && late.fault.kind == AW_FAULT_NONE &&
+          late.cpu_known);
     kill(second, SIGKILL);
     wait_dead(second);
     enum { NBIG = 2000 };

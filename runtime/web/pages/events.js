@@ -63,8 +63,9 @@ var AW = (function () {
       break;
     case "result": g.result = e; day(g, d); break;
     case "call":
-      g.hasCalls = true; p = player(g, e.agent); p.calls++;
-      if (e.us !== undefined) { p.timed++; p.us += e.us; } // a live stream leaves the time out
+      g.hasCalls = true; p = player(g, e.agent);
+      // a late line is the fault of a notification counted already
+      if (!e.late) { p.calls++; if (e.us !== undefined) { p.timed++; p.us += e.us; } } // a live stream leaves the time out
       if (e.fault) { p.faults++; day(g, d).faults.push(e); }
       break;
     case "substitute": day(g, d).substitutes.push(e); break;
