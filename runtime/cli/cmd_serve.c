@@ -18,6 +18,7 @@
 #include "luaseat_talks.h"
 #include "netserver.h"
 #include "rng.h"
+#include "serve_nlp.h"
 #include "talkhooks.h"
 
 static void usage(FILE *out)
@@ -42,7 +43,9 @@ static void usage(FILE *out)
             "  -n N, --players N     players per game, 3..18 (default 5)\n"
             "  --games G             games to play, then stop (default 1)\n"
             "  --parallel K          games at once, when enough agents wait (default 1)\n"
-            "  --preset P            rule set: aiwolf (default), seed2015, regulation\n"
+            "  --preset P            rule set: aiwolf (default), seed2015, regulation; the\n"
+            "                        NLP division's: nlp, nlp-en, nlp5, nlp13, nlp5-en,\n"
+            "                        nlp13-en (docs/settings.md)\n"
             "  --set NAME=VALUE      change one rule setting (repeatable; docs/settings.md;\n"
             "                        the official names, e.g. maxTalk=3, work too)\n"
             "  --seed S              the first game's seed (game i: S+i; default: drawn from\n"
@@ -52,6 +55,15 @@ static void usage(FILE *out)
             "                        later, the rules' substitute applies\n"
             "  --agent N=FILE.lua    local seat N is a Lua agent run here (repeatable); its\n"
             "                        agent number is drawn from the seed, for the whole run\n"
+            "  --nlp                 host NLP-division agents (aiwolfdial's protocol, e.g. the\n"
+            "                        official aiwolf-nlp-agent) over WebSocket at\n"
+            "                        ws://ADDR:PORT/ws instead of TCP agents: JSON requests\n"
+            "                        that name agents by character (Minato, ミナト), raw text\n"
+            "                        answers; preset nlp unless --preset says otherwise\n"
+            "                        (nlp-en: English names and lengths); -p defaults to\n"
+            "                        8080; a NAME given twice gets a number (docs/nlp.md)\n"
+            "  --max-message BYTES   with --nlp: the longest answer taken (default 65536;\n"
+            "                        longer: the agent is closed)\n"
             "  --fixed-seats         local seat N is agent N (for debugging); connections\n"
             "                        take the other numbers\n"
             "  --no-role-requests    do not ask remote agents ROLE before a game (by\n"
@@ -215,7 +227,7 @@ static void ready(void *ud, int port)
 
 int cmd_serve(int argc, char **argv)
 {
-    const char *preset = "aiwolf", *bind = "127.0.0.1", *events_path = NULL, *http = NULL;
+    const char *preset = NULL, *bind = "127.0.0.1", *events_path = NULL, *http = NULL;
     bool reveal = false;
     long humans = 0, human_timeout = 120;
     aw_web *web = NULL;
@@ -224,7 +236,8 @@ int cmd_serve(int argc, char **argv)
     long port = 10000, players = 5, games = 1, parallel = 1, time_limit = 0;
     long max_conn = 0, max_addr = 0, name_ms = 5000, lobby_ms = 600000, max_timeouts = 3;
     uint64_t seed = 0;
-    bool have_seed = false, quiet = false, role_requests = true, fixed_seats = false;
+    bool have_seed = false, quiet = false, role_requests = true, fixed_seats = false, nlp = false, have_port = false;
+    long max_message = 65536;
     serve_ctx ctx;
     memset(&ctx, 0, sizeof ctx);
     int rc = 2;
@@ -239,7 +252,7 @@ int cmd_serve(int argc, char **argv)
                      !strcmp(o, "--bind") || !strcmp(o, "--http") || !strcmp(o, "--human") ||
                      !strcmp(o, "--human-timeout") || !strcmp(o, "--max-connections") ||
                      !strcmp(o, "--max-per-address") || !strcmp(o, "--name-timeout") ||
-                     !strcmp(o, "--lobby-timeout") || !strcmp(o, "--max-timeouts");
+                     !strcmp(o, "--lobby-timeout") || !strcmp(o, "--max-timeouts") || !strcmp(o, "--max-message");
         if (takes && i + 1 >= argc) {
             rc = bad("%s needs a value", o);
             goto done;
@@ -254,6 +267,7 @@ int cmd_serve(int argc, char **argv)
                 rc = bad("-p: '%s' is not a port number (0 to 65535)", v);
                 goto done;
             }
+            have_port = true;
         } else if (!strcmp(o, "-n") || !strcmp(o, "--players")) {
             if (aw_parse_long(v, AW_MIN_PLAYERS, AW_MAX_PLAYERS, &players) != 0) {
                 rc = bad("-n: '%s' is not a number of players (3 to 18)", v);
@@ -343,12 +357,23 @@ int cmd_serve(int argc, char **argv)
             role_requests = false;
         } else if (!strcmp(o, "--fixed-seats")) {
             fixed_seats = true;
+        } else if (!strcmp(o, "--nlp")) {
+            nlp = true;
+        } else if (!strcmp(o, "--max-message")) {
+            if (aw_parse_long(v, 256, 16 << 20, &max_message) != 0) {
+                rc = bad("--max-message: '%s' is not a number of bytes (256 to 16777216)", v);
+                goto done;
+            }
         } else {
             rc = bad("unknown option '%s'", o);
             goto done;
         }
     }
 
+    if (!preset)
+        preset = nlp ? "nlp" : "aiwolf";
+    if (nlp && !have_port)
+        port = 8080; /* the official NLP server's */
     aw_settings set;
     aw_error err;
     if (aw_settings_from(&set, preset, (int)players, sets, nsets, &err) < 0) {
@@ -457,7 +482,14 @@ int cmd_serve(int argc, char **argv)
     no.games = games;
     no.parallel = (int)parallel;
     no.time_limit_ms = set.time_limit_ms > 0 ? set.time_limit_ms : 1000;
-    no.role_requests = role_requests;
+    no.role_requests = role_requests && !nlp;
+    serve_nlp nt;
+    memset(&nt, 0, sizeof nt);
+    if (nlp) {
+        /* the web module's limit on clients stands for the connections' */
+        serve_nlp_transport(&nt, bind, (int)port, (size_t)max_message, max_conn ? (unsigned)max_conn : 0);
+        no.nlp = &nt.tp;
+    }
     no.fixed_seats = fixed_seats;
     /* the web server's clients (web.h: 256 by default) and its own */
     no.max_connections = max_conn ? (int)max_conn : aw_netserver_max_connections((int)parallel, http ? 272 : 0);
