@@ -237,6 +237,7 @@ int cmd_serve(int argc, char **argv)
     long max_conn = 0, max_addr = 0, name_ms = 5000, lobby_ms = 600000, max_timeouts = 3;
     uint64_t seed = 0;
     bool have_seed = false, quiet = false, role_requests = true, fixed_seats = false, nlp = false, have_port = false;
+    bool have_players = false;
     long max_message = 65536;
     serve_ctx ctx;
     memset(&ctx, 0, sizeof ctx);
@@ -273,6 +274,7 @@ int cmd_serve(int argc, char **argv)
                 rc = bad("-n: '%s' is not a number of players (3 to 18)", v);
                 goto done;
             }
+            have_players = true;
         } else if (!strcmp(o, "--games")) {
             if (aw_parse_long(v, 1, 100000000, &games) != 0) {
                 rc = bad("--games: '%s' is not a positive number", v);
@@ -374,6 +376,8 @@ int cmd_serve(int argc, char **argv)
         preset = nlp ? "nlp" : "aiwolf";
     if (nlp && !have_port)
         port = 8080; /* the official NLP server's */
+    if (!have_players && aw_settings_preset_players(preset))
+        players = aw_settings_preset_players(preset); /* nlp13: 13 players */
     aw_settings set;
     aw_error err;
     if (aw_settings_from(&set, preset, (int)players, sets, nsets, &err) < 0) {

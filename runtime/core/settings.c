@@ -77,6 +77,15 @@ int aw_parse_roles(const char *spec, int counts[AW_NROLES], int *players, aw_err
     return 0;
 }
 
+int aw_settings_preset_players(const char *preset)
+{
+    if (strcmp(preset, "nlp5") == 0 || strcmp(preset, "nlp5-en") == 0)
+        return 5;
+    if (strcmp(preset, "nlp13") == 0 || strcmp(preset, "nlp13-en") == 0)
+        return 13;
+    return 0;
+}
+
 /* The NLP division's rules (aiwolfdial's aiwolf-nlp-server, its
  * config/default_5.yml and default_13.yml; "-en": default_en_*.yml) on top
  * of the official defaults: 4 talks per agent per day in at most 4 turns
@@ -86,20 +95,11 @@ int aw_parse_roles(const char *spec, int counts[AW_NROLES], int *players, aw_err
  * has none). */
 static int nlp_preset(aw_settings *s, const char *preset, int players, aw_error *err)
 {
-    bool en = false;
-    int only = 0;
-    if (strcmp(preset, "nlp") == 0 || (en = strcmp(preset, "nlp-en") == 0))
-        only = 0;
-    else if (strcmp(preset, "nlp5") == 0 || (en = strcmp(preset, "nlp5-en") == 0))
-        only = 5;
-    else if (strcmp(preset, "nlp13") == 0 || (en = strcmp(preset, "nlp13-en") == 0))
-        only = 13;
-    else
+    /* nlp5 and nlp13 are nlp for the size they name (aw_settings_preset_players) */
+    bool en = strcmp(preset, "nlp-en") == 0 || strcmp(preset, "nlp5-en") == 0 || strcmp(preset, "nlp13-en") == 0;
+    if (!en && strcmp(preset, "nlp") != 0 && !aw_settings_preset_players(preset))
         return aw_fail(err, AW_EINVAL, "unknown preset '%s' (NLP presets: nlp, nlp-en, nlp5, nlp13, nlp5-en, nlp13-en)",
                        preset);
-    if (only && players != only)
-        return aw_fail(err, AW_EINVAL, "preset %s is for %d players, not %d (-n %d, or preset nlp%s)", preset, only,
-                       players, only, en ? "-en" : "");
     int *c = s->role_count;
     if (players == 5 || players == 9 || players == 13) {
         memset(c, 0, sizeof(int) * AW_NROLES);

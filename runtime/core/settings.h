@@ -84,8 +84,12 @@ typedef struct aw_settings {
  * "regulation" (2021-2023 contest regulation), "nlp" (the NLP division's
  * server, aiwolf-nlp-server, in Japanese: 5, 9 or 13 players), "nlp-en"
  * (the same in English), and "nlp5", "nlp13", "nlp5-en", "nlp13-en" (the
- * same for exactly that many players). */
+ * same; commands given no number of players take the one they name). */
 int aw_settings_preset(aw_settings *s, const char *preset, int players, aw_error *err);
+
+/* The players a preset is meant for when no number is given (nlp5: 5,
+ * nlp13: 13), or 0. Any number of players may use any preset. */
+int aw_settings_preset_players(const char *preset);
 
 /* The official default role table for n players into counts[AW_NROLES]. */
 int aw_default_roles(int players, int counts[AW_NROLES], aw_error *err);

@@ -47,6 +47,7 @@
 #define ACCEPT_BACKOFF_MAX_MS 2000   /* doubling up to this */
 #define RETRY_FIRST_MS 100           /* a game that could not start: try again after, */
 #define RETRY_MAX_MS 5000            /* doubling up to this */
+#define TP_DRAIN_MS 10000            /* at the end: NLP agents have this long to take their last messages */
 
 typedef struct aw_netserver server;
 typedef struct table table;
@@ -109,6 +110,8 @@ struct aw_netserver {
     /* the NLP transport (opts.nlp), its handle, its agents */
     void *tp;
     bool tp_stopped;
+    int tp_clients;           /* joined and not yet left */
+    uv_timer_t tp_drain;      /* bounds the wait for them at the end */
     remote *msgs;
     uv_signal_t sigint, sigterm;
     uv_timer_t kick;        /* runs lobby_check from the loop */
@@ -473,6 +476,7 @@ static remote *msg_find(server *s, uint64_t client)
 
 void aw_netserver_joined(aw_netserver *s, uint64_t client)
 {
+    s->tp_clients++;
     if (s->stopping || s->tp_stopped) {
         s->o->nlp->close(s->tp, client);
         return;
@@ -521,8 +525,12 @@ void aw_netserver_message(aw_netserver *s, uint64_t client, const char *msg, siz
         remote_reply(r);
 }
 
+static void tp_stop(server *s);
+
 void aw_netserver_left(aw_netserver *s, uint64_t client)
 {
+    if (--s->tp_clients == 0 && s->stopping)
+        tp_stop(s); /* the last one has gone: the transport may end */
     remote *r = msg_find(s, client);
     if (!r)
         return;
@@ -1316,12 +1324,27 @@ static void close_walk(uv_handle_t *h, void *arg)
         return;
     if (h == (uv_handle_t *)&s->listen_poll || h == (uv_handle_t *)&s->sigint || h == (uv_handle_t *)&s->sigterm ||
         h == (uv_handle_t *)&s->kick || h == (uv_handle_t *)&s->wake || h == (uv_handle_t *)&s->local_timer ||
-        h == (uv_handle_t *)&s->accept_timer || h == (uv_handle_t *)&s->retry_timer) {
+        h == (uv_handle_t *)&s->accept_timer || h == (uv_handle_t *)&s->retry_timer ||
+        (h == (uv_handle_t *)&s->tp_drain && !s->tp)) {
         uv_close(h, NULL);
         return;
     }
     if (h->type == UV_TCP && !s->o->nlp) /* in NLP mode the transport's, if any */
         remote_close(h->data);
+}
+
+static void tp_stop(server *s)
+{
+    if (s->tp_stopped)
+        return;
+    s->tp_stopped = true;
+    uv_close((uv_handle_t *)&s->tp_drain, NULL);
+    s->o->nlp->stop(s->tp);
+}
+
+static void on_tp_drain(uv_timer_t *tm)
+{
+    tp_stop(tm->data);
 }
 
 static void stop(server *s)
@@ -1333,12 +1356,14 @@ static void stop(server *s)
     for (int i = 0; i < 64; i++)
         if (s->tables[i])
             table_end(s->tables[i], false);
-    if (s->tp && !s->tp_stopped) {
-        s->tp_stopped = true;
-        s->o->nlp->stop(s->tp);
-    }
+    /* NLP agents: each is closed once what it is owed (FINISH) is sent; the
+     * transport ends when they have gone, or after TP_DRAIN_MS at most. */
     while (s->msgs)
         remote_close(s->msgs); /* takes it off the list */
+    if (s->tp && s->tp_clients == 0)
+        tp_stop(s);
+    else if (s->tp)
+        uv_timer_start(&s->tp_drain, on_tp_drain, TP_DRAIN_MS, 0);
     uv_walk(&s->loop, close_walk, s);
     if (s->listen_fd >= 0)
         close(s->listen_fd); /* its poll handle is closing */
@@ -1401,8 +1426,11 @@ int aw_netserver_run(const aw_netserver_opts *o, aw_tally *t, aw_error *err)
         return -AW_EIO;
     }
     int port = 0;
+    uv_timer_init(&s->loop, &s->tp_drain);
+    s->tp_drain.data = s;
     if (o->nlp) {
         if (!(s->tp = o->nlp->start(o->nlp->ud, &s->loop, s, &port, err))) {
+            uv_close((uv_handle_t *)&s->tp_drain, NULL);
             uv_run(&s->loop, UV_RUN_DEFAULT); /* what the transport left closing */
             uv_loop_close(&s->loop);
             free(s->addrs);
