@@ -240,12 +240,12 @@ int aw_nlp_srv_feed(aw_nlp_srv *c, const char *msg, size_t len, aw_seat_fault *f
         return -1;
     }
     c->reply.len = 0;
-    /* line breaks and tabs become spaces (the log holds one line a talk) */
+    /* line breaks go, as the official server drops "\n", and tabs become
+     * spaces: the log holds one line a talk */
     for (size_t i = 0; i < len; i++) {
         char ch = msg[i];
-        if (ch == '\r' && i + 1 < len && msg[i + 1] == '\n')
-            continue;
-        aw_buf_addc(&c->reply, ch == '\n' || ch == '\r' || ch == '\t' ? ' ' : ch);
+        if (ch != '\n' && ch != '\r')
+            aw_buf_addc(&c->reply, ch == '\t' ? ' ' : ch);
     }
     c->have_reply = true;
     return 1;

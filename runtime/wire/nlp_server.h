@@ -6,8 +6,9 @@
  * characters' names (nlprules.h), the histories carry only the entries the
  * agent has not been sent yet (from INITIALIZE or DAILY_INITIALIZE on), and
  * `setting` comes with INITIALIZE and DAILY_INITIALIZE. An answer is one
- * raw text message: free text for TALK and WHISPER (its line breaks and
- * tabs become spaces, "ForceSkip" is "Skip"), a character's name (or
+ * raw text message: free text for TALK and WHISPER (its line breaks
+ * dropped as the official server drops them, tabs made spaces,
+ * "ForceSkip" is "Skip"), a character's name (or
  * Agent[NN]) for VOTE, DIVINE, GUARD and ATTACK, the team's name for NAME.
  * A message that comes when no answer is owed is a fault (the transport
  * drops the agent, as `serve` drops a TCP agent that sends lines nobody

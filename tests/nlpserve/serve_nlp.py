@@ -138,7 +138,9 @@ def part_five():
     s = Server("five", ["--seed", "11"])
     agents = []
     for team in ("kanolab", "kanolab", "wolfpack", "tohoku", "kyoto"):
-        agents.append(nlpclient.Agent(s.port, team))
+        # kyoto's talks have a line break and a tab: dropped, a space
+        talk = (lambda a, p: "first\nline\tsecond") if team == "kyoto" else None
+        agents.append(nlpclient.Agent(s.port, team, talk=talk))
         # one at a time: each is named before the next connects
         agents[-1].handle(json.loads(agents[-1].ws.recv()))
         agents[-1].ws.send(agents[-1].team)
@@ -161,6 +163,8 @@ def part_five():
                 fail("five: a speaker called %r" % who)
     if logged == 0:
         fail("five: no talk in the log")
+    if not re.search(r"^0,talk,\d+,\d+,\d+,firstline second$", log, re.M):
+        fail("five: a talk's line break and tab are not a talk of one line as the official server makes it")
 
 
 def part_mixed():
