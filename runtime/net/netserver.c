@@ -414,6 +414,20 @@ static void remote_reply(remote *r)
     remote_answer(r, 0, &reply, &f);
 }
 
+/* What the framing made of what came (wireseat's or nlp_server's feed):
+ * rc 1 an answer, 0 nothing yet, -1 a fault that ends the connection. */
+static void remote_fed(remote *r, int rc, const aw_seat_fault *f)
+{
+    if (rc < 0) {
+        char m[sizeof f->msg];
+        snprintf(m, sizeof m, "%s", f->msg);
+        remote_drop(r, m);
+        return;
+    }
+    if (rc == 1)
+        remote_reply(r);
+}
+
 static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
 {
     remote *r = h->data;
@@ -429,15 +443,7 @@ static void on_read(uv_stream_t *st, ssize_t n, const uv_buf_t *buf)
         return;
     }
     aw_seat_fault f = {AW_FAULT_NONE, ""};
-    int rc = aw_wire_seat_feed(&r->ws, buf->base, (size_t)n, &f);
-    if (rc < 0) {
-        char m[sizeof f.msg];
-        snprintf(m, sizeof m, "%s", f.msg);
-        remote_drop(r, m);
-        return;
-    }
-    if (rc == 1)
-        remote_reply(r);
+    remote_fed(r, aw_wire_seat_feed(&r->ws, buf->base, (size_t)n, &f), &f);
 }
 
 /* ---- agents over the NLP transport (opts.nlp) ---------------------------- */
@@ -514,15 +520,7 @@ void aw_netserver_message(aw_netserver *s, uint64_t client, const char *msg, siz
     if (!r || r->gone)
         return;
     aw_seat_fault f = {AW_FAULT_NONE, ""};
-    int rc = aw_nlp_srv_feed(&r->nlp, msg, len, &f);
-    if (rc < 0) {
-        char m[sizeof f.msg];
-        snprintf(m, sizeof m, "%s", f.msg);
-        remote_drop(r, m);
-        return;
-    }
-    if (rc == 1)
-        remote_reply(r);
+    remote_fed(r, aw_nlp_srv_feed(&r->nlp, msg, len, &f), &f);
 }
 
 static void tp_stop(server *s);

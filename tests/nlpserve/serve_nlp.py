@@ -235,7 +235,10 @@ def part_frames():
 
 
 class Mute(nlpclient.Agent):
-    """Answers until its first TALK, then never again, connected still."""
+    """Answers until its first TALK, then never again, connected still
+    (or, with stay False, it goes at that TALK)."""
+    stay = True
+
     def play(self):
         try:
             while True:
@@ -245,25 +248,16 @@ class Mute(nlpclient.Agent):
                 a = self.handle(p)
                 if p["request"] in nlpclient.REPLY:
                     self.ws.send(a)
-            closed(self.ws)
-        except (nlpclient.Closed, OSError):
-            pass
-
-
-class Vanish(nlpclient.Agent):
-    """Goes at its first TALK."""
-    def play(self):
-        try:
-            while True:
-                p = json.loads(self.ws.recv())
-                if p["request"] == "TALK":
-                    break
-                a = self.handle(p)
-                if p["request"] in nlpclient.REPLY:
-                    self.ws.send(a)
+            if self.stay:
+                closed(self.ws)
         except (nlpclient.Closed, OSError):
             pass
         self.ws.close()
+
+
+class Vanish(Mute):
+    """Goes at its first TALK."""
+    stay = False
 
 
 class Odd(nlpclient.Agent):
