@@ -88,8 +88,7 @@ int aw_settings_preset_players(const char *preset)
 
 /* The NLP division's rules (aiwolfdial's aiwolf-nlp-server, its
  * config/default_5.yml and default_13.yml; "-en": default_en_*.yml) on top
- * of the official defaults: 4 talks per agent per day in at most 4 turns
- * per agent, no Skip (a Skip is an Over), free text, 60 s per action,
+ * of the official defaults: 4 talks per agent per day, no Skip (a Skip is an Over), free text, 60 s per action,
  * talk on day 0, the length rule, the characters' names, and the NLP role
  * tables for 5 and 13 players (and one for 9 of ours: the official server
  * has none). */
@@ -110,10 +109,14 @@ static int nlp_preset(aw_settings *s, const char *preset, int players, aw_error 
         c[AW_BODYGUARD] = players == 13;
         c[AW_VILLAGER] = players - c[AW_WEREWOLF] - 2 - c[AW_MEDIUM] - c[AW_BODYGUARD];
     }
+    /* The official per_day counts rounds of the talk (20 for 5 players,
+     * 52 for 13), more than 4 talks an agent ever need; ours are the same
+     * for every size, as every rule but the role table must be (a log's
+     * rules file holds one set for all sizes). */
     s->max_talk = 4;
-    s->max_talk_turn = 4 * players; /* per_day: 20 for 5 players, 52 for 13 */
+    s->max_talk_turn = 20;
     s->max_whisper = 4;
-    s->max_whisper_turn = 4 * (c[AW_WEREWOLF] > 1 ? c[AW_WEREWOLF] : 1); /* 12 for 13 players */
+    s->max_whisper_turn = 12;
     s->max_skip = 0;
     s->talk_on_first_day = true;
     s->validation = AW_VALIDATE_OFF;

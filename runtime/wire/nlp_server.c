@@ -151,7 +151,7 @@ static json_t *jtalk_setting(const aw_settings *s, int per_agent, int turns)
 {
     json_t *t = json_object(), *count = json_object(), *len = json_object();
     oset(count, "per_agent", json_integer(per_agent));
-    oset(count, "per_day", json_integer(per_agent * turns));
+    oset(count, "per_day", json_integer(turns)); /* rounds of the talk, as the official server counts */
     oset(t, "max_count", count);
     if (s->talk_length > 0 || s->mention_length > 0) {
         oset(len, "count_in_word", json_false());
@@ -178,7 +178,6 @@ static json_t *jsetting(const aw_settings *s)
             oset(rn, aw_role_name((aw_role)r), json_integer(s->role_count[r]));
     oset(o, "role_num_map", rn);
     oset(o, "vote_visibility", json_boolean(s->vote_visible));
-    /* per_day: what the turns allow (the engine's max_talk_turn turns) */
     oset(o, "talk", jtalk_setting(s, s->max_talk, s->max_talk_turn));
     oset(o, "whisper", jtalk_setting(s, s->max_whisper, s->max_whisper_turn));
     json_t *vote = json_object(), *attack = json_object(), *timeout = json_object();

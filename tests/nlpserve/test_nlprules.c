@@ -51,9 +51,19 @@ int main(void)
     CHECK_INT(s.role_count[AW_MEDIUM], 1);
     CHECK_INT(s.role_count[AW_VILLAGER], 6);
     CHECK_INT(s.max_whisper_turn, 12);
-    CHECK_INT(s.max_talk_turn, 52);
+    CHECK_INT(s.max_talk_turn, 20);
     CHECK_INT(s.talk_length, 125);
     CHECK_INT(aw_settings_check_playable(&s, &err), 0);
+    /* every rule but the roles is the same for every size (a rules file
+     * holds one set for a folder of logs of any size) */
+    for (int n = AW_MIN_PLAYERS; n <= AW_MAX_PLAYERS; n++) {
+        aw_settings a, b;
+        CHECK_INT(aw_settings_preset(&a, "nlp", n, &err), 0);
+        CHECK_INT(aw_settings_preset(&b, "nlp", 5, &err), 0);
+        memcpy(a.role_count, b.role_count, sizeof a.role_count);
+        a.players = b.players;
+        CHECK_MSG(memcmp(&a, &b, sizeof a) == 0, "nlp with %d players differs from 5 in more than roles", n);
+    }
     CHECK_INT(aw_settings_preset(&s, "nlp", 9, &err), 0);
     CHECK_INT(s.role_count[AW_WEREWOLF], 2);
     CHECK_INT(aw_settings_check_playable(&s, &err), 0);
