@@ -30,6 +30,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 #include <uv.h>
 
@@ -92,6 +93,7 @@ struct table {
     bool watched[AW_MAX_PLAYERS + 1];            /* local_watch set on the seat */
     aw_role deal[AW_MAX_PLAYERS + 1];
     int ask[AW_MAX_PLAYERS];  /* the numbers in the order ROLE requests are honoured */
+    char game_id[27];   /* the NLP agents' info.game_id */
     int retries;        /* times it could not start for want of resources */
     uint64_t retry_at;  /* when to try again (aw_now_ns), or 0 */
 };
@@ -544,7 +546,7 @@ static const char *rseat_begin(aw_seat *base, int agent, uint64_t agent_seed, aw
     (void)f;
     r->agent = agent;
     if (r->msg) {
-        aw_nlp_srv_reset(&r->nlp, r->table ? r->table->gno : 0);
+        aw_nlp_srv_reset(&r->nlp, r->table ? r->table->game_id : "");
         return r->name;
     }
     aw_wire_seat_reset(&r->ws, agent_seed);
@@ -970,6 +972,15 @@ static void table_start_game(table *t)
         return;
     }
     t->log = go.log;
+    if (o->nlp) {
+        /* a ULID as the official server's: the time, and bits one-way from
+         * the seed (they tell nothing of it) */
+        struct timespec now;
+        clock_gettime(CLOCK_REALTIME, &now);
+        uint64_t ms = (uint64_t)now.tv_sec * 1000 + (uint64_t)now.tv_nsec / 1000000;
+        aw_nlp_game_id(ms, aw_rng_derive(go.seed, 0x6e6c7069643121ull), aw_rng_derive(go.seed, 0x6e6c7069643221ull),
+                       t->game_id);
+    }
     t->gm = aw_game_start(&go, t->seats, &err);
     if (!t->gm) {
         say(s, "game %ld cannot start: %s", t->gno + 1, err.msg);

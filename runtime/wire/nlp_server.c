@@ -20,9 +20,31 @@ void aw_nlp_srv_free(aw_nlp_srv *c)
     aw_buf_free(&c->reply);
 }
 
-void aw_nlp_srv_reset(aw_nlp_srv *c, long game)
+void aw_nlp_game_id(uint64_t ms, uint64_t rand_hi, uint64_t rand_lo, char out[27])
 {
-    c->game = game;
+    static const char digits[] = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"; /* Crockford's base 32 */
+    unsigned char b[16];
+    for (int i = 0; i < 6; i++)
+        b[i] = (unsigned char)(ms >> (40 - 8 * i));
+    for (int i = 0; i < 2; i++)
+        b[6 + i] = (unsigned char)(rand_hi >> (8 - 8 * i));
+    for (int i = 0; i < 8; i++)
+        b[8 + i] = (unsigned char)(rand_lo >> (56 - 8 * i));
+    /* 26 digits of 5 bits: 130 bits, the first two zero */
+    for (int d = 0; d < 26; d++) {
+        unsigned v = 0;
+        for (int k = 0; k < 5; k++) {
+            int bit = d * 5 + k - 2; /* bit of b, from the top */
+            v = v << 1 | (bit >= 0 ? (unsigned)(b[bit / 8] >> (7 - bit % 8)) & 1u : 0u);
+        }
+        out[d] = digits[v];
+    }
+    out[26] = '\0';
+}
+
+void aw_nlp_srv_reset(aw_nlp_srv *c, const char *game_id)
+{
+    snprintf(c->game_id, sizeof c->game_id, "%s", game_id ? game_id : "");
     c->talk_sent = c->whisper_sent = 0;
     c->awaiting = -1;
     c->late = 0;
@@ -110,9 +132,7 @@ static json_t *jhistory(const aw_settings *s, const aw_talk *list, int n, int *s
 static json_t *jinfo(const aw_nlp_srv *c, int request, const aw_info *v, const aw_settings *s)
 {
     json_t *o = json_object();
-    char id[32];
-    snprintf(id, sizeof id, "game-%ld", c->game + 1);
-    oset(o, "game_id", json_string(id));
+    oset(o, "game_id", json_string(c->game_id));
     oset(o, "day", json_integer(v->day));
     oset(o, "agent", jname(s, v->agent));
     if (v->medium_result.agent)
@@ -172,10 +192,18 @@ static json_t *jsetting(const aw_settings *s)
     oset(o, "agent_count", json_integer(s->players));
     if (s->max_days > 0)
         oset(o, "max_day", json_integer(s->max_days));
+    /* The NLP format's six roles always (its agents know no others: a
+     * role that is not in its Role enum breaks them), any other only when
+     * the game deals it. */
+    static const char *const nlp_roles[] = {"WEREWOLF", "POSSESSED", "SEER", "BODYGUARD", "VILLAGER", "MEDIUM"};
     json_t *rn = json_object();
-    for (int r = 0; r < AW_NROLES; r++)
-        if (aw_role_info_of((aw_role)r)->supported)
+    for (int r = 0; r < AW_NROLES; r++) {
+        bool listed = false;
+        for (size_t k = 0; k < sizeof nlp_roles / sizeof *nlp_roles; k++)
+            listed |= strcmp(nlp_roles[k], aw_role_name((aw_role)r)) == 0;
+        if (listed || s->role_count[r] > 0)
             oset(rn, aw_role_name((aw_role)r), json_integer(s->role_count[r]));
+    }
     oset(o, "role_num_map", rn);
     oset(o, "vote_visibility", json_boolean(s->vote_visible));
     oset(o, "talk", jtalk_setting(s, s->max_talk, s->max_talk_turn));

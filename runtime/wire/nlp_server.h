@@ -23,6 +23,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "seat.h"
 #include "settings.h"
@@ -30,7 +31,7 @@
 #include "wire.h"
 
 typedef struct aw_nlp_srv {
-    long game;             /* the game's number: game_id */
+    char game_id[32];      /* info.game_id */
     int talk_sent;         /* today's talks already sent */
     int whisper_sent;      /* today's whispers already sent */
     int awaiting;          /* the request whose answer is owed, or -1 */
@@ -43,9 +44,15 @@ typedef struct aw_nlp_srv {
 
 void aw_nlp_srv_init(aw_nlp_srv *c);
 void aw_nlp_srv_free(aw_nlp_srv *c);
-/* A new game (number game, for info.game_id): nothing sent yet, nothing
- * owed. */
-void aw_nlp_srv_reset(aw_nlp_srv *c, long game);
+/* A new game (game_id: what info.game_id says, see aw_nlp_game_id):
+ * nothing sent yet, nothing owed. */
+void aw_nlp_srv_reset(aw_nlp_srv *c, const char *game_id);
+
+/* A game id in the official server's form, a ULID (26 characters of
+ * Crockford's base 32: 48 bits of milliseconds since 1970, 80 bits of
+ * randomness; the official agent reads the time out of it): ms, then the
+ * low 16 bits of rand_hi and the 64 of rand_lo. */
+void aw_nlp_game_id(uint64_t ms, uint64_t rand_hi, uint64_t rand_lo, char out[27]);
 
 /* Appends the message for request (an aw_req_kind, or AW_WIRE_REQ_NAME
  * with info and set NULL) to out; from then on its answer is owed when it

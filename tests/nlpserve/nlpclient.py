@@ -100,6 +100,8 @@ class WS:
 
 
 TARGET = ("VOTE", "DIVINE", "GUARD", "ATTACK")
+OFFICIAL_ROLES = {"WEREWOLF", "POSSESSED", "SEER", "BODYGUARD", "VILLAGER", "MEDIUM"}
+ULID = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 REPLY = ("NAME", "TALK", "WHISPER") + TARGET
 
 
@@ -158,8 +160,15 @@ class Agent:
                 self.check(self.role is not None, "own role not in role_map")
             if r in ("TALK", "WHISPER"):
                 self.check("remain_count" in info, "%s without remain_count" % r)
+        if info:
+            # a ULID, as the official agent parses it (its log folder's time)
+            gid = info.get("game_id", "")
+            self.check(len(gid) == 26 and gid[0] <= "7" and all(c in ULID for c in gid), "game_id %r" % gid)
         if r in ("INITIALIZE", "DAILY_INITIALIZE"):
             self.check("setting" in p, "%s without setting" % r)
+            roles = set(p.get("setting", {}).get("role_num_map", {}))
+            # the official agents' Role enum: any other role breaks them
+            self.check(roles <= OFFICIAL_ROLES, "role_num_map has %r" % sorted(roles - OFFICIAL_ROLES))
             self.seen_talks.clear()
             self.seen_whispers.clear()
             if r == "INITIALIZE":
