@@ -707,10 +707,18 @@ static void table_end(table *t, bool finished)
         if (r) {
             r->table = NULL;
             r->pending = -1;
-            if (r->closing && r->handles == 0)
+            if (r->closing && r->handles == 0) {
                 remote_free(r);
-            else if (!r->gone && r->srv->started < s->o->games)
+            } else if (r->msg && !r->gone) {
+                /* As the official NLP server: an agent is closed after its
+                 * game (once its FINISH is sent) and connects again for the
+                 * next. */
+                r->gone = true;
+                number_release(s, r);
+                remote_close(r);
+            } else if (!r->gone && r->srv->started < s->o->games) {
                 lobby_push(s, r);
+            }
         } else if (t->seats[a]) {
             if (t->watched[a]) /* no ready() call comes after this */
                 s->o->local_watch(s->o->ud, t->seats[a], NULL, NULL);

@@ -116,7 +116,9 @@ typedef struct aw_netserver_opts {
     /* Non-NULL: remote agents come over this transport (and speak the NLP
      * protocol), not over TCP: bind, port, max_connections and
      * max_per_address are the transport's business, role_requests is
-     * ignored. A name given twice gets a number (kanolab, kanolab2, ...). */
+     * ignored. A name given twice gets a number (kanolab, kanolab2, ...).
+     * As on the official NLP server, each agent is closed after its game
+     * (its FINISH sent first) and connects again to play another. */
     const aw_netserver_transport *nlp;
 } aw_netserver_opts;
 

@@ -8,8 +8,9 @@ what the agents saw or got:
              (the second becomes kanolab2); every packet checked (names,
              not numbers; histories without repeats; setting at
              INITIALIZE/DAILY_INITIALIZE only; every role at FINISH)
-  mixed      one WebSocket agent and four local Lua seats, two games on one
-             connection; a free-text talk past the length rule is cut in the
+  mixed      one WebSocket agent and four local Lua seats, two games (the
+             agent is closed after each, as by the official server, and
+             connects again); a free-text talk past the length rule is cut in the
              log and in what the agents are sent
   thirteen   nlp13: three WebSocket agents and ten Lua seats
   frames     before its NAME: a binary frame, a message past --max-message,
@@ -170,10 +171,12 @@ def part_five():
 def part_mixed():
     long_text = "x" * 80 + " @ミナト " + "y" * 80
     s = Server("mixed", ["--seed", "21", "--games", "2"] + lua(4, 2))
-    a = nlpclient.Agent(s.port, "solo", talk=lambda ag, p: long_text)
-    join(run_agents([a]))
+    # closed after each game, as by the official server: it connects again
+    for k in range(2):
+        a = nlpclient.Agent(s.port, "solo", talk=lambda ag, p: long_text)
+        join(run_agents([a]))
+        check_agents("mixed", [a], 1)
     s.finish("mixed", 2)
-    check_agents("mixed", [a], 2)
     log = s.log_text()
     cut = "x" * 50 + "@ミナト " + "y" * 50
     if a.me != "ミナト" and cut + "\n" not in log:
