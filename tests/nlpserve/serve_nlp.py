@@ -24,6 +24,8 @@ what the agents saw or got:
   odd        bytes that are not UTF-8 in a text frame close that agent; a
              target that is nobody's name is that agent's fault and nothing
              more; a name with a terminal escape reaches the output escaped
+  interrupt  Ctrl-C while a game waits for an agent: the agent is closed, the
+             server exits 0 and keeps the game's log as SEED.log.unfinished
 Nothing here depends on timing: time-outs are set small and the outcome
 (closed, games finished) is asserted, not how long it took.
     serve_nlp.py AIWOLF [PART...]"""
@@ -31,6 +33,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -324,9 +327,31 @@ def part_odd():
         fail("odd: the agent that sent bytes that are not UTF-8 is not reported (escaped)")
 
 
+def part_interrupt():
+    s = Server("interrupt", ["--seed", "5"] + lua(4, 2))
+    ws = nlpclient.WS(s.port, timeout=LIVE)
+    ws.recv()
+    ws.send("stall")
+    while json.loads(ws.recv())["request"] != "TALK":
+        pass
+    s.p.send_signal(signal.SIGINT)  # while the game waits for this agent
+    closed(ws)
+    try:
+        s.p.communicate(timeout=LIVE)
+    except subprocess.TimeoutExpired:
+        s.p.kill()
+        s.p.communicate()
+        fail("interrupt: the server did not end")
+    if s.p.returncode != 0:
+        fail("interrupt: exit %d: %s" % (s.p.returncode, s.err()[-800:]))
+    if not os.path.exists(os.path.join(s.dir, "logs", "5.log.unfinished")):
+        fail("interrupt: the abandoned game's log is not kept as 5.log.unfinished")
+
+
 def main():
     parts = {"five": part_five, "mixed": part_mixed, "thirteen": part_thirteen, "frames": part_frames,
-             "silence": part_silence, "odd": part_odd}
+             "silence": part_silence, "odd": part_odd,
+             "interrupt": part_interrupt}
     for name in PARTS or list(parts):
         note("part " + name)
         parts[name]()
