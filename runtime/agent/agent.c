@@ -50,7 +50,7 @@ static aw_seat *isolated(const char *path, const aw_agent_opts *opts, aw_error *
     /* Each child parses a talk only when its agent reads `parsed`. */
     aw_luaseat_opts lo;
     aw_agent_luaseat_opts(opts, &lo);
-    aw_luaseat_talks_deferred(&lo, &co.validate, &co.free_parsed);
+    co.talk = aw_luaseat_talks_deferred(&lo);
     co.child_prepare = aw_luaseat_child_prepare;
     /* One child per seat for all the games: each game's INITIALIZE starts a
      * fresh agent instance in it (or, with keep_instance, the first one

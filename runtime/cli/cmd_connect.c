@@ -132,9 +132,6 @@ int cmd_connect(int argc, char **argv)
         fprintf(stderr, "aiwolf connect: %s\n", aw_term(err.msg).s);
         return 2;
     }
-    aw_game_opts hooks;
-    memset(&hooks, 0, sizeof hooks);
-    aw_talkhooks_game(&hooks);
     aw_netclient_opts no;
     memset(&no, 0, sizeof no);
     no.host = host;
@@ -142,8 +139,7 @@ int cmd_connect(int argc, char **argv)
     no.name = name;
     no.role = role;
     no.reconnect = reconnect;
-    no.validate = hooks.validate;
-    no.free_parsed = hooks.free_parsed;
+    no.talk = aw_talkhooks();
     no.log = quiet ? NULL : stderr;
     aw_netclient_stats st;
     int rc = aw_netclient_run(seat, &no, &st, &err);
