@@ -132,6 +132,17 @@ static int total_faults(const outcome *o)
     return n;
 }
 
+/* A game under l gives seat 1 at least one fault of kind, whose message in
+ * the events holds text. */
+static void expect_fault(const char *mode, const char *file, const aw_agent_limits *l, aw_fault_kind kind,
+                         const char *text)
+{
+    outcome o = play(file, l);
+    CHECK_MSG(o.faults[kind] > 0 && o.events && strstr(o.events, text), "%s, %s: no fault \"%s\":\n%s", mode, file,
+              text, o.events ? o.events : "");
+    free(o.events);
+}
+
 static void limits_reach_the_seat(bool isolate)
 {
     const char *mode = isolate ? "isolated" : "in process";
@@ -147,28 +158,15 @@ static void limits_reach_the_seat(bool isolate)
     CHECK_MSG(o.child == isolate, "%s: a child %s after the game", mode, o.child ? "runs" : "does not run");
     free(o.events);
 
-    /* The memory cap. */
+    /* The memory cap, the work budget, the time budget. */
     l.memory_bytes = (size_t)8 << 20;
-    o = play("grow.lua", &l);
-    CHECK_MSG(o.faults[AW_FAULT_MEMORY] > 0, "%s: no memory fault under an 8 MiB cap:\n%s", mode,
-              o.events ? o.events : "");
-    free(o.events);
-
-    /* The work budget. */
+    expect_fault(mode, "grow.lua", &l, AW_FAULT_MEMORY, "memory");
     l.memory_bytes = 0;
     l.work_budget = 10000;
-    o = play("grow.lua", &l);
-    CHECK_MSG(o.faults[AW_FAULT_TIMEOUT] > 0 && o.events && strstr(o.events, "work budget of 10000 units exceeded"),
-              "%s: no work budget fault under 10000 units:\n%s", mode, o.events ? o.events : "");
-    free(o.events);
-
-    /* The time budget. */
+    expect_fault(mode, "grow.lua", &l, AW_FAULT_TIMEOUT, "work budget of 10000 units exceeded");
     l.work_budget = 0;
     l.budget_ms = 50;
-    o = play("spin.lua", &l);
-    CHECK_MSG(o.faults[AW_FAULT_TIMEOUT] > 0 && o.events && strstr(o.events, "time budget of 50 ms exceeded"),
-              "%s: no fault of a 50 ms time budget:\n%s", mode, o.events ? o.events : "");
-    free(o.events);
+    expect_fault(mode, "spin.lua", &l, AW_FAULT_TIMEOUT, "time budget of 50 ms exceeded");
 }
 
 /* Isolated, the agent reads its own folder's modules by default, and no
