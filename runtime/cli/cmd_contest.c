@@ -20,6 +20,7 @@
 
 #include "aiwolf_version.h"
 #include "cli.h"
+#include "options.h"
 #include "gzlog.h"
 #include "logrules.h"
 #include "provenance.h"
@@ -36,76 +37,37 @@
 #define MAX_ENTRIES 1000
 #define MAX_SETS 32
 
-static void usage(FILE *out)
-{
-    fprintf(out,
-            "usage: aiwolf contest [OPTIONS] --out DIR ENTRY...\n"
-            "       aiwolf contest merge --out DIR SHARD_DIR...\n"
-            "       aiwolf contest report [--fault-policy P] DIR\n"
-            "       aiwolf contest verify [--sample N] DIR\n"
-            "\n"
-            "Plays a contest between sandboxed entries and writes its results and report\n"
-            "to DIR. An ENTRY is a Lua agent file or a folder with main.lua; each runs in\n"
-            "its own confined process that may read only its own folder. Running the same\n"
-            "command again continues an interrupted contest where it stopped.\n"
-            "\n"
-            "options:\n"
-            "  --format F            seed2015 (default): every entry plays at least\n"
-            "                        --games-per-entry games, fresh instances every game;\n"
-            "                        regulation: sets of --set-games games with the same\n"
-            "                        instances and seats, --sets sets per player count\n"
-            "  --players N[,M]       player counts (default: 15 for seed2015, 5,15 for\n"
-            "                        regulation)\n"
-            "  --games-per-entry N   seed2015: games each entry plays at least (default 1000)\n"
-            "  --sets K              regulation: sets per player count (default 10)\n"
-            "  --set-games N         regulation: games per set (default 100)\n"
-            "  --seed S              the master seed (default: drawn from the system and\n"
-            "                        kept in DIR, so a resumed run uses it)\n"
-            "  --jobs J              worker processes (default: every core)\n"
-            "  --budget MS           CPU time per agent call (default 100; 1000 with --work,\n"
-            "                        where it is only a safety net); a call that runs far\n"
-            "                        past it is killed with the agent's process (the\n"
-            "                        bounds: docs/contest.md, \"Outer kill\")\n"
-            "  --work UNITS          also a deterministic budget per call, in work units (VM\n"
-            "                        instructions plus library work; docs/sandbox.md): the\n"
-            "                        results, faults included, are then the same on any\n"
-            "                        machine and load\n"
-            "  --memory MB           memory cap per agent (default 64)\n"
-            "  --fault-policy P      which entries are ranked: calls=5%%,games=50%% (the\n"
-            "                        default: an entry with more than 5 %% of its calls\n"
-            "                        faulted, or faults in more than half its games, is\n"
-            "                        listed apart, not ranked), other shares, or none;\n"
-            "                        an entry that answers no call is never ranked\n"
-            "  --preset P            the rules (default: the format's: seed2015 or regulation)\n"
-            "  --set NAME=VALUE      change one rule setting (repeatable)\n"
-            "  --shard I/N           play only slice I of N (1-based); 'contest merge'\n"
-            "                        combines the slices' folders\n"
-            "  --duplicate K         seed2015: play each deal (seed and roles) K times,\n"
-            "                        the entries rotated through its seats, so that the\n"
-            "                        luck of roles and seats cancels within a deal\n"
-            "  --until-separated     seed2015: after the games above, keep playing rounds\n"
-            "                        of games for the entries still in doubt until every\n"
-            "                        two entries adjacent in the skill rating are\n"
-            "                        separated at 95 %%, or --max-games is reached\n"
-            "  --max-games N         the cap for --until-separated (default: 10 times the\n"
-            "                        games above)\n"
-            "  --quiet               no progress and no table on standard output\n"
-            "  --help                this text\n"
-            "\n"
-            "DIR receives contest.cfg, games.tsv (one line per game), logs/ (every game's\n"
-            "official CSV log, and aiwolf.rules: the rules 'aiwolf check' and 'replay'\n"
-            "read), provenance.tsv (the program's version, each entry's SHA-256, when\n"
-            "each run started and ended), report.md, results.csv, results.json and\n"
-            "report.html. 'contest report' writes the reports again; 'contest verify'\n"
-            "plays games again from their seeds and compares their logs byte for byte\n"
-            "(aiwolf contest verify --help).\n"
-            "The report ranks by win rate and gives beside it each entry's skill apart\n"
-            "from the luck of the deal (a team model fitted on games.tsv) with its 95 %%\n"
-            "interval, the probability that one entry really outranks another, and skill\n"
-            "by role (docs/contest.md).\n"
-            "Exit status: 0 when every game was played, 1 when the contest stopped\n"
-            "(interrupted or failed; run it again to continue), 2 for bad usage.\n");
-}
+/* --help: the head, the options (the table in cmd_contest), the foot. */
+static const char contest_head[] =
+    "usage: aiwolf contest [OPTIONS] --out DIR ENTRY...\n"
+    "       aiwolf contest merge --out DIR SHARD_DIR...\n"
+    "       aiwolf contest report [--fault-policy P] DIR\n"
+    "       aiwolf contest verify [--sample N] DIR\n"
+    "\n"
+    "Plays a contest between sandboxed entries and writes its results and report\n"
+    "to DIR. An ENTRY is a Lua agent file or a folder with main.lua; each runs in\n"
+    "its own confined process that may read only its own folder. Running the same\n"
+    "command again continues an interrupted contest where it stopped.\n"
+    "\n"
+    "options:\n";
+static const char contest_foot[] =
+    "\n"
+    "DIR receives contest.cfg, games.tsv (one line per game), logs/ (every game's\n"
+    "official CSV log, and aiwolf.rules: the rules 'aiwolf check' and 'replay'\n"
+    "read), provenance.tsv (the program's version, each entry's SHA-256, when\n"
+    "each run started and ended), report.md, results.csv, results.json and\n"
+    "report.html. 'contest report' writes the reports again; 'contest verify'\n"
+    "plays games again from their seeds and compares their logs byte for byte\n"
+    "(aiwolf contest verify --help).\n"
+    "The report ranks by win rate and gives beside it each entry's skill apart\n"
+    "from the luck of the deal (a team model fitted on games.tsv) with its 95 %%\n"
+    "interval, the probability that one entry really outranks another, and skill\n"
+    "by role (docs/contest.md).\n"
+    "Exit status: 0 when every game was played, 1 when the contest stopped\n"
+    "(interrupted or failed; run it again to continue), 2 for bad usage.\n";
+
+/* --help (merge's and report's too): the main command's table. */
+static void usage(FILE *out); /* after the table */
 
 static int bad(const char *fmt, const char *arg)
 {
@@ -1733,6 +1695,171 @@ static int verify_main(int argc, char **argv)
     return rc;
 }
 
+/* The command's options: the table (in a->rows) whose values go to a and
+ * to k's config, with k's defaults set first. */
+static int format_opt(void *to, const char *v)
+{
+    aw_contest_format *f = to;
+    if (strcmp(v, "seed2015") == 0)
+        *f = AW_FORMAT_SEED2015;
+    else if (strcmp(v, "regulation") == 0)
+        *f = AW_FORMAT_REGULATION;
+    else
+        return bad("--format is seed2015 or regulation, not '%s'", v);
+    return 0;
+}
+
+static int players_opt(void *to, const char *v)
+{
+    if (parse_players(v, to) < 0)
+        return bad("--players takes up to four different counts from 3 to 18, e.g. 5,15 (not '%s')", v);
+    return 0;
+}
+
+static int policy_opt(void *to, const char *v)
+{
+    aw_error err;
+    if (aw_fault_policy_parse(v, to, &err) < 0)
+        return bad("%s", err.msg);
+    return 0;
+}
+
+static int shard_opt(void *to, const char *v)
+{
+    cfg *c = to;
+    char tail;
+    if (sscanf(v, "%d/%d%c", &c->shard, &c->nshards, &tail) != 2 || c->nshards < 1 || c->shard < 1 ||
+        c->shard > c->nshards)
+        return bad("--shard is I/N with 1 <= I <= N, e.g. 2/4 (not '%s')", v);
+    return 0;
+}
+
+typedef struct contest_args {
+    const char *dir;
+    bool have_seed, have_players, have_budget, until;
+    long max_games, games_per_entry, sets, set_games, jobs_opt, budget, memory, duplicate;
+    aw_cli_rule_opts ro;
+    const char *args[MAX_ENTRIES];
+    aw_opt_list entries;
+    aw_opt rows[24];
+} contest_args;
+
+static aw_opts_cmd contest_table(contest *k, contest_args *a)
+{
+    memset(a, 0, sizeof *a);
+    a->games_per_entry = 1000;
+    a->sets = 10;
+    a->set_games = 100;
+    a->budget = 100;
+    a->memory = 64;
+    a->entries = (aw_opt_list){a->args, 0, MAX_ENTRIES, "too many entries (1000 at most)"};
+    const aw_opt rows[] = {
+        {.name = "--out", .arg = "DIR", .kind = AW_OPT_STR, .to = &a->dir,
+         .help =
+               "the folder that receives the results (required); a\n"
+               "folder that holds a contest already continues it"},
+        {.name = "--format", .arg = "F", .kind = AW_OPT_CALL, .to = &k->c.format, .call = format_opt,
+         .help =
+               "seed2015 (default): every entry plays at least\n"
+               "--games-per-entry games, fresh instances every game;\n"
+               "regulation: sets of --set-games games with the same\n"
+               "instances and seats, --sets sets per player count"},
+        {.name = "--players", .arg = "N[,M]", .kind = AW_OPT_CALL, .to = &k->c, .call = players_opt, .seen = &a->have_players,
+         .help =
+               "player counts (default: 15 for seed2015, 5,15 for\n"
+               "regulation)"},
+        {.name = "--games-per-entry", .arg = "N", .kind = AW_OPT_LONG, .to = &a->games_per_entry, .min = 1, .max = 100000000,
+         .bad = "'%s' is not a positive whole number",
+         .help =
+               "seed2015: games each entry plays at least (default 1000)"},
+        {.name = "--sets", .arg = "K", .kind = AW_OPT_LONG, .to = &a->sets, .min = 1, .max = 100000000,
+         .bad = "'%s' is not a positive whole number",
+         .help =
+               "regulation: sets per player count (default 10)"},
+        {.name = "--set-games", .arg = "N", .kind = AW_OPT_LONG, .to = &a->set_games, .min = 1, .max = 100000000,
+         .bad = "'%s' is not a positive whole number",
+         .help =
+               "regulation: games per set (default 100)"},
+        {.name = "--seed", .arg = "S", .kind = AW_OPT_U64, .to = &k->c.seed, .seen = &a->have_seed,
+         .bad = "'%s' is not a whole number from 0 to 18446744073709551615",
+         .help =
+               "the master seed (default: drawn from the system and\n"
+               "kept in DIR, so a resumed run uses it)"},
+        {.name = "--jobs", .arg = "J", .kind = AW_OPT_LONG, .to = &a->jobs_opt, .min = 1, .max = 100000000,
+         .bad = "'%s' is not a positive whole number",
+         .help =
+               "worker processes (default: every core)"},
+        {.name = "--budget", .arg = "MS", .kind = AW_OPT_LONG, .to = &a->budget, .min = 1, .max = 100000000, .seen = &a->have_budget,
+         .bad = "'%s' is not a positive whole number",
+         .help =
+               "CPU time per agent call (default 100; 1000 with --work,\n"
+               "where it is only a safety net); a call that runs far\n"
+               "past it is killed with the agent's process (the\n"
+               "bounds: docs/contest.md, \"Outer kill\")"},
+        {.name = "--work", .arg = "UNITS", .kind = AW_OPT_U64, .to = &k->c.work, .min = 1, .bad = "'%s' is not a positive number of work units",
+         .help =
+               "also a deterministic budget per call, in work units (VM\n"
+               "instructions plus library work; docs/sandbox.md): the\n"
+               "results, faults included, are then the same on any\n"
+               "machine and load"},
+        {.name = "--memory", .arg = "MB", .kind = AW_OPT_LONG, .to = &a->memory, .min = 1, .max = 100000000,
+         .bad = "'%s' is not a positive whole number",
+         .help =
+               "memory cap per agent (default 64)"},
+        {.name = "--fault-policy", .arg = "P", .kind = AW_OPT_CALL, .to = &k->c.policy, .call = policy_opt,
+         .help =
+               "which entries are ranked: calls=5%,games=50% (the\n"
+               "default: an entry with more than 5 % of its calls\n"
+               "faulted, or faults in more than half its games, is\n"
+               "listed apart, not ranked), other shares, or none;\n"
+               "an entry that answers no call is never ranked"},
+        {.kind = AW_OPT_GROUP,
+         .to = aw_cli_rule_group(&a->ro, AW_RULE_PRESET | AW_RULE_SET,
+                                 "the rules (default: the format's: seed2015 or regulation)", NULL)},
+        {.name = "--shard", .arg = "I/N", .kind = AW_OPT_CALL, .to = &k->c, .call = shard_opt,
+         .help =
+               "play only slice I of N (1-based); 'contest merge'\n"
+               "combines the slices' folders"},
+        {.name = "--duplicate", .arg = "K", .kind = AW_OPT_LONG, .to = &a->duplicate, .min = 1, .max = 100,
+         .bad = "'%s' is not a number of copies from 1 to 100",
+         .help =
+               "seed2015: play each deal (seed and roles) K times,\n"
+               "the entries rotated through its seats, so that the\n"
+               "luck of roles and seats cancels within a deal"},
+        {.name = "--until-separated", .kind = AW_OPT_FLAG, .to = &a->until,
+         .help =
+               "seed2015: after the games above, keep playing rounds\n"
+               "of games for the entries still in doubt until every\n"
+               "two entries adjacent in the skill rating are\n"
+               "separated at 95 %, or --max-games is reached"},
+        {.name = "--max-games", .arg = "N", .kind = AW_OPT_LONG, .to = &a->max_games, .min = 1, .max = 100000000,
+         .bad = "'%s' is not a positive whole number",
+         .help =
+               "the cap for --until-separated (default: 10 times the\n"
+               "games above)"},
+        {.name = "--quiet", .kind = AW_OPT_FLAG, .to = &k->quiet,
+         .help =
+               "no progress and no table on standard output"},
+        {.name = "--help", .kind = AW_OPT_HELP, .alias = "-h",
+         .help =
+               "this text"},
+        {0},
+    };
+    _Static_assert(sizeof rows <= sizeof a->rows, "contest_args.rows holds the table");
+    memcpy(a->rows, rows, sizeof rows);
+    return (aw_opts_cmd){"contest", contest_head, a->rows, contest_foot, &a->entries, 24};
+}
+
+static void usage(FILE *out)
+{
+    contest *k = aw_xcalloc(1, sizeof *k);
+    contest_args *a = aw_xcalloc(1, sizeof *a);
+    aw_opts_cmd cmd = contest_table(k, a);
+    aw_opts_help(out, &cmd);
+    free(a);
+    free(k);
+}
+
 int cmd_contest(int argc, char **argv)
 {
     if (argc >= 2 && strcmp(argv[1], "--worker") == 0)
@@ -1755,152 +1882,47 @@ int cmd_contest(int argc, char **argv)
     c->shard = c->nshards = 1;
     aw_error perr;
     aw_fault_policy_parse(AW_FAULT_POLICY_DEFAULT, &c->policy, &perr);
-    bool have_seed = false, have_players = false, have_preset = false, have_budget = false, until = false;
-    long max_games = 0;
+    bool have_preset = false;
     int jobs = (int)sysconf(_SC_NPROCESSORS_ONLN);
-    const char *dir = NULL;
-    const char *args[MAX_ENTRIES];
     int nargs = 0;
     int rc = 2;
-    for (int i = 1; i < argc; i++) {
-        char opt[64];
-        const char *a = argv[i], *v = NULL;
-        const char *eq = strncmp(a, "--", 2) == 0 ? strchr(a, '=') : NULL;
-        if (eq && (size_t)(eq - a) < sizeof opt) {
-            snprintf(opt, sizeof opt, "%.*s", (int)(eq - a), a);
-            a = opt;
-            v = eq + 1;
-        }
-#define VALUE()                                                                                                        \
-    do {                                                                                                               \
-        if (!v) {                                                                                                      \
-            if (i + 1 >= argc) {                                                                                       \
-                bad("%s needs a value", a);                                                                            \
-                goto out;                                                                                              \
-            }                                                                                                          \
-            v = argv[++i];                                                                                             \
-        }                                                                                                              \
-    } while (0)
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            usage(stdout);
-            rc = 0;
-            goto out;
-        } else if (strcmp(a, "--format") == 0) {
-            VALUE();
-            if (strcmp(v, "seed2015") == 0)
-                c->format = AW_FORMAT_SEED2015;
-            else if (strcmp(v, "regulation") == 0)
-                c->format = AW_FORMAT_REGULATION;
-            else {
-                bad("--format is seed2015 or regulation, not '%s'", v);
-                goto out;
-            }
-        } else if (strcmp(a, "--players") == 0) {
-            VALUE();
-            if (parse_players(v, c) < 0) {
-                bad("--players takes up to four different counts from 3 to 18, e.g. 5,15 (not '%s')", v);
-                goto out;
-            }
-            have_players = true;
-        } else if (strcmp(a, "--games-per-entry") == 0 || strcmp(a, "--sets") == 0 ||
-                   strcmp(a, "--set-games") == 0 || strcmp(a, "--jobs") == 0 || strcmp(a, "--budget") == 0 ||
-                   strcmp(a, "--memory") == 0) {
-            VALUE();
-            char *e;
-            long x = strtol(v, &e, 10);
-            if (*e || e == v || x < 1 || x > 100000000) {
-                bad("%s takes a positive whole number", a);
-                goto out;
-            }
-            if (strcmp(a, "--games-per-entry") == 0)
-                c->games_per_entry = x;
-            else if (strcmp(a, "--sets") == 0)
-                c->sets = (int)x;
-            else if (strcmp(a, "--set-games") == 0)
-                c->set_games = (int)x;
-            else if (strcmp(a, "--jobs") == 0)
-                jobs = (int)(x > 256 ? 256 : x);
-            else if (strcmp(a, "--budget") == 0) {
-                c->budget_ms = (int)(x > 600000 ? 600000 : x);
-                have_budget = true;
-            }
-            else
-                c->memory_mb = (int)(x > 65536 ? 65536 : x);
-        } else if (strcmp(a, "--seed") == 0) {
-            VALUE();
-            char *e;
-            errno = 0;
-            c->seed = strtoull(v, &e, 10);
-            if (*e || e == v || errno || v[0] == '-') {
-                bad("--seed takes a whole number from 0 to 18446744073709551615, not '%s'", v);
-                goto out;
-            }
-            have_seed = true;
-        } else if (strcmp(a, "--work") == 0) {
-            VALUE();
-            if (aw_parse_u64(v, &c->work) != 0 || c->work == 0) {
-                bad("--work: '%s' is not a positive number of work units", v);
-                goto out;
-            }
-        } else if (strcmp(a, "--fault-policy") == 0) {
-            VALUE();
-            if (aw_fault_policy_parse(v, &c->policy, &perr) < 0) {
-                bad("%s", perr.msg);
-                goto out;
-            }
-        } else if (strcmp(a, "--preset") == 0) {
-            VALUE();
-            snprintf(c->preset, sizeof c->preset, "%s", v);
-            have_preset = true;
-        } else if (strcmp(a, "--set") == 0) {
-            VALUE();
-            if (c->nsets_kv == MAX_SETS) {
-                bad("%s", "too many --set options");
-                goto out;
-            }
-            c->sets_kv[c->nsets_kv++] = aw_xstrdup(v);
-        } else if (strcmp(a, "--shard") == 0) {
-            VALUE();
-            char tail;
-            if (sscanf(v, "%d/%d%c", &c->shard, &c->nshards, &tail) != 2 || c->nshards < 1 || c->shard < 1 ||
-                c->shard > c->nshards) {
-                bad("--shard is I/N with 1 <= I <= N, e.g. 2/4 (not '%s')", v);
-                goto out;
-            }
-        } else if (strcmp(a, "--duplicate") == 0 || strcmp(a, "--max-games") == 0) {
-            VALUE();
-            char *e;
-            long x = strtol(v, &e, 10);
-            bool dup = strcmp(a, "--duplicate") == 0;
-            if (*e || e == v || x < 1 || x > (dup ? 100 : 100000000)) {
-                bad(dup ? "--duplicate takes a number of copies from 1 to 100, not '%s'"
-                        : "--max-games takes a positive whole number, not '%s'",
-                    v);
-                goto out;
-            }
-            if (dup)
-                c->duplicate = x > 1 ? (int)x : 0;
-            else
-                max_games = x;
-        } else if (strcmp(a, "--until-separated") == 0) {
-            until = true;
-        } else if (strcmp(a, "--out") == 0) {
-            VALUE();
-            dir = v;
-        } else if (strcmp(a, "--quiet") == 0) {
-            k.quiet = true;
-        } else if (a[0] == '-' && a[1]) {
-            bad("unknown option '%s'", argv[i]);
-            goto out;
-        } else {
-            if (nargs == MAX_ENTRIES) {
-                bad("%s", "too many entries (1000 at most)");
-                goto out;
-            }
-            args[nargs++] = a;
-        }
-#undef VALUE
+    contest_args *ca = aw_xcalloc(1, sizeof *ca);
+    const aw_opts_cmd cmd = contest_table(&k, ca);
+    const char **args = ca->args;
+    const char *dir;
+    bool have_seed, have_players, have_budget, until;
+    long max_games;
+    int prc = aw_opts_parse(&cmd, argc, argv, 1);
+    if (prc != AW_OPTS_OK) {
+        rc = prc == AW_OPTS_EXIT ? 0 : 2;
+        goto out;
     }
+    dir = ca->dir;
+    have_seed = ca->have_seed;
+    have_players = ca->have_players;
+    have_budget = ca->have_budget;
+    until = ca->until;
+    max_games = ca->max_games;
+    nargs = ca->entries.n;
+    c->games_per_entry = ca->games_per_entry;
+    c->sets = (int)ca->sets;
+    c->set_games = (int)ca->set_games;
+    if (ca->jobs_opt)
+        jobs = (int)(ca->jobs_opt > 256 ? 256 : ca->jobs_opt);
+    c->budget_ms = (int)(ca->budget > 600000 ? 600000 : ca->budget);
+    c->memory_mb = (int)(ca->memory > 65536 ? 65536 : ca->memory);
+    if (ca->duplicate)
+        c->duplicate = ca->duplicate > 1 ? (int)ca->duplicate : 0;
+    if (ca->ro.have_preset) {
+        snprintf(c->preset, sizeof c->preset, "%s", ca->ro.preset);
+        have_preset = true;
+    }
+    if (ca->ro.sets.n > MAX_SETS) {
+        bad("%s", "too many --set options");
+        goto out;
+    }
+    for (int i = 0; i < ca->ro.sets.n; i++)
+        c->sets_kv[c->nsets_kv++] = aw_xstrdup(ca->ro.setv[i]);
     if (!dir) {
         bad("%s", "--out DIR is required: the folder that receives the results");
         goto out;
@@ -2169,5 +2191,6 @@ out:
         contest_free(&k);
     else
         cfg_free(c);
+    free(ca);
     return rc;
 }

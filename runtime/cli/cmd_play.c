@@ -462,7 +462,7 @@ int cmd_play(int argc, char **argv)
                "this text"},
         {0},
     };
-    const aw_opts_cmd cmd = {"play", play_head, opts, play_foot, &agent_list};
+    const aw_opts_cmd cmd = {"play", play_head, opts, play_foot, &agent_list, 0};
     int prc = aw_opts_parse(&cmd, argc, argv, 1);
     if (prc != AW_OPTS_OK)
         return prc == AW_OPTS_EXIT ? 0 : 2;

@@ -296,7 +296,7 @@ int cmd_serve(int argc, char **argv)
                "this text"},
         {0},
     };
-    const aw_opts_cmd cmd = {"serve", serve_head, opts, serve_foot, NULL};
+    const aw_opts_cmd cmd = {"serve", serve_head, opts, serve_foot, NULL, 0};
     int prc = aw_opts_parse(&cmd, argc, argv, 1);
     if (prc != AW_OPTS_OK)
         return prc == AW_OPTS_EXIT ? 0 : 2;

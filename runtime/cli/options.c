@@ -224,7 +224,8 @@ void aw_opts_help(FILE *out, const aw_opts_cmd *cmd)
 {
     if (cmd->head)
         fprintf(out, cmd->head, 0);
-    rows(out, cmd->opts, (int)widest(cmd->opts) + 4);
+    int col = (int)widest(cmd->opts) + 4;
+    rows(out, cmd->opts, cmd->col > col ? cmd->col : col);
     if (cmd->foot)
         fprintf(out, cmd->foot, 0);
 }

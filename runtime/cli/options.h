@@ -58,6 +58,7 @@ typedef struct aw_opts_cmd {
     const aw_opt *opts;
     const char *foot;
     aw_opt_list *operands;
+    int col; /* --help's column for the help texts; 0: two spaces past the longest option */
 } aw_opts_cmd;
 
 enum { AW_OPTS_OK = 0, AW_OPTS_EXIT = -1, AW_OPTS_BAD = 2 };
