@@ -1840,9 +1840,10 @@ static aw_opts_cmd contest_table(contest *k, contest_args *a)
         {.name = "--quiet", .kind = AW_OPT_FLAG, .to = &k->quiet,
          .help =
                "no progress and no table on standard output"},
-        {.name = "--help", .kind = AW_OPT_HELP, .alias = "-h",
+        {.name = "--help", .kind = AW_OPT_HELP,
          .help =
                "this text"},
+        {.name = "-h", .kind = AW_OPT_HELP}, /* not listed */
         {0},
     };
     _Static_assert(sizeof rows <= sizeof a->rows, "contest_args.rows holds the table");

@@ -457,9 +457,10 @@ int cmd_play(int argc, char **argv)
         {.name = "--list-settings", .kind = AW_OPT_FLAG, .to = &list,
          .help =
                "print every setting of the chosen preset and exit"},
-        {.name = "--help", .kind = AW_OPT_HELP, .alias = "-h",
+        {.name = "--help", .kind = AW_OPT_HELP,
          .help =
                "this text"},
+        {.name = "-h", .kind = AW_OPT_HELP}, /* not listed */
         {0},
     };
     const aw_opts_cmd cmd = {"play", play_head, opts, play_foot, &agent_list, 0};

@@ -291,9 +291,10 @@ int cmd_serve(int argc, char **argv)
                "a remote agent that lets N answers in a row pass\n"
                "--time-limit is out of its game and closed (default 3;\n"
                "0: never)"},
-        {.name = "--help", .kind = AW_OPT_HELP, .alias = "-h",
+        {.name = "--help", .kind = AW_OPT_HELP,
          .help =
                "this text"},
+        {.name = "-h", .kind = AW_OPT_HELP}, /* not listed */
         {0},
     };
     const aw_opts_cmd cmd = {"serve", serve_head, opts, serve_foot, NULL, 0};

@@ -28,7 +28,8 @@ static const aw_opt *find(const aw_opt *t, const char *o)
             const aw_opt *r = find(t->to, o);
             if (r)
                 return r;
-        } else if ((t->name && strcmp(t->name, o) == 0) || (t->alias && strcmp(t->alias, o) == 0)) {
+        } else if (t->kind != AW_OPT_NOTE &&
+                   ((t->name && strcmp(t->name, o) == 0) || (t->alias && strcmp(t->alias, o) == 0))) {
             return t;
         }
     }
@@ -105,6 +106,7 @@ static int take(const aw_opts_cmd *cmd, const aw_opt *r, const char *given, cons
     }
     case AW_OPT_END:
     case AW_OPT_GROUP:
+    case AW_OPT_NOTE:
         break;
     }
     if (r->seen)
@@ -171,8 +173,8 @@ static void label(const aw_opt *r, char *buf, size_t n)
 {
     const char *arg = r->arg ? r->arg : "";
     const char *sp = r->arg ? " " : "";
-    /* A long alias (an old spelling) is accepted, not shown; nor is -h. */
-    if (r->alias && r->alias[1] != '-' && r->kind != AW_OPT_HELP)
+    /* A long alias (an old spelling) is accepted, not shown. */
+    if (r->alias && r->alias[1] != '-')
         snprintf(buf, n, "%s%s%s, %s%s%s", r->alias, sp, arg, r->name, sp, arg);
     else
         snprintf(buf, n, "%s%s%s", r->name, sp, arg);
@@ -230,6 +232,13 @@ void aw_opts_help(FILE *out, const aw_opts_cmd *cmd)
         fprintf(out, cmd->foot, 0);
 }
 
+void aw_opts_set_help(aw_opt *rows, const char *name, const char *help)
+{
+    for (; rows->kind != AW_OPT_END; rows++)
+        if (rows->name && strcmp(rows->name, name) == 0)
+            rows->help = help;
+}
+
 aw_opt *aw_cli_rule_group(aw_cli_rule_opts *r, unsigned which, const char *preset_help, const char *players_help)
 {
     int n = 0;
@@ -245,15 +254,15 @@ aw_opt *aw_cli_rule_group(aw_cli_rule_opts *r, unsigned which, const char *prese
                                 .to = &r->players, .min = AW_MIN_PLAYERS, .max = AW_MAX_PLAYERS,
                                 .seen = &r->have_players, .bad = "'%s' is not a number of players (3 to 18)",
                                 .help = players_help ? players_help : "players per game, 3..18 (default 5)"};
-    if (which & AW_RULE_ROLES)
-        r->rows[n++] = (aw_opt){.name = "--roles", .arg = "SPEC", .kind = AW_OPT_STR, .to = &r->roles,
-                                .help = "role counts instead, e.g. SEER=1,WEREWOLF=1,VILLAGER=3"};
     if (which & AW_RULE_SET) {
         r->sets = (aw_opt_list){r->setv, 0, AW_RULE_MAX_SETS, "too many --set options"};
         r->rows[n++] = (aw_opt){.name = "--set", .arg = "NAME=VALUE", .kind = AW_OPT_LIST, .to = &r->sets,
                                 .help = "change one rule setting (repeatable; docs/settings.md;\n"
                                         "the official names, e.g. maxTalk=3, work too)"};
     }
+    if (which & AW_RULE_ROLES)
+        r->rows[n++] = (aw_opt){.name = "--roles", .arg = "SPEC", .kind = AW_OPT_STR, .to = &r->roles,
+                                .help = "role counts instead, e.g. SEER=1,WEREWOLF=1,VILLAGER=3"};
     if (which & AW_RULE_DEAL)
         r->rows[n++] = (aw_opt){.name = "--deal", .arg = "A=ROLE,...", .kind = AW_OPT_STR, .to = &r->deal,
                                 .help = "fix roles of some seats, e.g. 1=SEER,2=WEREWOLF (A: the\n"

@@ -25,6 +25,7 @@ typedef enum aw_opt_kind {
     AW_OPT_LIST,    /* aw_opt_list *to: the value appended (repeatable) */
     AW_OPT_CALL,    /* call(to, value): 0 taken, -1 bad value (message: bad), 2 said why itself */
     AW_OPT_GROUP,   /* the rows of the table `to` (aw_opt *), here in parse and help */
+    AW_OPT_NOTE,    /* a line of --help only ("--  end of options"), never matched */
 } aw_opt_kind;
 
 /* Values of a repeatable option, or a command's operands. */
@@ -104,6 +105,9 @@ typedef struct aw_cli_rule_opts {
  * `to`. preset_help and players_help are --preset's and --players' help
  * texts when the command's defaults differ from the shared ones (NULL: the
  * shared text). */
+/* A command's own help text for the row `name` of a group (rows). */
+void aw_opts_set_help(aw_opt *rows, const char *name, const char *help);
+
 aw_opt *aw_cli_rule_group(aw_cli_rule_opts *r, unsigned which, const char *preset_help, const char *players_help);
 
 #endif
