@@ -115,15 +115,6 @@ static int parse_deal(const char *spec, int players, aw_role deal[AW_MAX_PLAYERS
     return 0;
 }
 
-/* --describe en|ja */
-static int en_or_ja(void *to, const char *v)
-{
-    if (strcmp(v, "en") != 0 && strcmp(v, "ja") != 0)
-        return -1;
-    *(const char **)to = v;
-    return 0;
-}
-
 /* A file to write, or standard output for "-". */
 static FILE *open_out(const char *path)
 {
@@ -401,7 +392,7 @@ int cmd_play(int argc, char **argv)
          .help =
                "the record leaves out talks and whispers that only say\n"
                "Over or Skip (turn markers and vote tallies stay)"},
-        {.name = "--describe", .arg = "en|ja", .kind = AW_OPT_CALL, .to = &describe, .call = en_or_ja, .bad = "'%s' is not en or ja",
+        {.name = "--describe", .arg = "en|ja", .kind = AW_OPT_CHOICE, .to = &describe, .bad = "'%s' is not en or ja",
          .help =
                "the record says what each talk means, in English or\n"
                "Japanese, instead of the protocol text"},

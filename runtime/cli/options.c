@@ -90,6 +90,21 @@ static int take(const aw_opts_cmd *cmd, const aw_opt *r, const char *given, cons
         }
         *(uint64_t *)r->to = u;
         break;
+    case AW_OPT_CHOICE: {
+        size_t n = strlen(v);
+        const char *w = r->arg;
+        while (w && !(strncmp(w, v, n) == 0 && (w[n] == '|' || w[n] == '\0'))) {
+            w = strchr(w, '|');
+            w = w ? w + 1 : NULL;
+        }
+        if (!w) {
+            if (r->bad)
+                goto bad;
+            return say(cmd, "%s: '%s' is not one of %s", given, v, r->arg);
+        }
+        *(const char **)r->to = v;
+        break;
+    }
     case AW_OPT_LIST: {
         int rc = add(cmd, r->to, v);
         if (rc != AW_OPTS_OK)

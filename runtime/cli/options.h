@@ -22,6 +22,7 @@ typedef enum aw_opt_kind {
     AW_OPT_LONG,    /* long *to = a whole number from min to max */
     AW_OPT_INT,     /* int *to = a whole number from min to max (max <= INT_MAX) */
     AW_OPT_U64,     /* uint64_t *to = an unsigned 64-bit number, at least min (0 or 1) */
+    AW_OPT_CHOICE,  /* const char **to = the value, one of the words of arg ("en|ja") */
     AW_OPT_LIST,    /* aw_opt_list *to: the value appended (repeatable) */
     AW_OPT_CALL,    /* call(to, value): 0 taken, -1 bad value (message: bad), 2 said why itself */
     AW_OPT_GROUP,   /* the rows of the table `to` (aw_opt *), here in parse and help */
