@@ -66,8 +66,6 @@ static const char contest_foot[] =
     "Exit status: 0 when every game was played, 1 when the contest stopped\n"
     "(interrupted or failed; run it again to continue), 2 for bad usage.\n";
 
-/* --help (merge's and report's too): the main command's table. */
-static void usage(FILE *out); /* after the table */
 
 static int bad(const char *fmt, const char *arg)
 {
@@ -1087,23 +1085,31 @@ static int contest_prepare(contest *k)
     return 0;
 }
 
+static const char report_head[] =
+    "usage: aiwolf contest report [--fault-policy P] DIR\n"
+    "\n"
+    "Writes the reports of the contest in DIR again from its games.tsv:\n"
+    "report.md, results.csv, results.json and report.html (and the table on\n"
+    "standard output).\n"
+    "\n"
+    "options:\n";
+static const char report_foot[] = "\nExit status: 0 written, 2 bad usage or a folder that holds no contest.\n";
+
 static int report_main(int argc, char **argv)
 {
     const char *dir = NULL, *policy = NULL;
-    for (int i = 2; i < argc; i++) {
-        if (strcmp(argv[i], "--help") == 0) {
-            usage(stdout);
-            return 0;
-        } else if (strcmp(argv[i], "--fault-policy") == 0 && i + 1 < argc) {
-            policy = argv[++i];
-        } else if (strncmp(argv[i], "--fault-policy=", 15) == 0) {
-            policy = argv[i] + 15;
-        } else if (argv[i][0] == '-' || dir) {
-            return bad("%s", "report takes one contest folder (and --fault-policy P)");
-        } else {
-            dir = argv[i];
-        }
-    }
+    aw_opt_list dirs = {&dir, 0, 1, "report takes one contest folder (and --fault-policy P)"};
+    const aw_opt opts[] = {
+        {.name = "--fault-policy", .arg = "P", .kind = AW_OPT_STR, .to = &policy,
+         .help = "which entries are ranked, for this report only (contest.cfg\n"
+                 "keeps its own; aiwolf contest --help)"},
+        {.name = "--help", .alias = "-h", .kind = AW_OPT_HELP, .help = "this text"},
+        {0},
+    };
+    const aw_opts_cmd cmd = {"contest report", report_head, opts, report_foot, &dirs, 0};
+    int prc = aw_opts_parse(&cmd, argc, argv, 2);
+    if (prc != AW_OPTS_OK)
+        return prc == AW_OPTS_EXIT ? 0 : 2;
     if (!dir)
         return bad("%s", "report takes one contest folder (and --fault-policy P)");
     contest k;
@@ -1155,25 +1161,32 @@ static int bring_log(const char *from, const char *to)
     return rc;
 }
 
+static const char merge_head[] =
+    "usage: aiwolf contest merge --out DIR SHARD_DIR...\n"
+    "\n"
+    "Combines the folders of a contest's slices (each played with --shard I/N,\n"
+    "the same --seed and entries) into DIR: its games, logs, provenance and\n"
+    "reports, as if one run had played them all.\n"
+    "\n"
+    "options:\n";
+static const char merge_foot[] = "\nExit status: 0 merged, 2 bad usage or slices that do not fit together.\n";
+
 static int merge_main(int argc, char **argv)
 {
     const char *dir = NULL;
     const char *shards[256];
-    int n = 0;
-    for (int i = 2; i < argc; i++) {
-        if (strcmp(argv[i], "--help") == 0) {
-            usage(stdout);
-            return 0;
-        }
-        if (strcmp(argv[i], "--out") == 0 && i + 1 < argc)
-            dir = argv[++i];
-        else if (strncmp(argv[i], "--out=", 6) == 0)
-            dir = argv[i] + 6;
-        else if (argv[i][0] == '-')
-            return bad("merge: unknown option '%s'", argv[i]);
-        else if (n < 256)
-            shards[n++] = argv[i];
-    }
+    aw_opt_list shard_list = {shards, 0, 256, "too many shard folders (256 at most)"};
+    const aw_opt opts[] = {
+        {.name = "--out", .arg = "DIR", .kind = AW_OPT_STR, .to = &dir,
+         .help = "the folder that receives the whole contest"},
+        {.name = "--help", .alias = "-h", .kind = AW_OPT_HELP, .help = "this text"},
+        {0},
+    };
+    const aw_opts_cmd cmd = {"contest merge", merge_head, opts, merge_foot, &shard_list, 0};
+    int prc = aw_opts_parse(&cmd, argc, argv, 2);
+    if (prc != AW_OPTS_OK)
+        return prc == AW_OPTS_EXIT ? 0 : 2;
+    int n = shard_list.n;
     if (!dir || n < 1)
         return bad("%s", "merge needs --out DIR and the shards' folders");
     char why[600];
@@ -1487,56 +1500,47 @@ static int rm_entry(const char *path, const struct stat *st, int type, struct FT
     return 0;
 }
 
-static void verify_usage(FILE *out)
-{
-    fprintf(out, "usage: aiwolf contest verify [--sample N] [--jobs J] DIR\n"
-                 "\n"
-                 "Plays games of the contest in DIR again, from their seeds and entries, the\n"
-                 "way the contest played them (its workers, confined children, budgets),\n"
-                 "and compares each game's log with the recorded one byte for byte, and its\n"
-                 "games.tsv line but the times. Entries whose files changed since the\n"
-                 "contest are named, and their games are not played. Prints each game that\n"
-                 "differs, with its first differing line, and a summary.\n"
-                 "\n"
-                 "  --sample N   play N of the games played (default: all), the same N for\n"
-                 "               the same contest every time (drawn from its master seed);\n"
-                 "               under the regulation format the whole set holding a game is\n"
-                 "               played, since its agents carry over from game to game\n"
-                 "  --jobs J     worker processes (default: every core)\n"
-                 "\n"
-                 "Exit status: 0 every game compared is the same and no entry changed, 1 a\n"
-                 "game differs or an entry changed (or the check stopped), 2 bad usage or a\n"
-                 "folder that holds no contest.\n");
-}
+static const char verify_head[] =
+    "usage: aiwolf contest verify [--sample N] [--jobs J] DIR\n"
+    "\n"
+    "Plays games of the contest in DIR again, from their seeds and entries, the\n"
+    "way the contest played them (its workers, confined children, budgets),\n"
+    "and compares each game's log with the recorded one byte for byte, and its\n"
+    "games.tsv line but the times. Entries whose files changed since the\n"
+    "contest are named, and their games are not played. Prints each game that\n"
+    "differs, with its first differing line, and a summary.\n"
+    "\n";
+static const char verify_foot[] =
+    "\n"
+    "Exit status: 0 every game compared is the same and no entry changed, 1 a\n"
+    "game differs or an entry changed (or the check stopped), 2 bad usage or a\n"
+    "folder that holds no contest.\n";
 
 static int verify_main(int argc, char **argv)
 {
     const char *dir = NULL;
     long sample = -1;
     int jobs = (int)sysconf(_SC_NPROCESSORS_ONLN);
-    for (int i = 2; i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            verify_usage(stdout);
-            return 0;
-        }
-        if ((strcmp(a, "--sample") == 0 || strcmp(a, "--jobs") == 0) && i + 1 < argc) {
-            long x;
-            if (aw_parse_long(argv[i + 1], 1, 100000000, &x) < 0)
-                return bad("verify: %s takes a positive whole number", a);
-            if (a[2] == 's')
-                sample = x;
-            else
-                jobs = (int)(x > 256 ? 256 : x);
-            i++;
-        } else if (a[0] == '-') {
-            return bad("verify: unknown option '%s'", a);
-        } else if (!dir) {
-            dir = a;
-        } else {
-            return bad("%s", "verify takes one contest folder");
-        }
-    }
+    long jobs_opt = 0;
+    aw_opt_list dirs = {&dir, 0, 1, "verify takes one contest folder"};
+    const aw_opt opts[] = {
+        {.name = "--sample", .arg = "N", .kind = AW_OPT_LONG, .to = &sample, .min = 1, .max = 100000000,
+         .bad = "'%s' is not a positive whole number",
+         .help = "play N of the games played (default: all), the same N for\n"
+                 "the same contest every time (drawn from its master seed);\n"
+                 "under the regulation format the whole set holding a game is\n"
+                 "played, since its agents carry over from game to game"},
+        {.name = "--jobs", .arg = "J", .kind = AW_OPT_LONG, .to = &jobs_opt, .min = 1, .max = 100000000,
+         .bad = "'%s' is not a positive whole number", .help = "worker processes (default: every core)"},
+        {.name = "--help", .alias = "-h", .kind = AW_OPT_HELP},
+        {0},
+    };
+    const aw_opts_cmd cmd = {"contest verify", verify_head, opts, verify_foot, &dirs, 15};
+    int prc = aw_opts_parse(&cmd, argc, argv, 2);
+    if (prc != AW_OPTS_OK)
+        return prc == AW_OPTS_EXIT ? 0 : 2;
+    if (jobs_opt)
+        jobs = (int)(jobs_opt > 256 ? 256 : jobs_opt);
     if (!dir)
         return bad("%s", "verify needs the contest's folder: aiwolf contest verify DIR");
     verify v;
@@ -1849,16 +1853,6 @@ static aw_opts_cmd contest_table(contest *k, contest_args *a)
     _Static_assert(sizeof rows <= sizeof a->rows, "contest_args.rows holds the table");
     memcpy(a->rows, rows, sizeof rows);
     return (aw_opts_cmd){"contest", contest_head, a->rows, contest_foot, &a->entries, 24};
-}
-
-static void usage(FILE *out)
-{
-    contest *k = aw_xcalloc(1, sizeof *k);
-    contest_args *a = aw_xcalloc(1, sizeof *a);
-    aw_opts_cmd cmd = contest_table(k, a);
-    aw_opts_help(out, &cmd);
-    free(a);
-    free(k);
 }
 
 int cmd_contest(int argc, char **argv)

@@ -93,7 +93,7 @@ static int take(const aw_opts_cmd *cmd, const aw_opt *r, const char *given, cons
     case AW_OPT_CHOICE: {
         size_t n = strlen(v);
         const char *w = r->arg;
-        while (w && !(strncmp(w, v, n) == 0 && (w[n] == '|' || w[n] == '\0'))) {
+        while (w && !(strcspn(w, "|") == n && strncmp(w, v, n) == 0)) {
             w = strchr(w, '|');
             w = w ? w + 1 : NULL;
         }
