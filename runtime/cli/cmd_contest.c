@@ -20,6 +20,7 @@
 
 #include "aiwolf_version.h"
 #include "cli.h"
+#include "contestcfg.h"
 #include "options.h"
 #include "gzlog.h"
 #include "logrules.h"
@@ -34,8 +35,8 @@
 #include "util.h"
 #include "worker.h"
 
-#define MAX_ENTRIES 1000
-#define MAX_SETS 32
+#define MAX_ENTRIES AW_CONTEST_MAX_ENTRIES
+#define MAX_SETS AW_CONTEST_MAX_SETS
 
 /* --help: the head, the options (the table in cmd_contest), the foot. */
 static const char contest_head[] =
@@ -77,300 +78,9 @@ static int bad(const char *fmt, const char *arg)
 
 /* ---- the contest's configuration (DIR/contest.cfg) ------------------------ */
 
-typedef struct entry {
-    char *path;      /* as given */
-    char *main;      /* the .lua file the seat loads */
-    char *read_dir;  /* the folder it may read */
-    char *name;      /* for people */
-    uint64_t hash;   /* of its files */
-} entry;
-
-typedef struct cfg {
-    aw_contest_format format;
-    int nplayers, players[4];
-    long games_per_entry;
-    int sets, set_games;
-    uint64_t seed;
-    int budget_ms, memory_mb;
-    uint64_t work;          /* work units per call, 0: none */
-    aw_fault_policy policy;
-    char preset[32];
-    const char *sets_kv[MAX_SETS];
-    int nsets_kv;
-    int shard, nshards;
-    int duplicate;            /* --duplicate K (0: plain) */
-    long until_separated;     /* --until-separated: the cap on games (0: off) */
-    int nentries;
-    entry *entries;
-} cfg;
-
-static void cfg_free(cfg *c)
-{
-    for (int i = 0; i < c->nentries; i++) {
-        free(c->entries[i].path);
-        free(c->entries[i].main);
-        free(c->entries[i].read_dir);
-        free(c->entries[i].name);
-    }
-    free(c->entries);
-    for (int i = 0; i < c->nsets_kv; i++)
-        free((char *)c->sets_kv[i]);
-    memset(c, 0, sizeof *c);
-}
-
-static const char *format_name(aw_contest_format f)
-{
-    return f == AW_FORMAT_REGULATION ? "regulation" : "seed2015";
-}
-
-/* The lines of the rating's options (none when off, so that contest.cfg
- * files of plain contests stay as they were). */
-static void cfg_format_rating(const cfg *c, aw_buf *b)
-{
-    if (c->duplicate > 1)
-        aw_buf_printf(b, "duplicate\t%d\n", c->duplicate);
-    if (c->until_separated > 0)
-        aw_buf_printf(b, "until-separated\t%ld\n", c->until_separated);
-}
-
-/* Everything that decides the results (the shard aside when !with_shard). */
-static void cfg_format(const cfg *c, bool with_shard, aw_buf *b)
-{
-    aw_buf_printf(b, "aiwolf-contest\t1\nformat\t%s\nplayers\t", format_name(c->format));
-    for (int i = 0; i < c->nplayers; i++)
-        aw_buf_printf(b, "%s%d", i ? "," : "", c->players[i]);
-    aw_buf_printf(b, "\ngames-per-entry\t%ld\nsets\t%d\nset-games\t%d\nseed\t%llu\nbudget\t%d\nmemory\t%d\npreset\t%s\n",
-                  c->games_per_entry, c->sets, c->set_games, (unsigned long long)c->seed, c->budget_ms, c->memory_mb,
-                  c->preset);
-    for (int i = 0; i < c->nsets_kv; i++)
-        aw_buf_printf(b, "set\t%s\n", c->sets_kv[i]);
-    /* (Written when not the defaults, so that folders of earlier versions
-     * continue.) */
-    if (c->work)
-        aw_buf_printf(b, "work\t%llu\n", (unsigned long long)c->work);
-    char pol[64], def[64];
-    aw_fault_policy dp;
-    aw_error err;
-    aw_fault_policy_parse(AW_FAULT_POLICY_DEFAULT, &dp, &err);
-    aw_fault_policy_format(&c->policy, pol, sizeof pol);
-    aw_fault_policy_format(&dp, def, sizeof def);
-    if (strcmp(pol, def) != 0)
-        aw_buf_printf(b, "fault-policy\t%s\n", pol);
-    cfg_format_rating(c, b);
-    if (with_shard)
-        aw_buf_printf(b, "shard\t%d/%d\n", c->shard, c->nshards);
-    for (int i = 0; i < c->nentries; i++)
-        aw_buf_printf(b, "entry\t%016llx\t%s\t%s\n", (unsigned long long)c->entries[i].hash, c->entries[i].name,
-                      c->entries[i].path);
-}
-
-static int parse_players(const char *s, cfg *c)
-{
-    c->nplayers = 0;
-    const char *p = s;
-    while (*p) {
-        char *e;
-        long v = strtol(p, &e, 10);
-        if (e == p || v < 3 || v > AW_MAX_PLAYERS || c->nplayers == 4)
-            return -1;
-        for (int i = 0; i < c->nplayers; i++)
-            if (c->players[i] == v)
-                return -1;
-        c->players[c->nplayers++] = (int)v;
-        if (*e == ',')
-            e++;
-        else if (*e)
-            return -1;
-        p = e;
-    }
-    return c->nplayers ? 0 : -1;
-}
-
-/* Reads DIR/contest.cfg into c (entries with path, name and hash only). */
-static int cfg_read(const char *dir, cfg *c, char *why, size_t whylen)
-{
-    memset(c, 0, sizeof *c);
-    char path[PATH_MAX];
-    snprintf(path, sizeof path, "%s/contest.cfg", dir);
-    size_t len;
-    aw_error err;
-    char *text = aw_read_input(path, &len, &err);
-    if (!text) {
-        snprintf(why, whylen, "%s", err.msg);
-        return -1;
-    }
-    int rc = 0, cap = 0;
-    c->shard = c->nshards = 1;
-    aw_fault_policy_parse(AW_FAULT_POLICY_DEFAULT, &c->policy, &err);
-    char *save = NULL;
-    bool head = false;
-    for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-        char *tab = strchr(line, '\t');
-        if (!tab) {
-            rc = -1;
-            break;
-        }
-        *tab = 0;
-        const char *k = line, *v = tab + 1;
-        if (strcmp(k, "aiwolf-contest") == 0)
-            head = strcmp(v, "1") == 0;
-        else if (strcmp(k, "format") == 0)
-            c->format = strcmp(v, "regulation") == 0 ? AW_FORMAT_REGULATION : AW_FORMAT_SEED2015;
-        else if (strcmp(k, "players") == 0)
-            rc = parse_players(v, c);
-        else if (strcmp(k, "games-per-entry") == 0)
-            c->games_per_entry = atol(v);
-        else if (strcmp(k, "sets") == 0)
-            c->sets = atoi(v);
-        else if (strcmp(k, "set-games") == 0)
-            c->set_games = atoi(v);
-        else if (strcmp(k, "seed") == 0)
-            c->seed = strtoull(v, NULL, 10);
-        else if (strcmp(k, "budget") == 0)
-            c->budget_ms = atoi(v);
-        else if (strcmp(k, "memory") == 0)
-            c->memory_mb = atoi(v);
-        else if (strcmp(k, "work") == 0)
-            c->work = strtoull(v, NULL, 10);
-        else if (strcmp(k, "fault-policy") == 0)
-            rc = aw_fault_policy_parse(v, &c->policy, &err);
-        else if (strcmp(k, "preset") == 0)
-            snprintf(c->preset, sizeof c->preset, "%s", v);
-        else if (strcmp(k, "duplicate") == 0)
-            c->duplicate = atoi(v);
-        else if (strcmp(k, "until-separated") == 0)
-            c->until_separated = atol(v);
-        else if (strcmp(k, "set") == 0 && c->nsets_kv < MAX_SETS)
-            c->sets_kv[c->nsets_kv++] = aw_xstrdup(v);
-        else if (strcmp(k, "shard") == 0) {
-            if (sscanf(v, "%d/%d", &c->shard, &c->nshards) != 2)
-                rc = -1;
-        } else if (strcmp(k, "entry") == 0) {
-            char *t1 = strchr(v, '\t'), *t2 = t1 ? strchr(t1 + 1, '\t') : NULL;
-            if (!t2 || c->nentries >= MAX_ENTRIES) {
-                rc = -1;
-                break;
-            }
-            if (c->nentries == cap) {
-                cap = cap ? cap * 2 : 16;
-                c->entries = aw_xrealloc(c->entries, (size_t)cap * sizeof *c->entries);
-            }
-            entry *e = &c->entries[c->nentries++];
-            memset(e, 0, sizeof *e);
-            e->hash = strtoull(v, NULL, 16);
-            e->name = aw_xstrndup(t1 + 1, (size_t)(t2 - t1 - 1));
-            e->path = aw_xstrdup(t2 + 1);
-        }
-        if (rc < 0)
-            break;
-    }
-    free(text);
-    if (rc < 0 || !head || !c->nplayers || !c->nentries) {
-        snprintf(why, whylen, "%.400s is not a contest configuration this version understands", path);
-        cfg_free(c);
-        return -1;
-    }
-    return 0;
-}
-
-/* ---- entries --------------------------------------------------------------- */
-
-static uint64_t walk_sum;
-static size_t walk_root;
-static int walk_file(const char *path, const struct stat *st, int type, struct FTW *ftw)
-{
-    (void)ftw;
-    if (type != FTW_F || !S_ISREG(st->st_mode))
-        return 0;
-    size_t len;
-    aw_error err;
-    char *text = aw_read_input(path, &len, &err);
-    uint64_t h = aw_fnv64(AW_FNV64_INIT, path + walk_root, strlen(path + walk_root));
-    if (text)
-        h = aw_fnv64(h, text, len);
-    free(text);
-    walk_sum += h; /* order does not matter */
-    return 0;
-}
-
-static int resolve_entry(const char *arg, entry *e)
-{
-    memset(e, 0, sizeof *e);
-    struct stat st;
-    if (stat(arg, &st) != 0) {
-        fprintf(stderr, "aiwolf contest: no entry '%s' (a Lua file or a folder with main.lua)\n", arg);
-        return -1;
-    }
-    char buf[PATH_MAX];
-    snprintf(buf, sizeof buf, "%s", arg);
-    size_t n = strlen(buf);
-    while (n > 1 && buf[n - 1] == '/')
-        buf[--n] = 0;
-    e->path = aw_xstrdup(buf);
-    if (S_ISDIR(st.st_mode)) {
-        char m[PATH_MAX + 16];
-        snprintf(m, sizeof m, "%s/main.lua", buf);
-        if (stat(m, &st) != 0 || !S_ISREG(st.st_mode)) {
-            fprintf(stderr, "aiwolf contest: the entry folder '%s' has no main.lua\n", arg);
-            return -1;
-        }
-        e->main = aw_xstrdup(m);
-        e->read_dir = aw_xstrdup(buf);
-        const char *slash = strrchr(buf, '/');
-        e->name = aw_xstrdup(slash ? slash + 1 : buf);
-        walk_sum = 0;
-        walk_root = strlen(buf);
-        nftw(buf, walk_file, 16, FTW_PHYS);
-        e->hash = walk_sum;
-    } else {
-        e->main = aw_xstrdup(buf);
-        const char *slash = strrchr(buf, '/');
-        e->read_dir = slash ? aw_xstrndup(buf, slash > buf ? (size_t)(slash - buf) : 1) : aw_xstrdup(".");
-        const char *base = slash ? slash + 1 : buf;
-        size_t bl = strlen(base);
-        if (bl > 4 && strcmp(base + bl - 4, ".lua") == 0)
-            bl -= 4;
-        e->name = aw_xstrndup(base, bl);
-        if (strcmp(e->name, "main") == 0 && slash) {
-            free(e->name);
-            const char *p = slash;
-            while (p > buf && p[-1] != '/')
-                p--;
-            e->name = aw_xstrndup(p, (size_t)(slash - p));
-        }
-        size_t len;
-        aw_error err;
-        char *text = aw_read_input(buf, &len, &err);
-        if (!text) {
-            fprintf(stderr, "aiwolf contest: cannot read the entry %s\n", err.msg);
-            return -1;
-        }
-        e->hash = aw_fnv64(AW_FNV64_INIT, text, len);
-        free(text);
-    }
-    /* Names are shown in tables and written in tab-separated files. */
-    for (char *c = e->name; *c; c++)
-        if ((unsigned char)*c < 0x20 || *c == 0x7f)
-            *c = '_';
-    return 0;
-}
-
-/* Names people can tell apart: a second "sample" becomes "sample#2". */
-static void unique_names(cfg *c)
-{
-    for (int i = 0; i < c->nentries; i++) {
-        int k = 1;
-        for (int j = 0; j < i; j++)
-            if (strcmp(c->entries[j].name, c->entries[i].name) == 0)
-                k++;
-        if (k > 1) {
-            char buf[300];
-            snprintf(buf, sizeof buf, "%.280s#%d", c->entries[i].name, k);
-            free(c->entries[i].name);
-            c->entries[i].name = aw_xstrdup(buf);
-        }
-    }
-}
+/* The contest's configuration and entries: runtime/contest/contestcfg.h. */
+typedef aw_contest_entry entry;
+typedef aw_contest_cfg cfg;
 
 /* ---- the schedule and the statistics ---------------------------------------- */
 
@@ -424,7 +134,7 @@ typedef struct contest {
 static void info_of(const contest *k, aw_contest_info *ci)
 {
     memset(ci, 0, sizeof *ci);
-    ci->format = format_name(k->c.format);
+    ci->format = aw_contest_format_name(k->c.format);
     ci->players = k->c.players;
     ci->nplayers = k->c.nplayers;
     ci->seed = k->c.seed;
@@ -995,7 +705,7 @@ static void contest_free(contest *k)
     free(k->names);
     free(k->paths);
     aw_provenance_free(&k->prov);
-    cfg_free(&k->c);
+    aw_contest_cfg_free(&k->c);
 }
 
 /* ---- provenance (provenance.h) ------------------------------------------------ */
@@ -1116,14 +826,14 @@ static int report_main(int argc, char **argv)
     memset(&k, 0, sizeof k);
     k.dir = dir;
     char why[600];
-    if (cfg_read(k.dir, &k.c, why, sizeof why) < 0) {
+    if (aw_contest_cfg_read(k.dir, &k.c, why, sizeof why) < 0) {
         fprintf(stderr, "aiwolf contest: %s\n", why);
         return 2;
     }
     /* Another policy for this report only (contest.cfg keeps its own). */
     aw_error perr;
     if (policy && aw_fault_policy_parse(policy, &k.c.policy, &perr) < 0) {
-        cfg_free(&k.c);
+        aw_contest_cfg_free(&k.c);
         return bad("%s", perr.msg);
     }
     if (contest_prepare(&k) < 0) {
@@ -1191,13 +901,13 @@ static int merge_main(int argc, char **argv)
         return bad("%s", "merge needs --out DIR and the shards' folders");
     char why[600];
     cfg first;
-    if (cfg_read(shards[0], &first, why, sizeof why) < 0) {
+    if (aw_contest_cfg_read(shards[0], &first, why, sizeof why) < 0) {
         fprintf(stderr, "aiwolf contest: %s\n", why);
         return 2;
     }
     aw_buf want;
     aw_buf_init(&want);
-    cfg_format(&first, false, &want);
+    aw_contest_cfg_format(&first, false, &want);
     int nshards = first.nshards;
     bool *seen = aw_xcalloc((size_t)nshards + 1, sizeof *seen);
     int rc = 2;
@@ -1209,17 +919,17 @@ static int merge_main(int argc, char **argv)
     aw_buf_init(&all);
     for (int i = 0; i < n; i++) {
         cfg sc;
-        if (cfg_read(shards[i], &sc, why, sizeof why) < 0) {
+        if (aw_contest_cfg_read(shards[i], &sc, why, sizeof why) < 0) {
             fprintf(stderr, "aiwolf contest: %s\n", why);
             goto out;
         }
         aw_buf got;
         aw_buf_init(&got);
-        cfg_format(&sc, false, &got);
+        aw_contest_cfg_format(&sc, false, &got);
         bool same = got.len == want.len && memcmp(got.data, want.data, got.len) == 0 && sc.nshards == nshards;
         int sh = sc.shard;
         aw_buf_free(&got);
-        cfg_free(&sc);
+        aw_contest_cfg_free(&sc);
         if (!same) {
             fprintf(stderr, "aiwolf contest: %s is a slice of another contest than %s\n", shards[i], shards[0]);
             goto out;
@@ -1254,7 +964,7 @@ static int merge_main(int argc, char **argv)
         contest sk;
         memset(&sk, 0, sizeof sk);
         sk.dir = shards[i];
-        if (cfg_read(shards[i], &sk.c, why, sizeof why) < 0 || contest_prepare(&sk) < 0) {
+        if (aw_contest_cfg_read(shards[i], &sk.c, why, sizeof why) < 0 || contest_prepare(&sk) < 0) {
             contest_free(&sk);
             goto out;
         }
@@ -1297,7 +1007,7 @@ static int merge_main(int argc, char **argv)
     first.shard = first.nshards = 1;
     aw_buf cf;
     aw_buf_init(&cf);
-    cfg_format(&first, true, &cf);
+    aw_contest_cfg_format(&first, true, &cf);
     snprintf(path, sizeof path, "%s/contest.cfg", dir);
     int w = write_file(path, cf.data, cf.len);
     aw_buf_free(&cf);
@@ -1307,7 +1017,7 @@ static int merge_main(int argc, char **argv)
         goto out;
     }
     k.dir = dir;
-    if (cfg_read(dir, &k.c, why, sizeof why) < 0 || contest_prepare(&k) < 0)
+    if (aw_contest_cfg_read(dir, &k.c, why, sizeof why) < 0 || contest_prepare(&k) < 0)
         goto out;
     merge_provenance(&k.prov, &prov);
     aw_error perr;
@@ -1329,7 +1039,7 @@ out:
     aw_buf_free(&want);
     aw_provenance_free(&prov);
     free(seen);
-    cfg_free(&first);
+    aw_contest_cfg_free(&first);
     return rc;
 }
 
@@ -1547,7 +1257,7 @@ static int verify_main(int argc, char **argv)
     memset(&v, 0, sizeof v);
     v.k.dir = dir;
     char why[600];
-    if (cfg_read(dir, &v.k.c, why, sizeof why) < 0) {
+    if (aw_contest_cfg_read(dir, &v.k.c, why, sizeof why) < 0) {
         fprintf(stderr, "aiwolf contest: %s\n", why);
         return 2;
     }
@@ -1562,7 +1272,9 @@ static int verify_main(int argc, char **argv)
     for (int i = 0; i < c->nentries; i++) {
         entry now;
         entry *e = &c->entries[i];
-        if (resolve_entry(e->path, &now) < 0) {
+        aw_error rerr;
+        if (aw_contest_entry_resolve(e->path, &now, &rerr) < 0) {
+            fprintf(stderr, "aiwolf contest: %s\n", rerr.msg);
             printf("entry %s (%s) is gone or broken: its games are not played again\n", e->name, e->path);
             changed[i] = true;
             e->main = aw_xstrdup(e->path);
@@ -1715,7 +1427,7 @@ static int format_opt(void *to, const char *v)
 
 static int players_opt(void *to, const char *v)
 {
-    if (parse_players(v, to) < 0)
+    if (aw_contest_cfg_parse_players(v, to) < 0)
         return bad("--players takes up to four different counts from 3 to 18, e.g. 5,15 (not '%s')", v);
     return 0;
 }
@@ -1950,7 +1662,7 @@ int cmd_contest(int argc, char **argv)
         c->players[1] = 15;
     }
     if (!have_preset)
-        snprintf(c->preset, sizeof c->preset, "%s", format_name(c->format));
+        snprintf(c->preset, sizeof c->preset, "%s", aw_contest_format_name(c->format));
     /* With a work budget the work decides where a call stops; the time
      * budget is only the safety net for what the work model does not see,
      * far enough that it does not act first on a slower or loaded machine
@@ -1965,7 +1677,9 @@ int cmd_contest(int argc, char **argv)
     }
     c->entries = aw_xcalloc((size_t)nargs, sizeof *c->entries);
     for (int i = 0; i < nargs; i++) {
-        if (resolve_entry(args[i], &c->entries[c->nentries]) < 0) {
+        aw_error rerr;
+        if (aw_contest_entry_resolve(args[i], &c->entries[c->nentries], &rerr) < 0) {
+            fprintf(stderr, "aiwolf contest: %s\n", rerr.msg);
             c->nentries++;
             goto out;
         }
@@ -1985,7 +1699,7 @@ int cmd_contest(int argc, char **argv)
                         c->entries[j].path, c->entries[i].path, c->entries[i].read_dir);
                 break;
             }
-    unique_names(c);
+    aw_contest_unique_names(c);
     k.dir = dir;
     if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
         fprintf(stderr, "aiwolf contest: cannot create the folder %s: %s\n", dir, strerror(errno));
@@ -1998,7 +1712,7 @@ int cmd_contest(int argc, char **argv)
     if (resume) {
         cfg old;
         char why[600];
-        if (cfg_read(dir, &old, why, sizeof why) < 0) {
+        if (aw_contest_cfg_read(dir, &old, why, sizeof why) < 0) {
             fprintf(stderr, "aiwolf contest: %s\n", why);
             goto out;
         }
@@ -2007,8 +1721,8 @@ int cmd_contest(int argc, char **argv)
         aw_buf a1, a2;
         aw_buf_init(&a1);
         aw_buf_init(&a2);
-        cfg_format(c, true, &a1);
-        cfg_format(&old, true, &a2);
+        aw_contest_cfg_format(c, true, &a1);
+        aw_contest_cfg_format(&old, true, &a2);
         bool same = a1.len == a2.len && memcmp(a1.data, a2.data, a1.len) == 0;
         if (!same) {
             /* Say which line differs. */
@@ -2028,7 +1742,7 @@ int cmd_contest(int argc, char **argv)
         }
         aw_buf_free(&a1);
         aw_buf_free(&a2);
-        cfg_free(&old);
+        aw_contest_cfg_free(&old);
         if (!same)
             goto out;
     } else {
@@ -2036,7 +1750,7 @@ int cmd_contest(int argc, char **argv)
             c->seed = aw_rng_os_seed();
         aw_buf b;
         aw_buf_init(&b);
-        cfg_format(c, true, &b);
+        aw_contest_cfg_format(c, true, &b);
         int w = write_file(cfgpath, b.data, b.len);
         aw_buf_free(&b);
         if (w < 0) {
@@ -2094,7 +1808,7 @@ int cmd_contest(int argc, char **argv)
                     o += snprintf(pl + o, sizeof pl - (size_t)o, "%s%d", i ? "," : "", c->players[i]);
                 int njobs = jobs < ntodo ? jobs : ntodo;
                 fprintf(stderr, "aiwolf contest: %d entries, %ld games (%s, %s players), seed %llu, %d job%s, into %s\n",
-                        c->nentries, k.total, format_name(c->format), pl, (unsigned long long)c->seed, njobs,
+                        c->nentries, k.total, aw_contest_format_name(c->format), pl, (unsigned long long)c->seed, njobs,
                         njobs == 1 ? "" : "s", dir);
             }
         }
@@ -2185,7 +1899,7 @@ out:
     if (k.sched.units || k.names)
         contest_free(&k);
     else
-        cfg_free(c);
+        aw_contest_cfg_free(c);
     free(ca);
     return rc;
 }
