@@ -21,6 +21,7 @@
 #include "aiwolf_version.h"
 #include "cli.h"
 #include "contestcfg.h"
+#include "contestmerge.h"
 #include "options.h"
 #include "gzlog.h"
 #include "logrules.h"
@@ -680,22 +681,6 @@ static void worker_args_free(worker_args *wa)
     memset(wa, 0, sizeof *wa);
 }
 
-static int write_file(const char *path, const char *data, size_t len)
-{
-    char tmp[PATH_MAX + 8];
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    FILE *f = fopen(tmp, "we");
-    if (!f)
-        return -1;
-    fwrite(data, 1, len, f);
-    if (fflush(f) != 0 || fsync(fileno(f)) != 0) {
-        fclose(f);
-        return -1;
-    }
-    if (fclose(f) != 0 || rename(tmp, path) != 0)
-        return -1;
-    return 0;
-}
 
 static void contest_free(contest *k)
 {
@@ -759,15 +744,6 @@ static void end_session(contest *k, const char *start, int jobs, int status)
         fprintf(stderr, "aiwolf contest: %s\n", err.msg);
 }
 
-/* Adds from's sessions to to's, and its digests where to has none (merge). */
-static void merge_provenance(aw_provenance *to, const aw_provenance *from)
-{
-    for (int i = 0; i < from->nsessions; i++)
-        aw_provenance_add_session(to, &from->sessions[i]);
-    for (int i = 0; i < to->nentries && i < from->nentries; i++)
-        if (!to->sha256[i][0])
-            memcpy(to->sha256[i], from->sha256[i], sizeof to->sha256[i]);
-}
 
 /* Sets up k from its cfg: schedule, statistics, names. */
 static int contest_prepare(contest *k)
@@ -857,19 +833,6 @@ static int report_main(int argc, char **argv)
 
 
 /* Links (or copies) a log of a shard into the merged folder. */
-static int bring_log(const char *from, const char *to)
-{
-    if (link(from, to) == 0 || errno == EEXIST)
-        return 0;
-    size_t len;
-    aw_error err;
-    char *text = aw_read_input(from, &len, &err);
-    if (!text)
-        return -1;
-    int rc = write_file(to, text, len);
-    free(text);
-    return rc;
-}
 
 static const char merge_head[] =
     "usage: aiwolf contest merge --out DIR SHARD_DIR...\n"
@@ -899,64 +862,28 @@ static int merge_main(int argc, char **argv)
     int n = shard_list.n;
     if (!dir || n < 1)
         return bad("%s", "merge needs --out DIR and the shards' folders");
-    char why[600];
     cfg first;
-    if (aw_contest_cfg_read(shards[0], &first, why, sizeof why) < 0) {
-        fprintf(stderr, "aiwolf contest: %s\n", why);
-        return 2;
-    }
-    aw_buf want;
-    aw_buf_init(&want);
-    aw_contest_cfg_format(&first, false, &want);
-    int nshards = first.nshards;
-    bool *seen = aw_xcalloc((size_t)nshards + 1, sizeof *seen);
+    bool *seen = NULL;
     int rc = 2;
     aw_provenance prov; /* the slices' sessions and digests */
-    aw_provenance_init(&prov, first.nentries);
+    memset(&prov, 0, sizeof prov);
     contest k;
     memset(&k, 0, sizeof k);
     aw_buf all;
     aw_buf_init(&all);
-    for (int i = 0; i < n; i++) {
-        cfg sc;
-        if (aw_contest_cfg_read(shards[i], &sc, why, sizeof why) < 0) {
-            fprintf(stderr, "aiwolf contest: %s\n", why);
-            goto out;
-        }
-        aw_buf got;
-        aw_buf_init(&got);
-        aw_contest_cfg_format(&sc, false, &got);
-        bool same = got.len == want.len && memcmp(got.data, want.data, got.len) == 0 && sc.nshards == nshards;
-        int sh = sc.shard;
-        aw_buf_free(&got);
-        aw_contest_cfg_free(&sc);
-        if (!same) {
-            fprintf(stderr, "aiwolf contest: %s is a slice of another contest than %s\n", shards[i], shards[0]);
-            goto out;
-        }
-        if (seen[sh]) {
-            fprintf(stderr, "aiwolf contest: shard %d/%d is given twice\n", sh, nshards);
-            goto out;
-        }
-        seen[sh] = true;
+    char why[600], from[PATH_MAX * 2], to[PATH_MAX * 2], path[PATH_MAX];
+    aw_error merr;
+    if (aw_contest_merge_slices(shards, n, &first, &seen, &merr) < 0) {
+        fprintf(stderr, "aiwolf contest: %s\n", merr.msg);
+        goto out;
     }
-    for (int s = 1; s <= nshards; s++)
+    aw_provenance_init(&prov, first.nentries);
+    for (int s = 1; s <= first.nshards; s++)
         if (!seen[s])
             fprintf(stderr, "aiwolf contest: warning: shard %d/%d is missing; the merged results lack its games\n", s,
-                    nshards);
-    if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
-        fprintf(stderr, "aiwolf contest: cannot create the folder %s: %s\n", dir, strerror(errno));
-        goto out;
-    }
-    char path[PATH_MAX], from[PATH_MAX * 2], to[PATH_MAX * 2];
-    snprintf(path, sizeof path, "%s/contest.cfg", dir);
-    if (access(path, F_OK) == 0) {
-        fprintf(stderr, "aiwolf contest: %s holds a contest already; merge into a new folder\n", dir);
-        goto out;
-    }
-    snprintf(path, sizeof path, "%s/logs", dir);
-    if (mkdir(path, 0777) != 0 && errno != EEXIST) {
-        fprintf(stderr, "aiwolf contest: cannot create the folder %s: %s\n", path, strerror(errno));
+                    first.nshards);
+    if (aw_contest_merge_folder(dir, &merr) < 0) {
+        fprintf(stderr, "aiwolf contest: %s\n", merr.msg);
         goto out;
     }
     rc = 1;
@@ -968,7 +895,7 @@ static int merge_main(int argc, char **argv)
             contest_free(&sk);
             goto out;
         }
-        merge_provenance(&prov, &sk.prov);
+        aw_contest_merge_provenance(&prov, &sk.prov);
         bool *done = aw_xcalloc((size_t)sk.sched.nunits + 1, sizeof *done);
         aw_buf kept;
         aw_buf_init(&kept);
@@ -976,25 +903,12 @@ static int merge_main(int argc, char **argv)
         if (dropped != 0 || sk.stats.games < sk.total)
             fprintf(stderr, "aiwolf contest: warning: %s is not finished (%ld of %ld games); run it again first\n",
                     shards[i], sk.stats.games, sk.total);
-        aw_game_record *rec = aw_xcalloc(1, sizeof *rec);
-        aw_error err;
-        int bad_log = 0;
-        for (const char *p = kept.data, *end = kept.data + kept.len; p && p < end;) {
-            const char *nl = memchr(p, '\n', (size_t)(end - p));
-            if (aw_record_parse(p, (size_t)(nl - p), sk.c.nentries, rec, &err) == 0) {
-                snprintf(from, sizeof from, "%s/%s", shards[i], rec->log);
-                snprintf(to, sizeof to, "%s/%s", dir, rec->log);
-                if (!strstr(rec->log, "..") && rec->log[0] != '/' && bring_log(from, to) < 0)
-                    bad_log++;
-            }
-            p = nl + 1;
-        }
+        int bad_log = aw_contest_bring_logs(shards[i], dir, kept.data, kept.len, sk.c.nentries);
         if (bad_log)
             fprintf(stderr, "aiwolf contest: warning: %d game logs of %s could not be brought over\n", bad_log,
                     shards[i]);
         if (kept.len)
             aw_buf_add(&all, kept.data, kept.len);
-        free(rec);
         aw_buf_free(&kept);
         free(done);
         contest_free(&sk);
@@ -1002,24 +916,24 @@ static int merge_main(int argc, char **argv)
     /* The logs' rules (logrules.h), the same in every slice. */
     snprintf(from, sizeof from, "%s/logs/%s", shards[0], AW_LOGRULES_FOLDER);
     snprintf(to, sizeof to, "%s/logs/%s", dir, AW_LOGRULES_FOLDER);
-    if (access(from, F_OK) == 0 && bring_log(from, to) < 0)
+    if (access(from, F_OK) == 0 && aw_contest_bring_file(from, to) < 0)
         fprintf(stderr, "aiwolf contest: warning: %s could not be brought over\n", from);
     first.shard = first.nshards = 1;
     aw_buf cf;
     aw_buf_init(&cf);
     aw_contest_cfg_format(&first, true, &cf);
     snprintf(path, sizeof path, "%s/contest.cfg", dir);
-    int w = write_file(path, cf.data, cf.len);
+    int w = aw_contest_write_file(path, cf.data, cf.len);
     aw_buf_free(&cf);
     snprintf(path, sizeof path, "%s/games.tsv", dir);
-    if (w < 0 || write_file(path, all.data ? all.data : "", all.len) < 0 || sort_games(dir, first.nentries) < 0) {
+    if (w < 0 || aw_contest_write_file(path, all.data ? all.data : "", all.len) < 0 || sort_games(dir, first.nentries) < 0) {
         fprintf(stderr, "aiwolf contest: cannot write the merged results into %s\n", dir);
         goto out;
     }
     k.dir = dir;
     if (aw_contest_cfg_read(dir, &k.c, why, sizeof why) < 0 || contest_prepare(&k) < 0)
         goto out;
-    merge_provenance(&k.prov, &prov);
+    aw_contest_merge_provenance(&k.prov, &prov);
     aw_error perr;
     if (aw_provenance_save(&k.prov, dir, k.names, &perr) < 0)
         fprintf(stderr, "aiwolf contest: %s\n", perr.msg);
@@ -1036,7 +950,6 @@ static int merge_main(int argc, char **argv)
 out:
     contest_free(&k);
     aw_buf_free(&all);
-    aw_buf_free(&want);
     aw_provenance_free(&prov);
     free(seen);
     aw_contest_cfg_free(&first);
@@ -1751,7 +1664,7 @@ int cmd_contest(int argc, char **argv)
         aw_buf b;
         aw_buf_init(&b);
         aw_contest_cfg_format(c, true, &b);
-        int w = write_file(cfgpath, b.data, b.len);
+        int w = aw_contest_write_file(cfgpath, b.data, b.len);
         aw_buf_free(&b);
         if (w < 0) {
             fprintf(stderr, "aiwolf contest: cannot write %s: %s\n", cfgpath, strerror(errno));
@@ -1781,7 +1694,7 @@ int cmd_contest(int argc, char **argv)
         if (dropped < 0) {
             fprintf(stderr, "aiwolf contest: cannot read %s\n", gpath);
             rc = 1;
-        } else if (dropped > 0 && write_file(gpath, kept.data ? kept.data : "", kept.len) < 0) {
+        } else if (dropped > 0 && aw_contest_write_file(gpath, kept.data ? kept.data : "", kept.len) < 0) {
             fprintf(stderr, "aiwolf contest: cannot rewrite %s: %s\n", gpath, strerror(errno));
             rc = 1;
         }

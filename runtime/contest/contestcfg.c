@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "settings.h"
 
@@ -275,4 +276,21 @@ void aw_contest_unique_names(aw_contest_cfg *c)
             c->entries[i].name = aw_xstrdup(buf);
         }
     }
+}
+
+int aw_contest_write_file(const char *path, const char *data, size_t len)
+{
+    char tmp[PATH_MAX + 8];
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    FILE *f = fopen(tmp, "we");
+    if (!f)
+        return -1;
+    fwrite(data, 1, len, f);
+    if (fflush(f) != 0 || fsync(fileno(f)) != 0) {
+        fclose(f);
+        return -1;
+    }
+    if (fclose(f) != 0 || rename(tmp, path) != 0)
+        return -1;
+    return 0;
 }

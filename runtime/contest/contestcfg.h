@@ -88,6 +88,11 @@ int aw_contest_cfg_read(const char *dir, aw_contest_cfg *c, char *why, size_t wh
  * (aw_contest_cfg_free frees them as one of c's entries). */
 int aw_contest_entry_resolve(const char *arg, aw_contest_entry *e, aw_error *err);
 
+/* Writes len bytes of data as the file path, whole or not at all: into
+ * PATH.tmp, synced, then renamed over path (contest.cfg, games.tsv). 0 or
+ * -1. */
+int aw_contest_write_file(const char *path, const char *data, size_t len);
+
 /* Names people can tell apart: a second "sample" becomes "sample#2". */
 void aw_contest_unique_names(aw_contest_cfg *c);
 
