@@ -100,15 +100,13 @@ static int check_one(void *ud, const char *path, const char *text, size_t len)
 int cmd_check(int argc, char **argv)
 {
     const char *preset = NULL;
-    const char **sets = calloc((size_t)argc + 1, sizeof *sets);
     const char **files = calloc((size_t)argc + 1, sizeof *files);
-    int nsets = 0, nfiles = 0;
+    int nfiles = 0;
     bool quiet = false, strict_roles = false, show_settings = false;
     const char *roles_spec = NULL;
     int status = 0;
-    if (!sets || !files) {
+    if (!files) {
         fprintf(stderr, "aiwolf check: out of memory\n");
-        free(sets);
         free(files);
         return 2;
     }
@@ -138,12 +136,7 @@ int cmd_check(int argc, char **argv)
         {.name = "--quiet", .alias = "-q", .kind = AW_OPT_FLAG, .to = &quiet,
          .help =
                "print nothing for legal logs; only the illegal ones"},
-        {.name = "--help", .alias = "-h", .kind = AW_OPT_HELP,
-         .help =
-               "show this help"},
-        {.name = "--", .kind = AW_OPT_NOTE,
-         .help =
-               "end of options; LOG may also be '-' for standard input"},
+        {.kind = AW_OPT_GROUP, .to = (void *)aw_cli_log_file_rows},
         {0},
     };
     const aw_opts_cmd cmd = {"check", check_head, opts, check_foot, &file_list, 0};
@@ -155,9 +148,8 @@ int cmd_check(int argc, char **argv)
     preset = ro.preset;
     roles_spec = ro.roles;
     nfiles = file_list.n;
-    nsets = ro.sets.n;
-    for (int i = 0; i < nsets; i++)
-        sets[i] = ro.setv[i];
+    const char *const *sets = ro.setv;
+    int nsets = ro.sets.n;
 
     aw_settings rules;
     aw_error err;
@@ -165,7 +157,7 @@ int cmd_check(int argc, char **argv)
     /* The player count is the log's; any valid count gives the preset's
      * rules. (Each log's own rules come in check_one; these check the
      * options and are --list-settings'.) */
-    if (aw_settings_from(&rules, preset ? preset : "aiwolf", 5, (const char *const *)sets, nsets, &err) != 0) {
+    if (aw_settings_from(&rules, preset ? preset : "aiwolf", 5, sets, nsets, &err) != 0) {
         fprintf(stderr, "aiwolf check: %s\n", err.msg);
         status = 2;
         goto done;
@@ -208,11 +200,10 @@ int cmd_check(int argc, char **argv)
         goto done;
     }
 
-    check_ctx ctx = {{preset, (const char *const *)sets, nsets}, &opt, quiet, NULL, 0};
+    check_ctx ctx = {{preset, sets, nsets}, &opt, quiet, NULL, 0};
     status = aw_cli_each_file("check", files, nfiles, check_one, &ctx);
 
 done:
-    free(sets);
     free(files);
     return status;
 }

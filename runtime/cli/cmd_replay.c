@@ -111,13 +111,11 @@ static int replay_one(void *ud, const char *path, const char *text, size_t len)
 int cmd_replay(int argc, char **argv)
 {
     const char *preset = NULL;
-    const char **sets = calloc((size_t)argc + 1, sizeof *sets);
     const char **files = calloc((size_t)argc + 1, sizeof *files);
-    int nsets = 0, nfiles = 0, status = 0;
+    int nfiles = 0, status = 0;
     bool record = false, quiet = false, verbose = false;
-    if (!sets || !files) {
+    if (!files) {
         fprintf(stderr, "aiwolf replay: out of memory\n");
-        free(sets);
         free(files);
         return 2;
     }
@@ -143,12 +141,7 @@ int cmd_replay(int argc, char **argv)
         {.name = "--quiet", .alias = "-q", .kind = AW_OPT_FLAG, .to = &quiet,
          .help =
                "print nothing for reproduced logs"},
-        {.name = "--help", .alias = "-h", .kind = AW_OPT_HELP,
-         .help =
-               "show this help"},
-        {.name = "--", .kind = AW_OPT_NOTE,
-         .help =
-               "end of options; LOG may also be '-' for standard input"},
+        {.kind = AW_OPT_GROUP, .to = (void *)aw_cli_log_file_rows},
         {0},
     };
     const aw_opts_cmd cmd = {"replay", replay_head, opts, replay_foot, &file_list, 0};
@@ -159,15 +152,14 @@ int cmd_replay(int argc, char **argv)
     }
     preset = ro.preset;
     nfiles = file_list.n;
-    nsets = ro.sets.n;
-    for (int i = 0; i < nsets; i++)
-        sets[i] = ro.setv[i];
+    const char *const *sets = ro.setv;
+    int nsets = ro.sets.n;
 
     aw_settings rules;
     aw_error err;
     memset(&err, 0, sizeof err);
     /* The player count and roles are the log's; any valid count gives the rules. */
-    if (aw_settings_from(&rules, preset ? preset : "aiwolf", 5, (const char *const *)sets, nsets, &err) != 0) {
+    if (aw_settings_from(&rules, preset ? preset : "aiwolf", 5, sets, nsets, &err) != 0) {
         fprintf(stderr, "aiwolf replay: %s\n", err.msg);
         status = 2;
         goto done;
@@ -178,11 +170,10 @@ int cmd_replay(int argc, char **argv)
         goto done;
     }
 
-    replay_ctx ctx = {{preset, (const char *const *)sets, nsets}, record, quiet, verbose, NULL, 0};
+    replay_ctx ctx = {{preset, sets, nsets}, record, quiet, verbose, NULL, 0};
     status = aw_cli_each_file("replay", files, nfiles, replay_one, &ctx);
 
 done:
-    free(sets);
     free(files);
     return status;
 }

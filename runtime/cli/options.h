@@ -111,4 +111,8 @@ void aw_opts_set_help(aw_opt *rows, const char *name, const char *help);
 
 aw_opt *aw_cli_rule_group(aw_cli_rule_opts *r, unsigned which, const char *preset_help, const char *players_help);
 
+/* cmd_files.c: the last rows of check's and replay's tables: -h, --help and
+ * the "--" line of their --help. */
+extern const aw_opt aw_cli_log_file_rows[];
+
 #endif
