@@ -25,32 +25,32 @@ extern const aw_luamod aw_meta_files[];
 
 /* --help: the head, the options (the table in cmd_new), the foot. */
 static const char new_head[] =
-            "usage: aiwolf new [--role-aware] [--dir PARENT] NAME\n"
-            "\n"
-            "Creates the folder NAME (in PARENT, default the current folder) with a new\n"
-            "agent to start from:\n"
-            "  main.lua                a commented agent that plays sensibly, built on\n"
-            "                          require \"aiwolf.agent\" (docs/agents.md)\n"
-            "  spec/NAME_spec.lua      a busted spec: lints the agent and plays games of it\n"
-            "                          with the aiwolf binary (AIWOLF_BIN, else aiwolf on\n"
-            "                          the PATH), checking that no call faults\n"
-            "  .luarc.json             lua-language-server settings: Lua 5.4, no io/debug,\n"
-            "                          and the annotations below as a library\n"
-            "  " META_DIR "/aiwolf/    annotations (---@meta) of the agent's methods, info,\n"
-            "                          setting, aiwolf.agent and aiwolf.protocol\n"
-            "  .luacheckrc             luacheck settings: exactly the sandbox's globals\n"
-            "\n"
-            "NAME is a plain folder name: letters, digits, '_', '-' and '.', not starting\n"
-            "with '.' or '-', at most 64 characters. An existing NAME is never touched.\n"
-            "\n"
-            "options:\n";
+    "usage: aiwolf new [--role-aware] [--dir PARENT] NAME\n"
+    "\n"
+    "Creates the folder NAME (in PARENT, default the current folder) with a new\n"
+    "agent to start from:\n"
+    "  main.lua                a commented agent that plays sensibly, built on\n"
+    "                          require \"aiwolf.agent\" (docs/agents.md)\n"
+    "  spec/NAME_spec.lua      a busted spec: lints the agent and plays games of it\n"
+    "                          with the aiwolf binary (AIWOLF_BIN, else aiwolf on\n"
+    "                          the PATH), checking that no call faults\n"
+    "  .luarc.json             lua-language-server settings: Lua 5.4, no io/debug,\n"
+    "                          and the annotations below as a library\n"
+    "  " META_DIR "/aiwolf/    annotations (---@meta) of the agent's methods, info,\n"
+    "                          setting, aiwolf.agent and aiwolf.protocol\n"
+    "  .luacheckrc             luacheck settings: exactly the sandbox's globals\n"
+    "\n"
+    "NAME is a plain folder name: letters, digits, '_', '-' and '.', not starting\n"
+    "with '.' or '-', at most 64 characters. An existing NAME is never touched.\n"
+    "\n"
+    "options:\n";
 static const char new_foot[] =
-            "\n"
-            "Then: aiwolf play NAME/main.lua NAME/main.lua; aiwolf lint NAME/main.lua;\n"
-            "(cd NAME && busted). See README.md, \"Write your own agent\".\n"
-            "\n"
-            "exit status: 0 created, 1 NAME exists or a file could not be written,\n"
-            "             2 bad usage or a bad NAME\n";
+    "\n"
+    "Then: aiwolf play NAME/main.lua NAME/main.lua; aiwolf lint NAME/main.lua;\n"
+    "(cd NAME && busted). See README.md, \"Write your own agent\".\n"
+    "\n"
+    "exit status: 0 created, 1 NAME exists or a file could not be written,\n"
+    "             2 bad usage or a bad NAME\n";
 
 
 static const char *bad_name(const char *name)

@@ -12,13 +12,13 @@
 
 /* --help: the head, the options (the table in cmd_protocol), the foot. */
 static const char protocol_head[] =
-            "usage: aiwolf protocol [--strict | --lenient] [--describe en|ja] [UTTERANCE...]\n"
-            "\n"
-            "Checks AIWolf protocol utterances — the ones given as arguments, or else\n"
-            "one per line on standard input — and prints one line for each:\n"
-            "  valid<TAB>canonical text[<TAB>description]\n"
-            "  invalid<TAB>at byte N: what was expected there\n"
-            "\n";
+    "usage: aiwolf protocol [--strict | --lenient] [--describe en|ja] [UTTERANCE...]\n"
+    "\n"
+    "Checks AIWolf protocol utterances — the ones given as arguments, or else\n"
+    "one per line on standard input — and prints one line for each:\n"
+    "  valid<TAB>canonical text[<TAB>description]\n"
+    "  invalid<TAB>at byte N: what was expected there\n"
+    "\n";
 static const char protocol_foot[] =
     "\n"
     "The exit status is 0 whatever the verdicts; 2 for bad options.\n";
