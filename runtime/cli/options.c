@@ -8,13 +8,23 @@
 #include "settings.h"
 #include "util.h"
 
+/* The message, made safe for a terminal (what was typed is shown, never
+ * acted on), on stderr. */
+static void term(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    aw_term_vfprintf(stderr, fmt, ap);
+    va_end(ap);
+}
+
 /* "aiwolf NAME: MESSAGE (aiwolf NAME --help)". */
 static int say(const aw_opts_cmd *cmd, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
     fprintf(stderr, "aiwolf %s: ", cmd->name);
-    vfprintf(stderr, fmt, ap);
+    aw_term_vfprintf(stderr, fmt, ap);
     fprintf(stderr, " (aiwolf %s --help)\n", cmd->name);
     va_end(ap);
     return AW_OPTS_BAD;
@@ -129,7 +139,7 @@ static int take(const aw_opts_cmd *cmd, const aw_opt *r, const char *given, cons
     return AW_OPTS_OK;
 bad:
     fprintf(stderr, "aiwolf %s: %s: ", cmd->name, given);
-    fprintf(stderr, r->bad ? r->bad : "'%s' is not a good value", v);
+    term(r->bad ? r->bad : "'%s' is not a good value", v);
     fprintf(stderr, " (aiwolf %s --help)\n", cmd->name);
     return AW_OPTS_BAD;
 }
@@ -141,7 +151,7 @@ int aw_opts_parse(const aw_opts_cmd *cmd, int argc, char **argv, int first)
         const char *a = argv[i];
         if (!options || a[0] != '-' || a[1] == '\0') {
             if (!cmd->operands)
-                return say(cmd, "unexpected argument '%s'", aw_term(a).s);
+                return say(cmd, "unexpected argument '%s'", a);
             int rc = add(cmd, cmd->operands, a);
             if (rc != AW_OPTS_OK)
                 return rc;
@@ -162,11 +172,11 @@ int aw_opts_parse(const aw_opts_cmd *cmd, int argc, char **argv, int first)
         } else {
             snprintf(name, sizeof name, "%s", a);
             if (strlen(a) >= sizeof name)
-                return say(cmd, "unknown option '%.40s...'", aw_term(a).s);
+                return say(cmd, "unknown option '%.40s...'", a);
         }
         const aw_opt *r = find(cmd->opts, name);
         if (!r)
-            return say(cmd, "unknown option '%s'", aw_term(name).s);
+            return say(cmd, "unknown option '%s'", name);
         if (takes_value(r)) {
             if (!v) {
                 if (i + 1 >= argc)

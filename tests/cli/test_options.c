@@ -169,6 +169,13 @@ static void test_bad_input(void)
     /* an option's name from the terminal is escaped */
     CHECK_INT(parse(&x, ARGV("--\033[31mred")), AW_OPTS_BAD);
     CHECK(strchr(said, '\033') == NULL);
+    /* and so are the values shown in messages */
+    CHECK_INT(parse(&x, ARGV("--count", "\033]0;title\a")), AW_OPTS_BAD);
+    CHECK(strchr(said, '\033') == NULL && strchr(said, '\a') == NULL);
+    CHECK(strstr(said, "is not a number from 0 to 100 (aiwolf t --help)\n") != NULL);
+    CHECK_INT(parse(&x, ARGV("--small", "\033[2J")), AW_OPTS_BAD);
+    CHECK(strchr(said, '\033') == NULL);
+    CHECK(strstr(said, "is not small (aiwolf t --help)\n") != NULL);
     CHECK_INT(parse(&x, ARGV("--count")), AW_OPTS_BAD);
     CHECK_STR(said, "aiwolf t: --count needs a value (aiwolf t --help)\n");
     CHECK_INT(parse(&x, ARGV("a", "-c")), AW_OPTS_BAD);
