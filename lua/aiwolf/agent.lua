@@ -332,6 +332,7 @@ function Agent:initialize(info, setting)
   self.votes, self._votes_day = {}, -1
   self.version = 0
   self._talk_seen, self._whisper_seen, self._seen_day = 0, 0, info.day
+  self._trees = {} -- text -> its tree (false: none), see read_new
   if info.statusMap then read_status(self, info.statusMap) end
 end
 
@@ -406,26 +407,39 @@ end
 --   * an Over or Skip tells the base agent nothing; about half the talks
 --     are, and their text says so: they are passed over without reading
 --     `parsed` (the host makes that tree when it is first read);
+--   * a sentence's tree depends on its text only (the speaker is not in
+--     it), and the same few texts come again and again ("VOTE Agent[03]"):
+--     each text's tree is read once a game and kept in self._trees, keyed
+--     by the text (`parsed` makes the host build a new tree for every
+--     reader of every talk; a look-up by a string costs next to nothing);
 --   * a sentence without operands (most of the rest: VOTE, COMINGOUT, ...)
---     is heard as walk would hear it, without the walk;
--- hear is the method that records an asserted sentence ("_hear" or
--- "_hear_whisper").
-local function read_new(self, list, from, visit, hear, hook)
+--     is heard as walk would hear it, without the walk.
+-- With a hook every tree is the talk's own `parsed`, as the hook may keep
+-- or change it. method is the name of the method that records an asserted
+-- sentence ("_hear" or "_hear_whisper").
+local function read_new(self, list, from, visit, method, hook)
   local n = #list
+  local trees = self._trees
+  if trees == nil then trees = {}; self._trees = trees end
   for i = from + 1, n do
     local t = list[i]
     local text = t.text
-    if hook or (text ~= "Over" and text ~= "Skip") then
+    if hook then
       local tree = t.parsed or A.tree(t)
+      if tree then walk(tree, t.agent, true, nil, 0, visit, self, t) end
+    elseif text ~= "Over" and text ~= "Skip" then
+      local tree = trees[text]
+      if tree == nil then
+        tree = t.parsed or A.tree(t) or false -- false: a text that does not parse
+        if type(text) == "string" then trees[text] = tree end
+      end
       if tree then
         local v = tree.verb
-        if hook then
-          walk(tree, t.agent, true, nil, 0, visit, self, t)
-        elseif v ~= "OVER" and v ~= "SKIP" then
+        if v ~= "OVER" and v ~= "SKIP" then
           if tree.args == nil then
             local who = tree.subject
             if who == nil then who = t.agent end
-            self[hear](self, t, who, tree)
+            self[method](self, t, who, tree)
           else
             walk(tree, t.agent, true, nil, 0, visit, self, t)
           end
