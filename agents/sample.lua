@@ -35,7 +35,7 @@
 -- garbage costs the collector's time later.
 local A = require "aiwolf.agent"
 local P = require "aiwolf.protocol"
-local ipairs, pairs, tostring, random = ipairs, pairs, tostring, math.random
+local ipairs, pairs, random = ipairs, pairs, math.random
 
 local S = A.new{name = "sample"}
 
@@ -529,10 +529,12 @@ function S:nextTalk()
   return nil
 end
 
+-- P.print(s) is the text tostring(s) gives, without going through the
+-- sentence's metatable.
 function S:talk()
   local s = self:nextTalk()
   if s == nil then return "Over" end
-  return tostring(s)
+  return P.print(s)
 end
 
 -- Werewolves: the attack target, adopting the first whispered proposal that
@@ -556,8 +558,8 @@ function S:whisper()
   local t, p = self:attackTarget()
   self.proposed = t
   if t == nil then return "Over" end
-  if p and p.who ~= self.me then return tostring(P.agree("WHISPER", self.day, p.idx)) end
-  return tostring(P.attack(t))
+  if p and p.who ~= self.me then return P.print(P.agree("WHISPER", self.day, p.idx)) end
+  return P.say("ATTACK", t)
 end
 
 -- Actions ------------------------------------------------------------------------
