@@ -252,7 +252,7 @@ function S:suspicion()
   -- scores are not all whole numbers, so the order of the sums matters.
   local k, declared, me = self:knowledge(), self.declared, self.me
   local liars, known = k.liars, k.known
-  local voters = A.sorted_keys(declared)
+  local voters = self.voters
   for i = 1, #voters do
     local v = voters[i]
     local t = declared[v]
@@ -322,7 +322,7 @@ function S:wolfScore(forAttack)
     score = self:scores("_dayScore", self:cached("wolfday", factDayScore))
   end
   local declared = self.declared
-  local voters = A.sorted_keys(declared)
+  local voters = self.voters
   local count = nil -- by day: the votes declared against each werewolf
   for i = 1, #voters do
     local v = voters[i]
@@ -383,7 +383,7 @@ end
 function S:possessedScore()
   local score = self:scores("_possessedScore", self:cached("possessed", factPossessedScore))
   local declared = self.declared
-  local voters = A.sorted_keys(declared)
+  local voters = self.voters
   for i = 1, #voters do
     local t = declared[voters[i]]
     if score[t] then score[t] = score[t] + 1 end

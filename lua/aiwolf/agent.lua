@@ -305,6 +305,8 @@ end
 --     included: the reason of BECAUSE, inside AND or DAY), in talk order, one per
 --     (speaker, verb, target): {who, verb, target, species, day};
 --   self.declared: {[agent] = target}, the latest VOTE each agent declared today;
+--   self.voters: the agents in self.declared, sorted (A.sorted_keys(self.declared)
+--     without making it at every call);
 --   self.declaredVersion: a number that grows whenever self.declared
 --     changes (a new day's empty one included);
 --   self.estimates: {[agent] = {[target] = role}}, latest ESTIMATEs today;
@@ -314,7 +316,7 @@ end
 --   self.votes: every day's final votes, oldest first ({agent, day, target},
 --     from info.voteList, which shows the previous day's);
 --   self.version: a number that grows whenever one of the fields above
---     changes, except self.info, self.day and today's declared, estimates
+--     changes, except self.info, self.day and today's declared, voters, estimates
 --     and attackProposals (which change with nearly every talk). An agent
 --     that derives something from claims, reports, results, deaths or votes
 --     can keep it until self.version moves (sample.lua does).
@@ -326,7 +328,7 @@ function Agent:initialize(info, setting)
   self.divined, self.identified = {}, {}
   self.claims, self.claimants = {}, {}
   self.reports, self._reported = {}, {}
-  self.declared, self.estimates, self.attackProposals = {}, {}, {}
+  self.declared, self.voters, self.estimates, self.attackProposals = {}, {}, {}, {}
   self.declaredVersion = 0
   self.executed, self.killed = {}, {}
   self.votes, self._votes_day = {}, -1
@@ -355,7 +357,17 @@ function Agent:_hear(talk, who, s)
   if mtype(who) ~= "integer" then return end
   if v == "VOTE" then -- the most frequent by far
     local t = s.target
-    if mtype(t) == "integer" and self.declared[who] ~= t then
+    local was = self.declared[who]
+    if mtype(t) == "integer" and was ~= t then
+      if was == nil then -- a new voter today: into self.voters, in order
+        local voters = self.voters
+        local i = #voters
+        while i > 0 and voters[i] > who do
+          voters[i + 1] = voters[i]
+          i = i - 1
+        end
+        voters[i + 1] = who
+      end
       self.declared[who] = t
       self.declaredVersion = self.declaredVersion + 1
     end
@@ -470,7 +482,7 @@ function Agent:update(info)
   if day ~= self._seen_day then
     self._seen_day = day
     self._talk_seen, self._whisper_seen = 0, 0
-    self.declared, self.estimates, self.attackProposals = {}, {}, {}
+    self.declared, self.voters, self.estimates, self.attackProposals = {}, {}, {}, {}
     self.declaredVersion = (self.declaredVersion or 0) + 1
   end
   self.day = day

@@ -43,6 +43,7 @@
 ---@field claimants integer[] agents in the order they first came out
 ---@field reports aiwolf.Report[] every DIVINED/IDENTIFIED heard, once per (speaker, verb, target)
 ---@field declared table<integer, integer> the latest VOTE each agent declared today
+---@field voters integer[] the agents in `declared`, sorted (`A.sorted_keys(self.declared)`, kept as votes are heard)
 ---@field declaredVersion integer grows whenever `declared` changes (a new day's empty one included)
 ---@field estimates table<integer, table<integer, aiwolf.Role>> ESTIMATEs heard today
 ---@field attackProposals aiwolf.AttackProposal[] werewolves: ATTACK targets whispered today
