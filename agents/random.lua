@@ -54,9 +54,10 @@ function agent:update(info) self.info = info end
 -- in the night (the day changes), so the statuses are looked at only when
 -- one of those two changed since the last look. A death takes the agent
 -- out of the lists already made: making new lists would put every entry
--- into a new table again (a new key costs a few hundred instructions, the
--- whole of this agent's own work a few thousand a game); any other change
--- (none happens in a game) builds them again.
+-- into a new table again (each new key costs a few hundred machine
+-- instructions: new lists at every death were a tenth of a fifteen-player
+-- game's instructions); any other change (none happens in a game) builds
+-- them again.
 local function candidates(self, name)
   local info = self.info
   local day, executed = info.day, info.latestExecutedAgent
