@@ -91,12 +91,9 @@ function S:forget() self._cacheVersion = nil end
 
 -- Knowledge ------------------------------------------------------------------
 
--- What this agent itself knows about a's species (village side), or nil.
-function S:ownSpecies(a)
-  if a == self.me and VILLAGE[self.role] then return "HUMAN" end
-  if self.killed[a] then return "HUMAN" end -- the werewolves attack humans only
-  return self.divined[a] or self.identified[a]
-end
+-- What this agent itself knows about a's species (village side), or nil
+-- (knowledge, below, works it out for every agent).
+function S:ownSpecies(a) return self:knowledge().own[a] end
 
 -- The agents who said a species that `known` ({[target] = species})
 -- contradicts, added to the set `out`.
@@ -117,12 +114,23 @@ end
 --   known: {[a] = species} from own knowledge, then those sources;
 --   liars: {[a] = true} for agents who contradict that, or who claim
 --     one's own special role or a werewolf-side role;
---   own: {[a] = species} from own knowledge alone (S:ownSpecies).
+--   own: {[a] = species} from own knowledge alone: human for oneself (on
+--     the village side) and for the agents the werewolves killed (they
+--     attack humans only), else own divination and medium results.
 local function knowledge(self)
   local me, role, claims, claimants = self.me, self.role, self.claims, self.claimants
   local n = #self.info.statusMap
-  local own = {}
-  for a = 1, n do own[a] = self:ownSpecies(a) end
+  -- A loop, not a call per agent: a Lua call costs some hundreds of
+  -- instructions, and this runs for every agent whenever the facts change.
+  local own, killed, divined, identified = {}, self.killed, self.divined, self.identified
+  local village = VILLAGE[role]
+  for a = 1, n do
+    if (a == me and village) or killed[a] then
+      own[a] = "HUMAN"
+    else
+      own[a] = divined[a] or identified[a]
+    end
+  end
   local plain = self:contradicting(own, {})
   for i = 1, #claimants do
     local a = claimants[i]
