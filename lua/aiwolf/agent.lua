@@ -351,26 +351,31 @@ local function add_result(list, map, r)
   return true
 end
 
+-- Records that agent who declared a vote for agent t (both integers).
+local function declare(self, who, t)
+  local was = self.declared[who]
+  if was ~= t then
+    if was == nil then -- a new voter today: into self.voters, in order
+      local voters = self.voters
+      local i = #voters
+      while i > 0 and voters[i] > who do
+        voters[i + 1] = voters[i]
+        i = i - 1
+      end
+      voters[i + 1] = who
+    end
+    self.declared[who] = t
+    self.declaredVersion = self.declaredVersion + 1
+  end
+end
+
 -- Records one talk sentence (idempotent: hearing a talk twice changes nothing).
 function Agent:_hear(talk, who, s)
   local v = s.verb
   if mtype(who) ~= "integer" then return end
   if v == "VOTE" then -- the most frequent by far
     local t = s.target
-    local was = self.declared[who]
-    if mtype(t) == "integer" and was ~= t then
-      if was == nil then -- a new voter today: into self.voters, in order
-        local voters = self.voters
-        local i = #voters
-        while i > 0 and voters[i] > who do
-          voters[i + 1] = voters[i]
-          i = i - 1
-        end
-        voters[i + 1] = who
-      end
-      self.declared[who] = t
-      self.declaredVersion = self.declaredVersion + 1
-    end
+    if mtype(t) == "integer" then declare(self, who, t) end
   elseif v == "COMINGOUT" and s.target == who and s.role ~= P.ANY then
     local old = self.claims[who]
     if old ~= s.role then
@@ -433,6 +438,7 @@ local function read_new(self, list, from, visit, method, hook)
   local n = #list
   local trees = self._trees
   if trees == nil then trees = {}; self._trees = trees end
+  local plain = method == "_hear" and self._hear == Agent._hear -- not replaced by the agent
   for i = from + 1, n do
     local t = list[i]
     local text = t.text
@@ -451,7 +457,12 @@ local function read_new(self, list, from, visit, method, hook)
           if tree.args == nil then
             local who = tree.subject
             if who == nil then who = t.agent end
-            self[method](self, t, who, tree)
+            local target = tree.target
+            if v == "VOTE" and plain and mtype(who) == "integer" and mtype(target) == "integer" then
+              declare(self, who, target) -- what _hear does with it, without the method call
+            else
+              self[method](self, t, who, tree)
+            end
           else
             walk(tree, t.agent, true, nil, 0, visit, self, t)
           end

@@ -243,6 +243,20 @@ describe("aiwolf.agent base agent", function()
     assert.are.same({}, ag.voters)
   end)
 
+  it("hears every sentence through an agent's own _hear when it has one", function()
+    local ag = A.new{}
+    local heard = {}
+    function ag:_hear(t, who, s)
+      heard[#heard + 1] = who .. " " .. tostring(s)
+      A.Agent._hear(self, t, who, s)
+    end
+    local talks = {talk(2, P.vote(3), 1, 0), talk(4, P.comingout(4, "SEER"), 1, 1), talk(5, P.vote(3), 1, 2)}
+    ag:initialize(info{day = 0}, {})
+    ag:update(info{day = 1, talks = talks})
+    assert.are.same({"2 VOTE Agent[03]", "4 COMINGOUT Agent[04] SEER", "5 VOTE Agent[03]"}, heard)
+    assert.are.same({[2] = 3, [5] = 3}, ag.declared)
+  end)
+
   it("reads a growing talk list once and resets daily state", function()
     local ag = A.new{}
     local seen = 0
