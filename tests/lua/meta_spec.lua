@@ -9,10 +9,9 @@
 --   function A.name(...)   A.name = ...   function Agent:name(...)
 --   ---@field name ... (in the ---@class aiwolf.Agent block)
 -- Names starting with "_" are private on both sides and not compared.
-local root = os.getenv("PWD") or "."
-
+-- Paths are the project root's: busted runs there (tests/CMakeLists.txt).
 local function read(path)
-  local f = assert(io.open(root .. "/" .. path, "r"))
+  local f = assert(io.open(path, "r"))
   local text = f:read("a")
   f:close()
   return text
