@@ -1,9 +1,10 @@
 #!/bin/sh
 # instructions: instructions per game under callgrind, the figure to judge a
 # change by on a machine whose speed wanders (times vary by a third here;
-# these by about 0.1 %). For each agent set: `aiwolf play --quiet --jobs 1
-# --seed 1` of G1 games and of G2 games, and the difference over G2 - G1, so
-# that the process's start and the first game's compiles are left out.
+# these within about 1 %: Lua seeds its string hashes per process). For
+# each agent set: `aiwolf play --quiet --jobs 1 --seed 1` of G1 games and of
+# G2 games, and the difference over G2 - G1, so that the process's start and
+# the first game's compiles are left out.
 #
 # usage: bench/instructions.sh [-p PLAYERS] [-g G1,G2] BUILD_DIR AGENT.lua...
 #          one agent file per row, each in every seat (defaults: 15 players,
@@ -20,22 +21,29 @@
 #          have no instruction count here, and this VM gives perf no
 #          hardware counters). Requests are counted from `--events` (one
 #          `call` event per request).
-# Run from the project root. Needs valgrind (and perf for -i).
+# Run from the project root. Needs valgrind (and perf for -i). -h, --help:
+# this text.
 set -eu
 players=
 games=
 isolated=0
+usage="usage: bench/instructions.sh [-p PLAYERS] [-g G1,G2] BUILD_DIR AGENT.lua... | [-i] BUILD_DIR"
+if [ "${1:-}" = --help ] || [ "${1:-}" = -h ]; then
+  # the comment at the top of this file, without its first line and its #s
+  sed -n '2,/^set -eu/p' "$0" | sed '$d; s/^# \{0,1\}//'
+  exit 0
+fi
 while getopts p:g:i o; do
   case $o in
     p) players=$OPTARG ;;
     g) games=$OPTARG ;;
     i) isolated=1 ;;
-    *) echo "usage: bench/instructions.sh [-p PLAYERS] [-g G1,G2] BUILD_DIR AGENT.lua... | [-i] BUILD_DIR" >&2; exit 2 ;;
+    *) echo "$usage" >&2; exit 2 ;;
   esac
 done
 shift $((OPTIND - 1))
 if [ $# -lt 1 ]; then
-  echo "usage: bench/instructions.sh [-p PLAYERS] [-g G1,G2] BUILD_DIR AGENT.lua... | [-i] BUILD_DIR" >&2
+  echo "$usage" >&2
   exit 2
 fi
 command -v valgrind > /dev/null || { echo "instructions.sh: valgrind is not installed" >&2; exit 1; }
@@ -100,7 +108,8 @@ perf_counts() { # players games agents... -> "context-switches syscalls" of an i
   shift 2
   perf stat -x, -e context-switches,raw_syscalls:sys_enter "$build/aiwolf" play --isolate \
     --quiet --jobs 1 --players "$p" --seed 1 --games "$g" "$@" 2>&1 > /dev/null |
-    awk -F, '$3 == "context-switches" { c = $1 } $3 == "raw_syscalls:sys_enter" { s = $1 } END { print c, s }'
+    awk -F, '$3 == "context-switches" { c = $1 } $3 == "raw_syscalls:sys_enter" { s = $1 }
+             END { if (c ~ /^[0-9]+$/ && s ~ /^[0-9]+$/) print c, s }'
 }
 if [ "$isolated" = 1 ]; then
   command -v perf > /dev/null || { echo "instructions.sh: -i needs perf" >&2; exit 1; }
@@ -128,6 +137,10 @@ for p in 5 15; do
       r2=$(requests "$p" "$g2" $agents)
       # shellcheck disable=SC2086,SC2046 # split on purpose: paths, then the four counts
       set -- $(perf_counts "$p" "$g1" $agents) $(perf_counts "$p" "$g2" $agents)
+      if [ $# -ne 4 ]; then
+        echo "instructions.sh: perf stat gave no context-switches or raw_syscalls:sys_enter count (run as root, or lower /proc/sys/kernel/perf_event_paranoid)" >&2
+        exit 1
+      fi
       echo "$p|$label|$n|$r1|$r2|$*" | awk -F'|' -v g="$((g2 - g1))" '{
         split($6, x, " "); r = $5 - $4
         printf "| %s | %s | %.2f M | %d | %.2f | %.2f |\n", $1, $2, $3 / 1e6, r / g,
