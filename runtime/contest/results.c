@@ -1,6 +1,7 @@
 /* results: contest game lines and the report (see results.h). */
 #include "results.h"
 
+#include "jsonw.h"
 #include "rating_report.h"
 #include "provenance.h"
 
@@ -773,17 +774,13 @@ void aw_contest_write_csv(const aw_contest_stats *s, const aw_contest_info *ci, 
     free(rank);
 }
 
-/* (report_html escapes '<' where it puts this JSON into the page.) */
-static void json_str(aw_buf *b, const char *s)
-{
-    aw_buf_add_json(b, s, strlen(s));
-}
-
+/* A {"seats": g, "wins": w} member. */
 static void json_gw(aw_buf *b, const char *key, long g, long w, bool comma)
 {
-    aw_buf_printf(b, "%s", comma ? ", " : "");
-    json_str(b, key);
-    aw_buf_printf(b, ": {\"seats\": %ld, \"wins\": %ld}", g, w);
+    aw_json_key(b, comma ? ", " : NULL, key);
+    aw_json_kint(b, "{", "seats", g);
+    aw_json_kint(b, ", ", "wins", w);
+    aw_buf_addc(b, '}');
 }
 
 /* One entry's figures in results.json, from its name to its times. */
@@ -792,14 +789,15 @@ static void json_entry(aw_buf *b, const aw_contest_stats *s, const aw_contest_in
     const aw_entry_stats *e = &s->e[i];
     figures g;
     figures_of(e, &g);
-    aw_buf_adds(b, "\"name\": ");
-    json_str(b, ci->names[i]);
-    aw_buf_adds(b, ", \"path\": ");
-    json_str(b, ci->paths[i]);
-    aw_buf_printf(b,
-                  ", \"games\": %ld, \"seats\": %ld, \"points\": %ld, \"win_rate\": %.6f, \"ci_low\": %.6f, "
-                  "\"ci_high\": %.6f,\n     \"by_role\": {",
-                  e->games, e->seats, e->wins, g.rate, g.lo, g.hi);
+    aw_json_kstr(b, NULL, "name", ci->names[i]);
+    aw_json_kstr(b, ", ", "path", ci->paths[i]);
+    aw_json_kint(b, ", ", "games", e->games);
+    aw_json_kint(b, ", ", "seats", e->seats);
+    aw_json_kint(b, ", ", "points", e->wins);
+    aw_json_knum(b, ", ", "win_rate", g.rate, 6);
+    aw_json_knum(b, ", ", "ci_low", g.lo, 6);
+    aw_json_knum(b, ", ", "ci_high", g.hi, 6);
+    aw_buf_adds(b, ",\n     \"by_role\": {");
     bool comma = false;
     for (int r = 0; r < AW_NROLES; r++)
         if (e->role_games[r]) {
@@ -824,11 +822,15 @@ static void json_entry(aw_buf *b, const aw_contest_stats *s, const aw_contest_in
         }
     aw_buf_adds(b, "},\n     \"faults\": {");
     for (int k2 = 1; k2 < AW_NFAULTS; k2++)
-        aw_buf_printf(b, "%s\"%s\": %ld", k2 > 1 ? ", " : "", fault_names[k2], e->faults[k2]);
-    aw_buf_printf(b,
-                  "}, \"faulty_games\": %ld, \"calls\": %ld,\n     \"time\": {\"cpu_us_median\": %.1f, "
-                  "\"cpu_us_p99\": %.1f, \"cpu_us_max\": %u, \"wall_us_median\": %.1f, \"wall_us_p99\": %.1f}}",
-                  e->faulty_games, e->calls, g.cpu_med, g.cpu_p99, e->cpu_max_us, g.wall_med, g.wall_p99);
+        aw_json_kint(b, k2 > 1 ? ", " : NULL, fault_names[k2], e->faults[k2]);
+    aw_json_kint(b, "}, ", "faulty_games", e->faulty_games);
+    aw_json_kint(b, ", ", "calls", e->calls);
+    aw_json_knum(b, ",\n     \"time\": {", "cpu_us_median", g.cpu_med, 1);
+    aw_json_knum(b, ", ", "cpu_us_p99", g.cpu_p99, 1);
+    aw_json_kint(b, ", ", "cpu_us_max", e->cpu_max_us);
+    aw_json_knum(b, ", ", "wall_us_median", g.wall_med, 1);
+    aw_json_knum(b, ", ", "wall_us_p99", g.wall_p99, 1);
+    aw_buf_adds(b, "}}");
 }
 
 void aw_contest_write_json(const aw_contest_stats *s, const aw_contest_info *ci, aw_buf *b)
@@ -841,19 +843,30 @@ void aw_contest_write_json(const aw_contest_stats *s, const aw_contest_info *ci,
     aw_fault_policy_format(pol, pol_text, sizeof pol_text);
     fairness f;
     measure(s, &f);
-    aw_buf_adds(b, "{\n  \"format\": \"aiwolf-contest-results\",\n  \"version\": 2,\n  \"contest\": {\"format\": ");
-    json_str(b, ci->format);
+    aw_buf_adds(b, "{\n  \"format\": \"aiwolf-contest-results\",\n  \"version\": 2,\n  \"contest\": {");
+    aw_json_kstr(b, NULL, "format", ci->format);
     aw_buf_adds(b, ", \"players\": [");
     for (int i = 0; i < ci->nplayers; i++)
         aw_buf_printf(b, "%s%d", i ? ", " : "", ci->players[i]);
-    aw_buf_printf(b,
-                  "], \"seed\": \"%llu\", \"games_total\": %ld, \"games_done\": %ld, \"budget_ms\": %d, "
-                  "\"memory_mb\": %d, \"work\": %llu, \"shard\": \"%d/%d\", \"fairness\": {\"seats_per_entry_min\": %ld, "
-                  "\"seats_per_entry_max\": %ld, \"role_share_max_dev\": %.4f, \"meetings_min\": %ld, "
-                  "\"meetings_max\": %ld},\n   \"fault_policy\": \"%s\", \"ranking\": \"%s\", \"interval\": \"%s\"},\n  ",
-                  (unsigned long long)ci->seed, ci->games_total, s->games, ci->budget_ms, ci->memory_mb,
-                  (unsigned long long)ci->work, ci->shard, ci->nshards, f.seats_min, f.seats_max, f.role_dev,
-                  f.meet_min, f.meet_max, pol_text, RANKING_RULE, INTERVAL_RULE);
+    char seed[24], shard[24];
+    snprintf(seed, sizeof seed, "%llu", (unsigned long long)ci->seed);
+    snprintf(shard, sizeof shard, "%d/%d", ci->shard, ci->nshards);
+    aw_json_kstr(b, "], ", "seed", seed);
+    aw_json_kint(b, ", ", "games_total", ci->games_total);
+    aw_json_kint(b, ", ", "games_done", s->games);
+    aw_json_kint(b, ", ", "budget_ms", ci->budget_ms);
+    aw_json_kint(b, ", ", "memory_mb", ci->memory_mb);
+    aw_buf_printf(b, ", \"work\": %llu", (unsigned long long)ci->work);
+    aw_json_kstr(b, ", ", "shard", shard);
+    aw_json_kint(b, ", \"fairness\": {", "seats_per_entry_min", f.seats_min);
+    aw_json_kint(b, ", ", "seats_per_entry_max", f.seats_max);
+    aw_json_knum(b, ", ", "role_share_max_dev", f.role_dev, 4);
+    aw_json_kint(b, ", ", "meetings_min", f.meet_min);
+    aw_json_kint(b, ", ", "meetings_max", f.meet_max);
+    aw_json_kstr(b, "},\n   ", "fault_policy", pol_text);
+    aw_json_kstr(b, ", ", "ranking", RANKING_RULE);
+    aw_json_kstr(b, ", ", "interval", INTERVAL_RULE);
+    aw_buf_adds(b, "},\n  ");
     if (ci->prov) {
         aw_provenance_json(ci->prov, ci, b);
         aw_buf_adds(b, ",\n  ");
@@ -862,15 +875,16 @@ void aw_contest_write_json(const aw_contest_stats *s, const aw_contest_info *ci,
     for (int k = 0; k < nok; k++) {
         char rl[16];
         rank_label(rank, k, nok, rl, sizeof rl);
-        aw_buf_printf(b, "%s\n    {\"rank\": %d, \"rank_label\": \"%s\", ", k ? "," : "", rank[k], rl);
+        aw_json_kint(b, k ? ",\n    {" : "\n    {", "rank", rank[k]);
+        aw_json_kstr(b, ", ", "rank_label", rl);
+        aw_buf_adds(b, ", ");
         json_entry(b, s, ci, order[k]);
     }
     aw_buf_adds(b, "\n  ],\n  \"not_ranked\": [");
     for (int k = nok; k < s->n; k++) {
         char why[200];
         aw_contest_eligible(s, order[k], pol, why, sizeof why);
-        aw_buf_printf(b, "%s\n    {\"why\": ", k > nok ? "," : "");
-        json_str(b, why);
+        aw_json_kstr(b, k > nok ? ",\n    {" : "\n    {", "why", why);
         aw_buf_adds(b, ", ");
         json_entry(b, s, ci, order[k]);
     }

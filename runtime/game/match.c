@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "jsonw.h"
 #include "rng.h"
 
 void aw_tally_init(aw_tally *t, int nentries)
@@ -255,54 +256,64 @@ void aw_tally_print(const aw_tally *t, FILE *out, const aw_settings *set, uint64
     fprintf(out, "\nagent faults (errors, time-outs, bad replies): %ld\n", t->faults);
 }
 
-/* A JSON string (util's escaping) on a stream. */
-static void json_str(FILE *out, const char *s)
-{
-    aw_buf b;
-    aw_buf_init(&b);
-    aw_buf_add_json(&b, s, strlen(s));
-    fputs(b.data, out);
-    aw_buf_free(&b);
-}
-
 void aw_tally_write_json(const aw_tally *t, FILE *out, const aw_settings *set, uint64_t first_seed,
                          const char *const *entry_names)
 {
-    fprintf(out, "{\"games\": %ld, \"players\": %d, \"preset\": ", t->played, set->players);
-    json_str(out, set->preset);
-    fprintf(out, ", \"first_seed\": \"%llu\", \"seconds\": %.3f, \"wins\": {\"VILLAGER\": %d, \"WEREWOLF\": %d, "
-                 "\"none\": %ld}, \"faults\": %ld,\n \"agents\": [",
-            (unsigned long long)first_seed, t->secs, t->team_wins[0], t->team_wins[1], t->draws, t->faults);
+    aw_buf b;
+    aw_buf_init(&b);
+    char seed[24];
+    snprintf(seed, sizeof seed, "%llu", (unsigned long long)first_seed);
+    aw_json_kint(&b, "{", "games", t->played);
+    aw_json_kint(&b, ", ", "players", set->players);
+    aw_json_kstr(&b, ", ", "preset", set->preset);
+    aw_json_kstr(&b, ", ", "first_seed", seed);
+    aw_json_knum(&b, ", ", "seconds", t->secs, 3);
+    aw_json_kint(&b, ", \"wins\": {", "VILLAGER", t->team_wins[0]);
+    aw_json_kint(&b, ", ", "WEREWOLF", t->team_wins[1]);
+    aw_json_kint(&b, ", ", "none", t->draws);
+    aw_json_kint(&b, "}, ", "faults", t->faults);
+    aw_buf_adds(&b, ",\n \"agents\": [");
     for (int i = 0; i < t->nrows; i++) {
         const aw_tally_row *r = &t->rows[i];
         double lo, hi;
         aw_winrate_interval(&r->wr, &lo, &hi);
-        fprintf(out, "%s\n  {\"agent\": ", i ? "," : "");
-        json_str(out, entry_names[r->entry]);
-        fprintf(out, ", \"version\": ");
-        json_str(out, r->version);
-        fprintf(out, ", \"games\": %ld, \"wins\": %ld, \"win_rate\": %.6f, \"ci_low\": %.6f, \"ci_high\": %.6f, "
-                     "\"by_role\": {",
-                r->games, r->wins, r->games ? (double)r->wins / (double)r->games : 0.0, lo, hi);
+        aw_json_kstr(&b, i ? ",\n  {" : "\n  {", "agent", entry_names[r->entry]);
+        aw_json_kstr(&b, ", ", "version", r->version);
+        aw_json_kint(&b, ", ", "games", r->games);
+        aw_json_kint(&b, ", ", "wins", r->wins);
+        aw_json_knum(&b, ", ", "win_rate", r->games ? (double)r->wins / (double)r->games : 0.0, 6);
+        aw_json_knum(&b, ", ", "ci_low", lo, 6);
+        aw_json_knum(&b, ", ", "ci_high", hi, 6);
+        aw_buf_adds(&b, ", \"by_role\": {");
         bool comma = false;
         for (int k = 0; k < AW_NROLES; k++)
             if (r->role_games[k]) {
-                fprintf(out, "%s\"%s\": {\"games\": %ld, \"wins\": %ld}", comma ? ", " : "", aw_role_name((aw_role)k),
-                        r->role_games[k], r->role_wins[k]);
+                aw_json_key(&b, comma ? ", " : NULL, aw_role_name((aw_role)k));
+                aw_json_kint(&b, "{", "games", r->role_games[k]);
+                aw_json_kint(&b, ", ", "wins", r->role_wins[k]);
+                aw_buf_addc(&b, '}');
                 comma = true;
             }
-        fprintf(out, "}, \"faults\": {\"error\": %ld, \"timeout\": %ld, \"memory\": %ld, \"reply\": %ld, \"lost\": %ld}}",
-                r->faults[AW_FAULT_ERROR], r->faults[AW_FAULT_TIMEOUT], r->faults[AW_FAULT_MEMORY],
-                r->faults[AW_FAULT_REPLY], r->faults[AW_FAULT_LOST]);
+        aw_json_kint(&b, "}, \"faults\": {", "error", r->faults[AW_FAULT_ERROR]);
+        aw_json_kint(&b, ", ", "timeout", r->faults[AW_FAULT_TIMEOUT]);
+        aw_json_kint(&b, ", ", "memory", r->faults[AW_FAULT_MEMORY]);
+        aw_json_kint(&b, ", ", "reply", r->faults[AW_FAULT_REPLY]);
+        aw_json_kint(&b, ", ", "lost", r->faults[AW_FAULT_LOST]);
+        aw_buf_adds(&b, "}}");
     }
-    fprintf(out, "\n ]");
+    aw_buf_adds(&b, "\n ]");
     if (t->pairs) {
         double mean, half;
         pair_interval(t, &mean, &half);
-        fprintf(out, ",\n \"head_to_head\": {\"pairs\": %ld, \"difference\": %.6f, \"ci_low\": %.6f, \"ci_high\": %.6f}",
-                t->pairs, mean, mean - half, mean + half);
+        aw_json_kint(&b, ",\n \"head_to_head\": {", "pairs", t->pairs);
+        aw_json_knum(&b, ", ", "difference", mean, 6);
+        aw_json_knum(&b, ", ", "ci_low", mean - half, 6);
+        aw_json_knum(&b, ", ", "ci_high", mean + half, 6);
+        aw_buf_addc(&b, '}');
     }
-    fprintf(out, "\n}\n");
+    aw_buf_adds(&b, "\n}\n");
+    fwrite(b.data, 1, b.len, out);
+    aw_buf_free(&b);
 }
 
 void aw_tally_write_csv(const aw_tally *t, FILE *out, const char *const *entry_names)
