@@ -1,19 +1,14 @@
 /* match: many games between the same seats (see match.h). */
 #include "match.h"
 
-#include <errno.h>
 #include <math.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
-#include <sys/types.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "jsonw.h"
+#include "pool.h"
 #include "rng.h"
 
 void aw_tally_init(aw_tally *t, int nentries)
@@ -361,6 +356,21 @@ typedef struct wrec {
     char msg[256];
 } wrec;
 
+/* The parent's side of a run on worker processes (pool.h). */
+typedef struct match_pool {
+    const aw_match_opts *o;
+    aw_seat **seats;
+    aw_tally *t;
+    aw_error *err;
+    int status;
+    wrec **pending; /* results waiting for an earlier game's: slot i is game next + i */
+    long next, cap;
+    long pair[4];
+    match_calls mc; /* the first faults already passed on */
+    uint64_t t0, last_progress;
+    double secs0;
+} match_pool;
+
 static bool seen_before(match_calls *mc, int entry, const char *v)
 {
     char key[24];
@@ -378,18 +388,7 @@ static bool seen_before(match_calls *mc, int entry, const char *v)
 
 static int write_rec(int fd, const wrec *r)
 {
-    const char *p = (const char *)r;
-    size_t n = sizeof *r;
-    while (n) {
-        ssize_t w = write(fd, p, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return -1;
-        p += w;
-        n -= (size_t)w;
-    }
-    return 0;
+    return aw_pool_send(fd, r, sizeof *r);
 }
 
 static void match_fault(match_calls *mc, int agent, aw_req_kind kind, const aw_seat_fault *f);
@@ -590,10 +589,12 @@ static void on_worker_int(int sig)
         *worker_stop = 1;
 }
 
-/* A worker's whole life: every jobs-th game (pair, head to head) from
- * `first`, a record for each, then the end record. */
-static void worker(const aw_match_opts *o, aw_seat **seats, int id, int fd)
+/* A worker's whole life (the pool's work): every jobs-th game (pair, head
+ * to head) from `first`, a record for each, then the end record. */
+static void worker(void *ud, int id, int fd)
 {
+    const match_pool *mp = ud;
+    const aw_match_opts *o = mp->o;
     match_calls mc = {.o = o, .fwd = fd};
     worker_stop = o->stop;
     signal(SIGINT, worker_stop ? on_worker_int : SIG_IGN);
@@ -610,7 +611,7 @@ static void worker(const aw_match_opts *o, aw_seat **seats, int id, int fd)
             }
             memset(r, 0, sizeof *r);
             const char *versions[AW_MAX_PLAYERS + 1] = {0};
-            int rc = play_one(o, seats, &mc, gno, &r->res, versions, &output_errors, &err);
+            int rc = play_one(o, mp->seats, &mc, gno, &r->res, versions, &output_errors, &err);
             if (rc <= 0) {
                 status = rc == 0 ? AW_MATCH_STOPPED : AW_MATCH_FAILED;
                 break;
@@ -633,169 +634,98 @@ static void worker(const aw_match_opts *o, aw_seat **seats, int id, int fd)
     write_rec(fd, r);
     free(r);
     free(mc.seen);
-    fflush(NULL);
-    _exit(0);
+}
+
+/* A worker's record here (the pool's take): a first fault is passed on, a
+ * game's result waits until every earlier game's has come, the end record
+ * ends the worker. */
+static bool take(void *ud, int id, const void *rec)
+{
+    (void)id;
+    match_pool *mp = ud;
+    const aw_match_opts *o = mp->o;
+    const wrec *r = rec;
+    if (r->type == 'F') {
+        if (o->first_fault && !seen_before(&mp->mc, r->entry, r->versions[0]))
+            o->first_fault(o->ud, r->gno, r->entry, r->versions[0][0] ? r->versions[0] : NULL, r->agent, r->kind,
+                           &r->fault);
+    } else if (r->type == 'E') {
+        mp->t->output_errors += r->output_errors;
+        if (r->status == AW_MATCH_FAILED) {
+            aw_fail(mp->err, AW_EINVAL, "%s", r->msg);
+            mp->status = AW_MATCH_FAILED;
+        } else if (r->status == AW_MATCH_STOPPED && mp->status == AW_MATCH_DONE) {
+            mp->status = AW_MATCH_STOPPED;
+        } else if (r->status == AW_MATCH_INTERRUPTED && mp->status == AW_MATCH_DONE) {
+            mp->status = AW_MATCH_INTERRUPTED;
+        }
+        return true;
+    } else if (r->type == 'R' && r->gno >= mp->next) {
+        while (r->gno - mp->next >= mp->cap) {
+            mp->pending = aw_xrealloc(mp->pending, (size_t)mp->cap * 2 * sizeof *mp->pending);
+            memset(mp->pending + mp->cap, 0, (size_t)mp->cap * sizeof *mp->pending);
+            mp->cap *= 2;
+        }
+        wrec *k = aw_xmalloc(sizeof *k);
+        *k = *r;
+        /* The window starts at `next`: slot (gno - next). */
+        mp->pending[r->gno - mp->next] = k;
+        while (mp->pending[0]) {
+            const char *versions[AW_MAX_PLAYERS + 1];
+            for (int a = 0; a <= AW_MAX_PLAYERS; a++)
+                versions[a] = mp->pending[0]->versions[a][0] ? mp->pending[0]->versions[a] : NULL;
+            account(o, mp->t, mp->next, &mp->pending[0]->res, versions, mp->pair);
+            free(mp->pending[0]);
+            memmove(mp->pending, mp->pending + 1, (size_t)(mp->cap - 1) * sizeof *mp->pending);
+            mp->pending[mp->cap - 1] = NULL;
+            mp->next++;
+        }
+    }
+    return false;
+}
+
+/* After every wait (the pool's tick): the time so far, and progress. */
+static void tick(void *ud)
+{
+    match_pool *mp = ud;
+    uint64_t now = aw_now_ns();
+    mp->t->secs = mp->secs0 + (now - mp->t0) / 1e9;
+    if (mp->o->progress && now - mp->last_progress > 2000000000ull) {
+        mp->last_progress = now;
+        mp->o->progress(mp->o->ud, mp->t, mp->o->games);
+    }
 }
 
 static int run_workers(const aw_match_opts *o, aw_seat **seats, aw_tally *t, aw_error *err)
 {
-    int jobs = o->jobs;
-    uint64_t t0 = aw_now_ns(), last_progress = t0;
-    double secs0 = t->secs;
-    pid_t *pid = aw_xcalloc((size_t)jobs, sizeof *pid);
-    int *fd = aw_xcalloc((size_t)jobs, sizeof *fd);
-    size_t *have = aw_xcalloc((size_t)jobs, sizeof *have);
-    wrec *in = aw_xcalloc((size_t)jobs, sizeof *in);
-    fflush(NULL); /* nothing buffered here is written twice */
-    int started = 0;
-    for (int j = 0; j < jobs; j++) {
-        int p[2];
-        if (pipe(p) != 0)
-            break;
-        pid_t c = fork();
-        if (c < 0) {
-            close(p[0]);
-            close(p[1]);
-            break;
-        }
-        if (c == 0) {
-            /* Die with the parent (a second Ctrl-C ends it at once). */
-            prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
-            close(p[0]);
-            for (int k = 0; k < j; k++)
-                close(fd[k]);
-            worker(o, seats, j, p[1]);
-        }
-        close(p[1]);
-        pid[j] = c;
-        fd[j] = p[0];
-        started++;
-    }
-    int status = AW_MATCH_DONE;
-    if (started < jobs) {
-        /* Fewer workers than asked: the games of the missing ones would be
-         * lost, so stop them all and say so. */
-        for (int j = 0; j < started; j++)
-            kill(pid[j], SIGKILL);
-        aw_fail(err, AW_EIO, "cannot start %d worker processes: %s", jobs, strerror(errno));
-        status = AW_MATCH_FAILED;
-    }
-    /* Results wait here until every earlier game's has come. */
-    long next = 0, cap = 64;
-    wrec **pending = aw_xcalloc((size_t)cap, sizeof *pending);
-    long pair[4] = {0, 0, 0, 0};
-    match_calls mc = {.o = o, .fwd = -1};
-    int open = status == AW_MATCH_DONE ? started : 0;
-    bool bad_end = false, told = false;
-    while (open > 0) {
-        /* A stop (Ctrl-C) here reaches the workers too: each plays out its
-         * game and ends. */
-        if (o->stop && *o->stop && !told) {
-            told = true;
-            for (int j = 0; j < started; j++)
-                kill(pid[j], SIGINT);
-        }
-        struct pollfd pf[64];
-        int map[64], np = 0;
-        for (int j = 0; j < jobs && np < 64; j++)
-            if (fd[j] >= 0) {
-                pf[np] = (struct pollfd){fd[j], POLLIN, 0};
-                map[np++] = j;
-            }
-        int pr = poll(pf, (nfds_t)np, 500);
-        for (int i = 0; i < np && pr > 0; i++) {
-            if (!(pf[i].revents & (POLLIN | POLLHUP | POLLERR)))
-                continue;
-            int j = map[i];
-            ssize_t n = read(fd[j], (char *)&in[j] + have[j], sizeof in[j] - have[j]);
-            if (n < 0 && errno == EINTR)
-                continue;
-            if (n <= 0) {
-                /* Ended without its end record: it died. */
-                close(fd[j]);
-                fd[j] = -1;
-                open--;
-                bad_end = true;
-                continue;
-            }
-            have[j] += (size_t)n;
-            if (have[j] < sizeof in[j])
-                continue;
-            have[j] = 0;
-            wrec *r = &in[j];
-            if (r->type == 'F') {
-                if (o->first_fault && !seen_before(&mc, r->entry, r->versions[0]))
-                    o->first_fault(o->ud, r->gno, r->entry, r->versions[0][0] ? r->versions[0] : NULL, r->agent,
-                                   r->kind, &r->fault);
-            } else if (r->type == 'E') {
-                t->output_errors += r->output_errors;
-                if (r->status == AW_MATCH_FAILED) {
-                    aw_fail(err, AW_EINVAL, "%s", r->msg);
-                    status = AW_MATCH_FAILED;
-                } else if (r->status == AW_MATCH_STOPPED && status == AW_MATCH_DONE) {
-                    status = AW_MATCH_STOPPED;
-                } else if (r->status == AW_MATCH_INTERRUPTED && status == AW_MATCH_DONE) {
-                    status = AW_MATCH_INTERRUPTED;
-                }
-                close(fd[j]);
-                fd[j] = -1;
-                open--;
-            } else if (r->type == 'R' && r->gno >= next) {
-                while (r->gno - next >= cap) {
-                    pending = aw_xrealloc(pending, (size_t)cap * 2 * sizeof *pending);
-                    memset(pending + cap, 0, (size_t)cap * sizeof *pending);
-                    cap *= 2;
-                }
-                wrec *k = aw_xmalloc(sizeof *k);
-                *k = *r;
-                /* The window starts at `next`: slot (gno - next). */
-                pending[r->gno - next] = k;
-                while (pending[0]) {
-                    const char *versions[AW_MAX_PLAYERS + 1];
-                    for (int a = 0; a <= AW_MAX_PLAYERS; a++)
-                        versions[a] = pending[0]->versions[a][0] ? pending[0]->versions[a] : NULL;
-                    account(o, t, next, &pending[0]->res, versions, pair);
-                    free(pending[0]);
-                    memmove(pending, pending + 1, (size_t)(cap - 1) * sizeof *pending);
-                    pending[cap - 1] = NULL;
-                    next++;
-                }
-            }
-        }
-        uint64_t now = aw_now_ns();
-        t->secs = secs0 + (now - t0) / 1e9;
-        if (o->progress && now - last_progress > 2000000000ull) {
-            last_progress = now;
-            o->progress(o->ud, t, o->games);
-        }
-    }
+    match_pool mp = {.o = o, .seats = seats, .t = t, .err = err, .status = AW_MATCH_DONE, .cap = 64,
+                     .mc = {.o = o, .fwd = -1}};
+    mp.t0 = mp.last_progress = aw_now_ns();
+    mp.secs0 = t->secs;
+    mp.pending = aw_xcalloc((size_t)mp.cap, sizeof *mp.pending);
+    aw_pool_opts po = {.jobs = o->jobs, .rec_size = sizeof(wrec), .work = worker, .take = take, .tick = tick,
+                       .stop = o->stop, .ud = &mp};
+    int prc = aw_pool_run(&po, err);
+    int status = prc == AW_POOL_NO_START ? AW_MATCH_FAILED : mp.status;
     /* After an interruption or a failure, later games may have come before
      * earlier ones: count them too, in order. */
-    for (long i = 0; i < cap; i++)
-        if (pending[i]) {
+    for (long i = 0; i < mp.cap; i++)
+        if (mp.pending[i]) {
             const char *versions[AW_MAX_PLAYERS + 1];
             for (int a = 0; a <= AW_MAX_PLAYERS; a++)
-                versions[a] = pending[i]->versions[a][0] ? pending[i]->versions[a] : NULL;
-            account(o, t, next + i, &pending[i]->res, versions, pair);
-            free(pending[i]);
+                versions[a] = mp.pending[i]->versions[a][0] ? mp.pending[i]->versions[a] : NULL;
+            account(o, t, mp.next + i, &mp.pending[i]->res, versions, mp.pair);
+            free(mp.pending[i]);
         }
-    for (int j = 0; j < started; j++) {
-        while (waitpid(pid[j], NULL, 0) < 0 && errno == EINTR)
-            ;
-    }
-    if (bad_end && status == AW_MATCH_DONE) {
+    if (prc == AW_POOL_DIED && status == AW_MATCH_DONE) {
         aw_fail(err, AW_EIO, "a worker process died; the summary counts the games it finished");
         status = AW_MATCH_FAILED;
     }
-    if (o->stop && *o->stop && status == AW_MATCH_DONE && next < o->games)
+    if (o->stop && *o->stop && status == AW_MATCH_DONE && mp.next < o->games)
         status = AW_MATCH_INTERRUPTED;
-    t->secs = secs0 + (aw_now_ns() - t0) / 1e9;
-    free(pending);
-    free(mc.seen);
-    free(pid);
-    free(fd);
-    free(have);
-    free(in);
+    t->secs = mp.secs0 + (aw_now_ns() - mp.t0) / 1e9;
+    free(mp.pending);
+    free(mp.mc.seen);
     return status;
 }
 
