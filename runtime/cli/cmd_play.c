@@ -322,21 +322,23 @@ static void play_first_fault(void *ud, long gno, int entry, const char *version,
 static void play_progress(void *ud, const aw_tally *t, long games)
 {
     (void)ud;
-    double rate = t->secs > 0 ? t->played / t->secs : 0;
+    double rate = t->secs > 0 ? t->st.games / t->secs : 0;
     char left[48] = "Ctrl-C for the summary";
     if (games != LONG_MAX && rate > 0) {
-        long s = (long)((double)(games - t->played) / rate);
+        long s = (long)((double)(games - t->st.games) / rate);
         snprintf(left, sizeof left, "%ld:%02ld left", s / 60, s % 60);
     }
     char done[40];
     if (games == LONG_MAX)
-        snprintf(done, sizeof done, "%ld game%s", t->played, t->played == 1 ? "" : "s");
+        snprintf(done, sizeof done, "%ld game%s", t->st.games, t->st.games == 1 ? "" : "s");
     else
-        snprintf(done, sizeof done, "%ld/%ld games", t->played, games);
-    double w = t->entry_games[0] ? 100.0 * t->entry_wins[0] / t->entry_games[0] : 0;
+        snprintf(done, sizeof done, "%ld/%ld games", t->st.games, games);
+    long seats0, wins0;
+    aw_stats_entry(&t->st, 0, &seats0, &wins0);
+    double w = seats0 ? 100.0 * wins0 / seats0 : 0;
     char rs[32];
     fprintf(stderr, "%saiwolf play: %s, %s games/s, %s, faults %ld, %.40s wins %.1f%%%s", progress_tty ? "\r\033[K" : "",
-            done, aw_cli_rate(rs, sizeof rs, rate), left, t->faults, aw_term(progress_names[0]).s, w,
+            done, aw_cli_rate(rs, sizeof rs, rate), left, t->st.fault_calls, aw_term(progress_names[0]).s, w,
             progress_tty ? "" : "\n");
     fflush(stderr);
     progress_shown = true;
@@ -796,10 +798,10 @@ int cmd_play(int argc, char **argv)
         rc = 2;
     }
     if (mrc == AW_MATCH_INTERRUPTED)
-        fprintf(stderr, "aiwolf play: interrupted after %ld game%s\n", tally.played, tally.played == 1 ? "" : "s");
-    if (games > 1 && tally.played > 0)
+        fprintf(stderr, "aiwolf play: interrupted after %ld game%s\n", tally.st.games, tally.st.games == 1 ? "" : "s");
+    if (games > 1 && tally.st.games > 0)
         aw_tally_print(&tally, stdout, &set, seed, entry_names);
-    if (summary_path && tally.played > 0) {
+    if (summary_path && tally.st.games > 0) {
         FILE *sf = strcmp(summary_path, "-") == 0 ? stdout : fopen(summary_path, "w");
         if (!sf) {
             fprintf(stderr, "aiwolf play: cannot write %s: %s\n", summary_path, strerror(errno));
@@ -815,8 +817,8 @@ int cmd_play(int argc, char **argv)
             }
         }
     }
-    if (profile && tally.played > 0)
-        print_profiles(seats, mirror, set.players, entry_of, mirror_entry_of, entry_names, nentries, tally.played);
+    if (profile && tally.st.games > 0)
+        print_profiles(seats, mirror, set.players, entry_of, mirror_entry_of, entry_names, nentries, tally.st.games);
     aw_tally_free(&tally);
     if (live && mrc != AW_MATCH_INTERRUPTED && !play_stop)
         linger();

@@ -12,15 +12,6 @@
 
 static const char *const fault_names[AW_NFAULTS] = {"none", "error", "timeout", "memory", "reply", "lost"};
 
-int aw_time_bucket(uint64_t ns)
-{
-    double us = (double)ns / 1000.0;
-    if (us < 1.0)
-        return 0;
-    int b = 1 + (int)floor(4.0 * log2(us));
-    return b < AW_TIME_BUCKETS ? b : AW_TIME_BUCKETS - 1;
-}
-
 static const char *team_word(aw_team t)
 {
     return t == AW_TEAM_NONE ? "NONE" : aw_team_name(t);
@@ -265,94 +256,22 @@ int aw_record_parse(const char *line, size_t len, int nentries, aw_game_record *
 
 void aw_contest_stats_init(aw_contest_stats *s, int n)
 {
-    memset(s, 0, sizeof *s);
-    s->n = n;
-    s->e = aw_xcalloc((size_t)n, sizeof *s->e);
-    s->meet = aw_xcalloc((size_t)n * (size_t)n, sizeof *s->meet);
-    s->role_expect = aw_xcalloc((size_t)n * AW_NROLES, sizeof *s->role_expect);
+    aw_stats_init(s, n, AW_STATS_BY_ENTRY);
 }
 
 void aw_contest_stats_free(aw_contest_stats *s)
 {
-    free(s->e);
-    free(s->meet);
-    free(s->role_expect);
-    memset(s, 0, sizeof *s);
+    aw_stats_free(s);
 }
 
 void aw_contest_stats_add(aw_contest_stats *s, const aw_game_record *r, const int role_count[AW_NROLES])
 {
-    s->games++;
-    /* Per entry in this game: its seats, their wins, whether one faulted. */
-    int seats[AW_MAX_PLAYERS + 1] = {0}, wins[AW_MAX_PLAYERS + 1] = {0};
-    bool faulty[AW_MAX_PLAYERS + 1] = {0};
-    int first[AW_MAX_PLAYERS + 1]; /* the first seat of each entry in this game */
-    for (int a = 1; a <= r->players; a++) {
-        aw_entry_stats *e = &s->e[r->entry[a]];
-        aw_role role = r->role[a];
-        aw_team team = aw_role_team(role);
-        bool won = r->winner != AW_TEAM_NONE && team == r->winner;
-        int f = 1;
-        while (r->entry[f] != r->entry[a])
-            f++;
-        first[a] = f;
-        seats[f]++;
-        wins[f] += won;
-        e->seats++;
-        e->wins += won;
-        e->role_games[role]++;
-        e->role_wins[role] += won;
-        if (team >= 0 && team < 3) {
-            e->team_games[team]++;
-            e->team_wins[team] += won;
-        }
-        e->pl_games[r->players]++;
-        e->pl_wins[r->players] += won;
-        for (int k = 1; k < AW_NFAULTS; k++) {
-            e->faults[k] += r->faults[a][k];
-            faulty[f] |= r->faults[a][k] > 0;
-        }
-        e->calls += r->calls[a];
-        for (int b = 0; b < AW_TIME_BUCKETS; b++) {
-            e->times[b] += r->times[a][b];
-            e->cpu[b] += r->cpu[a][b];
-        }
-        if (r->cpu_max_us[a] > e->cpu_max_us)
-            e->cpu_max_us = r->cpu_max_us[a];
-        for (int k = 0; k < AW_NROLES; k++)
-            s->role_expect[r->entry[a] * AW_NROLES + k] += (double)role_count[k] / r->players;
-    }
-    /* Once per entry and game: games, the per-game win rate, meetings. */
-    for (int a = 1; a <= r->players; a++) {
-        if (first[a] != a)
-            continue;
-        aw_entry_stats *e = &s->e[r->entry[a]];
-        e->games++;
-        e->faulty_games += faulty[a];
-        aw_winrate_add(&e->wr, wins[a], seats[a]);
-        for (int b = 1; b < a; b++)
-            if (first[b] == b) {
-                s->meet[r->entry[a] * s->n + r->entry[b]]++;
-                s->meet[r->entry[b] * s->n + r->entry[a]]++;
-            }
-    }
-}
-
-double aw_time_quantile(const uint64_t *t, double q)
-{
-    uint64_t total = 0;
-    for (int b = 0; b < AW_TIME_BUCKETS; b++)
-        total += t[b];
-    if (!total)
-        return 0;
-    double want = q * (double)total;
-    uint64_t cum = 0;
-    for (int b = 0; b < AW_TIME_BUCKETS; b++) {
-        cum += t[b];
-        if ((double)cum >= want && t[b])
-            return b == 0 ? 0.5 : pow(2.0, ((double)b - 1 + 0.5) / 4.0); /* the bucket's middle */
-    }
-    return pow(2.0, (AW_TIME_BUCKETS - 1.5) / 4.0);
+    aw_stat_game g = {.players = r->players, .entry = r->entry, .role = r->role, .winner = r->winner,
+                      .faults = (const int(*)[AW_NFAULTS])r->faults, .calls = r->calls,
+                      .times = (const uint32_t(*)[AW_TIME_BUCKETS])r->times,
+                      .cpu = (const uint32_t(*)[AW_TIME_BUCKETS])r->cpu, .cpu_max_us = r->cpu_max_us,
+                      .role_count = role_count};
+    aw_stats_add(s, &g);
 }
 
 static double rate(long w, long n)

@@ -14,92 +14,21 @@
 void aw_tally_init(aw_tally *t, int nentries)
 {
     memset(t, 0, sizeof *t);
-    t->nentries = nentries;
-    t->entry_games = aw_xcalloc((size_t)nentries, sizeof(int));
-    t->entry_wins = aw_xcalloc((size_t)nentries, sizeof(int));
+    aw_stats_init(&t->st, nentries, AW_STATS_BY_VERSION);
 }
 
 void aw_tally_free(aw_tally *t)
 {
-    free(t->entry_games);
-    free(t->entry_wins);
-    free(t->rows);
-    t->entry_games = t->entry_wins = NULL;
-    t->rows = NULL;
-    t->nrows = t->caprows = 0;
-}
-
-/* The row of an entry in a version, made when first seen; rows stay sorted
- * by entry (versions in the order they appeared). */
-static aw_tally_row *row_of(aw_tally *t, int entry, const char *version)
-{
-    char v[sizeof t->rows[0].version];
-    snprintf(v, sizeof v, "%s", version ? version : "");
-    int at = t->nrows;
-    for (int i = 0; i < t->nrows; i++) {
-        if (t->rows[i].entry == entry && strcmp(t->rows[i].version, v) == 0)
-            return &t->rows[i];
-        if (t->rows[i].entry > entry && at == t->nrows)
-            at = i;
-    }
-    if (t->nrows == t->caprows) {
-        t->caprows = t->caprows ? t->caprows * 2 : 8;
-        t->rows = aw_xrealloc(t->rows, (size_t)t->caprows * sizeof *t->rows);
-    }
-    memmove(t->rows + at + 1, t->rows + at, (size_t)(t->nrows - at) * sizeof *t->rows);
-    t->nrows++;
-    aw_tally_row *r = &t->rows[at];
-    memset(r, 0, sizeof *r);
-    r->entry = entry;
-    memcpy(r->version, v, sizeof v);
-    return r;
+    aw_stats_free(&t->st);
 }
 
 void aw_tally_add(aw_tally *t, const aw_game_result *res, int players, const int *entry_of,
                   const char *const *version_of)
 {
-    t->played++;
-    t->faults += res->faults;
-    if (res->winner >= 0 && res->winner < 3)
-        t->team_wins[res->winner]++;
-    else
-        t->draws++;
-    for (int a = 1; a <= players; a++) {
-        bool won = aw_role_team(res->role[a]) == res->winner;
-        t->role_games[res->role[a]]++;
-        t->role_wins[res->role[a]] += won;
-        int e = entry_of[a];
-        if (e >= 0 && e < t->nentries) {
-            t->entry_games[e]++;
-            t->entry_wins[e] += won;
-            aw_tally_row *r = row_of(t, e, version_of ? version_of[a] : NULL);
-            r->games++;
-            r->wins += won;
-            r->role_games[res->role[a]]++;
-            r->role_wins[res->role[a]] += won;
-            for (int k = 0; k <= AW_FAULT_LOST; k++)
-                r->faults[k] += res->seat_faults[a][k];
-        }
-    }
-    /* Once per row and game: its seats' wins over its seats, for the
-     * interval (the seats of one entry in one game are not independent). */
-    for (int a = 1; a <= players; a++) {
-        int e = entry_of[a], first = a, seats = 0, wins = 0;
-        const char *v = version_of && version_of[a] ? version_of[a] : "";
-        if (e < 0 || e >= t->nentries)
-            continue;
-        for (int b = 1; b <= players; b++) {
-            const char *vb = version_of && version_of[b] ? version_of[b] : "";
-            if (entry_of[b] != e || strncmp(vb, v, sizeof t->rows[0].version - 1) != 0)
-                continue;
-            if (b < first)
-                first = b;
-            seats++;
-            wins += aw_role_team(res->role[b]) == res->winner;
-        }
-        if (first == a)
-            aw_winrate_add(&row_of(t, e, version_of ? version_of[a] : NULL)->wr, wins, seats);
-    }
+    aw_stat_game g = {.players = players, .entry = entry_of, .role = res->role, .winner = res->winner,
+                      .fault_calls = res->faults, .faults = (const int(*)[AW_NFAULTS])res->seat_faults,
+                      .version = version_of};
+    aw_stats_add(&t->st, &g);
 }
 
 void aw_wilson(long w, long n, double *lo, double *hi)
@@ -126,8 +55,8 @@ static double pct(long w, long n)
 /* Whether an entry played in more than one version (--watch). */
 static bool versions_differ(const aw_tally *t)
 {
-    for (int i = 1; i < t->nrows; i++)
-        if (t->rows[i].entry == t->rows[i - 1].entry)
+    for (int i = 1; i < t->st.nrows; i++)
+        if (t->st.e[i].entry == t->st.e[i - 1].entry)
             return true;
     return false;
 }
@@ -136,7 +65,7 @@ static bool versions_differ(const aw_tally *t)
 
 /* A row's name: the agent's file (its end, when long) and, when versions
  * differ, @ and the version. */
-static void row_label(const aw_tally_row *r, const char *const *names, bool with_version, char *buf, size_t n)
+static void row_label(const aw_stat_row *r, const char *const *names, bool with_version, char *buf, size_t n)
 {
     char v[16] = "";
     if (with_version && r->version[0])
@@ -153,9 +82,9 @@ static void row_label(const aw_tally_row *r, const char *const *names, bool with
 static int label_width(const aw_tally *t, const char *const *names, bool with_version)
 {
     int w = 24;
-    for (int i = 0; i < t->nrows; i++) {
+    for (int i = 0; i < t->st.nrows; i++) {
         char label[LABEL_MAX + 8];
-        row_label(&t->rows[i], names, with_version, label, sizeof label);
+        row_label(&t->st.e[i], names, with_version, label, sizeof label);
         if ((int)strlen(label) > w)
             w = (int)strlen(label);
     }
@@ -175,7 +104,7 @@ static void pair_interval(const aw_tally *t, double *mean, double *half)
 void aw_tally_print(const aw_tally *t, FILE *out, const aw_settings *set, uint64_t first_seed,
                     const char *const *entry_names)
 {
-    long played = t->played;
+    long played = t->st.games;
     double secs = t->secs;
     uint64_t last_seed = first_seed + (uint64_t)(t->pairs ? (played + 1) / 2 : played) - 1;
     /* "1 game", "seed S" for one seed; a rate under 10 games/s with two
@@ -191,44 +120,44 @@ void aw_tally_print(const aw_tally *t, FILE *out, const aw_settings *set, uint64
     fprintf(out, rate >= 10 ? "%.1f games/s\n" : "%.2g games/s\n", rate);
     fprintf(out, "\n%-10s %8s %7s\n", "team", "wins", "rate");
     for (int tm = 0; tm < 2; tm++)
-        fprintf(out, "%-10s %8d %6.1f%%\n", aw_team_name((aw_team)tm), t->team_wins[tm],
-                pct(t->team_wins[tm], played));
-    if (t->draws)
-        fprintf(out, "%-10s %8ld %6.1f%%  (the day limit, max_days, ended them)\n", "no winner", t->draws,
-                100.0 * t->draws / played);
+        fprintf(out, "%-10s %8ld %6.1f%%\n", aw_team_name((aw_team)tm), t->st.team_wins[tm],
+                pct(t->st.team_wins[tm], played));
+    if (t->st.no_winner)
+        fprintf(out, "%-10s %8ld %6.1f%%  (the day limit, max_days, ended them)\n", "no winner", t->st.no_winner,
+                100.0 * t->st.no_winner / played);
     fprintf(out, "\n%-10s %8s %8s %7s\n", "role", "played", "won", "rate");
     for (int r = 0; r < AW_NROLES; r++)
-        if (t->role_games[r])
-            fprintf(out, "%-10s %8d %8d %6.1f%%\n", aw_role_name((aw_role)r), t->role_games[r], t->role_wins[r],
-                    100.0 * t->role_wins[r] / t->role_games[r]);
+        if (t->st.role_games[r])
+            fprintf(out, "%-10s %8ld %8ld %6.1f%%\n", aw_role_name((aw_role)r), t->st.role_games[r], t->st.role_wins[r],
+                    100.0 * t->st.role_wins[r] / t->st.role_games[r]);
     bool with_version = versions_differ(t);
     int lw = label_width(t, entry_names, with_version);
     fprintf(out, "\n%-*s %8s %8s %7s  %-15s  %s\n", lw, with_version ? "agent@version" : "agent", "played", "won",
             "rate", "95% interval", "faults: error/timeout/memory/reply/lost");
-    for (int i = 0; i < t->nrows; i++) {
-        const aw_tally_row *r = &t->rows[i];
+    for (int i = 0; i < t->st.nrows; i++) {
+        const aw_stat_row *r = &t->st.e[i];
         char label[LABEL_MAX + 8], ci[32];
         row_label(r, entry_names, with_version, label, sizeof label);
         double lo, hi;
         aw_winrate_interval(&r->wr, &lo, &hi);
         snprintf(ci, sizeof ci, "%.1f-%.1f%%", 100 * lo, 100 * hi);
-        fprintf(out, "%-*s %8ld %8ld %6.1f%%  %-15s  %ld/%ld/%ld/%ld/%ld\n", lw, label, r->games, r->wins,
-                pct(r->wins, r->games), ci, r->faults[AW_FAULT_ERROR], r->faults[AW_FAULT_TIMEOUT],
+        fprintf(out, "%-*s %8ld %8ld %6.1f%%  %-15s  %ld/%ld/%ld/%ld/%ld\n", lw, label, r->seats, r->wins,
+                pct(r->wins, r->seats), ci, r->faults[AW_FAULT_ERROR], r->faults[AW_FAULT_TIMEOUT],
                 r->faults[AW_FAULT_MEMORY], r->faults[AW_FAULT_REPLY], r->faults[AW_FAULT_LOST]);
     }
     /* Win rate by role, per row: only the roles of this game. */
     fprintf(out, "\n%-*s", lw, "win rate by role");
     for (int r = 0; r < AW_NROLES; r++)
-        if (t->role_games[r])
+        if (t->st.role_games[r])
             fprintf(out, " %10s", aw_role_name((aw_role)r));
     fputc('\n', out);
-    for (int i = 0; i < t->nrows; i++) {
-        const aw_tally_row *r = &t->rows[i];
+    for (int i = 0; i < t->st.nrows; i++) {
+        const aw_stat_row *r = &t->st.e[i];
         char label[LABEL_MAX + 8];
         row_label(r, entry_names, with_version, label, sizeof label);
         fprintf(out, "%-*s", lw, label);
         for (int k = 0; k < AW_NROLES; k++) {
-            if (!t->role_games[k])
+            if (!t->st.role_games[k])
                 continue;
             if (r->role_games[k])
                 fprintf(out, " %9.1f%%", pct(r->role_wins[k], r->role_games[k]));
@@ -248,7 +177,7 @@ void aw_tally_print(const aw_tally *t, FILE *out, const aw_settings *set, uint64
                 : mean + half < 0 ? ": worse"
                                   : ": no clear difference yet");
     }
-    fprintf(out, "\nagent faults (errors, time-outs, bad replies): %ld\n", t->faults);
+    fprintf(out, "\nagent faults (errors, time-outs, bad replies): %ld\n", t->st.fault_calls);
 }
 
 void aw_tally_write_json(const aw_tally *t, FILE *out, const aw_settings *set, uint64_t first_seed,
@@ -258,25 +187,25 @@ void aw_tally_write_json(const aw_tally *t, FILE *out, const aw_settings *set, u
     aw_buf_init(&b);
     char seed[24];
     snprintf(seed, sizeof seed, "%llu", (unsigned long long)first_seed);
-    aw_json_kint(&b, "{", "games", t->played);
+    aw_json_kint(&b, "{", "games", t->st.games);
     aw_json_kint(&b, ", ", "players", set->players);
     aw_json_kstr(&b, ", ", "preset", set->preset);
     aw_json_kstr(&b, ", ", "first_seed", seed);
     aw_json_knum(&b, ", ", "seconds", t->secs, 3);
-    aw_json_kint(&b, ", \"wins\": {", "VILLAGER", t->team_wins[0]);
-    aw_json_kint(&b, ", ", "WEREWOLF", t->team_wins[1]);
-    aw_json_kint(&b, ", ", "none", t->draws);
-    aw_json_kint(&b, "}, ", "faults", t->faults);
+    aw_json_kint(&b, ", \"wins\": {", "VILLAGER", t->st.team_wins[0]);
+    aw_json_kint(&b, ", ", "WEREWOLF", t->st.team_wins[1]);
+    aw_json_kint(&b, ", ", "none", t->st.no_winner);
+    aw_json_kint(&b, "}, ", "faults", t->st.fault_calls);
     aw_buf_adds(&b, ",\n \"agents\": [");
-    for (int i = 0; i < t->nrows; i++) {
-        const aw_tally_row *r = &t->rows[i];
+    for (int i = 0; i < t->st.nrows; i++) {
+        const aw_stat_row *r = &t->st.e[i];
         double lo, hi;
         aw_winrate_interval(&r->wr, &lo, &hi);
         aw_json_kstr(&b, i ? ",\n  {" : "\n  {", "agent", entry_names[r->entry]);
         aw_json_kstr(&b, ", ", "version", r->version);
-        aw_json_kint(&b, ", ", "games", r->games);
+        aw_json_kint(&b, ", ", "games", r->seats);
         aw_json_kint(&b, ", ", "wins", r->wins);
-        aw_json_knum(&b, ", ", "win_rate", r->games ? (double)r->wins / (double)r->games : 0.0, 6);
+        aw_json_knum(&b, ", ", "win_rate", r->seats ? (double)r->wins / (double)r->seats : 0.0, 6);
         aw_json_knum(&b, ", ", "ci_low", lo, 6);
         aw_json_knum(&b, ", ", "ci_high", hi, 6);
         aw_buf_adds(&b, ", \"by_role\": {");
@@ -317,13 +246,13 @@ void aw_tally_write_csv(const aw_tally *t, FILE *out, const char *const *entry_n
     for (int k = 0; k < AW_NROLES; k++)
         fprintf(out, ",%s_games,%s_wins", aw_role_name((aw_role)k), aw_role_name((aw_role)k));
     fprintf(out, ",faults_error,faults_timeout,faults_memory,faults_reply,faults_lost\n");
-    for (int i = 0; i < t->nrows; i++) {
-        const aw_tally_row *r = &t->rows[i];
+    for (int i = 0; i < t->st.nrows; i++) {
+        const aw_stat_row *r = &t->st.e[i];
         double lo, hi;
         aw_winrate_interval(&r->wr, &lo, &hi);
         aw_csv_field(out, entry_names[r->entry]);
-        fprintf(out, ",%s,%ld,%ld,%.6f,%.6f,%.6f", r->version, r->games, r->wins,
-                r->games ? (double)r->wins / (double)r->games : 0.0, lo, hi);
+        fprintf(out, ",%s,%ld,%ld,%.6f,%.6f,%.6f", r->version, r->seats, r->wins,
+                r->seats ? (double)r->wins / (double)r->seats : 0.0, lo, hi);
         for (int k = 0; k < AW_NROLES; k++)
             fprintf(out, ",%ld,%ld", r->role_games[k], r->role_wins[k]);
         fprintf(out, ",%ld,%ld,%ld,%ld,%ld\n", r->faults[AW_FAULT_ERROR], r->faults[AW_FAULT_TIMEOUT],

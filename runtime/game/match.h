@@ -1,7 +1,9 @@
-/* match: runs many games between the same seats and tallies them — wins by
- * team, by role and by entry (the agent files behind the seats) — with
- * progress as it goes. `play --games` uses it; the contest runner and
- * `serve --games` are meant to. Uses game, gamelog, engine, util.
+/* match: runs many games between the same seats and tallies them in the
+ * reports' statistics model (stats.h) — wins by team, by role and by entry
+ * (the agent files behind the seats) and version — with progress as it
+ * goes, on worker processes (pool.h) with jobs > 1. `play --games` runs it;
+ * `serve --games` tallies its games with aw_tally_add. Uses game, gamelog,
+ * engine, util, stats, pool.
  *
  * Ownership: the caller owns the seats and the tally (aw_tally_free). */
 #ifndef AW_MATCH_H
@@ -12,26 +14,13 @@
 #include <stdio.h>
 
 #include "game.h"
+#include "stats.h"
 #include "winrate.h"
 
-/* One row of the summary: an entry (an agent file) in one version. */
-typedef struct aw_tally_row {
-    int entry;
-    char version[20]; /* "" when the seat does not say */
-    long games, wins;
-    long role_games[AW_NROLES], role_wins[AW_NROLES];
-    long faults[AW_FAULT_LOST + 1]; /* faulty calls by kind */
-    aw_winrate wr;  /* per game: its seats' wins over its seats (the interval; winrate.h) */
-} aw_tally_row;
-
+/* The tally of a match: the reports' statistics model (stats.h) with a
+ * row per entry (an agent file) and version, and what a match adds. */
 typedef struct aw_tally {
-    long played, draws, faults;
-    int team_wins[3];
-    int role_games[AW_NROLES], role_wins[AW_NROLES];
-    int nentries;
-    int *entry_games, *entry_wins; /* [nentries] */
-    aw_tally_row *rows;            /* by entry, then by version in order of appearance */
-    int nrows, caprows;
+    aw_stats st;                   /* AW_STATS_BY_VERSION; st.games: the games counted */
     /* Head to head (aw_match_opts.mirror): per pair of mirrored games, the
      * difference between entry 0's and entry 1's win rates. */
     long pairs;
