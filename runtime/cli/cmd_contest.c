@@ -24,7 +24,7 @@
 #include "logrules.h"
 #include "provenance.h"
 #include "rating.h"
-#include "report_html.h"
+#include "reports.h"
 #include "results.h"
 #include "rng.h"
 #include "runner.h"
@@ -667,38 +667,7 @@ static void write_reports(contest *k, bool to_stdout)
     info_of(k, &ci);
     aw_rating rating;
     ci.rating = rating_fit(k, &rating) ? &rating : NULL;
-    char path[PATH_MAX];
-    snprintf(path, sizeof path, "%s/report.md", k->dir);
-    FILE *f = fopen(path, "we");
-    if (f) {
-        aw_contest_write_md(&k->stats, &ci, f);
-        if (fclose(f) != 0)
-            fprintf(stderr, "aiwolf contest: writing %s failed\n", path);
-    }
-    snprintf(path, sizeof path, "%s/results.csv", k->dir);
-    if ((f = fopen(path, "we"))) {
-        aw_contest_write_csv(&k->stats, &ci, f);
-        if (fclose(f) != 0)
-            fprintf(stderr, "aiwolf contest: writing %s failed\n", path);
-    }
-    aw_buf json;
-    aw_buf_init(&json);
-    aw_contest_write_json(&k->stats, &ci, &json);
-    snprintf(path, sizeof path, "%s/results.json", k->dir);
-    if ((f = fopen(path, "we"))) {
-        fwrite(json.data, 1, json.len, f);
-        if (fclose(f) != 0)
-            fprintf(stderr, "aiwolf contest: writing %s failed\n", path);
-    }
-    snprintf(path, sizeof path, "%s/report.html", k->dir);
-    if ((f = fopen(path, "we"))) {
-        int hw = aw_contest_write_html(f, json.data, json.len);
-        if (fclose(f) != 0 || hw < 0)
-            fprintf(stderr, "aiwolf contest: writing %s failed\n", path);
-    }
-    aw_buf_free(&json);
-    if (to_stdout)
-        aw_contest_write_md(&k->stats, &ci, stdout);
+    aw_contest_write_reports(k->dir, &k->stats, &ci, to_stdout ? stdout : NULL);
     aw_rating_free(&rating);
 }
 

@@ -550,23 +550,12 @@ int cmd_play(int argc, char **argv)
         aw_buf_free(&b);
         return 0;
     }
-    /* --summary FILE.json|FILE.csv, or json:FILE / csv:FILE ("-": stdout). */
-    bool summary_json = false;
+    /* --summary FILE.json|FILE.csv, or json:FILE / csv:FILE ("-": stdout):
+     * a row of the summary's formats (aw_tally_writers). */
+    const aw_report_writer *summary_w = NULL;
     const char *summary_path = NULL;
-    if (summary_spec) {
-        size_t sl = strlen(summary_spec);
-        if (strncmp(summary_spec, "json:", 5) == 0 || strncmp(summary_spec, "csv:", 4) == 0) {
-            summary_json = summary_spec[0] == 'j';
-            summary_path = strchr(summary_spec, ':') + 1;
-        } else if (sl > 5 && strcmp(summary_spec + sl - 5, ".json") == 0) {
-            summary_json = true;
-            summary_path = summary_spec;
-        } else if (sl > 4 && strcmp(summary_spec + sl - 4, ".csv") == 0) {
-            summary_path = summary_spec;
-        }
-        if (!summary_path || !*summary_path)
-            return bad("--summary: '%s' is neither FILE.json, FILE.csv, json:FILE nor csv:FILE", summary_spec);
-    }
+    if (summary_spec && !(summary_w = aw_report_writer_spec(aw_tally_writers, summary_spec, &summary_path)))
+        return bad("--summary: '%s' is neither FILE.json, FILE.csv, json:FILE nor csv:FILE", summary_spec);
     if (vs && nagents != 2)
         return bad("%s", "--vs takes exactly two agent files (aiwolf play --vs --games 1000 mine.lua theirs.lua)");
     if (vs && games == 1)
@@ -807,10 +796,7 @@ int cmd_play(int argc, char **argv)
             fprintf(stderr, "aiwolf play: cannot write %s: %s\n", summary_path, strerror(errno));
             rc = 1;
         } else {
-            if (summary_json)
-                aw_tally_write_json(&tally, sf, &set, seed, entry_names);
-            else
-                aw_tally_write_csv(&tally, sf, entry_names);
+            aw_tally_write(summary_w, &tally, sf, &set, seed, entry_names);
             if (sf == stdout ? fflush(sf) != 0 : fclose(sf) != 0) {
                 fprintf(stderr, "aiwolf play: writing %s failed\n", summary_path);
                 rc = 1;

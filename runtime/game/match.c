@@ -101,9 +101,14 @@ static void pair_interval(const aw_tally *t, double *mean, double *half)
     *half = t->pairs > 1 ? 1.959963984540054 * sqrt(var > 0 ? var : 0) / sqrt(n) : 1;
 }
 
-void aw_tally_print(const aw_tally *t, FILE *out, const aw_settings *set, uint64_t first_seed,
-                    const char *const *entry_names)
+/* The summary people read (the "text" row). */
+static int tally_text(const aw_report *rep, FILE *out)
 {
+    const aw_tally_report *tr = rep->ctx;
+    const aw_tally *t = tr->t;
+    const aw_settings *set = tr->set;
+    uint64_t first_seed = tr->first_seed;
+    const char *const *entry_names = rep->names;
     long played = t->st.games;
     double secs = t->secs;
     uint64_t last_seed = first_seed + (uint64_t)(t->pairs ? (played + 1) / 2 : played) - 1;
@@ -178,11 +183,17 @@ void aw_tally_print(const aw_tally *t, FILE *out, const aw_settings *set, uint64
                                   : ": no clear difference yet");
     }
     fprintf(out, "\nagent faults (errors, time-outs, bad replies): %ld\n", t->st.fault_calls);
+    return ferror(out) ? -1 : 0;
 }
 
-void aw_tally_write_json(const aw_tally *t, FILE *out, const aw_settings *set, uint64_t first_seed,
-                         const char *const *entry_names)
+/* The summary for tools as one JSON object (the "json" row). */
+static int tally_json(const aw_report *rep, FILE *out)
 {
+    const aw_tally_report *tr = rep->ctx;
+    const aw_tally *t = tr->t;
+    const aw_settings *set = tr->set;
+    uint64_t first_seed = tr->first_seed;
+    const char *const *entry_names = rep->names;
     aw_buf b;
     aw_buf_init(&b);
     char seed[24];
@@ -238,10 +249,15 @@ void aw_tally_write_json(const aw_tally *t, FILE *out, const aw_settings *set, u
     aw_buf_adds(&b, "\n}\n");
     fwrite(b.data, 1, b.len, out);
     aw_buf_free(&b);
+    return ferror(out) ? -1 : 0;
 }
 
-void aw_tally_write_csv(const aw_tally *t, FILE *out, const char *const *entry_names)
+/* The rows for tools as CSV: a header and a row per entry and version
+ * (the "csv" row). */
+static int tally_csv(const aw_report *rep, FILE *out)
 {
+    const aw_tally *t = ((const aw_tally_report *)rep->ctx)->t;
+    const char *const *entry_names = rep->names;
     fprintf(out, "agent,version,games,wins,win_rate,ci_low,ci_high");
     for (int k = 0; k < AW_NROLES; k++)
         fprintf(out, ",%s_games,%s_wins", aw_role_name((aw_role)k), aw_role_name((aw_role)k));
@@ -258,6 +274,28 @@ void aw_tally_write_csv(const aw_tally *t, FILE *out, const char *const *entry_n
         fprintf(out, ",%ld,%ld,%ld,%ld,%ld\n", r->faults[AW_FAULT_ERROR], r->faults[AW_FAULT_TIMEOUT],
                 r->faults[AW_FAULT_MEMORY], r->faults[AW_FAULT_REPLY], r->faults[AW_FAULT_LOST]);
     }
+    return ferror(out) ? -1 : 0;
+}
+
+const aw_report_writer aw_tally_writers[] = {
+    {"text", NULL, tally_text},
+    {"json", ".json", tally_json},
+    {"csv", ".csv", tally_csv},
+    {NULL, NULL, NULL},
+};
+
+int aw_tally_write(const aw_report_writer *w, const aw_tally *t, FILE *out, const aw_settings *set,
+                   uint64_t first_seed, const char *const *entry_names)
+{
+    aw_tally_report tr = {.t = t, .set = set, .first_seed = first_seed};
+    aw_report rep = {.stats = &t->st, .names = entry_names, .ctx = &tr};
+    return w->write(&rep, out);
+}
+
+void aw_tally_print(const aw_tally *t, FILE *out, const aw_settings *set, uint64_t first_seed,
+                    const char *const *entry_names)
+{
+    aw_tally_write(&aw_tally_writers[0], t, out, set, first_seed, entry_names);
 }
 
 /* The game's call hook during a match: passes every call on to the

@@ -16,6 +16,7 @@
 #include "game.h"
 #include "stats.h"
 #include "winrate.h"
+#include "writers.h"
 
 /* The tally of a match: the reports' statistics model (stats.h) with a
  * row per entry (an agent file) and version, and what a match adds. */
@@ -35,18 +36,28 @@ void aw_tally_free(aw_tally *t);
  * version_of[a] (may be NULL, or hold NULLs) the version that seat played. */
 void aw_tally_add(aw_tally *t, const aw_game_result *res, int players, const int *entry_of,
                   const char *const *version_of);
-/* The summary people read: games and speed, wins by team, by role, and by
- * entry and version with 95 % intervals per game (an entry's seats in one
- * game are one result: winrate.h), win rates by role and
- * faults by kind; the head-to-head difference when there was one.
- * first_seed is the first game's seed. */
+/* The summary's formats (writers.h), each given an aw_report whose ctx is
+ * an aw_tally_report:
+ *   text  the summary people read: games and speed, wins by team, by role,
+ *         and by entry and version with 95 % intervals per game (an
+ *         entry's seats in one game are one result: winrate.h), win rates
+ *         by role and faults by kind; the head-to-head difference when
+ *         there was one
+ *   json  (--summary FILE.json or json:FILE) the same for tools, one object
+ *   csv   (--summary FILE.csv or csv:FILE) a header and a row per entry and
+ *         version */
+typedef struct aw_tally_report {
+    const aw_tally *t;
+    const aw_settings *set;
+    uint64_t first_seed; /* the first game's seed */
+} aw_tally_report;
+extern const aw_report_writer aw_tally_writers[];
+/* Writes t in w's format; 0, or -1 when a write failed. */
+int aw_tally_write(const aw_report_writer *w, const aw_tally *t, FILE *out, const aw_settings *set,
+                   uint64_t first_seed, const char *const *entry_names);
+/* The "text" summary. */
 void aw_tally_print(const aw_tally *t, FILE *out, const aw_settings *set, uint64_t first_seed,
                     const char *const *entry_names);
-/* The rows for tools: JSON (one object) or CSV (a header and a row per
- * entry and version). */
-void aw_tally_write_json(const aw_tally *t, FILE *out, const aw_settings *set, uint64_t first_seed,
-                         const char *const *entry_names);
-void aw_tally_write_csv(const aw_tally *t, FILE *out, const char *const *entry_names);
 
 /* The 95 % Wilson score interval of w wins in n games. */
 void aw_wilson(long w, long n, double *lo, double *hi);
