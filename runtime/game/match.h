@@ -59,9 +59,6 @@ int aw_tally_write(const aw_report_writer *w, const aw_tally *t, FILE *out, cons
 void aw_tally_print(const aw_tally *t, FILE *out, const aw_settings *set, uint64_t first_seed,
                     const char *const *entry_names);
 
-/* The 95 % Wilson score interval of w wins in n games. */
-void aw_wilson(long w, long n, double *lo, double *hi);
-
 typedef struct aw_match_opts {
     aw_game_opts game;   /* for every game; seed, log and game_no are set per game */
     long games;          /* game i has seed game.seed + i */

@@ -160,6 +160,11 @@ void aw_stats_entry(const aw_stats *s, int entry, long *seats, long *wins)
         }
 }
 
+void aw_wilson(long w, long n, double *lo, double *hi)
+{
+    aw_wilson_z(n > 0 ? (double)w / (double)n : 0, (double)n, 1.959963984540054, lo, hi);
+}
+
 int aw_time_bucket(uint64_t ns)
 {
     double us = (double)ns / 1000.0;

@@ -94,6 +94,10 @@ void aw_stats_add(aw_stats *s, const aw_stat_game *g);
 /* An entry's seats and wins over all its rows. */
 void aw_stats_entry(const aw_stats *s, int entry, long *seats, long *wins);
 
+/* The 95 % Wilson score interval of w wins in n independent results
+ * (winrate.h's aw_wilson_z at the normal quantile; 0..1 when n is 0). */
+void aw_wilson(long w, long n, double *lo, double *hi);
+
 /* The bucket of a call that took ns. */
 int aw_time_bucket(uint64_t ns);
 /* The time per call at quantile q (0..1) of a histogram, in µs (0: none). */
