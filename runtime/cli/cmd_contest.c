@@ -24,6 +24,7 @@
 #include "logrules.h"
 #include "provenance.h"
 #include "rating.h"
+#include "rating_report.h"
 #include "reports.h"
 #include "results.h"
 #include "rng.h"
@@ -493,23 +494,6 @@ static void rating_add(contest *k, const aw_game_record *rec)
     rating_add_to(k, k->rating, rec);
 }
 
-/* Fits the rating on the games so far; false when there is nothing to
- * rate. Entries the fault policy keeps out of the ranking are not rated
- * either (they stay in the games as players: the model still explains
- * their teams' results). */
-static bool rating_fit(contest *k, aw_rating *r)
-{
-    aw_error err;
-    bool *include = aw_xcalloc((size_t)k->c.nentries, sizeof *include);
-    char why[200];
-    for (int i = 0; i < k->c.nentries; i++)
-        include[i] = aw_contest_eligible(&k->stats, i, &k->c.policy, why, sizeof why);
-    aw_rating_opts o = {.include = include};
-    bool ok = aw_rating_fit(k->rating, &o, r, &err) == 0;
-    free(include);
-    return ok;
-}
-
 /* Reads games.tsv: the units played whole (done[]), their lines into the
  * statistics. Lines of a unit played in part, a last line cut short and
  * lines that do not parse are dropped (the file is rewritten without
@@ -666,7 +650,7 @@ static void write_reports(contest *k, bool to_stdout)
     aw_contest_info ci;
     info_of(k, &ci);
     aw_rating rating;
-    ci.rating = rating_fit(k, &rating) ? &rating : NULL;
+    ci.rating = aw_rating_fit_report(k->rating, &k->stats, &k->c.policy, &rating) ? &rating : NULL;
     aw_contest_write_reports(k->dir, &k->stats, &ci, to_stdout ? stdout : NULL);
     aw_rating_free(&rating);
 }

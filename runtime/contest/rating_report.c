@@ -30,6 +30,19 @@ static int rated_order(const aw_rating *r, int **order, int **place)
     return k;
 }
 
+bool aw_rating_fit_report(const aw_rating_data *d, const aw_contest_stats *s, const aw_fault_policy *p, aw_rating *r)
+{
+    aw_error err;
+    bool *include = aw_xcalloc((size_t)s->n, sizeof *include);
+    char why[200];
+    for (int i = 0; i < s->n; i++)
+        include[i] = aw_contest_eligible(s, i, p, why, sizeof why);
+    aw_rating_opts o = {.include = include};
+    bool ok = aw_rating_fit(d, &o, r, &err) == 0;
+    free(include);
+    return ok;
+}
+
 void aw_rating_write_md(const aw_rating *r, const aw_contest_info *ci, FILE *out)
 {
     if (!r || !r->rated)
