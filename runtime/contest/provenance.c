@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "jsonw.h"
+#include "reports.h"
 #include "results.h"
 #include "sha256.h"
 

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "jsonw.h"
+#include "reports.h"
 
 #define MD_MATRIX_MAX 20
 #define Z95 1.959963984540054

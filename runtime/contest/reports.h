@@ -8,7 +8,7 @@
  * with the contest's aw_contest_info as its ctx. A new file is one function
  * and one row here.
  *
- * Uses results, rating_report, report_html. Ownership: the caller's. */
+ * Uses results, rating_report, provenance, report_html, jsonw. Ownership: the caller's. */
 #ifndef AW_REPORTS_H
 #define AW_REPORTS_H
 
@@ -18,6 +18,12 @@
 #include "writers.h"
 
 extern const aw_report_writer aw_contest_writers[];
+
+/* results.json into out (what the "json" and "html" rows write). */
+void aw_contest_write_json(const aw_contest_stats *s, const aw_contest_info *ci, aw_buf *out);
+/* Text in a Markdown table cell of a report that also goes to terminals:
+ * control bytes and the like escaped (aw_buf_add_term), | as \|. */
+void aw_contest_md_text(FILE *out, const char *s);
 
 /* Writes every row's file into dir (a write that fails is said on
  * standard error), and report.md to md_too as well when it is not NULL.

@@ -1,8 +1,8 @@
-/* results: one line per game played in a contest (games.tsv), and what the
- * report says of them — per entry games, points, win rate with its per-game
+/* results: one line per game played in a contest (games.tsv), their
+ * statistics — per entry games, points, win rate with its per-game
  * interval, by role, team and player count, faults by kind, time per call,
- * all from the reports' statistics model (stats.h) — as Markdown, CSV and
- * JSON (results.json, which report.html shows).
+ * all in the reports' statistics model (stats.h) — the fault policy and
+ * the ranking. The report files that show them are reports.h's.
  *
  * games.tsv, tab-separated, one game per line, appended unit by unit:
  *   index unit game seed players entries roles winner days calls faults log times
@@ -25,7 +25,7 @@
  * pass the fault policy are not ranked but listed apart with the reason;
  * entries with equal win rates share a rank.
  *
- * Uses core and game types only; no I/O but the FILE* it is given.
+ * Uses core types and stats only; no I/O.
  * Ownership: aw_contest_stats_free releases what _init took. */
 #ifndef AW_RESULTS_H
 #define AW_RESULTS_H
@@ -115,11 +115,7 @@ bool aw_contest_eligible(const aw_contest_stats *s, int i, const aw_fault_policy
  * for a tie; 0 for an ineligible entry). Returns the number of eligible
  * entries. */
 int aw_contest_rank(const aw_contest_stats *s, const aw_contest_info *ci, int *order, int *rank);
-void aw_contest_write_md(const aw_contest_stats *s, const aw_contest_info *ci, FILE *out);
-/* Text in a Markdown table cell of a report that also goes to terminals:
- * control bytes and the like escaped (aw_buf_add_term), | as \|. */
-void aw_contest_md_text(FILE *out, const char *s);
-void aw_contest_write_csv(const aw_contest_stats *s, const aw_contest_info *ci, FILE *out);
-void aw_contest_write_json(const aw_contest_stats *s, const aw_contest_info *ci, aw_buf *out);
+/* The fault policy the report uses: ci's, or the default. */
+const aw_fault_policy *aw_contest_policy(const aw_contest_info *ci);
 
 #endif
