@@ -1,14 +1,13 @@
 /* cmd_connect: `aiwolf connect` — a sandboxed Lua agent plays on an AIWolf
  * server (the official one or ours) over TCP, with the official
- * ClientStarter's flags. Uses netclient, luaseat, talkhooks. */
+ * ClientStarter's flags. Uses netclient, agent, talkhooks. */
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "agent.h"
 #include "cli.h"
-#include "luaseat.h"
-#include "luaseat_talks.h"
 #include "netclient.h"
 #include "talkhooks.h"
 
@@ -120,23 +119,19 @@ int cmd_connect(int argc, char **argv)
     if (!agent)
         return bad("the agent file is missing%s", "");
 
-    aw_luaseat_opts lo;
-    memset(&lo, 0, sizeof lo);
-    lo.budget_ms = (int)budget;
-    lo.memory_bytes = (size_t)memory << 20;
-    lo.work_budget = work;
-    lo.output = quiet ? NULL : stderr;
-    lo.watch = watch;
-    aw_luaseat_talks(&lo);
+    aw_agent_opts ao;
+    memset(&ao, 0, sizeof ao);
+    ao.limits.budget_ms = (int)budget;
+    ao.limits.memory_bytes = (size_t)memory << 20;
+    ao.limits.work_budget = work;
+    ao.output = quiet ? NULL : stderr;
+    ao.watch = watch;
     aw_error err;
-    aw_seat *seat = aw_luaseat_new(agent, &lo, &err);
+    aw_seat *seat = aw_agent_new(agent, &ao, &err);
     if (!seat) {
         fprintf(stderr, "aiwolf connect: %s\n", aw_term(err.msg).s);
         return 2;
     }
-    aw_game_opts hooks;
-    memset(&hooks, 0, sizeof hooks);
-    aw_talkhooks_game(&hooks);
     aw_netclient_opts no;
     memset(&no, 0, sizeof no);
     no.host = host;
@@ -144,8 +139,7 @@ int cmd_connect(int argc, char **argv)
     no.name = name;
     no.role = role;
     no.reconnect = reconnect;
-    no.validate = hooks.validate;
-    no.free_parsed = hooks.free_parsed;
+    no.talk = aw_talkhooks();
     no.log = quiet ? NULL : stderr;
     aw_netclient_stats st;
     int rc = aw_netclient_run(seat, &no, &st, &err);

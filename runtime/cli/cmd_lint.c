@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agent.h"
 #include "cli.h"
 #include "lualint.h"
-#include "luaseat_talks.h"
 
 static void usage(FILE *out)
 {
@@ -74,9 +74,12 @@ int cmd_lint(int argc, char **argv)
         free(files);
         return 2;
     }
+    /* The defaults an agent gets in a game, with its talk hooks (require
+     * "aiwolf.protocol" works as in a game). */
+    aw_agent_opts ao;
+    memset(&ao, 0, sizeof ao);
     aw_luaseat_opts lo;
-    memset(&lo, 0, sizeof lo);
-    aw_luaseat_talks(&lo); /* require "aiwolf.protocol" works as in a game */
+    aw_agent_luaseat_opts(&ao, &lo);
     int status = 0;
     aw_buf findings, notes;
     aw_buf_init(&findings);

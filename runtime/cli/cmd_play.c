@@ -1,6 +1,6 @@
 /* cmd_play: `aiwolf play` — plays one game (printing a readable record and
  * writing the official CSV log) or many games in a row (printing a summary
- * of wins by team, role and agent, and the speed). Uses game, luaseat,
+ * of wins by team, role and agent, and the speed). Uses game, agent, luaseat,
  * gamelog, settings. */
 #define _DEFAULT_SOURCE /* realpath */
 #include <errno.h>
@@ -16,11 +16,10 @@
 #include "cli.h"
 #include "humanseat.h"
 #include "game.h"
-#include "childseat.h"
+#include "agent.h"
 #include "luaseat.h"
 #include "match.h"
 #include "rng.h"
-#include "luaseat_talks.h"
 #include "talkhooks.h"
 #include "live.h"
 #include "logrules.h"
@@ -198,35 +197,6 @@ static FILE *open_out(const char *path)
     if (!f)
         fprintf(stderr, "aiwolf play: cannot write %s: %s\n", path, strerror(errno));
     return f;
-}
-
-/* --isolate: the Lua seat, built here, runs in a child seat (childseat.h). */
-static aw_seat *isolated_seat(const char *path, const aw_luaseat_opts *lo, aw_error *err)
-{
-    aw_childseat_opts co;
-    memset(&co, 0, sizeof co);
-    co.budget_ms = lo->budget_ms;
-    co.memory_bytes = lo->memory_bytes;
-    co.output = lo->output;
-    /* The agent may read its own folder, where its modules are (as in
-     * process: the Lua seat's module folder). */
-    char dir[4096];
-    const char *slash = strrchr(path, '/');
-    if (slash)
-        snprintf(dir, sizeof dir, "%.*s", slash > path ? (int)(slash - path) : 1, path);
-    else
-        snprintf(dir, sizeof dir, ".");
-    co.read_dir = dir;
-    /* Each child parses a talk only when its agent reads `parsed`. */
-    aw_luaseat_opts clo = *lo;
-    aw_luaseat_talks_deferred(&clo, &co.validate, &co.free_parsed);
-    co.child_prepare = aw_luaseat_child_prepare;
-    /* One child per seat for all the games (the contest workers' way):
-     * each game's INITIALIZE starts a fresh agent instance in it, and only
-     * a child lost in a game is forked again for the next. */
-    co.persistent = true;
-    aw_luaseat_spec m = {path, &clo};
-    return aw_childseat_new(aw_luaseat_make, &m, &co, err);
 }
 
 /* The outputs of play's games (match.h's before/after). */
@@ -612,17 +582,17 @@ int cmd_play(int argc, char **argv)
     /* The seats. */
     if (agent_output < 0)
         agent_output = games == 1 && !quiet;
-    aw_luaseat_opts lo;
-    memset(&lo, 0, sizeof lo);
-    lo.budget_ms = set.time_limit_ms;
-    lo.memory_bytes = (size_t)memory << 20;
-    lo.work_budget = work;
-    lo.output = agent_output ? stderr : NULL;
-    lo.watch = watch;
-    lo.watch_live = watch_live;
-    lo.number_games = games > 1 && !isolate; /* (a child seat counts one game per child) */
-    lo.profile = profile;
-    aw_luaseat_talks(&lo);
+    aw_agent_opts ao;
+    memset(&ao, 0, sizeof ao);
+    ao.limits.budget_ms = set.time_limit_ms;
+    ao.limits.memory_bytes = (size_t)memory << 20;
+    ao.limits.work_budget = work;
+    ao.limits.isolate = isolate;
+    ao.output = agent_output ? stderr : NULL;
+    ao.watch = watch;
+    ao.watch_live = watch_live;
+    ao.number_games = games > 1 && !isolate; /* (a child seat counts one game per child) */
+    ao.profile = profile;
     /* A word that is not a file is more likely a mistyped option. */
     for (int i = 0; i < nagents; i++) {
         struct stat st;
@@ -693,11 +663,11 @@ int cmd_play(int argc, char **argv)
     }
     for (int a = (int)humans + 1; a <= set.players; a++) {
         const char *path = agents[(a - humans - 1) % nagents];
-        seats[a] = isolate ? isolated_seat(path, &lo, &err) : aw_luaseat_new(path, &lo, &err);
+        seats[a] = aw_agent_new(path, &ao, &err);
         if (seats[a] && vs) {
             /* The mirror game: the other agent in this seat. */
             const char *other = agents[a % 2];
-            mirror[a] = isolate ? isolated_seat(other, &lo, &err) : aw_luaseat_new(other, &lo, &err);
+            mirror[a] = aw_agent_new(other, &ao, &err);
         }
         if (!seats[a] || (vs && !mirror[a])) {
             fprintf(stderr, "aiwolf play: %s\n", aw_term(err.msg).s);

@@ -1,7 +1,7 @@
 /* cmd_serve: `aiwolf serve` — an AIWolf server over TCP: agents in any
  * language that speak the official wire format (the official Java and
  * Python agents, `aiwolf connect`) play on our engine, beside sandboxed Lua
- * agents of this process if asked. Uses netserver, luaseat, talkhooks,
+ * agents of this process if asked. Uses netserver, agent, talkhooks,
  * match. */
 #include <errno.h>
 #include <stdio.h>
@@ -11,11 +11,10 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "agent.h"
 #include "cli.h"
 #include "live.h"
 #include "logrules.h"
-#include "luaseat.h"
-#include "luaseat_talks.h"
 #include "netserver.h"
 #include "rng.h"
 #include "talkhooks.h"
@@ -107,7 +106,7 @@ typedef struct serve_ctx {
     const char *agent_path[AW_MAX_PLAYERS + 1];
     aw_seat *human[AW_MAX_PLAYERS + 1]; /* --human: owned by live */
     aw_live *live;
-    aw_luaseat_opts lo;
+    aw_agent_opts ao; /* the local agents' */
     const char *log_dir;
     FILE *events;
     const aw_settings *rules; /* each log's LOG.rules (rules_per_log) */
@@ -127,7 +126,7 @@ static aw_seat *make_local(void *ud, int agent, aw_error *err)
     serve_ctx *c = ud;
     if (c->human[agent])
         return aw_live_human_borrow(c->human[agent]);
-    return aw_luaseat_new(c->agent_path[agent], &c->lo, err);
+    return aw_agent_new(c->agent_path[agent], &c->ao, err);
 }
 
 /* Only human seats answer later (make_local). */
@@ -395,16 +394,15 @@ int cmd_serve(int argc, char **argv)
         }
         no.local[a] = true;
         /* Check the file now, so that a broken agent is reported at once. */
-        aw_seat *probe = aw_luaseat_new(ctx.agent_path[a], &ctx.lo, &err);
+        aw_seat *probe = aw_agent_new(ctx.agent_path[a], &ctx.ao, &err);
         if (!probe) {
             fprintf(stderr, "aiwolf serve: %s\n", aw_term(err.msg).s);
             goto done;
         }
         probe->ops->free(probe);
     }
-    ctx.lo.budget_ms = set.time_limit_ms > 0 ? set.time_limit_ms : 0;
-    ctx.lo.output = quiet ? NULL : stderr;
-    aw_luaseat_talks(&ctx.lo);
+    ctx.ao.limits.budget_ms = set.time_limit_ms > 0 ? set.time_limit_ms : 0;
+    ctx.ao.output = quiet ? NULL : stderr;
     if (ctx.log_dir && mkdir(ctx.log_dir, 0777) != 0 && errno != EEXIST) {
         fprintf(stderr, "aiwolf serve: cannot create the folder %s: %s\n", ctx.log_dir, strerror(errno));
         goto done;
