@@ -98,14 +98,7 @@ void aw_rating_write_md(const aw_rating *r, const aw_contest_info *ci, FILE *out
         for (int q = 0; q < AW_NROLES; q++)
             used[q] |= r->rated[i] && r->role_games[i * AW_NROLES + q] > 0;
     fprintf(out, "\nSkill by role (± its standard error; games):\n\n| entry |");
-    for (int q = 0; q < AW_NROLES; q++)
-        if (used[q])
-            fprintf(out, " %s |", aw_role_name((aw_role)q));
-    fprintf(out, "\n|---|");
-    for (int q = 0; q < AW_NROLES; q++)
-        if (used[q])
-            fprintf(out, "---:|");
-    fprintf(out, "\n");
+    aw_contest_md_role_columns(out, used);
     for (int j = 0; j < k; j++) {
         int i = order[j];
         fprintf(out, "| ");

@@ -19,6 +19,27 @@ static double rate(long w, long n)
     return n ? (double)w / (double)n : 0;
 }
 
+/* The rank order every writer shows (aw_contest_rank) and the policy. */
+typedef struct ranking {
+    int *order, *rank;
+    int nok;
+    const aw_fault_policy *pol;
+} ranking;
+
+static void ranking_of(const aw_contest_stats *s, const aw_contest_info *ci, ranking *k)
+{
+    k->order = aw_xcalloc((size_t)s->n, sizeof *k->order);
+    k->rank = aw_xcalloc((size_t)s->n, sizeof *k->rank);
+    k->nok = aw_contest_rank(s, ci, k->order, k->rank);
+    k->pol = aw_contest_policy(ci);
+}
+
+static void ranking_free(ranking *k)
+{
+    free(k->order);
+    free(k->rank);
+}
+
 /* "4" or "4=" (a rank shared with another entry). */
 static void rank_label(const int *rank, int k, int nok, char *buf, size_t n)
 {
@@ -104,15 +125,27 @@ void aw_contest_md_text(FILE *out, const char *s)
     aw_buf_free(&b);
 }
 
+void aw_contest_md_role_columns(FILE *out, const bool used[AW_NROLES])
+{
+    for (int r = 0; r < AW_NROLES; r++)
+        if (used[r])
+            fprintf(out, " %s |", aw_role_name((aw_role)r));
+    fprintf(out, "\n|---|");
+    for (int r = 0; r < AW_NROLES; r++)
+        if (used[r])
+            fprintf(out, "---:|");
+    fprintf(out, "\n");
+}
+
 /* report.md (the "md" row). */
 static int contest_md(const aw_report *rep, FILE *out)
 {
     const aw_contest_stats *s = rep->stats;
     const aw_contest_info *ci = rep->ctx;
-    int *order = aw_xcalloc((size_t)s->n, sizeof *order);
-    int *rank = aw_xcalloc((size_t)s->n, sizeof *rank);
-    int nok = aw_contest_rank(s, ci, order, rank);
-    const aw_fault_policy *pol = aw_contest_policy(ci);
+    ranking rk;
+    ranking_of(s, ci, &rk);
+    int *order = rk.order, *rank = rk.rank, nok = rk.nok;
+    const aw_fault_policy *pol = rk.pol;
     char pl[64], pol_text[64];
     fmt_players(ci, pl, sizeof pl);
     aw_fault_policy_format(pol, pol_text, sizeof pol_text);
@@ -187,14 +220,7 @@ static int contest_md(const aw_report *rep, FILE *out)
     for (int i = 0; i < s->n; i++)
         for (int r = 0; r < AW_NROLES; r++)
             used[r] |= s->e[i].role_games[r] > 0;
-    for (int r = 0; r < AW_NROLES; r++)
-        if (used[r])
-            fprintf(out, " %s |", aw_role_name((aw_role)r));
-    fprintf(out, "\n|---|");
-    for (int r = 0; r < AW_NROLES; r++)
-        if (used[r])
-            fprintf(out, "---:|");
-    fprintf(out, "\n");
+    aw_contest_md_role_columns(out, used);
     for (int k = 0; k < s->n; k++) {
         int i = order[k];
         fprintf(out, "| ");
@@ -213,8 +239,7 @@ static int contest_md(const aw_report *rep, FILE *out)
     aw_rating_write_md(ci->rating, ci, out);
     if (ci->prov)
         aw_provenance_md(ci->prov, ci, out);
-    free(order);
-    free(rank);
+    ranking_free(&rk);
     return ferror(out) ? -1 : 0;
 }
 
@@ -223,10 +248,10 @@ static int contest_csv(const aw_report *rep, FILE *out)
 {
     const aw_contest_stats *s = rep->stats;
     const aw_contest_info *ci = rep->ctx;
-    int *order = aw_xcalloc((size_t)s->n, sizeof *order);
-    int *rank = aw_xcalloc((size_t)s->n, sizeof *rank);
-    int nok = aw_contest_rank(s, ci, order, rank);
-    const aw_fault_policy *pol = aw_contest_policy(ci);
+    ranking rk;
+    ranking_of(s, ci, &rk);
+    int *order = rk.order, *rank = rk.rank, nok = rk.nok;
+    const aw_fault_policy *pol = rk.pol;
     fprintf(out, "rank,tied,entry,path,games,seats,points,win_rate,ci_low,ci_high,villager_seats,villager_wins,"
                  "werewolf_seats,werewolf_wins");
     for (int r = 0; r < AW_NROLES; r++)
@@ -267,8 +292,7 @@ static int contest_csv(const aw_report *rep, FILE *out)
         aw_rating_write_csv_row(ci->rating, i, out);
         fprintf(out, ",%.1f,%.1f,%u,%.1f,%.1f\n", g.cpu_med, g.cpu_p99, e->cpu_max_us, g.wall_med, g.wall_p99);
     }
-    free(order);
-    free(rank);
+    ranking_free(&rk);
     return ferror(out) ? -1 : 0;
 }
 
@@ -333,10 +357,10 @@ static void json_entry(aw_buf *b, const aw_contest_stats *s, const aw_contest_in
 
 void aw_contest_write_json(const aw_contest_stats *s, const aw_contest_info *ci, aw_buf *b)
 {
-    int *order = aw_xcalloc((size_t)s->n, sizeof *order);
-    int *rank = aw_xcalloc((size_t)s->n, sizeof *rank);
-    int nok = aw_contest_rank(s, ci, order, rank);
-    const aw_fault_policy *pol = aw_contest_policy(ci);
+    ranking rk;
+    ranking_of(s, ci, &rk);
+    int *order = rk.order, *rank = rk.rank, nok = rk.nok;
+    const aw_fault_policy *pol = rk.pol;
     char pol_text[64];
     aw_fault_policy_format(pol, pol_text, sizeof pol_text);
     fairness f;
@@ -389,8 +413,7 @@ void aw_contest_write_json(const aw_contest_stats *s, const aw_contest_info *ci,
     aw_buf_adds(b, "\n  ]");
     aw_rating_write_json(ci->rating, ci, b);
     aw_buf_adds(b, "\n}\n");
-    free(order);
-    free(rank);
+    ranking_free(&rk);
 }
 
 

@@ -12,6 +12,7 @@
 #ifndef AW_REPORTS_H
 #define AW_REPORTS_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "results.h"
@@ -24,6 +25,9 @@ void aw_contest_write_json(const aw_contest_stats *s, const aw_contest_info *ci,
 /* Text in a Markdown table cell of a report that also goes to terminals:
  * control bytes and the like escaped (aw_buf_add_term), | as \|. */
 void aw_contest_md_text(FILE *out, const char *s);
+/* A Markdown table's role columns, the roles marked in used[] (after its
+ * first column's header), and its separator line. */
+void aw_contest_md_role_columns(FILE *out, const bool used[AW_NROLES]);
 
 /* Writes every row's file into dir (a write that fails is said on
  * standard error), and report.md to md_too as well when it is not NULL.
