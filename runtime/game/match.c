@@ -86,7 +86,7 @@ static bool seen_before(match_calls *mc, int entry, const char *v)
 
 static int write_rec(int fd, const wrec *r)
 {
-    return aw_pool_send(fd, r, sizeof *r);
+    return aw_write_all(fd, r, sizeof *r);
 }
 
 static void match_fault(match_calls *mc, int agent, aw_req_kind kind, const aw_seat_fault *f);

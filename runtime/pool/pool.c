@@ -12,21 +12,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-int aw_pool_send(int fd, const void *rec, size_t n)
-{
-    const char *p = rec;
-    while (n) {
-        ssize_t w = write(fd, p, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return -1;
-        p += w;
-        n -= (size_t)w;
-    }
-    return 0;
-}
-
 int aw_pool_run(const aw_pool_opts *o, aw_error *err)
 {
     int jobs = o->jobs;

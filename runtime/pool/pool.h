@@ -27,8 +27,8 @@ typedef struct aw_pool_opts {
     int jobs;        /* 1 or more */
     size_t rec_size; /* every record's size in bytes */
     /* In the child of worker `id` (0..jobs-1): its whole life, sending
-     * records with aw_pool_send(fd, ...), its last one an end record. The
-     * child exits when it returns. */
+     * records with aw_write_all(fd, rec, rec_size) (util.h), its last one
+     * an end record. The child exits when it returns. */
     void (*work)(void *ud, int id, int fd);
     /* Here: one whole record of worker `id`. Returns true when it is that
      * worker's end record (nothing more is read from it). */
@@ -49,9 +49,5 @@ enum {
  * waits for them all. Returns AW_POOL_DONE, AW_POOL_DIED or
  * AW_POOL_NO_START. */
 int aw_pool_run(const aw_pool_opts *o, aw_error *err);
-
-/* Sends one record of n bytes whole (in a worker). Returns 0, or -1 when
- * the pipe is gone. */
-int aw_pool_send(int fd, const void *rec, size_t n);
 
 #endif

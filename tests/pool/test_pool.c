@@ -47,14 +47,14 @@ static void work(void *ud, int id, int fd)
         r->id = id;
         r->seq = i;
         memset(r->fill, 'a' + (i % 26), sizeof r->fill);
-        aw_pool_send(fd, r, sizeof *r);
+        aw_write_all(fd, r, sizeof *r);
     }
     while (c->wait_for_int && !got_int)
         usleep(1000); /* until the pool's SIGINT comes (no bound: the test's own timeout is ctest's) */
     memset(r, 0, sizeof *r);
     r->id = id;
     r->end = true;
-    aw_pool_send(fd, r, sizeof *r);
+    aw_write_all(fd, r, sizeof *r);
     free(r);
 }
 
