@@ -27,7 +27,8 @@
 #include "logrules.h"
 #include "provenance.h"
 #include "rating.h"
-#include "report_html.h"
+#include "rating_report.h"
+#include "reports.h"
 #include "results.h"
 #include "rng.h"
 #include "runner.h"
@@ -162,23 +163,6 @@ static void rating_add_to(const contest *k, aw_rating_data *d, const aw_game_rec
 static void rating_add(contest *k, const aw_game_record *rec)
 {
     rating_add_to(k, k->rating, rec);
-}
-
-/* Fits the rating on the games so far; false when there is nothing to
- * rate. Entries the fault policy keeps out of the ranking are not rated
- * either (they stay in the games as players: the model still explains
- * their teams' results). */
-static bool rating_fit(contest *k, aw_rating *r)
-{
-    aw_error err;
-    bool *include = aw_xcalloc((size_t)k->c.nentries, sizeof *include);
-    char why[200];
-    for (int i = 0; i < k->c.nentries; i++)
-        include[i] = aw_contest_eligible(&k->stats, i, &k->c.policy, why, sizeof why);
-    aw_rating_opts o = {.include = include};
-    bool ok = aw_rating_fit(k->rating, &o, r, &err) == 0;
-    free(include);
-    return ok;
 }
 
 /* Reads games.tsv: the units played whole (done[]), their lines into the
@@ -337,39 +321,8 @@ static void write_reports(contest *k, bool to_stdout)
     aw_contest_info ci;
     info_of(k, &ci);
     aw_rating rating;
-    ci.rating = rating_fit(k, &rating) ? &rating : NULL;
-    char path[PATH_MAX];
-    snprintf(path, sizeof path, "%s/report.md", k->dir);
-    FILE *f = fopen(path, "we");
-    if (f) {
-        aw_contest_write_md(&k->stats, &ci, f);
-        if (fclose(f) != 0)
-            fprintf(stderr, "aiwolf contest: writing %s failed\n", path);
-    }
-    snprintf(path, sizeof path, "%s/results.csv", k->dir);
-    if ((f = fopen(path, "we"))) {
-        aw_contest_write_csv(&k->stats, &ci, f);
-        if (fclose(f) != 0)
-            fprintf(stderr, "aiwolf contest: writing %s failed\n", path);
-    }
-    aw_buf json;
-    aw_buf_init(&json);
-    aw_contest_write_json(&k->stats, &ci, &json);
-    snprintf(path, sizeof path, "%s/results.json", k->dir);
-    if ((f = fopen(path, "we"))) {
-        fwrite(json.data, 1, json.len, f);
-        if (fclose(f) != 0)
-            fprintf(stderr, "aiwolf contest: writing %s failed\n", path);
-    }
-    snprintf(path, sizeof path, "%s/report.html", k->dir);
-    if ((f = fopen(path, "we"))) {
-        int hw = aw_contest_write_html(f, json.data, json.len);
-        if (fclose(f) != 0 || hw < 0)
-            fprintf(stderr, "aiwolf contest: writing %s failed\n", path);
-    }
-    aw_buf_free(&json);
-    if (to_stdout)
-        aw_contest_write_md(&k->stats, &ci, stdout);
+    ci.rating = aw_rating_fit_report(k->rating, &k->stats, &k->c.policy, &rating) ? &rating : NULL;
+    aw_contest_write_reports(k->dir, &k->stats, &ci, to_stdout ? stdout : NULL);
     aw_rating_free(&rating);
 }
 

@@ -218,21 +218,23 @@ static void play_first_fault(void *ud, long gno, int entry, const char *version,
 static void play_progress(void *ud, const aw_tally *t, long games)
 {
     (void)ud;
-    double rate = t->secs > 0 ? t->played / t->secs : 0;
+    double rate = t->secs > 0 ? t->st.games / t->secs : 0;
     char left[48] = "Ctrl-C for the summary";
     if (games != LONG_MAX && rate > 0) {
-        long s = (long)((double)(games - t->played) / rate);
+        long s = (long)((double)(games - t->st.games) / rate);
         snprintf(left, sizeof left, "%ld:%02ld left", s / 60, s % 60);
     }
     char done[40];
     if (games == LONG_MAX)
-        snprintf(done, sizeof done, "%ld game%s", t->played, t->played == 1 ? "" : "s");
+        snprintf(done, sizeof done, "%ld game%s", t->st.games, t->st.games == 1 ? "" : "s");
     else
-        snprintf(done, sizeof done, "%ld/%ld games", t->played, games);
-    double w = t->entry_games[0] ? 100.0 * t->entry_wins[0] / t->entry_games[0] : 0;
+        snprintf(done, sizeof done, "%ld/%ld games", t->st.games, games);
+    long seats0, wins0;
+    aw_stats_entry(&t->st, 0, &seats0, &wins0);
+    double w = seats0 ? 100.0 * wins0 / seats0 : 0;
     char rs[32];
     fprintf(stderr, "%saiwolf play: %s, %s games/s, %s, faults %ld, %.40s wins %.1f%%%s", progress_tty ? "\r\033[K" : "",
-            done, aw_cli_rate(rs, sizeof rs, rate), left, t->faults, aw_term(progress_names[0]).s, w,
+            done, aw_cli_rate(rs, sizeof rs, rate), left, t->st.fault_calls, aw_term(progress_names[0]).s, w,
             progress_tty ? "" : "\n");
     fflush(stderr);
     progress_shown = true;
@@ -468,23 +470,12 @@ int cmd_play(int argc, char **argv)
         aw_buf_free(&b);
         return 0;
     }
-    /* --summary FILE.json|FILE.csv, or json:FILE / csv:FILE ("-": stdout). */
-    bool summary_json = false;
+    /* --summary FILE.json|FILE.csv, or json:FILE / csv:FILE ("-": stdout):
+     * a row of the summary's formats (aw_tally_writers). */
+    const aw_report_writer *summary_w = NULL;
     const char *summary_path = NULL;
-    if (summary_spec) {
-        size_t sl = strlen(summary_spec);
-        if (strncmp(summary_spec, "json:", 5) == 0 || strncmp(summary_spec, "csv:", 4) == 0) {
-            summary_json = summary_spec[0] == 'j';
-            summary_path = strchr(summary_spec, ':') + 1;
-        } else if (sl > 5 && strcmp(summary_spec + sl - 5, ".json") == 0) {
-            summary_json = true;
-            summary_path = summary_spec;
-        } else if (sl > 4 && strcmp(summary_spec + sl - 4, ".csv") == 0) {
-            summary_path = summary_spec;
-        }
-        if (!summary_path || !*summary_path)
-            return bad("--summary: '%s' is neither FILE.json, FILE.csv, json:FILE nor csv:FILE", summary_spec);
-    }
+    if (summary_spec && !(summary_w = aw_report_writer_spec(aw_tally_writers, summary_spec, &summary_path)))
+        return bad("--summary: '%s' is neither FILE.json, FILE.csv, json:FILE nor csv:FILE", summary_spec);
     if (vs && nagents != 2)
         return bad("%s", "--vs takes exactly two agent files (aiwolf play --vs --games 1000 mine.lua theirs.lua)");
     if (vs && games == 1)
@@ -716,27 +707,24 @@ int cmd_play(int argc, char **argv)
         rc = 2;
     }
     if (mrc == AW_MATCH_INTERRUPTED)
-        fprintf(stderr, "aiwolf play: interrupted after %ld game%s\n", tally.played, tally.played == 1 ? "" : "s");
-    if (games > 1 && tally.played > 0)
+        fprintf(stderr, "aiwolf play: interrupted after %ld game%s\n", tally.st.games, tally.st.games == 1 ? "" : "s");
+    if (games > 1 && tally.st.games > 0)
         aw_tally_print(&tally, stdout, &set, seed, entry_names);
-    if (summary_path && tally.played > 0) {
+    if (summary_path && tally.st.games > 0) {
         FILE *sf = strcmp(summary_path, "-") == 0 ? stdout : fopen(summary_path, "w");
         if (!sf) {
             fprintf(stderr, "aiwolf play: cannot write %s: %s\n", summary_path, strerror(errno));
             rc = 1;
         } else {
-            if (summary_json)
-                aw_tally_write_json(&tally, sf, &set, seed, entry_names);
-            else
-                aw_tally_write_csv(&tally, sf, entry_names);
+            aw_tally_write(summary_w, &tally, sf, &set, seed, entry_names);
             if (sf == stdout ? fflush(sf) != 0 : fclose(sf) != 0) {
                 fprintf(stderr, "aiwolf play: writing %s failed\n", summary_path);
                 rc = 1;
             }
         }
     }
-    if (profile && tally.played > 0)
-        print_profiles(seats, mirror, set.players, entry_of, mirror_entry_of, entry_names, nentries, tally.played);
+    if (profile && tally.st.games > 0)
+        print_profiles(seats, mirror, set.players, entry_of, mirror_entry_of, entry_names, nentries, tally.st.games);
     aw_tally_free(&tally);
     if (live && mrc != AW_MATCH_INTERRUPTED && !play_stop)
         linger();

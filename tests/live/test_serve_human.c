@@ -210,7 +210,7 @@ int main(void)
     pthread_mutex_unlock(&c.mu);
     pthread_join(th, NULL);
     CHECK_MSG(rc == 0, "%s", err.msg);
-    CHECK_INT(tally.played, 2);
+    CHECK_INT(tally.st.games, 2);
     CHECK_INT(c.games_logged, 2);
     CHECK(c.answered > 5);
     CHECK(c.nrefused < c.answered);

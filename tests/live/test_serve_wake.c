@@ -258,7 +258,7 @@ int main(void)
     pthread_mutex_unlock(&c.mu);
     pthread_join(th, NULL);
     CHECK_MSG(rc == 0, "%s", err.msg);
-    CHECK_INT(tally.played, 1);
+    CHECK_INT(tally.st.games, 1);
     printf("requests %d: answered %d, timed out %d; local_take calls %d (%d found no answer); "
            "for the request answered after 1 s %d, for the one timed out %d, at most %d; "
            "slowest answer taken %.3f ms after it was given\n",

@@ -87,7 +87,7 @@ int main(void)
     aw_error err;
     int rc = aw_netserver_run(&no, &tally, &err);
     CHECK_MSG(rc == 0, "%s", err.msg);
-    CHECK_INT(tally.played, 4);
+    CHECK_INT(tally.st.games, 4);
     CHECK_INT(c.refused, 3);
     CHECK_INT(c.retried, 2);
     /* every game made its five seats once it could, and game 3 twice more
