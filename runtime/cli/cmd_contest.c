@@ -1365,9 +1365,10 @@ static int shard_opt(void *to, const char *v)
 
 typedef struct contest_args {
     const char *dir;
-    bool have_seed, have_players, have_budget, until;
-    long max_games, games_per_entry, sets, set_games, jobs_opt, budget, memory, duplicate;
+    bool have_seed, have_players, until;
+    long max_games, games_per_entry, sets, set_games, jobs_opt, duplicate;
     aw_cli_rule_opts ro;
+    aw_cli_limits_opts lim;
     const char *args[MAX_ENTRIES];
     aw_opt_list entries;
     aw_opt rows[24];
@@ -1379,8 +1380,22 @@ static aw_opts_cmd contest_table(contest *k, contest_args *a)
     a->games_per_entry = 1000;
     a->sets = 10;
     a->set_games = 100;
-    a->budget = 100;
-    a->memory = 64;
+    a->lim.limits.budget_ms = 100;
+    a->lim.limits.memory_bytes = (size_t)64 << 20;
+    aw_opt *limit_rows = aw_cli_limits_group(&a->lim, AW_LIMIT_BUDGET | AW_LIMIT_MEMORY | AW_LIMIT_WORK);
+    /* Larger figures are taken and capped (at 600000 ms and 65536 MB). */
+    aw_opts_set_range(limit_rows, "--budget", 1, 100000000, "'%s' is not a positive whole number");
+    aw_opts_set_range(limit_rows, "--memory", 1, 100000000, "'%s' is not a positive whole number");
+    aw_opts_set_help(limit_rows, "--budget",
+                     "CPU time per agent call (default 100; 1000 with --work,\n"
+                     "where it is only a safety net); a call that runs far\n"
+                     "past it is killed with the agent's process (the\n"
+                     "bounds: docs/contest.md, \"Outer kill\")");
+    aw_opts_set_help(limit_rows, "--work",
+                     "also a deterministic budget per call, in work units (VM\n"
+                     "instructions plus library work; docs/sandbox.md): the\n"
+                     "results, faults included, are then the same on any\n"
+                     "machine and load");
     a->entries = (aw_opt_list){a->args, 0, MAX_ENTRIES, "too many entries (1000 at most)"};
     const aw_opt rows[] = {
         {.name = "--out", .arg = "DIR", .kind = AW_OPT_STR, .to = &a->dir,
@@ -1418,23 +1433,7 @@ static aw_opts_cmd contest_table(contest *k, contest_args *a)
          .bad = "'%s' is not a positive whole number",
          .help =
                "worker processes (default: every core)"},
-        {.name = "--budget", .arg = "MS", .kind = AW_OPT_LONG, .to = &a->budget, .min = 1, .max = 100000000, .seen = &a->have_budget,
-         .bad = "'%s' is not a positive whole number",
-         .help =
-               "CPU time per agent call (default 100; 1000 with --work,\n"
-               "where it is only a safety net); a call that runs far\n"
-               "past it is killed with the agent's process (the\n"
-               "bounds: docs/contest.md, \"Outer kill\")"},
-        {.name = "--work", .arg = "UNITS", .kind = AW_OPT_U64, .to = &k->c.work, .min = 1, .bad = "'%s' is not a positive number of work units",
-         .help =
-               "also a deterministic budget per call, in work units (VM\n"
-               "instructions plus library work; docs/sandbox.md): the\n"
-               "results, faults included, are then the same on any\n"
-               "machine and load"},
-        {.name = "--memory", .arg = "MB", .kind = AW_OPT_LONG, .to = &a->memory, .min = 1, .max = 100000000,
-         .bad = "'%s' is not a positive whole number",
-         .help =
-               "memory cap per agent (default 64)"},
+        {.kind = AW_OPT_GROUP, .to = limit_rows},
         {.name = "--fault-policy", .arg = "P", .kind = AW_OPT_CALL, .to = &k->c.policy, .call = policy_opt,
          .help =
                "which entries are ranked: calls=5%,games=50% (the\n"
@@ -1520,7 +1519,7 @@ int cmd_contest(int argc, char **argv)
     dir = ca->dir;
     have_seed = ca->have_seed;
     have_players = ca->have_players;
-    have_budget = ca->have_budget;
+    have_budget = ca->lim.have_budget;
     until = ca->until;
     max_games = ca->max_games;
     nargs = ca->entries.n;
@@ -1529,8 +1528,9 @@ int cmd_contest(int argc, char **argv)
     c->set_games = (int)ca->set_games;
     if (ca->jobs_opt)
         jobs = (int)(ca->jobs_opt > 256 ? 256 : ca->jobs_opt);
-    c->budget_ms = (int)(ca->budget > 600000 ? 600000 : ca->budget);
-    c->memory_mb = (int)(ca->memory > 65536 ? 65536 : ca->memory);
+    c->budget_ms = ca->lim.limits.budget_ms > 600000 ? 600000 : ca->lim.limits.budget_ms;
+    c->memory_mb = (int)((ca->lim.limits.memory_bytes >> 20) > 65536 ? 65536 : ca->lim.limits.memory_bytes >> 20);
+    c->work = ca->lim.limits.work_budget;
     if (ca->duplicate)
         c->duplicate = ca->duplicate > 1 ? (int)ca->duplicate : 0;
     if (ca->ro.have_preset) {
