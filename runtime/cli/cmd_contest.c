@@ -540,58 +540,69 @@ static int on_unit(void *ud, int unit, const char *lines, size_t len)
     return 0;
 }
 
+/* --keep-instance 1 (any other value: 0). */
+static int keep_instance_opt(void *to, const char *v)
+{
+    *(bool *)to = strcmp(v, "1") == 0;
+    return 0;
+}
+
+/* `contest --worker --dir DIR --budget MS ... -- ENTRY...`: the arguments
+ * worker_args_make writes, read with a table like a command's (internal:
+ * it has no --help). */
 static int worker_main(int argc, char **argv)
 {
     aw_worker_opts o;
     memset(&o, 0, sizeof o);
     const char *sets[MAX_SETS];
-    o.sets = sets;
+    aw_opt_list set_list = {sets, 0, MAX_SETS, "too many --set options"};
     o.preset = "seed2015";
     o.copies = 1;
-    o.budget_ms = 100;
-    o.memory_bytes = 64u << 20;
-    int i = 2;
-    for (; i < argc; i++) {
-        const char *a = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (strcmp(a, "--") == 0) {
-            i++;
-            break;
-        }
-        if (!v)
-            return bad("worker: %s needs a value", a);
-        if (strcmp(a, "--dir") == 0)
-            o.dir = v;
-        else if (strcmp(a, "--budget") == 0)
-            o.budget_ms = atoi(v);
-        else if (strcmp(a, "--memory") == 0)
-            o.memory_bytes = (size_t)atol(v) << 20;
-        else if (strcmp(a, "--work") == 0)
-            o.work = strtoull(v, NULL, 10);
-        else if (strcmp(a, "--copies") == 0)
-            o.copies = atoi(v);
-        else if (strcmp(a, "--preset") == 0)
-            o.preset = v;
-        else if (strcmp(a, "--set") == 0 && o.nsets < MAX_SETS)
-            sets[o.nsets++] = v;
-        else if (strcmp(a, "--keep-instance") == 0)
-            o.keep_instance = strcmp(v, "1") == 0;
-        else
-            return bad("worker: unknown option %s", a);
-        i++;
+    aw_cli_limits_opts lo;
+    memset(&lo, 0, sizeof lo);
+    lo.limits.budget_ms = 100;
+    lo.limits.memory_bytes = (size_t)64 << 20;
+    aw_opt *limit_rows = aw_cli_limits_group(&lo, AW_LIMIT_BUDGET | AW_LIMIT_MEMORY | AW_LIMIT_WORK);
+    /* The runner sends the contest's figures as its folder keeps them
+     * (contest.cfg; 0: the default) and --work 0 when there is none. */
+    aw_opts_set_range(limit_rows, "--budget", 0, INT_MAX, NULL);
+    aw_opts_set_range(limit_rows, "--memory", 0, 100000000, NULL);
+    aw_opts_set_range(limit_rows, "--work", 0, 0, NULL);
+    const char **args = aw_xcalloc((size_t)argc, sizeof *args);
+    aw_opt_list entry_list = {args, 0, argc, NULL};
+    const aw_opt opts[] = {
+        {.name = "--dir", .arg = "DIR", .kind = AW_OPT_STR, .to = &o.dir},
+        {.kind = AW_OPT_GROUP, .to = limit_rows},
+        {.name = "--copies", .arg = "N", .kind = AW_OPT_INT, .to = &o.copies, .min = 1, .max = INT_MAX},
+        {.name = "--preset", .arg = "P", .kind = AW_OPT_STR, .to = &o.preset},
+        {.name = "--set", .arg = "NAME=VALUE", .kind = AW_OPT_LIST, .to = &set_list},
+        {.name = "--keep-instance", .arg = "0|1", .kind = AW_OPT_CALL, .to = &o.keep_instance,
+         .call = keep_instance_opt},
+        {0},
+    };
+    const aw_opts_cmd cmd = {"contest --worker", NULL, opts, NULL, &entry_list, 0};
+    if (aw_opts_parse(&cmd, argc, argv, 2) != AW_OPTS_OK) {
+        free(args);
+        return 2;
     }
-    o.nentries = argc - i;
-    if (!o.dir || o.nentries < 1 || o.copies < 1)
+    o.limits = lo.limits;
+    o.sets = sets;
+    o.nsets = set_list.n;
+    o.nentries = entry_list.n;
+    if (!o.dir || o.nentries < 1) {
+        free(args);
         return bad("%s", "worker: missing arguments");
-    const char **mains = aw_xcalloc((size_t)o.nentries, sizeof *mains);
+    }
     const char **dirs = aw_xcalloc((size_t)o.nentries, sizeof *dirs);
     const char **names = aw_xcalloc((size_t)o.nentries, sizeof *names);
     for (int e = 0; e < o.nentries; e++) {
-        /* "main file \x1f folder \x1f name", resolved by the runner. */
-        mains[e] = argv[i + e];
-        char *s1 = strchr(argv[i + e], '\x1f'), *s2 = s1 ? strchr(s1 + 1, '\x1f') : NULL;
+        /* "main file \x1f folder \x1f name", resolved by the runner; cut
+         * in place (the operands are argv's own strings), args[e] keeps
+         * the main file. */
+        char *arg = (char *)args[e];
+        char *s1 = strchr(arg, '\x1f'), *s2 = s1 ? strchr(s1 + 1, '\x1f') : NULL;
         if (!s2) {
-            free(mains);
+            free(args);
             free(dirs);
             free(names);
             return bad("%s", "worker: bad entry argument");
@@ -600,13 +611,13 @@ static int worker_main(int argc, char **argv)
         dirs[e] = s1 + 1;
         names[e] = s2 + 1;
     }
-    o.entries = mains;
+    o.entries = args;
     o.read_dirs = dirs;
     o.names = names;
     /* Die with the runner. */
     prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
     int rc = aw_contest_worker(&o, stdin, stdout);
-    free(mains);
+    free(args);
     free(dirs);
     free(names);
     return rc;
