@@ -4,7 +4,9 @@
  * from the same rows, so an option cannot be parsed and left out of the help
  * or the other way round. The rule options shared by play, serve, contest,
  * check and replay (--preset, --set, --roles, --deal, --players) are one
- * group, aw_cli_rule_group, that a command's table includes. */
+ * group, aw_cli_rule_group, that a command's table includes; so are an
+ * agent's limits (--budget, --memory, --work, --isolate), aw_cli_limits_group,
+ * which fill one aw_agent_limits value (agent.h). */
 #ifndef AW_CLI_OPTIONS_H
 #define AW_CLI_OPTIONS_H
 
