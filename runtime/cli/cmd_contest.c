@@ -493,58 +493,69 @@ static int on_unit(void *ud, int unit, const char *lines, size_t len)
     return 0;
 }
 
+/* --keep-instance 1 (any other value: 0). */
+static int keep_instance_opt(void *to, const char *v)
+{
+    *(bool *)to = strcmp(v, "1") == 0;
+    return 0;
+}
+
+/* `contest --worker --dir DIR --budget MS ... -- ENTRY...`: the arguments
+ * worker_args_make writes, read with a table like a command's (internal:
+ * it has no --help). */
 static int worker_main(int argc, char **argv)
 {
     aw_worker_opts o;
     memset(&o, 0, sizeof o);
     const char *sets[MAX_SETS];
-    o.sets = sets;
+    aw_opt_list set_list = {sets, 0, MAX_SETS, "too many --set options"};
     o.preset = "seed2015";
     o.copies = 1;
-    o.budget_ms = 100;
-    o.memory_bytes = 64u << 20;
-    int i = 2;
-    for (; i < argc; i++) {
-        const char *a = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (strcmp(a, "--") == 0) {
-            i++;
-            break;
-        }
-        if (!v)
-            return bad("worker: %s needs a value", a);
-        if (strcmp(a, "--dir") == 0)
-            o.dir = v;
-        else if (strcmp(a, "--budget") == 0)
-            o.budget_ms = atoi(v);
-        else if (strcmp(a, "--memory") == 0)
-            o.memory_bytes = (size_t)atol(v) << 20;
-        else if (strcmp(a, "--work") == 0)
-            o.work = strtoull(v, NULL, 10);
-        else if (strcmp(a, "--copies") == 0)
-            o.copies = atoi(v);
-        else if (strcmp(a, "--preset") == 0)
-            o.preset = v;
-        else if (strcmp(a, "--set") == 0 && o.nsets < MAX_SETS)
-            sets[o.nsets++] = v;
-        else if (strcmp(a, "--keep-instance") == 0)
-            o.keep_instance = strcmp(v, "1") == 0;
-        else
-            return bad("worker: unknown option %s", a);
-        i++;
+    aw_cli_limits_opts lo;
+    memset(&lo, 0, sizeof lo);
+    lo.limits.budget_ms = 100;
+    lo.limits.memory_bytes = (size_t)64 << 20;
+    aw_opt *limit_rows = aw_cli_limits_group(&lo, AW_LIMIT_BUDGET | AW_LIMIT_MEMORY | AW_LIMIT_WORK);
+    /* The runner sends the contest's figures as its folder keeps them
+     * (contest.cfg; 0: the default) and --work 0 when there is none. */
+    aw_opts_set_range(limit_rows, "--budget", 0, INT_MAX, NULL);
+    aw_opts_set_range(limit_rows, "--memory", 0, 100000000, NULL);
+    aw_opts_set_range(limit_rows, "--work", 0, 0, NULL);
+    const char **args = aw_xcalloc((size_t)argc, sizeof *args);
+    aw_opt_list entry_list = {args, 0, argc, NULL};
+    const aw_opt opts[] = {
+        {.name = "--dir", .arg = "DIR", .kind = AW_OPT_STR, .to = &o.dir},
+        {.kind = AW_OPT_GROUP, .to = limit_rows},
+        {.name = "--copies", .arg = "N", .kind = AW_OPT_INT, .to = &o.copies, .min = 1, .max = INT_MAX},
+        {.name = "--preset", .arg = "P", .kind = AW_OPT_STR, .to = &o.preset},
+        {.name = "--set", .arg = "NAME=VALUE", .kind = AW_OPT_LIST, .to = &set_list},
+        {.name = "--keep-instance", .arg = "0|1", .kind = AW_OPT_CALL, .to = &o.keep_instance,
+         .call = keep_instance_opt},
+        {0},
+    };
+    const aw_opts_cmd cmd = {"contest --worker", NULL, opts, NULL, &entry_list, 0};
+    if (aw_opts_parse(&cmd, argc, argv, 2) != AW_OPTS_OK) {
+        free(args);
+        return 2;
     }
-    o.nentries = argc - i;
-    if (!o.dir || o.nentries < 1 || o.copies < 1)
+    o.limits = lo.limits;
+    o.sets = sets;
+    o.nsets = set_list.n;
+    o.nentries = entry_list.n;
+    if (!o.dir || o.nentries < 1) {
+        free(args);
         return bad("%s", "worker: missing arguments");
-    const char **mains = aw_xcalloc((size_t)o.nentries, sizeof *mains);
+    }
     const char **dirs = aw_xcalloc((size_t)o.nentries, sizeof *dirs);
     const char **names = aw_xcalloc((size_t)o.nentries, sizeof *names);
     for (int e = 0; e < o.nentries; e++) {
-        /* "main file \x1f folder \x1f name", resolved by the runner. */
-        mains[e] = argv[i + e];
-        char *s1 = strchr(argv[i + e], '\x1f'), *s2 = s1 ? strchr(s1 + 1, '\x1f') : NULL;
+        /* "main file \x1f folder \x1f name", resolved by the runner; cut
+         * in place (the operands are argv's own strings), args[e] keeps
+         * the main file. */
+        char *arg = (char *)args[e];
+        char *s1 = strchr(arg, '\x1f'), *s2 = s1 ? strchr(s1 + 1, '\x1f') : NULL;
         if (!s2) {
-            free(mains);
+            free(args);
             free(dirs);
             free(names);
             return bad("%s", "worker: bad entry argument");
@@ -553,13 +564,13 @@ static int worker_main(int argc, char **argv)
         dirs[e] = s1 + 1;
         names[e] = s2 + 1;
     }
-    o.entries = mains;
+    o.entries = args;
     o.read_dirs = dirs;
     o.names = names;
     /* Die with the runner. */
     prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
     int rc = aw_contest_worker(&o, stdin, stdout);
-    free(mains);
+    free(args);
     free(dirs);
     free(names);
     return rc;
@@ -1318,9 +1329,10 @@ static int shard_opt(void *to, const char *v)
 
 typedef struct contest_args {
     const char *dir;
-    bool have_seed, have_players, have_budget, until;
-    long max_games, games_per_entry, sets, set_games, jobs_opt, budget, memory, duplicate;
+    bool have_seed, have_players, until;
+    long max_games, games_per_entry, sets, set_games, jobs_opt, duplicate;
     aw_cli_rule_opts ro;
+    aw_cli_limits_opts lim;
     const char *args[MAX_ENTRIES];
     aw_opt_list entries;
     aw_opt rows[24];
@@ -1332,8 +1344,22 @@ static aw_opts_cmd contest_table(contest *k, contest_args *a)
     a->games_per_entry = 1000;
     a->sets = 10;
     a->set_games = 100;
-    a->budget = 100;
-    a->memory = 64;
+    a->lim.limits.budget_ms = 100;
+    a->lim.limits.memory_bytes = (size_t)64 << 20;
+    aw_opt *limit_rows = aw_cli_limits_group(&a->lim, AW_LIMIT_BUDGET | AW_LIMIT_MEMORY | AW_LIMIT_WORK);
+    /* Larger figures are taken and capped (at 600000 ms and 65536 MB). */
+    aw_opts_set_range(limit_rows, "--budget", 1, 100000000, "'%s' is not a positive whole number");
+    aw_opts_set_range(limit_rows, "--memory", 1, 100000000, "'%s' is not a positive whole number");
+    aw_opts_set_help(limit_rows, "--budget",
+                     "CPU time per agent call (default 100; 1000 with --work,\n"
+                     "where it is only a safety net); a call that runs far\n"
+                     "past it is killed with the agent's process (the\n"
+                     "bounds: docs/contest.md, \"Outer kill\")");
+    aw_opts_set_help(limit_rows, "--work",
+                     "also a deterministic budget per call, in work units (VM\n"
+                     "instructions plus library work; docs/sandbox.md): the\n"
+                     "results, faults included, are then the same on any\n"
+                     "machine and load");
     a->entries = (aw_opt_list){a->args, 0, MAX_ENTRIES, "too many entries (1000 at most)"};
     const aw_opt rows[] = {
         {.name = "--out", .arg = "DIR", .kind = AW_OPT_STR, .to = &a->dir,
@@ -1371,23 +1397,7 @@ static aw_opts_cmd contest_table(contest *k, contest_args *a)
          .bad = "'%s' is not a positive whole number",
          .help =
                "worker processes (default: every core)"},
-        {.name = "--budget", .arg = "MS", .kind = AW_OPT_LONG, .to = &a->budget, .min = 1, .max = 100000000, .seen = &a->have_budget,
-         .bad = "'%s' is not a positive whole number",
-         .help =
-               "CPU time per agent call (default 100; 1000 with --work,\n"
-               "where it is only a safety net); a call that runs far\n"
-               "past it is killed with the agent's process (the\n"
-               "bounds: docs/contest.md, \"Outer kill\")"},
-        {.name = "--work", .arg = "UNITS", .kind = AW_OPT_U64, .to = &k->c.work, .min = 1, .bad = "'%s' is not a positive number of work units",
-         .help =
-               "also a deterministic budget per call, in work units (VM\n"
-               "instructions plus library work; docs/sandbox.md): the\n"
-               "results, faults included, are then the same on any\n"
-               "machine and load"},
-        {.name = "--memory", .arg = "MB", .kind = AW_OPT_LONG, .to = &a->memory, .min = 1, .max = 100000000,
-         .bad = "'%s' is not a positive whole number",
-         .help =
-               "memory cap per agent (default 64)"},
+        {.kind = AW_OPT_GROUP, .to = limit_rows},
         {.name = "--fault-policy", .arg = "P", .kind = AW_OPT_CALL, .to = &k->c.policy, .call = policy_opt,
          .help =
                "which entries are ranked: calls=5%,games=50% (the\n"
@@ -1473,7 +1483,7 @@ int cmd_contest(int argc, char **argv)
     dir = ca->dir;
     have_seed = ca->have_seed;
     have_players = ca->have_players;
-    have_budget = ca->have_budget;
+    have_budget = ca->lim.have_budget;
     until = ca->until;
     max_games = ca->max_games;
     nargs = ca->entries.n;
@@ -1482,8 +1492,9 @@ int cmd_contest(int argc, char **argv)
     c->set_games = (int)ca->set_games;
     if (ca->jobs_opt)
         jobs = (int)(ca->jobs_opt > 256 ? 256 : ca->jobs_opt);
-    c->budget_ms = (int)(ca->budget > 600000 ? 600000 : ca->budget);
-    c->memory_mb = (int)(ca->memory > 65536 ? 65536 : ca->memory);
+    c->budget_ms = ca->lim.limits.budget_ms > 600000 ? 600000 : ca->lim.limits.budget_ms;
+    c->memory_mb = (int)((ca->lim.limits.memory_bytes >> 20) > 65536 ? 65536 : ca->lim.limits.memory_bytes >> 20);
+    c->work = ca->lim.limits.work_budget;
     if (ca->duplicate)
         c->duplicate = ca->duplicate > 1 ? (int)ca->duplicate : 0;
     if (ca->ro.have_preset) {

@@ -285,9 +285,9 @@ int cmd_play(int argc, char **argv)
     bool vs = false, hide_over = false, reveal = false;
     long humans = 0, human_timeout = 120, pace_ms = 0;
     long jobs = -1;
-    long games = 1, budget = 0, memory = 0;
-    uint64_t seed = 0, work = 0;
-    bool have_seed = false, quiet = false, list = false, watch = false, watch_live = false, isolate = false;
+    long games = 1;
+    uint64_t seed = 0;
+    bool have_seed = false, quiet = false, list = false, watch = false, watch_live = false;
     bool profile = false, fixed_seats = false;
     int agent_output = -1;
     const char *agents[256];
@@ -300,6 +300,11 @@ int cmd_play(int argc, char **argv)
                                                 NULL,
                                                 "players, 3..18, with the official role table\n"
                                                 "(default: 5, or the number of agents if more)")};
+    aw_cli_limits_opts lo;
+    memset(&lo, 0, sizeof lo);
+    aw_opt limit_rows = {.kind = AW_OPT_GROUP,
+                         .to = aw_cli_limits_group(&lo, AW_LIMIT_BUDGET | AW_LIMIT_MEMORY | AW_LIMIT_WORK |
+                                                            AW_LIMIT_ISOLATE)};
     const aw_opt opts[] = {
         rule_rows,
         {.name = "--seed", .arg = "S", .kind = AW_OPT_U64, .to = &seed, .seen = &have_seed, .bad = "'%s' is not an unsigned 64-bit integer",
@@ -340,18 +345,7 @@ int cmd_play(int argc, char **argv)
         {.name = "--events", .arg = "FILE", .kind = AW_OPT_STR, .to = &events_path,
          .help =
                "write every event, fault and call time as JSON lines"},
-        {.name = "--budget", .arg = "MS", .kind = AW_OPT_LONG, .to = &budget, .min = 1, .max = 3600000,
-         .bad = "'%s' is not a number of milliseconds (1 to 3600000)",
-         .help =
-               "time per agent call (default: the preset's)"},
-        {.name = "--memory", .arg = "MB", .kind = AW_OPT_LONG, .to = &memory, .min = 1, .max = 65536, .bad = "'%s' is not a number of megabytes (1 to 65536)",
-         .help =
-               "memory cap per agent (default 64)"},
-        {.name = "--work", .arg = "UNITS", .kind = AW_OPT_U64, .to = &work, .min = 1, .bad = "'%s' is not a positive number of work units",
-         .help =
-               "also a deterministic budget per call, in work units (VM\n"
-               "instructions plus library work; docs/sandbox.md): the same\n"
-               "agent stops at the same point on any machine and load"},
+        limit_rows,
         {.name = "--profile", .kind = AW_OPT_FLAG, .to = &profile,
          .help =
                "after the games, where each agent file's Lua ran: its\n"
@@ -368,10 +362,6 @@ int cmd_play(int argc, char **argv)
          .help =
                "the record says what each talk means, in English or\n"
                "Japanese, instead of the protocol text"},
-        {.name = "--isolate", .kind = AW_OPT_FLAG, .to = &isolate,
-         .help =
-               "run each agent in its own confined child process, kept\n"
-               "across games (docs/isolation.md)"},
         {.name = "--agent-output", .kind = AW_OPT_SETINT, .to = &agent_output, .min = 1,
          .help =
                "show what agents print (default: on for one game; with\n"
@@ -458,8 +448,8 @@ int cmd_play(int argc, char **argv)
         memcpy(set.role_count, counts, sizeof counts);
         set.players = nplayers;
     }
-    if (budget)
-        set.time_limit_ms = (int)budget;
+    if (lo.limits.budget_ms)
+        set.time_limit_ms = lo.limits.budget_ms;
     if (aw_settings_check_playable(&set, &err) < 0)
         return bad("%s", err.msg);
     if (list) {
@@ -508,13 +498,13 @@ int cmd_play(int argc, char **argv)
                                                     : "%s is written by one process: use --jobs 1",
                    one_process);
     if (jobs < 0)
-        jobs = games > 1 && !one_process && !isolate ? sysconf(_SC_NPROCESSORS_ONLN) : 1;
+        jobs = games > 1 && !one_process && !lo.limits.isolate ? sysconf(_SC_NPROCESSORS_ONLN) : 1;
     if (watch && games == 1)
         return bad("%s", "--watch reloads an agent between games: give --games N (0: until Ctrl-C), or "
                          "--watch-live for changes during one game");
-    if (isolate && profile)
+    if (lo.limits.isolate && profile)
         return bad("%s", "--profile does not work with --isolate yet (the agents run in confined children)");
-    if (isolate && (watch || watch_live))
+    if (lo.limits.isolate && (watch || watch_live))
         return bad("%s", "--watch does not work with --isolate yet (a confined child cannot read the file)");
     if (nagents == 0 && humans < set.players)
         return bad("%s", "no agents given (aiwolf play agents/sample.lua ...)");
@@ -534,14 +524,12 @@ int cmd_play(int argc, char **argv)
         agent_output = games == 1 && !quiet;
     aw_agent_opts ao;
     memset(&ao, 0, sizeof ao);
+    ao.limits = lo.limits;
     ao.limits.budget_ms = set.time_limit_ms;
-    ao.limits.memory_bytes = (size_t)memory << 20;
-    ao.limits.work_budget = work;
-    ao.limits.isolate = isolate;
     ao.output = agent_output ? stderr : NULL;
     ao.watch = watch;
     ao.watch_live = watch_live;
-    ao.number_games = games > 1 && !isolate; /* (a child seat counts one game per child) */
+    ao.number_games = games > 1 && !lo.limits.isolate; /* (a child seat counts one game per child) */
     ao.profile = profile;
     /* A word that is not a file is more likely a mistyped option. */
     for (int i = 0; i < nagents; i++) {
