@@ -80,4 +80,10 @@ expect 2 "aiwolf serve: -p: '65536' is not a port number (0 to 65535)" serve -p 
 expect 2 "aiwolf play: --pace: '60001' is not a number of milliseconds (0 to 60000)" play --pace 60001 agents/random.lua
 expect 2 "aiwolf protocol: --describe: 'fr' is not one of en|ja" protocol --describe fr
 expect 2 "aiwolf contest verify: --sample: '0' is not a positive whole number" contest verify --sample 0 x
+# a value a command checks itself reaches the terminal escaped, never raw
+esc=$(printf '\033')
+for o in --shard --players --fault-policy; do
+  expect 2 "(not '\\e[31mX')" contest --out "$tmp/c" "$o=${esc}[31mX" agents/random.lua
+  ! grep -q "$esc" "$tmp/err" || fail "aiwolf contest $o: a raw escape on stderr"
+done
 echo "ok ($n options of the --help texts)"
