@@ -33,7 +33,7 @@ static const char connect_foot[] =
 static int bad(const char *fmt, const char *arg)
 {
     fprintf(stderr, "aiwolf connect: ");
-    fprintf(stderr, fmt, arg);
+    fprintf(stderr, fmt, aw_term(arg).s); /* the value as typed, escaped */
     fputs(" (aiwolf connect --help)\n", stderr);
     return 2;
 }
