@@ -42,6 +42,8 @@ static void usage(FILE *out)
             "  --memory MB           memory cap of the agent (default 64)\n"
             "  --work UNITS          also a deterministic budget per call (docs/sandbox.md)\n"
             "  --quiet               do not show what the agent prints, nor progress\n"
+            "  --nlp URL             play in the NLP division instead, over WebSocket\n"
+            "                        (aiwolf connect --nlp URL --help)\n"
             "  --help                this text\n"
             "\n"
             "Exit status: 0 when the server ended the session (or on Ctrl-C; another\n"
@@ -64,6 +66,9 @@ int cmd_connect(int argc, char **argv)
     long port = -1, budget = 0, memory = 0;
     uint64_t work = 0;
     bool reconnect = false, watch = false, quiet = false;
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "--nlp"))
+            return cmd_connect_nlp(argc, argv);
     for (int i = 1; i < argc; i++) {
         const char *o = argv[i];
         bool takes = !strcmp(o, "-h") || !strcmp(o, "--host") || !strcmp(o, "-p") || !strcmp(o, "--port") ||

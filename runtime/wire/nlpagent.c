@@ -357,23 +357,36 @@ void aw_nlp_render_talk(const char *text, size_t len, int speaker, const char *c
                 break;
             }
     }
+    /* as the server does (logic/communication.go): with a daily or base
+     * length, the text before the first mention within base + remain, the
+     * text after it within mention_length + remain; then both within
+     * per_talk, the mention and what follows dropped when the text before
+     * it alone is longer */
     int remain = remain_length > 0 ? remain_length : 0;
-    int budget = ts->base_length >= 0 || ts->per_agent >= 0 ? (ts->base_length > 0 ? ts->base_length : 0) + remain
-                                                           : ts->per_talk;
-    if (ts->per_talk >= 0 && budget > ts->per_talk)
-        budget = ts->per_talk;
+    bool daily = ts->base_length >= 0 || ts->per_agent >= 0;
+    if (!daily)
+        m = NULL; /* the server looks for mentions only under a daily or base length */
     size_t before = m ? (size_t)(m - c) : cl;
-    size_t keep = aw_nlp_trim_length(c, before, budget, words, spaces);
-    aw_buf_add(out, c, keep);
-    if (m && keep == before) {
+    const char *after = m ? m + mlen : c + cl;
+    size_t al = m ? cl - (size_t)(after - c) : 0;
+    size_t keep = daily ? aw_nlp_trim_length(c, before, (ts->base_length > 0 ? ts->base_length : 0) + remain,
+                                             words, spaces)
+                        : before;
+    if (m)
+        al = aw_nlp_trim_length(after, al, ts->mention_length + remain, words, spaces);
+    if (ts->per_talk >= 0) {
         int used = aw_nlp_count_length(c, keep, words, spaces);
-        int mb = ts->mention_length + remain;
-        if (ts->per_talk >= 0 && mb > ts->per_talk - used)
-            mb = ts->per_talk - used;
-        const char *after = m + mlen;
-        size_t al = cl - (size_t)(after - c);
+        if (used > ts->per_talk) {
+            keep = aw_nlp_trim_length(c, keep, ts->per_talk, words, spaces);
+            m = NULL;
+        } else if (m) {
+            al = aw_nlp_trim_length(after, al, ts->per_talk - used, words, spaces);
+        }
+    }
+    aw_buf_add(out, c, keep);
+    if (m) {
         aw_buf_add(out, m, mlen);
-        aw_buf_add(out, after, aw_nlp_trim_length(after, al, mb, words, spaces));
+        aw_buf_add(out, after, al);
     }
 done:
     aw_buf_free(&raw);

@@ -327,8 +327,21 @@ static void test_render(void)
     for (int i = 0; i < 300; i++)
         aw_buf_adds(&t, "い");
     aw_nlp_render_talk(t.data, t.len, 3, names, 5, "ja", &ts, -1, &b);
-    int len_all = aw_nlp_count_length(b.data, b.len, false, false);
-    CHECK_INT(len_all, 125); /* the mention is not reached: the part before is cut */
+    /* the part before cut to 125, the mention kept, 125 after it */
+    CHECK_INT(aw_nlp_count_length(b.data, b.len, false, false), 125 + 6 + 125);
+    CHECK(strstr(b.data, "あ@Kenji い") != NULL);
+    /* with per_talk 50 as well, the text before is past it: the mention
+     * and what follows go (as the server does) */
+    aw_nlp_talk_setting p50 = ts;
+    p50.per_talk = 50;
+    aw_buf_clear(&b);
+    aw_nlp_render_talk(t.data, t.len, 3, names, 5, "ja", &p50, -1, &b);
+    CHECK_INT(aw_nlp_count_length(b.data, b.len, false, false), 50);
+    CHECK(strchr(b.data, '@') == NULL);
+    /* remain_length adds to the budget */
+    aw_buf_clear(&b);
+    aw_nlp_render_talk(t.data, t.len, 3, names, 5, "ja", &ts, 10, &b);
+    CHECK_INT(aw_nlp_count_length(b.data, b.len, false, false), 135 + 6 + 135);
     aw_buf_clear(&t);
     aw_buf_clear(&b);
     aw_buf_adds(&t, "ねえ@Kenji ");
