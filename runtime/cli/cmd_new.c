@@ -25,7 +25,7 @@ extern const aw_luamod aw_meta_files[];
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: aiwolf new [--role-aware] [--dir PARENT] NAME\n"
+            "usage: aiwolf new [--role-aware | --nlp] [--dir PARENT] NAME\n"
             "\n"
             "Creates the folder NAME (in PARENT, default the current folder) with a new\n"
             "agent to start from:\n"
@@ -46,6 +46,9 @@ static void usage(FILE *out)
             "options:\n"
             "  --role-aware    main.lua has a part for each role (seer, medium, bodyguard,\n"
             "                  werewolf, possessed, villager) instead of one for all\n"
+            "  --nlp           main.lua is an agent for the NLP division (aiwolf connect\n"
+            "                  --nlp): it talks English or Japanese with the templates of\n"
+            "                  aiwolf.nlp and reads the others' text (docs/nlp.md)\n"
             "  --dir PARENT    create NAME inside PARENT (which must exist)\n"
             "  -h, --help      show this help\n"
             "\n"
@@ -244,7 +247,7 @@ static void print_next(const char *dir, const char *name)
 int cmd_new(int argc, char **argv)
 {
     const char *name = NULL, *parent = ".";
-    bool roles = false;
+    bool roles = false, nlp = false;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
@@ -252,6 +255,8 @@ int cmd_new(int argc, char **argv)
             return 0;
         } else if (strcmp(a, "--role-aware") == 0) {
             roles = true;
+        } else if (strcmp(a, "--nlp") == 0) {
+            nlp = true;
         } else if (strcmp(a, "--dir") == 0 || strncmp(a, "--dir=", 6) == 0) {
             if (a[5] == '=') {
                 parent = a + 6;
@@ -270,6 +275,10 @@ int cmd_new(int argc, char **argv)
         } else {
             name = a;
         }
+    }
+    if (roles && nlp) {
+        fprintf(stderr, "aiwolf new: --role-aware and --nlp are two different agents: choose one (aiwolf new --help)\n");
+        return 2;
     }
     if (!name) {
         fprintf(stderr, "aiwolf new: no NAME given: aiwolf new NAME creates the folder NAME (aiwolf new --help)\n");
@@ -309,7 +318,7 @@ int cmd_new(int argc, char **argv)
     cls[k] = 0;
 
     int rc = 0;
-    const aw_luamod *main_t = template_named(roles ? "main_roles" : "main");
+    const aw_luamod *main_t = template_named(nlp ? "main_nlp" : roles ? "main_roles" : "main");
     const aw_luamod *spec_t = template_named("spec");
     if (!main_t || !spec_t) {
         fprintf(stderr, "aiwolf new: this binary was built without its templates\n");

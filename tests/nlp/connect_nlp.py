@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """aiwolf connect --nlp against the fake NLP server (fake_server.py):
 every fixture game (tests/fixtures/nlp/games) played by agents/sample.lua,
-agents/random.lua and tests/nlp/freetext.lua, every answer in the form the
+agents/random.lua, tests/nlp/freetext.lua and the agent `aiwolf new --nlp`
+makes, every answer in the form the
 official server accepts; the token; a server that is not up; hostile
 servers (garbage, binary, huge, invalid UTF-8, terminal escapes, unknown
 names, an early close, a refused handshake): a clean exit, never a crash,
@@ -66,9 +67,13 @@ def raw_escape(b):
 fixtures = sorted(glob.glob("tests/fixtures/nlp/games/*.jsonl"))
 if not fixtures:
     raise SystemExit("no fixtures")
+# the agent `aiwolf new --nlp` scaffolds plays too
+scaffold = tempfile.mkdtemp()
+subprocess.run([AIWOLF, "new", "--nlp", "--dir", scaffold, "nlpagent"], check=True, capture_output=True)
 games = 0
 for fx in fixtures:
-    for agent in ["agents/sample.lua", "agents/random.lua", os.path.join(HERE, "freetext.lua")]:
+    for agent in ["agents/sample.lua", "agents/random.lua", os.path.join(HERE, "freetext.lua"),
+                  os.path.join(scaffold, "nlpagent", "main.lua")]:
         cli, v = run(fx, agent)
         name = "%s with %s" % (os.path.basename(fx), os.path.basename(agent))
         if cli.returncode != 0:

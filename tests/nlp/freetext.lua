@@ -3,6 +3,7 @@
 -- answers votes and night actions with NAMES (info.names), never numbers;
 -- and it checks what info carries in an NLP game (a failed check is an
 -- error, which the client reports).
+local N = require "aiwolf.nlp"
 local agent = {}
 
 function agent:getName() return "freetext" end
@@ -17,6 +18,11 @@ function agent:update(info) check(info); self.info = info end
 
 function agent:initialize(info)
   assert(type(info.profile) == "string" and #info.profile > 0, "info.profile at INITIALIZE")
+  -- aiwolf.nlp in the sandbox, with the C parser: a protocol sentence in the
+  -- game's language, first person, with names
+  local co = assert(N.render(info, string.format("COMINGOUT Agent[%02d] SEER", info.agent)))
+  assert(co == "I am the seer." or co == "私は占い師です。", co)
+  assert(N.name(info, info.agent) == info.names[info.agent])
 end
 
 local function other(info)
