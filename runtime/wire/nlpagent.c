@@ -11,6 +11,7 @@ void aw_nlp_agent_init(aw_nlp_agent *a, aw_seat *inner)
 {
     memset(a, 0, sizeof *a);
     a->inner = inner;
+    a->alive_day = -1;
     aw_settings_preset(&a->set, "aiwolf", 5, NULL);
 }
 
@@ -33,6 +34,7 @@ static void clear_game(aw_nlp_agent *a)
         a->names[i] = NULL;
     }
     a->n = a->me = 0;
+    a->alive_day = -1;
     free(a->profile);
     a->profile = NULL;
 }
@@ -189,7 +191,20 @@ static void apply_info(aw_nlp_agent *a, const aw_nlp_info *in)
     }
     set_judge(a, &v->divine_result, &in->divine_result);
     set_judge(a, &v->medium_result, &in->medium_result);
+    /* executed_agent is yesterday's; the server says today's execution only
+     * through status_map (the night's packets show the agent dead): made
+     * latestExecutedAgent as in the protocol division, so that agents see
+     * who died tonight */
     v->executed = v->latest_executed = who(a, in->executed_agent);
+    if (a->request == AW_NLP_INITIALIZE || a->request == AW_NLP_DAILY_INITIALIZE || a->alive_day != in->day) {
+        a->alive_day = in->day;
+        for (int i = 1; i <= a->n; i++)
+            a->alive_then[i] = v->alive[i];
+    } else {
+        for (int i = 1; i <= a->n; i++)
+            if (a->alive_then[i] && !v->alive[i])
+                v->latest_executed = i;
+    }
     v->attacked = who(a, in->attacked_agent);
     v->nlast_dead = 0;
     if (v->attacked && !v->alive[v->attacked])
@@ -226,11 +241,6 @@ int aw_nlp_agent_take(aw_nlp_agent *a, const char *msg, size_t len, aw_error *er
     if (aw_nlp_decode(msg, len, &p, err) < 0)
         return -AW_EINVAL;
     a->request = p.request;
-    if (p.request != AW_NLP_NAME && !p.has_info && a->n == 0) {
-        aw_nlp_packet_free(&p);
-        return aw_fail(err, AW_EINVAL, "a %s request before any info: the agents are not known",
-                       aw_nlp_req_name(p.request));
-    }
     if (p.request == AW_NLP_INITIALIZE) {
         clear_game(a);
         memset(&a->info, 0, sizeof a->info);
@@ -244,6 +254,11 @@ int aw_nlp_agent_take(aw_nlp_agent *a, const char *msg, size_t len, aw_error *er
             aw_nlp_packet_free(&p);
             return aw_fail(err, AW_EINVAL, "info.agent is not in info.status_map");
         }
+    }
+    if (p.request != AW_NLP_NAME && !a->me) {
+        aw_nlp_packet_free(&p);
+        return aw_fail(err, AW_EINVAL, "a %s request without info: the agents are not known",
+                       aw_nlp_req_name(a->request));
     }
     if (p.request == AW_NLP_DAILY_INITIALIZE) {
         clear_talks(a, a->talks, &a->ntalks);

@@ -44,6 +44,8 @@ typedef struct aw_nlp_agent {
     aw_vote *votes, *attack_votes;
     int nvotes, nattack_votes;
     aw_nlp_req request;
+    int alive_day;                        /* the day alive_then is of (-1: none) */
+    bool alive_then[AW_MAX_PLAYERS + 1];  /* who was alive when that day began */
     long unknown_names; /* names in packets that are not in the game (answered as no one) */
 } aw_nlp_agent;
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """aiwolf connect --nlp against the fake NLP server (fake_server.py):
-every fixture game (tests/fixtures/nlp/games) played by agents/sample.lua,
+every fixture game (tests/fixtures/nlp: games the official server sent, recorded,
+and games written from its sources) played by agents/sample.lua,
 agents/random.lua, tests/nlp/freetext.lua and the agent `aiwolf new --nlp`
 makes, every answer in the form the
 official server accepts; the token; a server that is not up; hostile
@@ -10,6 +11,7 @@ nothing raw on the terminal.
 
 usage: connect_nlp.py AIWOLF"""
 import glob
+import gzip
 import json
 import os
 import socket
@@ -53,7 +55,8 @@ def run(fixture, agent, mode="play", args=(), path="/ws"):
 
 def wants(fixture):
     n = 0
-    with open(fixture, encoding="utf-8") as f:
+    opener = gzip.open if fixture.endswith(".gz") else open
+    with opener(fixture, "rt", encoding="utf-8") as f:
         for line in f:
             if json.loads(line)["request"] in ("NAME", "TALK", "WHISPER", "VOTE", "DIVINE", "GUARD", "ATTACK"):
                 n += 1
@@ -64,7 +67,8 @@ def raw_escape(b):
     return b"\x1b" in b or b"\x07" in b or "\u202e".encode() in b
 
 
-fixtures = sorted(glob.glob("tests/fixtures/nlp/games/*.jsonl"))
+fixtures = sorted(glob.glob("tests/fixtures/nlp/recorded/*.jsonl.gz")) + \
+    sorted(glob.glob("tests/fixtures/nlp/games/*.jsonl"))
 if not fixtures:
     raise SystemExit("no fixtures")
 # the agent `aiwolf new --nlp` scaffolds plays too

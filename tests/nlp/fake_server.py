@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """A fake NLP-division server for `aiwolf connect --nlp` (standard library
 only): it accepts one WebSocket connection on GET /ws, sends the packets of a
-fixture game (tests/fixtures/nlp/games/*.jsonl) one message at a time, and
+fixture game (tests/fixtures/nlp/recorded/*.jsonl.gz, recorded from the
+official server, or games/*.jsonl) one message at a time, and
 for every request that wants an answer reads the answer and checks that it is
 in the form the official server accepts:
   NAME          a non-empty line
@@ -28,6 +29,7 @@ No wall-clock decides anything: a socket timeout of 120 s only keeps a broken
 client from hanging the test forever."""
 import argparse
 import base64
+import gzip
 import hashlib
 import json
 import os
@@ -252,7 +254,8 @@ def main():
     a = ap.parse_args()
     packets = []
     if a.fixture:
-        with open(a.fixture, encoding="utf-8") as f:
+        opener = gzip.open if a.fixture.endswith(".gz") else open
+        with opener(a.fixture, "rt", encoding="utf-8") as f:
             packets = [json.loads(line) for line in f if line.strip()]
     srv = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)

@@ -420,6 +420,18 @@ static void test_agent(void)
     CHECK(has);
     CHECK_STR(out.data, "Kenji");
     CHECK_INT(ss.last.ntalks, 2); /* the day's talks stay */
+    /* the night: Kenji executed today shows only as DEAD in status_map; the
+     * view says so as latestExecutedAgent (executedAgent stays yesterday's) */
+    const char *guard = "{\"request\":\"DIVINE\",\"info\":{\"game_id\":\"01JQ\",\"day\":1,\"agent\":\"Minato\","
+                        "\"status_map\":{\"Minato\":\"ALIVE\",\"Takumi\":\"ALIVE\",\"Kenji\":\"DEAD\","
+                        "\"Ryuji\":\"ALIVE\",\"Daisuke\":\"DEAD\"},\"role_map\":{\"Minato\":\"SEER\"}}}";
+    CHECK_INT(aw_nlp_agent_take(&a, guard, strlen(guard), &err), AW_NLP_DIVINE);
+    aw_buf_clear(&out);
+    aw_nlp_agent_answer(&a, &out, &has, &f);
+    CHECK_INT(ss.last.latest_executed, 2);
+    CHECK_INT(ss.last.executed, 0);
+    CHECK(!ss.last.alive[2]);
+    ss.target = 2;
     /* no target: an empty answer */
     ss.target = 0;
     CHECK_INT(aw_nlp_agent_take(&a, vote, strlen(vote), &err), AW_NLP_VOTE);
@@ -430,6 +442,12 @@ static void test_agent(void)
     const char *bad = "{\"request\":\"VOTE\",\"info\":{\"day\":1,\"agent\":\"Nobody\","
                       "\"status_map\":{\"Minato\":\"ALIVE\"}}}";
     CHECK(aw_nlp_agent_take(&a, bad, strlen(bad), &err) < 0);
+    /* an INITIALIZE without info starts a game with no agents: an error,
+     * and the next request without info too */
+    const char *init_bare = "{\"request\":\"INITIALIZE\"}";
+    CHECK(aw_nlp_agent_take(&a, init_bare, strlen(init_bare), &err) < 0);
+    const char *vote_bare = "{\"request\":\"VOTE\"}";
+    CHECK(aw_nlp_agent_take(&a, vote_bare, strlen(vote_bare), &err) < 0);
     aw_buf_free(&out);
     aw_nlp_agent_free(&a);
 
