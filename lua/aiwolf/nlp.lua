@@ -375,14 +375,12 @@ local function occurrences(info, text)
   return kept
 end
 
--- N.names_in(info, text): the agents named in text, each once, in the order
--- they first appear.
-function N.names_in(info, text)
-  check_info(info, "N.names_in")
-  check_text(text, "N.names_in")
+-- The agents of occurrences(info, text) for which keep(o) holds (nil:
+-- all), each once, in the order they first appear.
+local function agents_in(info, text, keep)
   local out, seen = {}, {}
   for _, o in ipairs(occurrences(info, text)) do
-    if not seen[o.agent] then
+    if not seen[o.agent] and (not keep or keep(o)) then
       seen[o.agent] = true
       out[#out + 1] = o.agent
     end
@@ -390,22 +388,23 @@ function N.names_in(info, text)
   return out
 end
 
+-- N.names_in(info, text): the agents named in text, each once, in the order
+-- they first appear.
+function N.names_in(info, text)
+  check_info(info, "N.names_in")
+  check_text(text, "N.names_in")
+  return agents_in(info, text)
+end
+
 -- N.mentions(info, text): the agents text addresses, "@Name" or ">>Name"
 -- (the official sample agents' two forms), each once, in order.
 function N.mentions(info, text)
   check_info(info, "N.mentions")
   check_text(text, "N.mentions")
-  local out, seen = {}, {}
-  for _, o in ipairs(occurrences(info, text)) do
+  return agents_in(info, text, function(o)
     local p = o.pos
-    if (p > 1 and sub(text, p - 1, p - 1) == "@") or (p > 2 and sub(text, p - 2, p - 1) == ">>") then
-      if not seen[o.agent] then
-        seen[o.agent] = true
-        out[#out + 1] = o.agent
-      end
-    end
-  end
-  return out
+    return (p > 1 and sub(text, p - 1, p - 1) == "@") or (p > 2 and sub(text, p - 2, p - 1) == ">>")
+  end)
 end
 
 -- Role words a claim may use, per role: English (matched in lower case) and

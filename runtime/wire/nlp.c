@@ -105,56 +105,70 @@ static json_t *get_obj(json_t *o, const char *where, const char *key, bool *bad,
     return v;
 }
 
-static int decode_talks(json_t *arr, const char *where, aw_nlp_talk **out, int *n, aw_error *err)
+/* A list of objects, each decoded by one(e, where, out + i * size): the
+ * array of len elements of size bytes is allocated (zeroed) into *out and
+ * *n counts those begun, so that freeing *n of them is always right. */
+static int decode_list(json_t *arr, const char *where, size_t size, void **out, int *n,
+                       int (*one)(json_t *e, const char *where, void *elem, aw_error *err), aw_error *err)
 {
     if (!json_is_array(arr))
         return aw_fail(err, AW_EINVAL, "%s is not a list", where);
     size_t len = json_array_size(arr);
     if (len > AW_NLP_MAX_HISTORY)
-        return aw_fail(err, AW_EINVAL, "%s has %zu talks (at most %d)", where, len, AW_NLP_MAX_HISTORY);
-    *out = len ? aw_xcalloc(len, sizeof **out) : NULL;
+        return aw_fail(err, AW_EINVAL, "%s has %zu entries (at most %d)", where, len, AW_NLP_MAX_HISTORY);
+    *out = len ? aw_xcalloc(len, size) : NULL;
     *n = 0;
     for (size_t i = 0; i < len; i++) {
         json_t *e = json_array_get(arr, i);
         if (!json_is_object(e))
             return aw_fail(err, AW_EINVAL, "%s[%zu] is not an object", where, i);
-        aw_nlp_talk *t = &(*out)[i];
         (*n)++;
-        int skip, over;
-        if (get_int(e, where, "idx", true, 0, INT_MAX, 0, &t->idx, err) < 0 ||
-            get_int(e, where, "day", true, 0, INT_MAX, 0, &t->day, err) < 0 ||
-            get_int(e, where, "turn", true, 0, INT_MAX, 0, &t->turn, err) < 0 ||
-            get_name(e, where, "agent", true, &t->agent, err) < 0 ||
-            get_str(e, where, "text", true, AW_NLP_MAX_TEXT, &t->text, err) < 0 ||
-            get_bool(e, where, "skip", &skip, err) < 0 || get_bool(e, where, "over", &over, err) < 0)
+        if (one(e, where, (char *)*out + i * size, err) < 0)
             return -1;
-        t->skip = skip == 1;
-        t->over = over == 1;
     }
     return 0;
 }
 
+static int decode_talk(json_t *e, const char *where, void *elem, aw_error *err)
+{
+    aw_nlp_talk *t = elem;
+    int skip, over;
+    if (get_int(e, where, "idx", true, 0, INT_MAX, 0, &t->idx, err) < 0 ||
+        get_int(e, where, "day", true, 0, INT_MAX, 0, &t->day, err) < 0 ||
+        get_int(e, where, "turn", true, 0, INT_MAX, 0, &t->turn, err) < 0 ||
+        get_name(e, where, "agent", true, &t->agent, err) < 0 ||
+        get_str(e, where, "text", true, AW_NLP_MAX_TEXT, &t->text, err) < 0 ||
+        get_bool(e, where, "skip", &skip, err) < 0 || get_bool(e, where, "over", &over, err) < 0)
+        return -1;
+    t->skip = skip == 1;
+    t->over = over == 1;
+    return 0;
+}
+
+static int decode_vote(json_t *e, const char *where, void *elem, aw_error *err)
+{
+    aw_nlp_vote *v = elem;
+    if (get_int(e, where, "day", true, 0, INT_MAX, 0, &v->day, err) < 0 ||
+        get_name(e, where, "agent", true, &v->agent, err) < 0 ||
+        get_name(e, where, "target", true, &v->target, err) < 0)
+        return -1;
+    return 0;
+}
+
+static int decode_talks(json_t *arr, const char *where, aw_nlp_talk **out, int *n, aw_error *err)
+{
+    void *p = NULL;
+    int rc = decode_list(arr, where, sizeof **out, &p, n, decode_talk, err);
+    *out = p;
+    return rc;
+}
+
 static int decode_votes(json_t *arr, const char *where, aw_nlp_vote **out, int *n, aw_error *err)
 {
-    if (!json_is_array(arr))
-        return aw_fail(err, AW_EINVAL, "%s is not a list", where);
-    size_t len = json_array_size(arr);
-    if (len > AW_NLP_MAX_HISTORY)
-        return aw_fail(err, AW_EINVAL, "%s has %zu votes (at most %d)", where, len, AW_NLP_MAX_HISTORY);
-    *out = len ? aw_xcalloc(len, sizeof **out) : NULL;
-    *n = 0;
-    for (size_t i = 0; i < len; i++) {
-        json_t *e = json_array_get(arr, i);
-        if (!json_is_object(e))
-            return aw_fail(err, AW_EINVAL, "%s[%zu] is not an object", where, i);
-        aw_nlp_vote *v = &(*out)[i];
-        (*n)++;
-        if (get_int(e, where, "day", true, 0, INT_MAX, 0, &v->day, err) < 0 ||
-            get_name(e, where, "agent", true, &v->agent, err) < 0 ||
-            get_name(e, where, "target", true, &v->target, err) < 0)
-            return -1;
-    }
-    return 0;
+    void *p = NULL;
+    int rc = decode_list(arr, where, sizeof **out, &p, n, decode_vote, err);
+    *out = p;
+    return rc;
 }
 
 static int decode_judge(json_t *o, const char *where, aw_nlp_judge *j, aw_error *err)
