@@ -14,6 +14,7 @@ import glob
 import gzip
 import json
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -122,6 +123,66 @@ for mode, code, words in [("garbage", 1, b"not JSON"), ("binary", 1, b"binary"),
         ans = v.get("hostile_answer")
         if ans is None or any(ord(c) < 0x20 for c in ans):
             fail("%s: the talk answer %r" % (mode, ans))
+
+def finish(srv, cli):
+    """The client's output once it ends (killed, with the server, past 120 s
+    of a broken stop: no process is left behind)."""
+    try:
+        out, err = cli.communicate(timeout=120)
+    except subprocess.TimeoutExpired:
+        cli.kill()
+        out, err = cli.communicate()
+        err += b" [killed: the client did not stop]"
+    try:
+        srv.wait(timeout=120)
+    except subprocess.TimeoutExpired:
+        srv.kill()
+        srv.wait()
+    return out, err
+
+
+def start(fixture, mode, connections, args):
+    """The fake server and a client on it, both running."""
+    tmp = tempfile.mkdtemp()
+    port_file, verdict = os.path.join(tmp, "port"), os.path.join(tmp, "v.json")
+    cmd = [sys.executable, FAKE, "--port-file", port_file, "--verdict", verdict, "--mode", mode,
+           "--connections", str(connections)]
+    if fixture:
+        cmd += ["--fixture", fixture]
+    srv = subprocess.Popen(cmd)
+    while not os.path.exists(port_file):
+        if srv.poll() is not None:
+            raise SystemExit("the fake server died")
+        os.sched_yield()
+    port = open(port_file).read()
+    cli = subprocess.Popen([AIWOLF, "connect", "--nlp", "ws://127.0.0.1:%s/ws" % port] + args + ["agents/sample.lua"],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    return srv, cli, verdict
+
+
+# Ctrl-C while connected to a server that says nothing: a clean stop, exit 0
+srv, cli, verdict = start(None, "silent", 1, [])
+while not os.path.exists(verdict + ".connected"):
+    if cli.poll() is not None:
+        break
+    os.sched_yield()
+cli.send_signal(signal.SIGINT)
+out, err = finish(srv, cli)
+if cli.returncode != 0 or b"0 games played over 1 connection" not in err:
+    fail("Ctrl-C: exit %d: %s" % (cli.returncode, err[-300:]))
+
+# --reconnect: game after game, one connection each, until Ctrl-C
+srv, cli, verdict = start(fixtures[0], "play", 2, ["--reconnect"])
+try:
+    srv.wait(timeout=300)  # the server ends after its second connection
+except subprocess.TimeoutExpired:
+    pass
+cli.send_signal(signal.SIGINT)
+out, err = finish(srv, cli)
+v = json.load(open(verdict, encoding="utf-8")) if os.path.exists(verdict) else {"connections": 0, "bad": ["no verdict"]}
+if v["connections"] != 2 or v["bad"] or cli.returncode != 0 or b"2 games played over 2 connections" not in err:
+    fail("--reconnect: %d connections, bad %s, exit %d: %s" % (v["connections"], v["bad"][:3], cli.returncode,
+                                                              err[-300:]))
 
 # a server that is not up: exit 1 at once (without --reconnect)
 s = socket.socket()

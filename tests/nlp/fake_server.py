@@ -23,7 +23,9 @@ garbage (not JSON), binary (a binary frame), huge (a 6 MiB message in
 fragments), badutf8 (invalid UTF-8 in a text frame), escape (terminal escapes
 in a talk and in the game id), unknown-agent (a vote list naming an agent not
 in the game), close (close at once after the handshake), refuse (answer the
-handshake with 401), token (401 unless "Authorization: Bearer secret").
+handshake with 401), token (401 unless "Authorization: Bearer secret"),
+silent (NAME, then nothing until the client goes; VERDICT.connected is
+written once NAME is answered).
 
 No wall-clock decides anything: a socket timeout of 120 s only keeps a broken
 client from hanging the test forever."""
@@ -277,6 +279,19 @@ def main():
                 continue
             verdict["connections"] += 1
             verdict["headers"].append(headers.get("authorization", ""))
+            if a.mode == "silent":
+                # NAME, and once it is answered (the client is surely in)
+                # nothing more: wait for the client to go (Ctrl-C on it)
+                send_text(conn, '{"request":"NAME"}')
+                read_message(conn)
+                with open(a.verdict + ".connected", "a") as f:
+                    f.write("1\n")
+                try:
+                    while read_message(conn) is not None:
+                        pass
+                except (OSError, EOFError, ValueError):
+                    pass
+                continue
             if a.mode in ("play", "token"):
                 play(conn, json.loads(json.dumps(packets)), verdict)
             else:
