@@ -184,6 +184,28 @@ if v["connections"] != 2 or v["bad"] or cli.returncode != 0 or b"2 games played 
     fail("--reconnect: %d connections, bad %s, exit %d: %s" % (v["connections"], v["bad"][:3], cli.returncode,
                                                               err[-300:]))
 
+# wss:// with a certificate nobody vouches for: refused (certificates are
+# checked), exit 1 with a message
+tmp = tempfile.mkdtemp()
+cert, key = os.path.join(tmp, "cert.pem"), os.path.join(tmp, "key.pem")
+gen = subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert,
+                      "-days", "2", "-subj", "/CN=127.0.0.1"], capture_output=True)
+if gen.returncode == 0:
+    port_file, verdict = os.path.join(tmp, "port"), os.path.join(tmp, "v.json")
+    srv = subprocess.Popen([sys.executable, FAKE, "--port-file", port_file, "--verdict", verdict, "--mode", "play",
+                            "--fixture", fixtures[0], "--tls", cert, key])
+    while not os.path.exists(port_file):
+        if srv.poll() is not None:
+            raise SystemExit("the fake server died")
+        os.sched_yield()
+    cli = subprocess.Popen([AIWOLF, "connect", "--nlp", "wss://127.0.0.1:%s/ws" % open(port_file).read(),
+                            "agents/sample.lua"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    out, err = finish(srv, cli)
+    if cli.returncode != 1 or b"cannot connect" not in err or raw_escape(err):
+        fail("wss, untrusted certificate: exit %d: %s" % (cli.returncode, err[-300:]))
+else:
+    print("no openssl: the wss test is skipped")
+
 # a server that is not up: exit 1 at once (without --reconnect)
 s = socket.socket()
 s.bind(("127.0.0.1", 0))

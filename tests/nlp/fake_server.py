@@ -36,6 +36,7 @@ import hashlib
 import json
 import os
 import socket
+import ssl
 import struct
 import sys
 
@@ -253,6 +254,7 @@ def main():
     ap.add_argument("--verdict", required=True)
     ap.add_argument("--mode", default="play")
     ap.add_argument("--connections", type=int, default=1)
+    ap.add_argument("--tls", nargs=2, metavar=("CERT", "KEY"), help="serve wss:// with this certificate")
     a = ap.parse_args()
     packets = []
     if a.fixture:
@@ -272,6 +274,10 @@ def main():
         conn, _ = srv.accept()
         conn.settimeout(120)
         try:
+            if a.tls:
+                ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+                ctx.load_cert_chain(a.tls[0], a.tls[1])
+                conn = ctx.wrap_socket(conn, server_side=True)
             headers = handshake(conn, a.mode)
             if headers is None:
                 verdict["refused"] = True
@@ -299,7 +305,7 @@ def main():
                 if ans is not None:
                     verdict["hostile_answer"] = ans.decode("utf-8", "replace")
             close(conn)
-        except (OSError, EOFError, ValueError) as e:
+        except (OSError, EOFError, ValueError, ssl.SSLError) as e:
             verdict["bad"].append("connection: %s" % e)
         finally:
             conn.close()
