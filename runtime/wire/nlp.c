@@ -371,24 +371,15 @@ int aw_nlp_decode(const char *msg, size_t len, aw_nlp_packet *out, aw_error *err
     }
     out->request = (aw_nlp_req)r;
     json_t *v;
-    if ((v = json_object_get(root, "info")) && !json_is_null(v)) {
-        if (!json_is_object(v)) {
-            aw_fail(err, AW_EINVAL, "\"info\" is not an object");
-            goto done;
-        }
-        out->has_info = true;
-        if (decode_info(v, &out->info, err) < 0)
-            goto done;
-    }
-    if ((v = json_object_get(root, "setting")) && !json_is_null(v)) {
-        if (!json_is_object(v)) {
-            aw_fail(err, AW_EINVAL, "\"setting\" is not an object");
-            goto done;
-        }
-        out->has_setting = true;
-        if (decode_setting(v, &out->setting, err) < 0)
-            goto done;
-    }
+    bool bad = false;
+    json_t *info = get_obj(root, "the packet", "info", &bad, err);
+    json_t *setting = bad ? NULL : get_obj(root, "the packet", "setting", &bad, err);
+    if (bad)
+        goto done;
+    out->has_info = info != NULL;
+    out->has_setting = setting != NULL;
+    if ((info && decode_info(info, &out->info, err) < 0) || (setting && decode_setting(setting, &out->setting, err) < 0))
+        goto done;
     if ((v = json_object_get(root, "talk_history")) && !json_is_null(v)) {
         out->has_talks = true;
         if (decode_talks(v, "talk_history", &out->talks, &out->ntalks, err) < 0)
