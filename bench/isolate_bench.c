@@ -34,8 +34,7 @@ static aw_luaseat_opts lua_opts;
 /* random.lua in a child: talks parsed only when read, as `aiwolf play
  * --isolate` and the contest workers run them (aw_luaseat_talks_deferred). */
 static aw_luaseat_opts lua_child_opts;
-static aw_validate_fn *lua_child_validate;
-static void (*lua_child_free_parsed)(void *ud, void *parsed);
+static aw_talk_hooks lua_child_talk;
 
 static aw_seat *make_c(void *ud, FILE *out, aw_error *err)
 {
@@ -61,11 +60,7 @@ static aw_seat *new_seat(kind k, where w, const aw_settings *set, uint64_t *seed
         aw_childseat_opts co;
         memset(&co, 0, sizeof co);
         co.budget_ms = set->time_limit_ms;
-        aw_game_opts hooks;
-        memset(&hooks, 0, sizeof hooks);
-        aw_talkhooks_game(&hooks);
-        co.validate = k == C_SEATS ? hooks.validate : lua_child_validate;
-        co.free_parsed = k == C_SEATS ? hooks.free_parsed : lua_child_free_parsed;
+        co.talk = k == C_SEATS ? aw_talkhooks() : lua_child_talk;
         co.persistent = w == PERSISTENT || w == PERSISTENT_WAITING;
         /* (each notification alone, waited for: the protocol before
          * notifications went with the next request) */
@@ -222,7 +217,7 @@ int main(int argc, char **argv)
     memset(&lua_opts, 0, sizeof lua_opts);
     aw_luaseat_talks(&lua_opts);
     memset(&lua_child_opts, 0, sizeof lua_child_opts);
-    aw_luaseat_talks_deferred(&lua_child_opts, &lua_child_validate, &lua_child_free_parsed);
+    lua_child_talk = aw_luaseat_talks_deferred(&lua_child_opts);
     for (int k = C_SEATS; k <= LUA_SEATS && trips; k++) {
         round_trip((kind)k, IN_PROCESS, trips, 1);
         round_trip((kind)k, PERSISTENT, trips, 1);

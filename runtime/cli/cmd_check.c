@@ -7,56 +7,43 @@
 #include <string.h>
 
 #include "cli.h"
+#include "options.h"
 #include "logcheck.h"
 #include "protocol.h"
 #include "settings.h"
 #include "util.h"
 
-static void usage(FILE *out)
-{
-    fprintf(out, "usage: aiwolf check [OPTIONS] LOG...\n"
-                 "\n"
-                 "Checks that each AIWolf game log (the official server's CSV format, which\n"
-                 "'aiwolf play' also writes) records a legal, finished game under a rule\n"
-                 "preset, and prints one line per file:\n"
-                 "  PATH: legal (N players, winner W, D days)\n"
-                 "  PATH:LINE: illegal: REASON        followed by the offending line\n"
-                 "A log that stops before its result line (an abandoned or crashed game) is\n"
-                 "reported as illegal with the reason 'incomplete log'.\n"
-                 "\n"
-                 "options:\n"
-                 "  --preset P        rules to check against, instead of the log's own: aiwolf\n"
-                 "                    (official server 0.6.x defaults), seed2015 (2015 contest\n"
-                 "                    rules), regulation (2021-2023 contest regulation)\n"
-                 "  --set NAME=VALUE  change one rule setting of those rules (repeatable), e.g.\n"
-                 "                    --set max_revote=0; 'aiwolf check --list-settings' lists them\n"
-                 "  --roles SPEC      require this role table, e.g.\n"
-                 "                    SEER=1,POSSESSED=1,WEREWOLF=1,VILLAGER=2\n"
-                 "  --strict-roles    require the official default role table for the log's\n"
-                 "                    player count (without it any role counts are accepted)\n"
-                 "  --list-settings   print the settings of --preset (aiwolf when not given)\n"
-                 "                    with the --set options, and exit\n"
-                 "  -q, --quiet       print nothing for legal logs; only the illegal ones\n"
-                 "  -h, --help        show this help\n"
-                 "  --                end of options; LOG may also be '-' for standard input\n"
-                 "\n"
-                 "The rules: without --preset, each log is checked under the rules it was\n"
-                 "played under, read from the file beside it that play, serve and contest\n"
-                 "write: LOG.rules (LOG without .gz), else aiwolf.rules in its folder, else a\n"
-                 "contest's contest.cfg above its logs/ folder; with none of them, the aiwolf\n"
-                 "preset. When a log is illegal under those rules but legal under a preset,\n"
-                 "a hint line says which.\n"
-                 "\n"
-                 "A LOG compressed with gzip (a .gz file, or anything starting with the gzip\n"
-                 "magic bytes, standard input too) is read as the log it holds.\n"
-                 "\n"
-                 "Talk texts are not checked against the protocol here (aiwolf protocol\n"
-                 "does that); everything else about the game is, see docs/log-format.md.\n"
-                 "\n"
-                 "exit status: 0 all logs legal, 1 some log illegal or incomplete,\n"
-                 "             2 bad usage or a file that cannot be read\n"
-                 "             (a truncated, damaged or oversized .gz too)\n");
-}
+/* --help: the head, the options (the table in cmd_check), the foot. */
+static const char check_head[] =
+    "usage: aiwolf check [OPTIONS] LOG...\n"
+    "\n"
+    "Checks that each AIWolf game log (the official server's CSV format, which\n"
+    "'aiwolf play' also writes) records a legal, finished game under a rule\n"
+    "preset, and prints one line per file:\n"
+    "  PATH: legal (N players, winner W, D days)\n"
+    "  PATH:LINE: illegal: REASON        followed by the offending line\n"
+    "A log that stops before its result line (an abandoned or crashed game) is\n"
+    "reported as illegal with the reason 'incomplete log'.\n"
+    "\n"
+    "options:\n";
+static const char check_foot[] =
+    "\n"
+    "The rules: without --preset, each log is checked under the rules it was\n"
+    "played under, read from the file beside it that play, serve and contest\n"
+    "write: LOG.rules (LOG without .gz), else aiwolf.rules in its folder, else a\n"
+    "contest's contest.cfg above its logs/ folder; with none of them, the aiwolf\n"
+    "preset. When a log is illegal under those rules but legal under a preset,\n"
+    "a hint line says which.\n"
+    "\n"
+    "A LOG compressed with gzip (a .gz file, or anything starting with the gzip\n"
+    "magic bytes, standard input too) is read as the log it holds.\n"
+    "\n"
+    "Talk texts are not checked against the protocol here (aiwolf protocol\n"
+    "does that); everything else about the game is, see docs/log-format.md.\n"
+    "\n"
+    "exit status: 0 all logs legal, 1 some log illegal or incomplete,\n"
+    "             2 bad usage or a file that cannot be read\n"
+    "             (a truncated, damaged or oversized .gz too)\n";
 
 static int validate_text(void *ud, const char *text, size_t len, aw_validation mode, aw_error *err)
 {
@@ -113,59 +100,56 @@ static int check_one(void *ud, const char *path, const char *text, size_t len)
 int cmd_check(int argc, char **argv)
 {
     const char *preset = NULL;
-    const char **sets = calloc((size_t)argc + 1, sizeof *sets);
     const char **files = calloc((size_t)argc + 1, sizeof *files);
-    int nsets = 0, nfiles = 0;
+    int nfiles = 0;
     bool quiet = false, strict_roles = false, show_settings = false;
     const char *roles_spec = NULL;
     int status = 0;
-    if (!sets || !files) {
+    if (!files) {
         fprintf(stderr, "aiwolf check: out of memory\n");
-        free(sets);
         free(files);
         return 2;
     }
-    bool opts_done = false;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (opts_done || a[0] != '-' || strcmp(a, "-") == 0) {
-            files[nfiles++] = a;
-        } else if (strcmp(a, "--") == 0) {
-            opts_done = true;
-        } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            usage(stdout);
-            goto done;
-        } else if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) {
-            quiet = true;
-        } else if (strcmp(a, "--strict-roles") == 0) {
-            strict_roles = true;
-        } else if (strcmp(a, "--list-settings") == 0 || strcmp(a, "--settings") == 0) {
-            show_settings = true;
-        } else if (strcmp(a, "--preset") == 0 || strcmp(a, "--set") == 0 || strcmp(a, "--roles") == 0) {
-            if (i + 1 >= argc) {
-                fprintf(stderr, "aiwolf check: %s needs a value (aiwolf check --help)\n", a);
-                status = 2;
-                goto done;
-            }
-            const char *v = argv[++i];
-            if (a[2] == 'p')
-                preset = v;
-            else if (a[2] == 'r')
-                roles_spec = v;
-            else
-                sets[nsets++] = v;
-        } else if (strncmp(a, "--preset=", 9) == 0) {
-            preset = a + 9;
-        } else if (strncmp(a, "--set=", 6) == 0) {
-            sets[nsets++] = a + 6;
-        } else if (strncmp(a, "--roles=", 8) == 0) {
-            roles_spec = a + 8;
-        } else {
-            fprintf(stderr, "aiwolf check: unknown option '%s' (aiwolf check --help)\n", a);
-            status = 2;
-            goto done;
-        }
+    aw_cli_rule_opts ro = {0};
+    aw_opt *group = aw_cli_rule_group(&ro, AW_RULE_PRESET | AW_RULE_SET | AW_RULE_ROLES,
+                                      "rules to check against, instead of the log's own: aiwolf\n"
+                                                     "(official server 0.6.x defaults), seed2015 (2015 contest\n"
+                                                     "rules), regulation (2021-2023 contest regulation)",
+                                      NULL);
+        aw_opts_set_help(group, "--set",
+                         "change one rule setting of those rules (repeatable), e.g.\n"
+                                        "--set max_revote=0; 'aiwolf check --list-settings' lists them");
+        aw_opts_set_help(group, "--roles",
+                         "require this role table, e.g.\n"
+                                        "SEER=1,POSSESSED=1,WEREWOLF=1,VILLAGER=2");
+    aw_opt_list file_list = {files, 0, argc, NULL};
+    const aw_opt opts[] = {
+        {.kind = AW_OPT_GROUP, .to = group},
+        {.name = "--strict-roles", .kind = AW_OPT_FLAG, .to = &strict_roles,
+         .help =
+               "require the official default role table for the log's\n"
+               "player count (without it any role counts are accepted)"},
+        {.name = "--list-settings", .kind = AW_OPT_FLAG, .to = &show_settings, .alias = "--settings",
+         .help =
+               "print the settings of --preset (aiwolf when not given)\n"
+               "with the --set options, and exit"},
+        {.name = "--quiet", .alias = "-q", .kind = AW_OPT_FLAG, .to = &quiet,
+         .help =
+               "print nothing for legal logs; only the illegal ones"},
+        {.kind = AW_OPT_GROUP, .to = (void *)aw_cli_log_file_rows},
+        {0},
+    };
+    const aw_opts_cmd cmd = {"check", check_head, opts, check_foot, &file_list, 0};
+    int prc = aw_opts_parse(&cmd, argc, argv, 1);
+    if (prc != AW_OPTS_OK) {
+        status = prc == AW_OPTS_EXIT ? 0 : 2;
+        goto done;
     }
+    preset = ro.preset;
+    roles_spec = ro.roles;
+    nfiles = file_list.n;
+    const char *const *sets = ro.setv;
+    int nsets = ro.sets.n;
 
     aw_settings rules;
     aw_error err;
@@ -173,7 +157,7 @@ int cmd_check(int argc, char **argv)
     /* The player count is the log's; any valid count gives the preset's
      * rules. (Each log's own rules come in check_one; these check the
      * options and are --list-settings'.) */
-    if (aw_settings_from(&rules, preset ? preset : "aiwolf", 5, (const char *const *)sets, nsets, &err) != 0) {
+    if (aw_settings_from(&rules, preset ? preset : "aiwolf", 5, sets, nsets, &err) != 0) {
         fprintf(stderr, "aiwolf check: %s\n", err.msg);
         status = 2;
         goto done;
@@ -216,11 +200,10 @@ int cmd_check(int argc, char **argv)
         goto done;
     }
 
-    check_ctx ctx = {{preset, (const char *const *)sets, nsets}, &opt, quiet, NULL, 0};
+    check_ctx ctx = {{preset, sets, nsets}, &opt, quiet, NULL, 0};
     status = aw_cli_each_file("check", files, nfiles, check_one, &ctx);
 
 done:
-    free(sets);
     free(files);
     return status;
 }

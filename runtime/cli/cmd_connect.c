@@ -1,56 +1,34 @@
 /* cmd_connect: `aiwolf connect` — a sandboxed Lua agent plays on an AIWolf
  * server (the official one or ours) over TCP, with the official
- * ClientStarter's flags. Uses netclient, luaseat, talkhooks. */
+ * ClientStarter's flags. Uses netclient, agent, talkhooks. */
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "agent.h"
 #include "cli.h"
-#include "luaseat.h"
-#include "luaseat_talks.h"
+#include "options.h"
 #include "netclient.h"
 #include "talkhooks.h"
 
-static void usage(FILE *out)
-{
-    fprintf(out,
-            "usage: aiwolf connect [-h HOST] -p PORT [-n NAME] [-r ROLE] [OPTIONS] AGENT.lua\n"
-            "\n"
-            "Plays a Lua agent on an AIWolf server over TCP: the official server\n"
-            "(0.6.x, any client language) or 'aiwolf serve'. The agent runs in the\n"
-            "sandbox as in 'aiwolf play'; a fresh instance starts at every game's\n"
-            "INITIALIZE, and the connection stays up for game after game until the\n"
-            "server closes it.\n"
-            "\n"
-            "options (-h, -p, -n, -r as the official ClientStarter):\n"
-            "  -h HOST, --host HOST  the server (default: localhost)\n"
-            "  -p PORT, --port PORT  its port (required; the official server's default is\n"
-            "                        10000)\n"
-            "  -n NAME, --name NAME  the name to give the server (default: the agent's\n"
-            "                        getName)\n"
-            "  -r ROLE, --role ROLE  the role to ask for when the server lets agents ask\n"
-            "                        (SEER, WEREWOLF, ...; default: none)\n"
-            "  --reconnect           while the server is not up, or after it goes away, try\n"
-            "                        again (0.25 s, 0.5 s, ... up to every 8 s) instead of\n"
-            "                        stopping\n"
-            "  --watch               reload the agent file before a game when it changed (a\n"
-            "                        version that does not load is reported; the old one\n"
-            "                        plays on)\n"
-            "  --budget MS           time per agent call (default: the server's timeLimit,\n"
-            "                        or 100 ms when it sets none)\n"
-            "  --memory MB           memory cap of the agent (default 64)\n"
-            "  --work UNITS          also a deterministic budget per call (docs/sandbox.md)\n"
-            "  --quiet               do not show what the agent prints, nor progress\n"
-            "  --nlp URL             play in the NLP division instead, over WebSocket\n"
-            "                        (aiwolf connect --nlp URL --help)\n"
-            "  --help                this text\n"
-            "\n"
-            "Exit status: 0 when the server ended the session (or on Ctrl-C; another\n"
-            "Ctrl-C while it stops changes nothing), 1 when\n"
-            "the server could not be reached or sent something that is not the AIWolf\n"
-            "wire format, 2 for bad usage or an agent file that does not load.\n");
-}
+/* --help: the head, the options (the table in cmd_connect), the foot. */
+static const char connect_head[] =
+    "usage: aiwolf connect [-h HOST] -p PORT [-n NAME] [-r ROLE] [OPTIONS] AGENT.lua\n"
+    "\n"
+    "Plays a Lua agent on an AIWolf server over TCP: the official server\n"
+    "(0.6.x, any client language) or 'aiwolf serve'. The agent runs in the\n"
+    "sandbox as in 'aiwolf play'; a fresh instance starts at every game's\n"
+    "INITIALIZE, and the connection stays up for game after game until the\n"
+    "server closes it.\n"
+    "\n"
+    "options (-h, -p, -n, -r as the official ClientStarter):\n";
+static const char connect_foot[] =
+    "\n"
+    "Exit status: 0 when the server ended the session (or on Ctrl-C; another\n"
+    "Ctrl-C while it stops changes nothing), 1 when\n"
+    "the server could not be reached or sent something that is not the AIWolf\n"
+    "wire format, 2 for bad usage or an agent file that does not load.\n";
 
 static int bad(const char *fmt, const char *arg)
 {
@@ -60,88 +38,115 @@ static int bad(const char *fmt, const char *arg)
     return 2;
 }
 
+/* -n NAME: 1 to 64 bytes, one line, no commas. */
+static int name_opt(void *to, const char *v)
+{
+    if (!*v || strlen(v) > 64 || strpbrk(v, "\n\r,"))
+        return -1;
+    *(const char **)to = v;
+    return 0;
+}
+
+/* -r ROLE: a role's name. */
+static int role_opt(void *to, const char *v)
+{
+    if (aw_role_parse(v) == AW_ROLE_NONE) {
+        char names[256], fmt[300];
+        aw_role_list(names, sizeof names, ", ", false); /* role names: no '%' */
+        snprintf(fmt, sizeof fmt, "-r: '%%s' is not a role (%s)", names);
+        return bad(fmt, v);
+    }
+    *(const char **)to = v;
+    return 0;
+}
+
 int cmd_connect(int argc, char **argv)
 {
     const char *host = "localhost", *name = NULL, *role = NULL, *agent = NULL;
     long port = -1, budget = 0, memory = 0;
     uint64_t work = 0;
     bool reconnect = false, watch = false, quiet = false;
+    const char *nlp = NULL;
     for (int i = 1; i < argc; i++)
-        if (!strcmp(argv[i], "--nlp"))
+        if (!strcmp(argv[i], "--nlp") || !strncmp(argv[i], "--nlp=", 6))
             return cmd_connect_nlp(argc, argv);
-    for (int i = 1; i < argc; i++) {
-        const char *o = argv[i];
-        bool takes = !strcmp(o, "-h") || !strcmp(o, "--host") || !strcmp(o, "-p") || !strcmp(o, "--port") ||
-                     !strcmp(o, "-n") || !strcmp(o, "--name") || !strcmp(o, "-r") || !strcmp(o, "--role") ||
-                     !strcmp(o, "--budget") || !strcmp(o, "--memory") || !strcmp(o, "--work");
-        if (takes && i + 1 >= argc)
-            return bad("%s needs a value", o);
-        const char *v = takes ? argv[++i] : NULL;
-        if (!strcmp(o, "--help")) {
-            usage(stdout);
-            return 0;
-        } else if (!strcmp(o, "-h") || !strcmp(o, "--host")) {
-            host = v;
-        } else if (!strcmp(o, "-p") || !strcmp(o, "--port")) {
-            if (aw_parse_long(v, 1, 65535, &port) != 0)
-                return bad("-p: '%s' is not a port number (1 to 65535)", v);
-        } else if (!strcmp(o, "-n") || !strcmp(o, "--name")) {
-            if (!*v || strlen(v) > 64 || strpbrk(v, "\n\r,"))
-                return bad("-n: '%s' is not a name (1 to 64 bytes, one line, no commas)", v);
-            name = v;
-        } else if (!strcmp(o, "-r") || !strcmp(o, "--role")) {
-            if (aw_role_parse(v) == AW_ROLE_NONE) {
-                char names[256], fmt[300];
-                aw_role_list(names, sizeof names, ", ", false); /* role names: no '%' */
-                snprintf(fmt, sizeof fmt, "-r: '%%s' is not a role (%s)", names);
-                return bad(fmt, v);
-            }
-            role = v;
-        } else if (!strcmp(o, "--budget")) {
-            if (aw_parse_long(v, 1, 3600000, &budget) != 0)
-                return bad("--budget: '%s' is not a number of milliseconds (1 to 3600000)", v);
-        } else if (!strcmp(o, "--memory")) {
-            if (aw_parse_long(v, 1, 65536, &memory) != 0)
-                return bad("--memory: '%s' is not a number of megabytes (1 to 65536)", v);
-        } else if (!strcmp(o, "--work")) {
-            if (aw_parse_u64(v, &work) != 0 || work == 0)
-                return bad("--work: '%s' is not a positive number of work units", v);
-        } else if (!strcmp(o, "--reconnect")) {
-            reconnect = true;
-        } else if (!strcmp(o, "--watch")) {
-            watch = true;
-        } else if (!strcmp(o, "--quiet")) {
-            quiet = true;
-        } else if (o[0] == '-' && o[1]) {
-            return bad("unknown option '%s'", o);
-        } else if (agent) {
-            return bad("one agent file only; '%s' is a second one", o);
-        } else {
-            agent = o;
-        }
-    }
+    const char *agents[1];
+    aw_opt_list agent_list = {agents, 0, 1, "one agent file only"};
+    const aw_opt opts[] = {
+        {.name = "--host", .alias = "-h", .arg = "HOST", .kind = AW_OPT_STR, .to = &host,
+         .help =
+               "the server (default: localhost)"},
+        {.name = "--port", .alias = "-p", .arg = "PORT", .kind = AW_OPT_LONG, .to = &port, .min = 1, .max = 65535,
+         .bad = "'%s' is not a port number (1 to 65535)",
+         .help =
+               "its port (required; the official server's default is\n"
+               "10000)"},
+        {.name = "--name", .alias = "-n", .arg = "NAME", .kind = AW_OPT_CALL, .to = &name, .call = name_opt, .bad = "'%s' is not a name (1 to 64 bytes, one line, no commas)",
+         .help =
+               "the name to give the server (default: the agent's\n"
+               "getName)"},
+        {.name = "--role", .alias = "-r", .arg = "ROLE", .kind = AW_OPT_CALL, .to = &role, .call = role_opt,
+         .help =
+               "the role to ask for when the server lets agents ask\n"
+               "(SEER, WEREWOLF, ...; default: none)"},
+        {.name = "--reconnect", .kind = AW_OPT_FLAG, .to = &reconnect,
+         .help =
+               "while the server is not up, or after it goes away, try\n"
+               "again (0.25 s, 0.5 s, ... up to every 8 s) instead of\n"
+               "stopping"},
+        {.name = "--watch", .kind = AW_OPT_FLAG, .to = &watch,
+         .help =
+               "reload the agent file before a game when it changed (a\n"
+               "version that does not load is reported; the old one\n"
+               "plays on)"},
+        {.name = "--budget", .arg = "MS", .kind = AW_OPT_LONG, .to = &budget, .min = 1, .max = 3600000,
+         .bad = "'%s' is not a number of milliseconds (1 to 3600000)",
+         .help =
+               "time per agent call (default: the server's timeLimit,\n"
+               "or 100 ms when it sets none)"},
+        {.name = "--memory", .arg = "MB", .kind = AW_OPT_LONG, .to = &memory, .min = 1, .max = 65536,
+         .bad = "'%s' is not a number of megabytes (1 to 65536)",
+         .help =
+               "memory cap of the agent (default 64)"},
+        {.name = "--work", .arg = "UNITS", .kind = AW_OPT_U64, .to = &work, .min = 1, .bad = "'%s' is not a positive number of work units",
+         .help =
+               "also a deterministic budget per call (docs/sandbox.md)"},
+        {.name = "--quiet", .kind = AW_OPT_FLAG, .to = &quiet,
+         .help =
+               "do not show what the agent prints, nor progress"},
+        {.name = "--nlp", .arg = "URL", .kind = AW_OPT_STR, .to = &nlp, /* taken before: cmd_connect_nlp */
+         .help =
+               "play in the NLP division instead, over WebSocket\n"
+               "(aiwolf connect --nlp URL --help)"},
+        {.name = "--help", .kind = AW_OPT_HELP,
+         .help =
+               "this text"},
+        {0},
+    };
+    const aw_opts_cmd cmd = {"connect", connect_head, opts, connect_foot, &agent_list, 0};
+    int prc = aw_opts_parse(&cmd, argc, argv, 1);
+    if (prc != AW_OPTS_OK)
+        return prc == AW_OPTS_EXIT ? 0 : 2;
+    if (agent_list.n)
+        agent = agents[0];
     if (port < 0)
         return bad("the server's port is missing (-p PORT)%s", "");
     if (!agent)
         return bad("the agent file is missing%s", "");
 
-    aw_luaseat_opts lo;
-    memset(&lo, 0, sizeof lo);
-    lo.budget_ms = (int)budget;
-    lo.memory_bytes = (size_t)memory << 20;
-    lo.work_budget = work;
-    lo.output = quiet ? NULL : stderr;
-    lo.watch = watch;
-    aw_luaseat_talks(&lo);
+    aw_agent_opts ao;
+    memset(&ao, 0, sizeof ao);
+    ao.limits.budget_ms = (int)budget;
+    ao.limits.memory_bytes = (size_t)memory << 20;
+    ao.limits.work_budget = work;
+    ao.output = quiet ? NULL : stderr;
+    ao.watch = watch;
     aw_error err;
-    aw_seat *seat = aw_luaseat_new(agent, &lo, &err);
+    aw_seat *seat = aw_agent_new(agent, &ao, &err);
     if (!seat) {
         fprintf(stderr, "aiwolf connect: %s\n", aw_term(err.msg).s);
         return 2;
     }
-    aw_game_opts hooks;
-    memset(&hooks, 0, sizeof hooks);
-    aw_talkhooks_game(&hooks);
     aw_netclient_opts no;
     memset(&no, 0, sizeof no);
     no.host = host;
@@ -149,8 +154,7 @@ int cmd_connect(int argc, char **argv)
     no.name = name;
     no.role = role;
     no.reconnect = reconnect;
-    no.validate = hooks.validate;
-    no.free_parsed = hooks.free_parsed;
+    no.talk = aw_talkhooks();
     no.log = quiet ? NULL : stderr;
     aw_netclient_stats st;
     int rc = aw_netclient_run(seat, &no, &st, &err);

@@ -1,7 +1,7 @@
 /* cmd_connect_nlp: `aiwolf connect --nlp URL` — a sandboxed Lua agent plays
  * in the NLP division, on the official aiwolf-nlp-server (or any server of
  * its protocol) over WebSocket. Uses wsclient (web), nlpagent (wire),
- * luaseat, talkhooks. */
+ * agent, options, talkhooks. */
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -9,50 +9,31 @@
 #include <string.h>
 #include <time.h>
 
+#include "agent.h"
 #include "cli.h"
-#include "luaseat.h"
-#include "luaseat_talks.h"
 #include "nlpagent.h"
+#include "options.h"
 #include "talkhooks.h"
 #include "wsclient.h"
 
-static void usage(FILE *out)
-{
-    fprintf(out,
-            "usage: aiwolf connect --nlp ws://HOST:PORT/ws [--team NAME] [--token T] [OPTIONS] AGENT.lua\n"
-            "\n"
-            "Plays a Lua agent in the NLP division, on the official aiwolf-nlp-server\n"
-            "(WebSocket, JSON packets, talks in natural language). The agent is the same\n"
-            "Lua agent as in 'aiwolf play': agents are numbered 1..N by their names\n"
-            "(info.names has the names), talks arrive as text, and talk() may return free\n"
-            "text or a protocol sentence, which is rendered into English or Japanese with\n"
-            "the agents' names and cut to the server's length rule (docs/nlp.md). Targets\n"
-            "are sent as names. A fresh instance starts at every INITIALIZE.\n"
-            "\n"
-            "options:\n"
-            "  --nlp URL             the server's WebSocket address (ws://127.0.0.1:8080/ws;\n"
-            "                        wss:// for TLS)\n"
-            "  --team NAME           the answer to NAME: the team name and a number, as the\n"
-            "                        server expects (kanolab1); default: the agent's getName\n"
-            "  --token T             a JWT sent as 'Authorization: Bearer T' (servers with\n"
-            "                        authentication on); default: none\n"
-            "  --lang en|ja          the language protocol sentences are rendered in\n"
-            "                        (default: ja when the agents' names are not ASCII)\n"
-            "  --reconnect           after the server closes the connection (the end of a\n"
-            "                        game), or while it is not up, connect again (1 s, 2 s,\n"
-            "                        ... up to every 8 s) until Ctrl-C\n"
-            "  --budget MS           time per agent call (default 1000; the server allows\n"
-            "                        60000 per action: leave it room for the network)\n"
-            "  --memory MB           memory cap of the agent (default 64)\n"
-            "  --work UNITS          also a deterministic budget per call (docs/sandbox.md)\n"
-            "  --watch               reload the agent file before a game when it changed\n"
-            "  --quiet               do not show what the agent prints, nor progress\n"
-            "  --help                this text\n"
-            "\n"
-            "Exit status: 0 when the server ended the session (or on Ctrl-C), 1 when the\n"
-            "server could not be reached or sent something that is not an NLP packet,\n"
-            "2 for bad usage or an agent file that does not load.\n");
-}
+/* --help: the head, the options (the table in cmd_connect_nlp), the foot. */
+static const char nlp_head[] =
+    "usage: aiwolf connect --nlp ws://HOST:PORT/ws [--team NAME] [--token T] [OPTIONS] AGENT.lua\n"
+    "\n"
+    "Plays a Lua agent in the NLP division, on the official aiwolf-nlp-server\n"
+    "(WebSocket, JSON packets, talks in natural language). The agent is the same\n"
+    "Lua agent as in 'aiwolf play': agents are numbered 1..N by their names\n"
+    "(info.names has the names), talks arrive as text, and talk() may return free\n"
+    "text or a protocol sentence, which is rendered into English or Japanese with\n"
+    "the agents' names and cut to the server's length rule (docs/nlp.md). Targets\n"
+    "are sent as names. A fresh instance starts at every INITIALIZE.\n"
+    "\n"
+    "options:\n";
+static const char nlp_foot[] =
+    "\n"
+    "Exit status: 0 when the server ended the session (or on Ctrl-C), 1 when the\n"
+    "server could not be reached or sent something that is not an NLP packet,\n"
+    "2 for bad usage or an agent file that does not load.\n";
 
 static int bad(const char *fmt, const char *arg)
 {
@@ -60,6 +41,29 @@ static int bad(const char *fmt, const char *arg)
     aw_term_fprintf(stderr, fmt, arg);
     fputs(" (aiwolf connect --nlp URL --help)\n", stderr);
     return 2;
+}
+
+/* --team NAME: 1 to 64 bytes, no control characters. */
+static int team_opt(void *to, const char *v)
+{
+    size_t n = strlen(v);
+    bool ok = n >= 1 && n <= 64;
+    for (size_t k = 0; k < n && ok; k++)
+        ok = (unsigned char)v[k] >= 0x20 && v[k] != 0x7f;
+    if (!ok)
+        return -1;
+    *(const char **)to = v;
+    return 0;
+}
+
+/* --token T: no spaces or control characters (it goes into a header). */
+static int token_opt(void *to, const char *v)
+{
+    for (const char *t = v; *t; t++)
+        if ((unsigned char)*t < 0x21 || *t == 0x7f)
+            return -1;
+    *(const char **)to = v;
+    return 0;
 }
 
 static volatile sig_atomic_t stop_flag;
@@ -109,55 +113,50 @@ int cmd_connect_nlp(int argc, char **argv)
     long budget = 1000, memory = 0;
     uint64_t work = 0;
     bool reconnect = false, watch = false, quiet = false;
-    for (int i = 1; i < argc; i++) {
-        const char *o = argv[i];
-        bool takes = !strcmp(o, "--nlp") || !strcmp(o, "--team") || !strcmp(o, "--token") || !strcmp(o, "--lang") ||
-                     !strcmp(o, "--budget") || !strcmp(o, "--memory") || !strcmp(o, "--work");
-        if (takes && i + 1 >= argc)
-            return bad("%s needs a value", o);
-        const char *v = takes ? argv[++i] : NULL;
-        if (!strcmp(o, "--help")) {
-            usage(stdout);
-            return 0;
-        } else if (!strcmp(o, "--nlp")) {
-            url = v;
-        } else if (!strcmp(o, "--team")) {
-            size_t n = strlen(v);
-            bool ok = n >= 1 && n <= 64;
-            for (size_t k = 0; k < n && ok; k++)
-                ok = (unsigned char)v[k] >= 0x20 && v[k] != 0x7f;
-            if (!ok)
-                return bad("--team: '%s' is not a name (1 to 64 bytes, no control characters)", v);
-            team = v;
-        } else if (!strcmp(o, "--token")) {
-            token = v;
-        } else if (!strcmp(o, "--lang")) {
-            if (strcmp(v, "en") && strcmp(v, "ja"))
-                return bad("--lang: '%s' is neither en nor ja", v);
-            lang = v;
-        } else if (!strcmp(o, "--budget")) {
-            if (aw_parse_long(v, 1, 3600000, &budget) != 0)
-                return bad("--budget: '%s' is not a number of milliseconds (1 to 3600000)", v);
-        } else if (!strcmp(o, "--memory")) {
-            if (aw_parse_long(v, 1, 65536, &memory) != 0)
-                return bad("--memory: '%s' is not a number of megabytes (1 to 65536)", v);
-        } else if (!strcmp(o, "--work")) {
-            if (aw_parse_u64(v, &work) != 0 || work == 0)
-                return bad("--work: '%s' is not a positive number of work units", v);
-        } else if (!strcmp(o, "--reconnect")) {
-            reconnect = true;
-        } else if (!strcmp(o, "--watch")) {
-            watch = true;
-        } else if (!strcmp(o, "--quiet")) {
-            quiet = true;
-        } else if (o[0] == '-' && o[1]) {
-            return bad("unknown option '%s' (with --nlp)", o);
-        } else if (agent_file) {
-            return bad("one agent file only; '%s' is a second one", o);
-        } else {
-            agent_file = o;
-        }
-    }
+    const char *agents[1];
+    aw_opt_list agent_list = {agents, 0, 1, "one agent file only"};
+    const aw_opt opts[] = {
+        {.name = "--nlp", .arg = "URL", .kind = AW_OPT_STR, .to = &url,
+         .help = "the server's WebSocket address (ws://127.0.0.1:8080/ws;\n"
+                 "wss:// for TLS)"},
+        {.name = "--team", .arg = "NAME", .kind = AW_OPT_CALL, .to = &team, .call = team_opt,
+         .bad = "'%s' is not a name (1 to 64 bytes, no control characters)",
+         .help = "the answer to NAME: the team name and a number, as the\n"
+                 "server expects (kanolab1); default: the agent's getName"},
+        {.name = "--token", .arg = "T", .kind = AW_OPT_CALL, .to = &token, .call = token_opt,
+         .bad = "the token has a space or a control character",
+         .help = "a JWT sent as 'Authorization: Bearer T' (servers with\n"
+                 "authentication on); default: none"},
+        {.name = "--lang", .arg = "en|ja", .kind = AW_OPT_CHOICE, .to = &lang,
+         .help = "the language protocol sentences are rendered in\n"
+                 "(default: ja when the agents' names are not ASCII)"},
+        {.name = "--reconnect", .kind = AW_OPT_FLAG, .to = &reconnect,
+         .help = "after the server closes the connection (the end of a\n"
+                 "game), or while it is not up, connect again (1 s, 2 s,\n"
+                 "... up to every 8 s) until Ctrl-C"},
+        {.name = "--budget", .arg = "MS", .kind = AW_OPT_LONG, .to = &budget, .min = 1, .max = 3600000,
+         .bad = "'%s' is not a number of milliseconds (1 to 3600000)",
+         .help = "time per agent call (default 1000; the server allows\n"
+                 "60000 per action: leave it room for the network)"},
+        {.name = "--memory", .arg = "MB", .kind = AW_OPT_LONG, .to = &memory, .min = 1, .max = 65536,
+         .bad = "'%s' is not a number of megabytes (1 to 65536)",
+         .help = "memory cap of the agent (default 64)"},
+        {.name = "--work", .arg = "UNITS", .kind = AW_OPT_U64, .to = &work, .min = 1,
+         .bad = "'%s' is not a positive number of work units",
+         .help = "also a deterministic budget per call (docs/sandbox.md)"},
+        {.name = "--watch", .kind = AW_OPT_FLAG, .to = &watch,
+         .help = "reload the agent file before a game when it changed"},
+        {.name = "--quiet", .kind = AW_OPT_FLAG, .to = &quiet,
+         .help = "do not show what the agent prints, nor progress"},
+        {.name = "--help", .kind = AW_OPT_HELP, .help = "this text"},
+        {0},
+    };
+    const aw_opts_cmd cmd = {"connect", nlp_head, opts, nlp_foot, &agent_list, 0};
+    int prc = aw_opts_parse(&cmd, argc, argv, 1);
+    if (prc != AW_OPTS_OK)
+        return prc == AW_OPTS_EXIT ? 0 : 2;
+    if (agent_list.n)
+        agent_file = agents[0];
     if (!url)
         return bad("the server's address is missing (--nlp ws://HOST:PORT/ws)%s", "");
     aw_wsclient_opts wo;
@@ -168,37 +167,28 @@ int cmd_connect_nlp(int argc, char **argv)
         snprintf(fmt, sizeof fmt, "--nlp: '%%s': %s", err.msg);
         return bad(fmt, url);
     }
-    if (token)
-        for (const char *t = token; *t; t++)
-            if ((unsigned char)*t < 0x21 || *t == 0x7f)
-                return bad("--token: %s", "the token has a space or a control character");
     if (!agent_file)
         return bad("the agent file is missing%s", "");
 
-    aw_luaseat_opts lo;
-    memset(&lo, 0, sizeof lo);
-    lo.budget_ms = (int)budget;
-    lo.memory_bytes = (size_t)memory << 20;
-    lo.work_budget = work;
-    lo.output = quiet ? NULL : stderr;
-    lo.watch = watch;
-    aw_luaseat_talks(&lo);
-    aw_seat *seat = aw_luaseat_new(agent_file, &lo, &err);
+    aw_agent_opts ao;
+    memset(&ao, 0, sizeof ao);
+    ao.limits.budget_ms = (int)budget;
+    ao.limits.memory_bytes = (size_t)memory << 20;
+    ao.limits.work_budget = work;
+    ao.output = quiet ? NULL : stderr;
+    ao.watch = watch;
+    aw_seat *seat = aw_agent_new(agent_file, &ao, &err);
     if (!seat) {
         fprintf(stderr, "aiwolf connect: %s\n", aw_term(err.msg).s);
         return 2;
     }
-    aw_game_opts hooks;
-    memset(&hooks, 0, sizeof hooks);
-    aw_talkhooks_game(&hooks);
     session s;
     memset(&s, 0, sizeof s);
     s.log = quiet ? NULL : stderr;
     aw_nlp_agent_init(&s.agent, seat);
     s.agent.team = team;
     s.agent.lang = lang;
-    s.agent.validate = hooks.validate;
-    s.agent.free_parsed = hooks.free_parsed;
+    s.agent.talk = aw_talkhooks();
 
     wo.token = token;
     wo.on_message = on_message;

@@ -20,6 +20,9 @@
 
 #include "aiwolf_version.h"
 #include "cli.h"
+#include "contestcfg.h"
+#include "contestmerge.h"
+#include "options.h"
 #include "gzlog.h"
 #include "logrules.h"
 #include "provenance.h"
@@ -33,79 +36,38 @@
 #include "util.h"
 #include "worker.h"
 
-#define MAX_ENTRIES 1000
-#define MAX_SETS 32
+#define MAX_ENTRIES AW_CONTEST_MAX_ENTRIES
+#define MAX_SETS AW_CONTEST_MAX_SETS
 
-static void usage(FILE *out)
-{
-    fprintf(out,
-            "usage: aiwolf contest [OPTIONS] --out DIR ENTRY...\n"
-            "       aiwolf contest merge --out DIR SHARD_DIR...\n"
-            "       aiwolf contest report [--fault-policy P] DIR\n"
-            "       aiwolf contest verify [--sample N] DIR\n"
-            "\n"
-            "Plays a contest between sandboxed entries and writes its results and report\n"
-            "to DIR. An ENTRY is a Lua agent file or a folder with main.lua; each runs in\n"
-            "its own confined process that may read only its own folder. Running the same\n"
-            "command again continues an interrupted contest where it stopped.\n"
-            "\n"
-            "options:\n"
-            "  --format F            seed2015 (default): every entry plays at least\n"
-            "                        --games-per-entry games, fresh instances every game;\n"
-            "                        regulation: sets of --set-games games with the same\n"
-            "                        instances and seats, --sets sets per player count\n"
-            "  --players N[,M]       player counts (default: 15 for seed2015, 5,15 for\n"
-            "                        regulation)\n"
-            "  --games-per-entry N   seed2015: games each entry plays at least (default 1000)\n"
-            "  --sets K              regulation: sets per player count (default 10)\n"
-            "  --set-games N         regulation: games per set (default 100)\n"
-            "  --seed S              the master seed (default: drawn from the system and\n"
-            "                        kept in DIR, so a resumed run uses it)\n"
-            "  --jobs J              worker processes (default: every core)\n"
-            "  --budget MS           CPU time per agent call (default 100; 1000 with --work,\n"
-            "                        where it is only a safety net); a call that runs far\n"
-            "                        past it is killed with the agent's process (the\n"
-            "                        bounds: docs/contest.md, \"Outer kill\")\n"
-            "  --work UNITS          also a deterministic budget per call, in work units (VM\n"
-            "                        instructions plus library work; docs/sandbox.md): the\n"
-            "                        results, faults included, are then the same on any\n"
-            "                        machine and load\n"
-            "  --memory MB           memory cap per agent (default 64)\n"
-            "  --fault-policy P      which entries are ranked: calls=5%%,games=50%% (the\n"
-            "                        default: an entry with more than 5 %% of its calls\n"
-            "                        faulted, or faults in more than half its games, is\n"
-            "                        listed apart, not ranked), other shares, or none;\n"
-            "                        an entry that answers no call is never ranked\n"
-            "  --preset P            the rules (default: the format's: seed2015 or regulation)\n"
-            "  --set NAME=VALUE      change one rule setting (repeatable)\n"
-            "  --shard I/N           play only slice I of N (1-based); 'contest merge'\n"
-            "                        combines the slices' folders\n"
-            "  --duplicate K         seed2015: play each deal (seed and roles) K times,\n"
-            "                        the entries rotated through its seats, so that the\n"
-            "                        luck of roles and seats cancels within a deal\n"
-            "  --until-separated     seed2015: after the games above, keep playing rounds\n"
-            "                        of games for the entries still in doubt until every\n"
-            "                        two entries adjacent in the skill rating are\n"
-            "                        separated at 95 %%, or --max-games is reached\n"
-            "  --max-games N         the cap for --until-separated (default: 10 times the\n"
-            "                        games above)\n"
-            "  --quiet               no progress and no table on standard output\n"
-            "  --help                this text\n"
-            "\n"
-            "DIR receives contest.cfg, games.tsv (one line per game), logs/ (every game's\n"
-            "official CSV log, and aiwolf.rules: the rules 'aiwolf check' and 'replay'\n"
-            "read), provenance.tsv (the program's version, each entry's SHA-256, when\n"
-            "each run started and ended), report.md, results.csv, results.json and\n"
-            "report.html. 'contest report' writes the reports again; 'contest verify'\n"
-            "plays games again from their seeds and compares their logs byte for byte\n"
-            "(aiwolf contest verify --help).\n"
-            "The report ranks by win rate and gives beside it each entry's skill apart\n"
-            "from the luck of the deal (a team model fitted on games.tsv) with its 95 %%\n"
-            "interval, the probability that one entry really outranks another, and skill\n"
-            "by role (docs/contest.md).\n"
-            "Exit status: 0 when every game was played, 1 when the contest stopped\n"
-            "(interrupted or failed; run it again to continue), 2 for bad usage.\n");
-}
+/* --help: the head, the options (the table in cmd_contest), the foot. */
+static const char contest_head[] =
+    "usage: aiwolf contest [OPTIONS] --out DIR ENTRY...\n"
+    "       aiwolf contest merge --out DIR SHARD_DIR...\n"
+    "       aiwolf contest report [--fault-policy P] DIR\n"
+    "       aiwolf contest verify [--sample N] DIR\n"
+    "\n"
+    "Plays a contest between sandboxed entries and writes its results and report\n"
+    "to DIR. An ENTRY is a Lua agent file or a folder with main.lua; each runs in\n"
+    "its own confined process that may read only its own folder. Running the same\n"
+    "command again continues an interrupted contest where it stopped.\n"
+    "\n"
+    "options:\n";
+static const char contest_foot[] =
+    "\n"
+    "DIR receives contest.cfg, games.tsv (one line per game), logs/ (every game's\n"
+    "official CSV log, and aiwolf.rules: the rules 'aiwolf check' and 'replay'\n"
+    "read), provenance.tsv (the program's version, each entry's SHA-256, when\n"
+    "each run started and ended), report.md, results.csv, results.json and\n"
+    "report.html. 'contest report' writes the reports again; 'contest verify'\n"
+    "plays games again from their seeds and compares their logs byte for byte\n"
+    "(aiwolf contest verify --help).\n"
+    "The report ranks by win rate and gives beside it each entry's skill apart\n"
+    "from the luck of the deal (a team model fitted on games.tsv) with its 95 %%\n"
+    "interval, the probability that one entry really outranks another, and skill\n"
+    "by role (docs/contest.md).\n"
+    "Exit status: 0 when every game was played, 1 when the contest stopped\n"
+    "(interrupted or failed; run it again to continue), 2 for bad usage.\n";
+
 
 static int bad(const char *fmt, const char *arg)
 {
@@ -117,300 +79,9 @@ static int bad(const char *fmt, const char *arg)
 
 /* ---- the contest's configuration (DIR/contest.cfg) ------------------------ */
 
-typedef struct entry {
-    char *path;      /* as given */
-    char *main;      /* the .lua file the seat loads */
-    char *read_dir;  /* the folder it may read */
-    char *name;      /* for people */
-    uint64_t hash;   /* of its files */
-} entry;
-
-typedef struct cfg {
-    aw_contest_format format;
-    int nplayers, players[4];
-    long games_per_entry;
-    int sets, set_games;
-    uint64_t seed;
-    int budget_ms, memory_mb;
-    uint64_t work;          /* work units per call, 0: none */
-    aw_fault_policy policy;
-    char preset[32];
-    const char *sets_kv[MAX_SETS];
-    int nsets_kv;
-    int shard, nshards;
-    int duplicate;            /* --duplicate K (0: plain) */
-    long until_separated;     /* --until-separated: the cap on games (0: off) */
-    int nentries;
-    entry *entries;
-} cfg;
-
-static void cfg_free(cfg *c)
-{
-    for (int i = 0; i < c->nentries; i++) {
-        free(c->entries[i].path);
-        free(c->entries[i].main);
-        free(c->entries[i].read_dir);
-        free(c->entries[i].name);
-    }
-    free(c->entries);
-    for (int i = 0; i < c->nsets_kv; i++)
-        free((char *)c->sets_kv[i]);
-    memset(c, 0, sizeof *c);
-}
-
-static const char *format_name(aw_contest_format f)
-{
-    return f == AW_FORMAT_REGULATION ? "regulation" : "seed2015";
-}
-
-/* The lines of the rating's options (none when off, so that contest.cfg
- * files of plain contests stay as they were). */
-static void cfg_format_rating(const cfg *c, aw_buf *b)
-{
-    if (c->duplicate > 1)
-        aw_buf_printf(b, "duplicate\t%d\n", c->duplicate);
-    if (c->until_separated > 0)
-        aw_buf_printf(b, "until-separated\t%ld\n", c->until_separated);
-}
-
-/* Everything that decides the results (the shard aside when !with_shard). */
-static void cfg_format(const cfg *c, bool with_shard, aw_buf *b)
-{
-    aw_buf_printf(b, "aiwolf-contest\t1\nformat\t%s\nplayers\t", format_name(c->format));
-    for (int i = 0; i < c->nplayers; i++)
-        aw_buf_printf(b, "%s%d", i ? "," : "", c->players[i]);
-    aw_buf_printf(b, "\ngames-per-entry\t%ld\nsets\t%d\nset-games\t%d\nseed\t%llu\nbudget\t%d\nmemory\t%d\npreset\t%s\n",
-                  c->games_per_entry, c->sets, c->set_games, (unsigned long long)c->seed, c->budget_ms, c->memory_mb,
-                  c->preset);
-    for (int i = 0; i < c->nsets_kv; i++)
-        aw_buf_printf(b, "set\t%s\n", c->sets_kv[i]);
-    /* (Written when not the defaults, so that folders of earlier versions
-     * continue.) */
-    if (c->work)
-        aw_buf_printf(b, "work\t%llu\n", (unsigned long long)c->work);
-    char pol[64], def[64];
-    aw_fault_policy dp;
-    aw_error err;
-    aw_fault_policy_parse(AW_FAULT_POLICY_DEFAULT, &dp, &err);
-    aw_fault_policy_format(&c->policy, pol, sizeof pol);
-    aw_fault_policy_format(&dp, def, sizeof def);
-    if (strcmp(pol, def) != 0)
-        aw_buf_printf(b, "fault-policy\t%s\n", pol);
-    cfg_format_rating(c, b);
-    if (with_shard)
-        aw_buf_printf(b, "shard\t%d/%d\n", c->shard, c->nshards);
-    for (int i = 0; i < c->nentries; i++)
-        aw_buf_printf(b, "entry\t%016llx\t%s\t%s\n", (unsigned long long)c->entries[i].hash, c->entries[i].name,
-                      c->entries[i].path);
-}
-
-static int parse_players(const char *s, cfg *c)
-{
-    c->nplayers = 0;
-    const char *p = s;
-    while (*p) {
-        char *e;
-        long v = strtol(p, &e, 10);
-        if (e == p || v < 3 || v > AW_MAX_PLAYERS || c->nplayers == 4)
-            return -1;
-        for (int i = 0; i < c->nplayers; i++)
-            if (c->players[i] == v)
-                return -1;
-        c->players[c->nplayers++] = (int)v;
-        if (*e == ',')
-            e++;
-        else if (*e)
-            return -1;
-        p = e;
-    }
-    return c->nplayers ? 0 : -1;
-}
-
-/* Reads DIR/contest.cfg into c (entries with path, name and hash only). */
-static int cfg_read(const char *dir, cfg *c, char *why, size_t whylen)
-{
-    memset(c, 0, sizeof *c);
-    char path[PATH_MAX];
-    snprintf(path, sizeof path, "%s/contest.cfg", dir);
-    size_t len;
-    aw_error err;
-    char *text = aw_read_input(path, &len, &err);
-    if (!text) {
-        snprintf(why, whylen, "%s", err.msg);
-        return -1;
-    }
-    int rc = 0, cap = 0;
-    c->shard = c->nshards = 1;
-    aw_fault_policy_parse(AW_FAULT_POLICY_DEFAULT, &c->policy, &err);
-    char *save = NULL;
-    bool head = false;
-    for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-        char *tab = strchr(line, '\t');
-        if (!tab) {
-            rc = -1;
-            break;
-        }
-        *tab = 0;
-        const char *k = line, *v = tab + 1;
-        if (strcmp(k, "aiwolf-contest") == 0)
-            head = strcmp(v, "1") == 0;
-        else if (strcmp(k, "format") == 0)
-            c->format = strcmp(v, "regulation") == 0 ? AW_FORMAT_REGULATION : AW_FORMAT_SEED2015;
-        else if (strcmp(k, "players") == 0)
-            rc = parse_players(v, c);
-        else if (strcmp(k, "games-per-entry") == 0)
-            c->games_per_entry = atol(v);
-        else if (strcmp(k, "sets") == 0)
-            c->sets = atoi(v);
-        else if (strcmp(k, "set-games") == 0)
-            c->set_games = atoi(v);
-        else if (strcmp(k, "seed") == 0)
-            c->seed = strtoull(v, NULL, 10);
-        else if (strcmp(k, "budget") == 0)
-            c->budget_ms = atoi(v);
-        else if (strcmp(k, "memory") == 0)
-            c->memory_mb = atoi(v);
-        else if (strcmp(k, "work") == 0)
-            c->work = strtoull(v, NULL, 10);
-        else if (strcmp(k, "fault-policy") == 0)
-            rc = aw_fault_policy_parse(v, &c->policy, &err);
-        else if (strcmp(k, "preset") == 0)
-            snprintf(c->preset, sizeof c->preset, "%s", v);
-        else if (strcmp(k, "duplicate") == 0)
-            c->duplicate = atoi(v);
-        else if (strcmp(k, "until-separated") == 0)
-            c->until_separated = atol(v);
-        else if (strcmp(k, "set") == 0 && c->nsets_kv < MAX_SETS)
-            c->sets_kv[c->nsets_kv++] = aw_xstrdup(v);
-        else if (strcmp(k, "shard") == 0) {
-            if (sscanf(v, "%d/%d", &c->shard, &c->nshards) != 2)
-                rc = -1;
-        } else if (strcmp(k, "entry") == 0) {
-            char *t1 = strchr(v, '\t'), *t2 = t1 ? strchr(t1 + 1, '\t') : NULL;
-            if (!t2 || c->nentries >= MAX_ENTRIES) {
-                rc = -1;
-                break;
-            }
-            if (c->nentries == cap) {
-                cap = cap ? cap * 2 : 16;
-                c->entries = aw_xrealloc(c->entries, (size_t)cap * sizeof *c->entries);
-            }
-            entry *e = &c->entries[c->nentries++];
-            memset(e, 0, sizeof *e);
-            e->hash = strtoull(v, NULL, 16);
-            e->name = aw_xstrndup(t1 + 1, (size_t)(t2 - t1 - 1));
-            e->path = aw_xstrdup(t2 + 1);
-        }
-        if (rc < 0)
-            break;
-    }
-    free(text);
-    if (rc < 0 || !head || !c->nplayers || !c->nentries) {
-        snprintf(why, whylen, "%.400s is not a contest configuration this version understands", path);
-        cfg_free(c);
-        return -1;
-    }
-    return 0;
-}
-
-/* ---- entries --------------------------------------------------------------- */
-
-static uint64_t walk_sum;
-static size_t walk_root;
-static int walk_file(const char *path, const struct stat *st, int type, struct FTW *ftw)
-{
-    (void)ftw;
-    if (type != FTW_F || !S_ISREG(st->st_mode))
-        return 0;
-    size_t len;
-    aw_error err;
-    char *text = aw_read_input(path, &len, &err);
-    uint64_t h = aw_fnv64(AW_FNV64_INIT, path + walk_root, strlen(path + walk_root));
-    if (text)
-        h = aw_fnv64(h, text, len);
-    free(text);
-    walk_sum += h; /* order does not matter */
-    return 0;
-}
-
-static int resolve_entry(const char *arg, entry *e)
-{
-    memset(e, 0, sizeof *e);
-    struct stat st;
-    if (stat(arg, &st) != 0) {
-        fprintf(stderr, "aiwolf contest: no entry '%s' (a Lua file or a folder with main.lua)\n", arg);
-        return -1;
-    }
-    char buf[PATH_MAX];
-    snprintf(buf, sizeof buf, "%s", arg);
-    size_t n = strlen(buf);
-    while (n > 1 && buf[n - 1] == '/')
-        buf[--n] = 0;
-    e->path = aw_xstrdup(buf);
-    if (S_ISDIR(st.st_mode)) {
-        char m[PATH_MAX + 16];
-        snprintf(m, sizeof m, "%s/main.lua", buf);
-        if (stat(m, &st) != 0 || !S_ISREG(st.st_mode)) {
-            fprintf(stderr, "aiwolf contest: the entry folder '%s' has no main.lua\n", arg);
-            return -1;
-        }
-        e->main = aw_xstrdup(m);
-        e->read_dir = aw_xstrdup(buf);
-        const char *slash = strrchr(buf, '/');
-        e->name = aw_xstrdup(slash ? slash + 1 : buf);
-        walk_sum = 0;
-        walk_root = strlen(buf);
-        nftw(buf, walk_file, 16, FTW_PHYS);
-        e->hash = walk_sum;
-    } else {
-        e->main = aw_xstrdup(buf);
-        const char *slash = strrchr(buf, '/');
-        e->read_dir = slash ? aw_xstrndup(buf, slash > buf ? (size_t)(slash - buf) : 1) : aw_xstrdup(".");
-        const char *base = slash ? slash + 1 : buf;
-        size_t bl = strlen(base);
-        if (bl > 4 && strcmp(base + bl - 4, ".lua") == 0)
-            bl -= 4;
-        e->name = aw_xstrndup(base, bl);
-        if (strcmp(e->name, "main") == 0 && slash) {
-            free(e->name);
-            const char *p = slash;
-            while (p > buf && p[-1] != '/')
-                p--;
-            e->name = aw_xstrndup(p, (size_t)(slash - p));
-        }
-        size_t len;
-        aw_error err;
-        char *text = aw_read_input(buf, &len, &err);
-        if (!text) {
-            fprintf(stderr, "aiwolf contest: cannot read the entry %s\n", err.msg);
-            return -1;
-        }
-        e->hash = aw_fnv64(AW_FNV64_INIT, text, len);
-        free(text);
-    }
-    /* Names are shown in tables and written in tab-separated files. */
-    for (char *c = e->name; *c; c++)
-        if ((unsigned char)*c < 0x20 || *c == 0x7f)
-            *c = '_';
-    return 0;
-}
-
-/* Names people can tell apart: a second "sample" becomes "sample#2". */
-static void unique_names(cfg *c)
-{
-    for (int i = 0; i < c->nentries; i++) {
-        int k = 1;
-        for (int j = 0; j < i; j++)
-            if (strcmp(c->entries[j].name, c->entries[i].name) == 0)
-                k++;
-        if (k > 1) {
-            char buf[300];
-            snprintf(buf, sizeof buf, "%.280s#%d", c->entries[i].name, k);
-            free(c->entries[i].name);
-            c->entries[i].name = aw_xstrdup(buf);
-        }
-    }
-}
+/* The contest's configuration and entries: runtime/contest/contestcfg.h. */
+typedef aw_contest_entry entry;
+typedef aw_contest_cfg cfg;
 
 /* ---- the schedule and the statistics ---------------------------------------- */
 
@@ -464,7 +135,7 @@ typedef struct contest {
 static void info_of(const contest *k, aw_contest_info *ci)
 {
     memset(ci, 0, sizeof *ci);
-    ci->format = format_name(k->c.format);
+    ci->format = aw_contest_format_name(k->c.format);
     ci->players = k->c.players;
     ci->nplayers = k->c.nplayers;
     ci->seed = k->c.seed;
@@ -1010,22 +681,6 @@ static void worker_args_free(worker_args *wa)
     memset(wa, 0, sizeof *wa);
 }
 
-static int write_file(const char *path, const char *data, size_t len)
-{
-    char tmp[PATH_MAX + 8];
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    FILE *f = fopen(tmp, "we");
-    if (!f)
-        return -1;
-    fwrite(data, 1, len, f);
-    if (fflush(f) != 0 || fsync(fileno(f)) != 0) {
-        fclose(f);
-        return -1;
-    }
-    if (fclose(f) != 0 || rename(tmp, path) != 0)
-        return -1;
-    return 0;
-}
 
 static void contest_free(contest *k)
 {
@@ -1035,7 +690,7 @@ static void contest_free(contest *k)
     free(k->names);
     free(k->paths);
     aw_provenance_free(&k->prov);
-    cfg_free(&k->c);
+    aw_contest_cfg_free(&k->c);
 }
 
 /* ---- provenance (provenance.h) ------------------------------------------------ */
@@ -1089,15 +744,6 @@ static void end_session(contest *k, const char *start, int jobs, int status)
         fprintf(stderr, "aiwolf contest: %s\n", err.msg);
 }
 
-/* Adds from's sessions to to's, and its digests where to has none (merge). */
-static void merge_provenance(aw_provenance *to, const aw_provenance *from)
-{
-    for (int i = 0; i < from->nsessions; i++)
-        aw_provenance_add_session(to, &from->sessions[i]);
-    for (int i = 0; i < to->nentries && i < from->nentries; i++)
-        if (!to->sha256[i][0])
-            memcpy(to->sha256[i], from->sha256[i], sizeof to->sha256[i]);
-}
 
 /* Sets up k from its cfg: schedule, statistics, names. */
 static int contest_prepare(contest *k)
@@ -1125,37 +771,45 @@ static int contest_prepare(contest *k)
     return 0;
 }
 
+static const char report_head[] =
+    "usage: aiwolf contest report [--fault-policy P] DIR\n"
+    "\n"
+    "Writes the reports of the contest in DIR again from its games.tsv:\n"
+    "report.md, results.csv, results.json and report.html (and the table on\n"
+    "standard output).\n"
+    "\n"
+    "options:\n";
+static const char report_foot[] = "\nExit status: 0 written, 2 bad usage or a folder that holds no contest.\n";
+
 static int report_main(int argc, char **argv)
 {
     const char *dir = NULL, *policy = NULL;
-    for (int i = 2; i < argc; i++) {
-        if (strcmp(argv[i], "--help") == 0) {
-            usage(stdout);
-            return 0;
-        } else if (strcmp(argv[i], "--fault-policy") == 0 && i + 1 < argc) {
-            policy = argv[++i];
-        } else if (strncmp(argv[i], "--fault-policy=", 15) == 0) {
-            policy = argv[i] + 15;
-        } else if (argv[i][0] == '-' || dir) {
-            return bad("%s", "report takes one contest folder (and --fault-policy P)");
-        } else {
-            dir = argv[i];
-        }
-    }
+    aw_opt_list dirs = {&dir, 0, 1, "report takes one contest folder (and --fault-policy P)"};
+    const aw_opt opts[] = {
+        {.name = "--fault-policy", .arg = "P", .kind = AW_OPT_STR, .to = &policy,
+         .help = "which entries are ranked, for this report only (contest.cfg\n"
+                 "keeps its own; aiwolf contest --help)"},
+        {.name = "--help", .alias = "-h", .kind = AW_OPT_HELP, .help = "this text"},
+        {0},
+    };
+    const aw_opts_cmd cmd = {"contest report", report_head, opts, report_foot, &dirs, 0};
+    int prc = aw_opts_parse(&cmd, argc, argv, 2);
+    if (prc != AW_OPTS_OK)
+        return prc == AW_OPTS_EXIT ? 0 : 2;
     if (!dir)
         return bad("%s", "report takes one contest folder (and --fault-policy P)");
     contest k;
     memset(&k, 0, sizeof k);
     k.dir = dir;
     char why[600];
-    if (cfg_read(k.dir, &k.c, why, sizeof why) < 0) {
+    if (aw_contest_cfg_read(k.dir, &k.c, why, sizeof why) < 0) {
         fprintf(stderr, "aiwolf contest: %s\n", why);
         return 2;
     }
     /* Another policy for this report only (contest.cfg keeps its own). */
     aw_error perr;
     if (policy && aw_fault_policy_parse(policy, &k.c.policy, &perr) < 0) {
-        cfg_free(&k.c);
+        aw_contest_cfg_free(&k.c);
         return bad("%s", perr.msg);
     }
     if (contest_prepare(&k) < 0) {
@@ -1179,99 +833,57 @@ static int report_main(int argc, char **argv)
 
 
 /* Links (or copies) a log of a shard into the merged folder. */
-static int bring_log(const char *from, const char *to)
-{
-    if (link(from, to) == 0 || errno == EEXIST)
-        return 0;
-    size_t len;
-    aw_error err;
-    char *text = aw_read_input(from, &len, &err);
-    if (!text)
-        return -1;
-    int rc = write_file(to, text, len);
-    free(text);
-    return rc;
-}
+
+static const char merge_head[] =
+    "usage: aiwolf contest merge --out DIR SHARD_DIR...\n"
+    "\n"
+    "Combines the folders of a contest's slices (each played with --shard I/N,\n"
+    "the same --seed and entries) into DIR: its games, logs, provenance and\n"
+    "reports, as if one run had played them all.\n"
+    "\n"
+    "options:\n";
+static const char merge_foot[] = "\nExit status: 0 merged, 2 bad usage or slices that do not fit together.\n";
 
 static int merge_main(int argc, char **argv)
 {
     const char *dir = NULL;
     const char *shards[256];
-    int n = 0;
-    for (int i = 2; i < argc; i++) {
-        if (strcmp(argv[i], "--help") == 0) {
-            usage(stdout);
-            return 0;
-        }
-        if (strcmp(argv[i], "--out") == 0 && i + 1 < argc)
-            dir = argv[++i];
-        else if (strncmp(argv[i], "--out=", 6) == 0)
-            dir = argv[i] + 6;
-        else if (argv[i][0] == '-')
-            return bad("merge: unknown option '%s'", argv[i]);
-        else if (n < 256)
-            shards[n++] = argv[i];
-    }
+    aw_opt_list shard_list = {shards, 0, 256, "too many shard folders (256 at most)"};
+    const aw_opt opts[] = {
+        {.name = "--out", .arg = "DIR", .kind = AW_OPT_STR, .to = &dir,
+         .help = "the folder that receives the whole contest"},
+        {.name = "--help", .alias = "-h", .kind = AW_OPT_HELP, .help = "this text"},
+        {0},
+    };
+    const aw_opts_cmd cmd = {"contest merge", merge_head, opts, merge_foot, &shard_list, 0};
+    int prc = aw_opts_parse(&cmd, argc, argv, 2);
+    if (prc != AW_OPTS_OK)
+        return prc == AW_OPTS_EXIT ? 0 : 2;
+    int n = shard_list.n;
     if (!dir || n < 1)
         return bad("%s", "merge needs --out DIR and the shards' folders");
-    char why[600];
     cfg first;
-    if (cfg_read(shards[0], &first, why, sizeof why) < 0) {
-        fprintf(stderr, "aiwolf contest: %s\n", why);
-        return 2;
-    }
-    aw_buf want;
-    aw_buf_init(&want);
-    cfg_format(&first, false, &want);
-    int nshards = first.nshards;
-    bool *seen = aw_xcalloc((size_t)nshards + 1, sizeof *seen);
+    bool *seen = NULL;
     int rc = 2;
     aw_provenance prov; /* the slices' sessions and digests */
-    aw_provenance_init(&prov, first.nentries);
+    memset(&prov, 0, sizeof prov);
     contest k;
     memset(&k, 0, sizeof k);
     aw_buf all;
     aw_buf_init(&all);
-    for (int i = 0; i < n; i++) {
-        cfg sc;
-        if (cfg_read(shards[i], &sc, why, sizeof why) < 0) {
-            fprintf(stderr, "aiwolf contest: %s\n", why);
-            goto out;
-        }
-        aw_buf got;
-        aw_buf_init(&got);
-        cfg_format(&sc, false, &got);
-        bool same = got.len == want.len && memcmp(got.data, want.data, got.len) == 0 && sc.nshards == nshards;
-        int sh = sc.shard;
-        aw_buf_free(&got);
-        cfg_free(&sc);
-        if (!same) {
-            fprintf(stderr, "aiwolf contest: %s is a slice of another contest than %s\n", shards[i], shards[0]);
-            goto out;
-        }
-        if (seen[sh]) {
-            fprintf(stderr, "aiwolf contest: shard %d/%d is given twice\n", sh, nshards);
-            goto out;
-        }
-        seen[sh] = true;
+    char why[600], from[PATH_MAX * 2], to[PATH_MAX * 2], path[PATH_MAX];
+    aw_error merr;
+    if (aw_contest_merge_slices(shards, n, &first, &seen, &merr) < 0) {
+        fprintf(stderr, "aiwolf contest: %s\n", merr.msg);
+        goto out;
     }
-    for (int s = 1; s <= nshards; s++)
+    aw_provenance_init(&prov, first.nentries);
+    for (int s = 1; s <= first.nshards; s++)
         if (!seen[s])
             fprintf(stderr, "aiwolf contest: warning: shard %d/%d is missing; the merged results lack its games\n", s,
-                    nshards);
-    if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
-        fprintf(stderr, "aiwolf contest: cannot create the folder %s: %s\n", dir, strerror(errno));
-        goto out;
-    }
-    char path[PATH_MAX], from[PATH_MAX * 2], to[PATH_MAX * 2];
-    snprintf(path, sizeof path, "%s/contest.cfg", dir);
-    if (access(path, F_OK) == 0) {
-        fprintf(stderr, "aiwolf contest: %s holds a contest already; merge into a new folder\n", dir);
-        goto out;
-    }
-    snprintf(path, sizeof path, "%s/logs", dir);
-    if (mkdir(path, 0777) != 0 && errno != EEXIST) {
-        fprintf(stderr, "aiwolf contest: cannot create the folder %s: %s\n", path, strerror(errno));
+                    first.nshards);
+    if (aw_contest_merge_folder(dir, &merr) < 0) {
+        fprintf(stderr, "aiwolf contest: %s\n", merr.msg);
         goto out;
     }
     rc = 1;
@@ -1279,11 +891,11 @@ static int merge_main(int argc, char **argv)
         contest sk;
         memset(&sk, 0, sizeof sk);
         sk.dir = shards[i];
-        if (cfg_read(shards[i], &sk.c, why, sizeof why) < 0 || contest_prepare(&sk) < 0) {
+        if (aw_contest_cfg_read(shards[i], &sk.c, why, sizeof why) < 0 || contest_prepare(&sk) < 0) {
             contest_free(&sk);
             goto out;
         }
-        merge_provenance(&prov, &sk.prov);
+        aw_contest_merge_provenance(&prov, &sk.prov);
         bool *done = aw_xcalloc((size_t)sk.sched.nunits + 1, sizeof *done);
         aw_buf kept;
         aw_buf_init(&kept);
@@ -1291,25 +903,12 @@ static int merge_main(int argc, char **argv)
         if (dropped != 0 || sk.stats.games < sk.total)
             fprintf(stderr, "aiwolf contest: warning: %s is not finished (%ld of %ld games); run it again first\n",
                     shards[i], sk.stats.games, sk.total);
-        aw_game_record *rec = aw_xcalloc(1, sizeof *rec);
-        aw_error err;
-        int bad_log = 0;
-        for (const char *p = kept.data, *end = kept.data + kept.len; p && p < end;) {
-            const char *nl = memchr(p, '\n', (size_t)(end - p));
-            if (aw_record_parse(p, (size_t)(nl - p), sk.c.nentries, rec, &err) == 0) {
-                snprintf(from, sizeof from, "%s/%s", shards[i], rec->log);
-                snprintf(to, sizeof to, "%s/%s", dir, rec->log);
-                if (!strstr(rec->log, "..") && rec->log[0] != '/' && bring_log(from, to) < 0)
-                    bad_log++;
-            }
-            p = nl + 1;
-        }
+        int bad_log = aw_contest_bring_logs(shards[i], dir, kept.data, kept.len, sk.c.nentries);
         if (bad_log)
             fprintf(stderr, "aiwolf contest: warning: %d game logs of %s could not be brought over\n", bad_log,
                     shards[i]);
         if (kept.len)
             aw_buf_add(&all, kept.data, kept.len);
-        free(rec);
         aw_buf_free(&kept);
         free(done);
         contest_free(&sk);
@@ -1317,24 +916,24 @@ static int merge_main(int argc, char **argv)
     /* The logs' rules (logrules.h), the same in every slice. */
     snprintf(from, sizeof from, "%s/logs/%s", shards[0], AW_LOGRULES_FOLDER);
     snprintf(to, sizeof to, "%s/logs/%s", dir, AW_LOGRULES_FOLDER);
-    if (access(from, F_OK) == 0 && bring_log(from, to) < 0)
+    if (access(from, F_OK) == 0 && aw_contest_bring_file(from, to) < 0)
         fprintf(stderr, "aiwolf contest: warning: %s could not be brought over\n", from);
     first.shard = first.nshards = 1;
     aw_buf cf;
     aw_buf_init(&cf);
-    cfg_format(&first, true, &cf);
+    aw_contest_cfg_format(&first, true, &cf);
     snprintf(path, sizeof path, "%s/contest.cfg", dir);
-    int w = write_file(path, cf.data, cf.len);
+    int w = aw_contest_write_file(path, cf.data, cf.len);
     aw_buf_free(&cf);
     snprintf(path, sizeof path, "%s/games.tsv", dir);
-    if (w < 0 || write_file(path, all.data ? all.data : "", all.len) < 0 || sort_games(dir, first.nentries) < 0) {
+    if (w < 0 || aw_contest_write_file(path, all.data ? all.data : "", all.len) < 0 || sort_games(dir, first.nentries) < 0) {
         fprintf(stderr, "aiwolf contest: cannot write the merged results into %s\n", dir);
         goto out;
     }
     k.dir = dir;
-    if (cfg_read(dir, &k.c, why, sizeof why) < 0 || contest_prepare(&k) < 0)
+    if (aw_contest_cfg_read(dir, &k.c, why, sizeof why) < 0 || contest_prepare(&k) < 0)
         goto out;
-    merge_provenance(&k.prov, &prov);
+    aw_contest_merge_provenance(&k.prov, &prov);
     aw_error perr;
     if (aw_provenance_save(&k.prov, dir, k.names, &perr) < 0)
         fprintf(stderr, "aiwolf contest: %s\n", perr.msg);
@@ -1351,10 +950,9 @@ static int merge_main(int argc, char **argv)
 out:
     contest_free(&k);
     aw_buf_free(&all);
-    aw_buf_free(&want);
     aw_provenance_free(&prov);
     free(seen);
-    cfg_free(&first);
+    aw_contest_cfg_free(&first);
     return rc;
 }
 
@@ -1525,63 +1123,54 @@ static int rm_entry(const char *path, const struct stat *st, int type, struct FT
     return 0;
 }
 
-static void verify_usage(FILE *out)
-{
-    fprintf(out, "usage: aiwolf contest verify [--sample N] [--jobs J] DIR\n"
-                 "\n"
-                 "Plays games of the contest in DIR again, from their seeds and entries, the\n"
-                 "way the contest played them (its workers, confined children, budgets),\n"
-                 "and compares each game's log with the recorded one byte for byte, and its\n"
-                 "games.tsv line but the times. Entries whose files changed since the\n"
-                 "contest are named, and their games are not played. Prints each game that\n"
-                 "differs, with its first differing line, and a summary.\n"
-                 "\n"
-                 "  --sample N   play N of the games played (default: all), the same N for\n"
-                 "               the same contest every time (drawn from its master seed);\n"
-                 "               under the regulation format the whole set holding a game is\n"
-                 "               played, since its agents carry over from game to game\n"
-                 "  --jobs J     worker processes (default: every core)\n"
-                 "\n"
-                 "Exit status: 0 every game compared is the same and no entry changed, 1 a\n"
-                 "game differs or an entry changed (or the check stopped), 2 bad usage or a\n"
-                 "folder that holds no contest.\n");
-}
+static const char verify_head[] =
+    "usage: aiwolf contest verify [--sample N] [--jobs J] DIR\n"
+    "\n"
+    "Plays games of the contest in DIR again, from their seeds and entries, the\n"
+    "way the contest played them (its workers, confined children, budgets),\n"
+    "and compares each game's log with the recorded one byte for byte, and its\n"
+    "games.tsv line but the times. Entries whose files changed since the\n"
+    "contest are named, and their games are not played. Prints each game that\n"
+    "differs, with its first differing line, and a summary.\n"
+    "\n";
+static const char verify_foot[] =
+    "\n"
+    "Exit status: 0 every game compared is the same and no entry changed, 1 a\n"
+    "game differs or an entry changed (or the check stopped), 2 bad usage or a\n"
+    "folder that holds no contest.\n";
 
 static int verify_main(int argc, char **argv)
 {
     const char *dir = NULL;
     long sample = -1;
     int jobs = (int)sysconf(_SC_NPROCESSORS_ONLN);
-    for (int i = 2; i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            verify_usage(stdout);
-            return 0;
-        }
-        if ((strcmp(a, "--sample") == 0 || strcmp(a, "--jobs") == 0) && i + 1 < argc) {
-            long x;
-            if (aw_parse_long(argv[i + 1], 1, 100000000, &x) < 0)
-                return bad("verify: %s takes a positive whole number", a);
-            if (a[2] == 's')
-                sample = x;
-            else
-                jobs = (int)(x > 256 ? 256 : x);
-            i++;
-        } else if (a[0] == '-') {
-            return bad("verify: unknown option '%s'", a);
-        } else if (!dir) {
-            dir = a;
-        } else {
-            return bad("%s", "verify takes one contest folder");
-        }
-    }
+    long jobs_opt = 0;
+    aw_opt_list dirs = {&dir, 0, 1, "verify takes one contest folder"};
+    const aw_opt opts[] = {
+        {.name = "--sample", .arg = "N", .kind = AW_OPT_LONG, .to = &sample, .min = 1, .max = 100000000,
+         .bad = "'%s' is not a positive whole number",
+         .help = "play N of the games played (default: all), the same N for\n"
+                 "the same contest every time (drawn from its master seed);\n"
+                 "under the regulation format the whole set holding a game is\n"
+                 "played, since its agents carry over from game to game"},
+        {.name = "--jobs", .arg = "J", .kind = AW_OPT_LONG, .to = &jobs_opt, .min = 1, .max = 100000000,
+         .bad = "'%s' is not a positive whole number", .help = "worker processes (default: every core)"},
+        {.name = "--help", .alias = "-h", .kind = AW_OPT_HELP},
+        {0},
+    };
+    const aw_opts_cmd cmd = {"contest verify", verify_head, opts, verify_foot, &dirs, 15};
+    int prc = aw_opts_parse(&cmd, argc, argv, 2);
+    if (prc != AW_OPTS_OK)
+        return prc == AW_OPTS_EXIT ? 0 : 2;
+    if (jobs_opt)
+        jobs = (int)(jobs_opt > 256 ? 256 : jobs_opt);
     if (!dir)
         return bad("%s", "verify needs the contest's folder: aiwolf contest verify DIR");
     verify v;
     memset(&v, 0, sizeof v);
     v.k.dir = dir;
     char why[600];
-    if (cfg_read(dir, &v.k.c, why, sizeof why) < 0) {
+    if (aw_contest_cfg_read(dir, &v.k.c, why, sizeof why) < 0) {
         fprintf(stderr, "aiwolf contest: %s\n", why);
         return 2;
     }
@@ -1596,7 +1185,9 @@ static int verify_main(int argc, char **argv)
     for (int i = 0; i < c->nentries; i++) {
         entry now;
         entry *e = &c->entries[i];
-        if (resolve_entry(e->path, &now) < 0) {
+        aw_error rerr;
+        if (aw_contest_entry_resolve(e->path, &now, &rerr) < 0) {
+            fprintf(stderr, "aiwolf contest: %s\n", rerr.msg);
             printf("entry %s (%s) is gone or broken: its games are not played again\n", e->name, e->path);
             changed[i] = true;
             e->main = aw_xstrdup(e->path);
@@ -1733,6 +1324,162 @@ static int verify_main(int argc, char **argv)
     return rc;
 }
 
+/* The command's options: the table (in a->rows) whose values go to a and
+ * to k's config, with k's defaults set first. */
+static int format_opt(void *to, const char *v)
+{
+    aw_contest_format *f = to;
+    if (strcmp(v, "seed2015") == 0)
+        *f = AW_FORMAT_SEED2015;
+    else if (strcmp(v, "regulation") == 0)
+        *f = AW_FORMAT_REGULATION;
+    else
+        return bad("--format is seed2015 or regulation, not '%s'", v);
+    return 0;
+}
+
+static int players_opt(void *to, const char *v)
+{
+    if (aw_contest_cfg_parse_players(v, to) < 0)
+        return bad("--players takes up to four different counts from 3 to 18, e.g. 5,15 (not '%s')", v);
+    return 0;
+}
+
+static int policy_opt(void *to, const char *v)
+{
+    aw_error err;
+    if (aw_fault_policy_parse(v, to, &err) < 0)
+        return bad("%s", err.msg);
+    return 0;
+}
+
+static int shard_opt(void *to, const char *v)
+{
+    cfg *c = to;
+    char tail;
+    if (sscanf(v, "%d/%d%c", &c->shard, &c->nshards, &tail) != 2 || c->nshards < 1 || c->shard < 1 ||
+        c->shard > c->nshards)
+        return bad("--shard is I/N with 1 <= I <= N, e.g. 2/4 (not '%s')", v);
+    return 0;
+}
+
+typedef struct contest_args {
+    const char *dir;
+    bool have_seed, have_players, have_budget, until;
+    long max_games, games_per_entry, sets, set_games, jobs_opt, budget, memory, duplicate;
+    aw_cli_rule_opts ro;
+    const char *args[MAX_ENTRIES];
+    aw_opt_list entries;
+    aw_opt rows[24];
+} contest_args;
+
+static aw_opts_cmd contest_table(contest *k, contest_args *a)
+{
+    memset(a, 0, sizeof *a);
+    a->games_per_entry = 1000;
+    a->sets = 10;
+    a->set_games = 100;
+    a->budget = 100;
+    a->memory = 64;
+    a->entries = (aw_opt_list){a->args, 0, MAX_ENTRIES, "too many entries (1000 at most)"};
+    const aw_opt rows[] = {
+        {.name = "--out", .arg = "DIR", .kind = AW_OPT_STR, .to = &a->dir,
+         .help =
+               "the folder that receives the results (required); a\n"
+               "folder that holds a contest already continues it"},
+        {.name = "--format", .arg = "F", .kind = AW_OPT_CALL, .to = &k->c.format, .call = format_opt,
+         .help =
+               "seed2015 (default): every entry plays at least\n"
+               "--games-per-entry games, fresh instances every game;\n"
+               "regulation: sets of --set-games games with the same\n"
+               "instances and seats, --sets sets per player count"},
+        {.name = "--players", .arg = "N[,M]", .kind = AW_OPT_CALL, .to = &k->c, .call = players_opt, .seen = &a->have_players,
+         .help =
+               "player counts (default: 15 for seed2015, 5,15 for\n"
+               "regulation)"},
+        {.name = "--games-per-entry", .arg = "N", .kind = AW_OPT_LONG, .to = &a->games_per_entry, .min = 1, .max = 100000000,
+         .bad = "'%s' is not a positive whole number",
+         .help =
+               "seed2015: games each entry plays at least (default 1000)"},
+        {.name = "--sets", .arg = "K", .kind = AW_OPT_LONG, .to = &a->sets, .min = 1, .max = 100000000,
+         .bad = "'%s' is not a positive whole number",
+         .help =
+               "regulation: sets per player count (default 10)"},
+        {.name = "--set-games", .arg = "N", .kind = AW_OPT_LONG, .to = &a->set_games, .min = 1, .max = 100000000,
+         .bad = "'%s' is not a positive whole number",
+         .help =
+               "regulation: games per set (default 100)"},
+        {.name = "--seed", .arg = "S", .kind = AW_OPT_U64, .to = &k->c.seed, .seen = &a->have_seed,
+         .bad = "'%s' is not a whole number from 0 to 18446744073709551615",
+         .help =
+               "the master seed (default: drawn from the system and\n"
+               "kept in DIR, so a resumed run uses it)"},
+        {.name = "--jobs", .arg = "J", .kind = AW_OPT_LONG, .to = &a->jobs_opt, .min = 1, .max = 100000000,
+         .bad = "'%s' is not a positive whole number",
+         .help =
+               "worker processes (default: every core)"},
+        {.name = "--budget", .arg = "MS", .kind = AW_OPT_LONG, .to = &a->budget, .min = 1, .max = 100000000, .seen = &a->have_budget,
+         .bad = "'%s' is not a positive whole number",
+         .help =
+               "CPU time per agent call (default 100; 1000 with --work,\n"
+               "where it is only a safety net); a call that runs far\n"
+               "past it is killed with the agent's process (the\n"
+               "bounds: docs/contest.md, \"Outer kill\")"},
+        {.name = "--work", .arg = "UNITS", .kind = AW_OPT_U64, .to = &k->c.work, .min = 1, .bad = "'%s' is not a positive number of work units",
+         .help =
+               "also a deterministic budget per call, in work units (VM\n"
+               "instructions plus library work; docs/sandbox.md): the\n"
+               "results, faults included, are then the same on any\n"
+               "machine and load"},
+        {.name = "--memory", .arg = "MB", .kind = AW_OPT_LONG, .to = &a->memory, .min = 1, .max = 100000000,
+         .bad = "'%s' is not a positive whole number",
+         .help =
+               "memory cap per agent (default 64)"},
+        {.name = "--fault-policy", .arg = "P", .kind = AW_OPT_CALL, .to = &k->c.policy, .call = policy_opt,
+         .help =
+               "which entries are ranked: calls=5%,games=50% (the\n"
+               "default: an entry with more than 5 % of its calls\n"
+               "faulted, or faults in more than half its games, is\n"
+               "listed apart, not ranked), other shares, or none;\n"
+               "an entry that answers no call is never ranked"},
+        {.kind = AW_OPT_GROUP,
+         .to = aw_cli_rule_group(&a->ro, AW_RULE_PRESET | AW_RULE_SET,
+                                 "the rules (default: the format's: seed2015 or regulation)", NULL)},
+        {.name = "--shard", .arg = "I/N", .kind = AW_OPT_CALL, .to = &k->c, .call = shard_opt,
+         .help =
+               "play only slice I of N (1-based); 'contest merge'\n"
+               "combines the slices' folders"},
+        {.name = "--duplicate", .arg = "K", .kind = AW_OPT_LONG, .to = &a->duplicate, .min = 1, .max = 100,
+         .bad = "'%s' is not a number of copies from 1 to 100",
+         .help =
+               "seed2015: play each deal (seed and roles) K times,\n"
+               "the entries rotated through its seats, so that the\n"
+               "luck of roles and seats cancels within a deal"},
+        {.name = "--until-separated", .kind = AW_OPT_FLAG, .to = &a->until,
+         .help =
+               "seed2015: after the games above, keep playing rounds\n"
+               "of games for the entries still in doubt until every\n"
+               "two entries adjacent in the skill rating are\n"
+               "separated at 95 %, or --max-games is reached"},
+        {.name = "--max-games", .arg = "N", .kind = AW_OPT_LONG, .to = &a->max_games, .min = 1, .max = 100000000,
+         .bad = "'%s' is not a positive whole number",
+         .help =
+               "the cap for --until-separated (default: 10 times the\n"
+               "games above)"},
+        {.name = "--quiet", .kind = AW_OPT_FLAG, .to = &k->quiet,
+         .help =
+               "no progress and no table on standard output"},
+        {.name = "--help", .kind = AW_OPT_HELP,
+         .help =
+               "this text"},
+        {.name = "-h", .kind = AW_OPT_HELP}, /* not listed */
+        {0},
+    };
+    _Static_assert(sizeof rows <= sizeof a->rows, "contest_args.rows holds the table");
+    memcpy(a->rows, rows, sizeof rows);
+    return (aw_opts_cmd){"contest", contest_head, a->rows, contest_foot, &a->entries, 24};
+}
+
 int cmd_contest(int argc, char **argv)
 {
     if (argc >= 2 && strcmp(argv[1], "--worker") == 0)
@@ -1755,152 +1502,47 @@ int cmd_contest(int argc, char **argv)
     c->shard = c->nshards = 1;
     aw_error perr;
     aw_fault_policy_parse(AW_FAULT_POLICY_DEFAULT, &c->policy, &perr);
-    bool have_seed = false, have_players = false, have_preset = false, have_budget = false, until = false;
-    long max_games = 0;
+    bool have_preset = false;
     int jobs = (int)sysconf(_SC_NPROCESSORS_ONLN);
-    const char *dir = NULL;
-    const char *args[MAX_ENTRIES];
     int nargs = 0;
     int rc = 2;
-    for (int i = 1; i < argc; i++) {
-        char opt[64];
-        const char *a = argv[i], *v = NULL;
-        const char *eq = strncmp(a, "--", 2) == 0 ? strchr(a, '=') : NULL;
-        if (eq && (size_t)(eq - a) < sizeof opt) {
-            snprintf(opt, sizeof opt, "%.*s", (int)(eq - a), a);
-            a = opt;
-            v = eq + 1;
-        }
-#define VALUE()                                                                                                        \
-    do {                                                                                                               \
-        if (!v) {                                                                                                      \
-            if (i + 1 >= argc) {                                                                                       \
-                bad("%s needs a value", a);                                                                            \
-                goto out;                                                                                              \
-            }                                                                                                          \
-            v = argv[++i];                                                                                             \
-        }                                                                                                              \
-    } while (0)
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            usage(stdout);
-            rc = 0;
-            goto out;
-        } else if (strcmp(a, "--format") == 0) {
-            VALUE();
-            if (strcmp(v, "seed2015") == 0)
-                c->format = AW_FORMAT_SEED2015;
-            else if (strcmp(v, "regulation") == 0)
-                c->format = AW_FORMAT_REGULATION;
-            else {
-                bad("--format is seed2015 or regulation, not '%s'", v);
-                goto out;
-            }
-        } else if (strcmp(a, "--players") == 0) {
-            VALUE();
-            if (parse_players(v, c) < 0) {
-                bad("--players takes up to four different counts from 3 to 18, e.g. 5,15 (not '%s')", v);
-                goto out;
-            }
-            have_players = true;
-        } else if (strcmp(a, "--games-per-entry") == 0 || strcmp(a, "--sets") == 0 ||
-                   strcmp(a, "--set-games") == 0 || strcmp(a, "--jobs") == 0 || strcmp(a, "--budget") == 0 ||
-                   strcmp(a, "--memory") == 0) {
-            VALUE();
-            char *e;
-            long x = strtol(v, &e, 10);
-            if (*e || e == v || x < 1 || x > 100000000) {
-                bad("%s takes a positive whole number", a);
-                goto out;
-            }
-            if (strcmp(a, "--games-per-entry") == 0)
-                c->games_per_entry = x;
-            else if (strcmp(a, "--sets") == 0)
-                c->sets = (int)x;
-            else if (strcmp(a, "--set-games") == 0)
-                c->set_games = (int)x;
-            else if (strcmp(a, "--jobs") == 0)
-                jobs = (int)(x > 256 ? 256 : x);
-            else if (strcmp(a, "--budget") == 0) {
-                c->budget_ms = (int)(x > 600000 ? 600000 : x);
-                have_budget = true;
-            }
-            else
-                c->memory_mb = (int)(x > 65536 ? 65536 : x);
-        } else if (strcmp(a, "--seed") == 0) {
-            VALUE();
-            char *e;
-            errno = 0;
-            c->seed = strtoull(v, &e, 10);
-            if (*e || e == v || errno || v[0] == '-') {
-                bad("--seed takes a whole number from 0 to 18446744073709551615, not '%s'", v);
-                goto out;
-            }
-            have_seed = true;
-        } else if (strcmp(a, "--work") == 0) {
-            VALUE();
-            if (aw_parse_u64(v, &c->work) != 0 || c->work == 0) {
-                bad("--work: '%s' is not a positive number of work units", v);
-                goto out;
-            }
-        } else if (strcmp(a, "--fault-policy") == 0) {
-            VALUE();
-            if (aw_fault_policy_parse(v, &c->policy, &perr) < 0) {
-                bad("%s", perr.msg);
-                goto out;
-            }
-        } else if (strcmp(a, "--preset") == 0) {
-            VALUE();
-            snprintf(c->preset, sizeof c->preset, "%s", v);
-            have_preset = true;
-        } else if (strcmp(a, "--set") == 0) {
-            VALUE();
-            if (c->nsets_kv == MAX_SETS) {
-                bad("%s", "too many --set options");
-                goto out;
-            }
-            c->sets_kv[c->nsets_kv++] = aw_xstrdup(v);
-        } else if (strcmp(a, "--shard") == 0) {
-            VALUE();
-            char tail;
-            if (sscanf(v, "%d/%d%c", &c->shard, &c->nshards, &tail) != 2 || c->nshards < 1 || c->shard < 1 ||
-                c->shard > c->nshards) {
-                bad("--shard is I/N with 1 <= I <= N, e.g. 2/4 (not '%s')", v);
-                goto out;
-            }
-        } else if (strcmp(a, "--duplicate") == 0 || strcmp(a, "--max-games") == 0) {
-            VALUE();
-            char *e;
-            long x = strtol(v, &e, 10);
-            bool dup = strcmp(a, "--duplicate") == 0;
-            if (*e || e == v || x < 1 || x > (dup ? 100 : 100000000)) {
-                bad(dup ? "--duplicate takes a number of copies from 1 to 100, not '%s'"
-                        : "--max-games takes a positive whole number, not '%s'",
-                    v);
-                goto out;
-            }
-            if (dup)
-                c->duplicate = x > 1 ? (int)x : 0;
-            else
-                max_games = x;
-        } else if (strcmp(a, "--until-separated") == 0) {
-            until = true;
-        } else if (strcmp(a, "--out") == 0) {
-            VALUE();
-            dir = v;
-        } else if (strcmp(a, "--quiet") == 0) {
-            k.quiet = true;
-        } else if (a[0] == '-' && a[1]) {
-            bad("unknown option '%s'", argv[i]);
-            goto out;
-        } else {
-            if (nargs == MAX_ENTRIES) {
-                bad("%s", "too many entries (1000 at most)");
-                goto out;
-            }
-            args[nargs++] = a;
-        }
-#undef VALUE
+    contest_args *ca = aw_xcalloc(1, sizeof *ca);
+    const aw_opts_cmd cmd = contest_table(&k, ca);
+    const char **args = ca->args;
+    const char *dir;
+    bool have_seed, have_players, have_budget, until;
+    long max_games;
+    int prc = aw_opts_parse(&cmd, argc, argv, 1);
+    if (prc != AW_OPTS_OK) {
+        rc = prc == AW_OPTS_EXIT ? 0 : 2;
+        goto out;
     }
+    dir = ca->dir;
+    have_seed = ca->have_seed;
+    have_players = ca->have_players;
+    have_budget = ca->have_budget;
+    until = ca->until;
+    max_games = ca->max_games;
+    nargs = ca->entries.n;
+    c->games_per_entry = ca->games_per_entry;
+    c->sets = (int)ca->sets;
+    c->set_games = (int)ca->set_games;
+    if (ca->jobs_opt)
+        jobs = (int)(ca->jobs_opt > 256 ? 256 : ca->jobs_opt);
+    c->budget_ms = (int)(ca->budget > 600000 ? 600000 : ca->budget);
+    c->memory_mb = (int)(ca->memory > 65536 ? 65536 : ca->memory);
+    if (ca->duplicate)
+        c->duplicate = ca->duplicate > 1 ? (int)ca->duplicate : 0;
+    if (ca->ro.have_preset) {
+        snprintf(c->preset, sizeof c->preset, "%s", ca->ro.preset);
+        have_preset = true;
+    }
+    if (ca->ro.sets.n > MAX_SETS) {
+        bad("%s", "too many --set options");
+        goto out;
+    }
+    for (int i = 0; i < ca->ro.sets.n; i++)
+        c->sets_kv[c->nsets_kv++] = aw_xstrdup(ca->ro.setv[i]);
     if (!dir) {
         bad("%s", "--out DIR is required: the folder that receives the results");
         goto out;
@@ -1933,7 +1575,7 @@ int cmd_contest(int argc, char **argv)
         c->players[1] = 15;
     }
     if (!have_preset)
-        snprintf(c->preset, sizeof c->preset, "%s", format_name(c->format));
+        snprintf(c->preset, sizeof c->preset, "%s", aw_contest_format_name(c->format));
     /* With a work budget the work decides where a call stops; the time
      * budget is only the safety net for what the work model does not see,
      * far enough that it does not act first on a slower or loaded machine
@@ -1948,7 +1590,9 @@ int cmd_contest(int argc, char **argv)
     }
     c->entries = aw_xcalloc((size_t)nargs, sizeof *c->entries);
     for (int i = 0; i < nargs; i++) {
-        if (resolve_entry(args[i], &c->entries[c->nentries]) < 0) {
+        aw_error rerr;
+        if (aw_contest_entry_resolve(args[i], &c->entries[c->nentries], &rerr) < 0) {
+            fprintf(stderr, "aiwolf contest: %s\n", rerr.msg);
             c->nentries++;
             goto out;
         }
@@ -1968,7 +1612,7 @@ int cmd_contest(int argc, char **argv)
                         c->entries[j].path, c->entries[i].path, c->entries[i].read_dir);
                 break;
             }
-    unique_names(c);
+    aw_contest_unique_names(c);
     k.dir = dir;
     if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
         fprintf(stderr, "aiwolf contest: cannot create the folder %s: %s\n", dir, strerror(errno));
@@ -1981,7 +1625,7 @@ int cmd_contest(int argc, char **argv)
     if (resume) {
         cfg old;
         char why[600];
-        if (cfg_read(dir, &old, why, sizeof why) < 0) {
+        if (aw_contest_cfg_read(dir, &old, why, sizeof why) < 0) {
             fprintf(stderr, "aiwolf contest: %s\n", why);
             goto out;
         }
@@ -1990,8 +1634,8 @@ int cmd_contest(int argc, char **argv)
         aw_buf a1, a2;
         aw_buf_init(&a1);
         aw_buf_init(&a2);
-        cfg_format(c, true, &a1);
-        cfg_format(&old, true, &a2);
+        aw_contest_cfg_format(c, true, &a1);
+        aw_contest_cfg_format(&old, true, &a2);
         bool same = a1.len == a2.len && memcmp(a1.data, a2.data, a1.len) == 0;
         if (!same) {
             /* Say which line differs. */
@@ -2011,7 +1655,7 @@ int cmd_contest(int argc, char **argv)
         }
         aw_buf_free(&a1);
         aw_buf_free(&a2);
-        cfg_free(&old);
+        aw_contest_cfg_free(&old);
         if (!same)
             goto out;
     } else {
@@ -2019,8 +1663,8 @@ int cmd_contest(int argc, char **argv)
             c->seed = aw_rng_os_seed();
         aw_buf b;
         aw_buf_init(&b);
-        cfg_format(c, true, &b);
-        int w = write_file(cfgpath, b.data, b.len);
+        aw_contest_cfg_format(c, true, &b);
+        int w = aw_contest_write_file(cfgpath, b.data, b.len);
         aw_buf_free(&b);
         if (w < 0) {
             fprintf(stderr, "aiwolf contest: cannot write %s: %s\n", cfgpath, strerror(errno));
@@ -2050,7 +1694,7 @@ int cmd_contest(int argc, char **argv)
         if (dropped < 0) {
             fprintf(stderr, "aiwolf contest: cannot read %s\n", gpath);
             rc = 1;
-        } else if (dropped > 0 && write_file(gpath, kept.data ? kept.data : "", kept.len) < 0) {
+        } else if (dropped > 0 && aw_contest_write_file(gpath, kept.data ? kept.data : "", kept.len) < 0) {
             fprintf(stderr, "aiwolf contest: cannot rewrite %s: %s\n", gpath, strerror(errno));
             rc = 1;
         }
@@ -2077,7 +1721,7 @@ int cmd_contest(int argc, char **argv)
                     o += snprintf(pl + o, sizeof pl - (size_t)o, "%s%d", i ? "," : "", c->players[i]);
                 int njobs = jobs < ntodo ? jobs : ntodo;
                 fprintf(stderr, "aiwolf contest: %d entries, %ld games (%s, %s players), seed %llu, %d job%s, into %s\n",
-                        c->nentries, k.total, format_name(c->format), pl, (unsigned long long)c->seed, njobs,
+                        c->nentries, k.total, aw_contest_format_name(c->format), pl, (unsigned long long)c->seed, njobs,
                         njobs == 1 ? "" : "s", dir);
             }
         }
@@ -2168,6 +1812,7 @@ out:
     if (k.sched.units || k.names)
         contest_free(&k);
     else
-        cfg_free(c);
+        aw_contest_cfg_free(c);
+    free(ca);
     return rc;
 }

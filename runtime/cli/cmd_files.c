@@ -10,6 +10,7 @@
 #include "cli.h"
 #include "gzlog.h"
 #include "logrules.h"
+#include "options.h"
 #include "util.h"
 
 /* Takes text (read from a file) and returns the log in it: text itself, or
@@ -149,3 +150,9 @@ void aw_cli_preset_hint(const aw_settings *failed, bool (*passes)(void *ud, cons
     if (pass)
         printf("    hint: %s under --preset %s (%s under %s)\n", passed, pass, tried, source);
 }
+
+const aw_opt aw_cli_log_file_rows[] = {
+    {.name = "--help", .alias = "-h", .kind = AW_OPT_HELP, .help = "show this help"},
+    {.name = "--", .kind = AW_OPT_NOTE, .help = "end of options; LOG may also be '-' for standard input"},
+    {0},
+};

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "options.h"
 #include "lualint.h"
 #include "luamods.h"
 
@@ -22,42 +23,35 @@ extern const aw_luamod aw_meta_files[];
 
 #define META_DIR ".aiwolf-meta"
 
-static void usage(FILE *out)
-{
-    fprintf(out,
-            "usage: aiwolf new [--role-aware | --nlp] [--dir PARENT] NAME\n"
-            "\n"
-            "Creates the folder NAME (in PARENT, default the current folder) with a new\n"
-            "agent to start from:\n"
-            "  main.lua                a commented agent that plays sensibly, built on\n"
-            "                          require \"aiwolf.agent\" (docs/agents.md)\n"
-            "  spec/NAME_spec.lua      a busted spec: lints the agent and plays games of it\n"
-            "                          with the aiwolf binary (AIWOLF_BIN, else aiwolf on\n"
-            "                          the PATH), checking that no call faults\n"
-            "  .luarc.json             lua-language-server settings: Lua 5.4, no io/debug,\n"
-            "                          and the annotations below as a library\n"
-            "  " META_DIR "/aiwolf/    annotations (---@meta) of the agent's methods, info,\n"
-            "                          setting, aiwolf.agent and aiwolf.protocol\n"
-            "  .luacheckrc             luacheck settings: exactly the sandbox's globals\n"
-            "\n"
-            "NAME is a plain folder name: letters, digits, '_', '-' and '.', not starting\n"
-            "with '.' or '-', at most 64 characters. An existing NAME is never touched.\n"
-            "\n"
-            "options:\n"
-            "  --role-aware    main.lua has a part for each role (seer, medium, bodyguard,\n"
-            "                  werewolf, possessed, villager) instead of one for all\n"
-            "  --nlp           main.lua is an agent for the NLP division (aiwolf connect\n"
-            "                  --nlp): it talks English or Japanese with the templates of\n"
-            "                  aiwolf.nlp and reads the others' text (docs/nlp.md)\n"
-            "  --dir PARENT    create NAME inside PARENT (which must exist)\n"
-            "  -h, --help      show this help\n"
-            "\n"
-            "Then: aiwolf play NAME/main.lua NAME/main.lua; aiwolf lint NAME/main.lua;\n"
-            "(cd NAME && busted). See README.md, \"Write your own agent\".\n"
-            "\n"
-            "exit status: 0 created, 1 NAME exists or a file could not be written,\n"
-            "             2 bad usage or a bad NAME\n");
-}
+/* --help: the head, the options (the table in cmd_new), the foot. */
+static const char new_head[] =
+    "usage: aiwolf new [--role-aware | --nlp] [--dir PARENT] NAME\n"
+    "\n"
+    "Creates the folder NAME (in PARENT, default the current folder) with a new\n"
+    "agent to start from:\n"
+    "  main.lua                a commented agent that plays sensibly, built on\n"
+    "                          require \"aiwolf.agent\" (docs/agents.md)\n"
+    "  spec/NAME_spec.lua      a busted spec: lints the agent and plays games of it\n"
+    "                          with the aiwolf binary (AIWOLF_BIN, else aiwolf on\n"
+    "                          the PATH), checking that no call faults\n"
+    "  .luarc.json             lua-language-server settings: Lua 5.4, no io/debug,\n"
+    "                          and the annotations below as a library\n"
+    "  " META_DIR "/aiwolf/    annotations (---@meta) of the agent's methods, info,\n"
+    "                          setting, aiwolf.agent and aiwolf.protocol\n"
+    "  .luacheckrc             luacheck settings: exactly the sandbox's globals\n"
+    "\n"
+    "NAME is a plain folder name: letters, digits, '_', '-' and '.', not starting\n"
+    "with '.' or '-', at most 64 characters. An existing NAME is never touched.\n"
+    "\n"
+    "options:\n";
+static const char new_foot[] =
+    "\n"
+    "Then: aiwolf play NAME/main.lua NAME/main.lua; aiwolf lint NAME/main.lua;\n"
+    "(cd NAME && busted). See README.md, \"Write your own agent\".\n"
+    "\n"
+    "exit status: 0 created, 1 NAME exists or a file could not be written,\n"
+    "             2 bad usage or a bad NAME\n";
+
 
 static const char *bad_name(const char *name)
 {
@@ -248,34 +242,27 @@ int cmd_new(int argc, char **argv)
 {
     const char *name = NULL, *parent = ".";
     bool roles = false, nlp = false;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            usage(stdout);
-            return 0;
-        } else if (strcmp(a, "--role-aware") == 0) {
-            roles = true;
-        } else if (strcmp(a, "--nlp") == 0) {
-            nlp = true;
-        } else if (strcmp(a, "--dir") == 0 || strncmp(a, "--dir=", 6) == 0) {
-            if (a[5] == '=') {
-                parent = a + 6;
-            } else if (i + 1 < argc) {
-                parent = argv[++i];
-            } else {
-                fprintf(stderr, "aiwolf new: --dir needs a folder (aiwolf new --help)\n");
-                return 2;
-            }
-        } else if (a[0] == '-' && a[1]) {
-            fprintf(stderr, "aiwolf new: unknown option '%s' (aiwolf new --help)\n", a);
-            return 2;
-        } else if (name) {
-            fprintf(stderr, "aiwolf new: give one NAME, not '%s' and '%s' (aiwolf new --help)\n", name, a);
-            return 2;
-        } else {
-            name = a;
-        }
-    }
+    const char *names[1];
+    aw_opt_list name_list = {names, 0, 1, "give one NAME"};
+    const aw_opt opts[] = {
+        {.name = "--role-aware", .kind = AW_OPT_FLAG, .to = &roles,
+         .help = "main.lua has a part for each role (seer, medium, bodyguard,\n"
+                 "werewolf, possessed, villager) instead of one for all"},
+        {.name = "--nlp", .kind = AW_OPT_FLAG, .to = &nlp,
+         .help = "main.lua is an agent for the NLP division (aiwolf connect\n"
+                 "--nlp): it talks English or Japanese with the templates of\n"
+                 "aiwolf.nlp and reads the others' text (docs/nlp.md)"},
+        {.name = "--dir", .arg = "PARENT", .kind = AW_OPT_STR, .to = &parent,
+         .help = "create NAME inside PARENT (which must exist)"},
+        {.name = "--help", .alias = "-h", .kind = AW_OPT_HELP, .help = "show this help"},
+        {0},
+    };
+    const aw_opts_cmd cmd = {"new", new_head, opts, new_foot, &name_list, 18};
+    int prc = aw_opts_parse(&cmd, argc, argv, 1);
+    if (prc != AW_OPTS_OK)
+        return prc == AW_OPTS_EXIT ? 0 : 2;
+    if (name_list.n)
+        name = names[0];
     if (roles && nlp) {
         fprintf(stderr, "aiwolf new: --role-aware and --nlp are two different agents: choose one (aiwolf new --help)\n");
         return 2;

@@ -1,6 +1,6 @@
 /* cmd_play: `aiwolf play` — plays one game (printing a readable record and
  * writing the official CSV log) or many games in a row (printing a summary
- * of wins by team, role and agent, and the speed). Uses game, luaseat,
+ * of wins by team, role and agent, and the speed). Uses game, agent, luaseat,
  * gamelog, settings. */
 #define _DEFAULT_SOURCE /* realpath */
 #include <errno.h>
@@ -14,108 +14,33 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "options.h"
 #include "humanseat.h"
 #include "game.h"
-#include "childseat.h"
+#include "agent.h"
 #include "luaseat.h"
 #include "match.h"
 #include "rng.h"
-#include "luaseat_talks.h"
 #include "talkhooks.h"
 #include "live.h"
 #include "logrules.h"
 
-static void usage(FILE *out)
-{
-    fprintf(out,
-            "usage: aiwolf play [OPTIONS] AGENT.lua...\n"
-            "\n"
-            "Plays AIWolf games between Lua agents. The agents fill the seats in the\n"
-            "order given (cycled when fewer than the players); roles are dealt at random\n"
-            "from the game's seed. One game numbers the seats in that order (Agent[01]\n"
-            "first); with --games each game draws its agent numbers from its own seed,\n"
-            "as the official server gives numbers at random, so that no agent keeps\n"
-            "the same numbers in every game (--fixed-seats: in order, every game).\n"
-            "\n"
-            "options:\n"
-            "  --preset P          rule set: aiwolf (official server 0.6.x, default),\n"
-            "                      seed2015 (the 2015 contest rules), regulation (2021-23)\n"
-            "  --players N         players, 3..18, with the official role table\n"
-            "                      (default: 5, or the number of agents if more)\n"
-            "  --roles SPEC        role counts instead, e.g. SEER=1,WEREWOLF=1,VILLAGER=3\n"
-            "  --set NAME=VALUE    change one rule setting (repeatable; --list-settings lists\n"
-            "                      them; the official names, e.g. maxTalk=3, work too)\n"
-            "  --seed S            the game's 64-bit seed (default: drawn from the system,\n"
-            "                      printed). Agents never see it, but a seed that can be\n"
-            "                      guessed can be tried: use the default in contests\n"
-            "  --deal A=ROLE,...   fix roles of some seats, e.g. 1=SEER,2=WEREWOLF (A: the\n"
-            "                      seat's place in the order given; with --games the role\n"
-            "                      follows that seat's agent to the number it is drawn)\n"
-            "  --games N           play N games with seeds S, S+1, ...; print a summary\n"
-            "                      (0: until Ctrl-C; Ctrl-C always ends with the summary\n"
-            "                      of the games played)\n"
-            "  --fixed-seats       with --games: the seats keep their numbers in the order\n"
-            "                      given in every game (for debugging; the summary then\n"
-            "                      compares numbers as much as agents)\n"
-            "  --vs                head to head: exactly two agent files, games in pairs on\n"
-            "                      one seed with the seats swapped (each plays the other's\n"
-            "                      roles), so luck cancels; the summary gives the difference\n"
-            "                      in win rate with its 95%% interval (default 200 games)\n"
-            "  --jobs J            play --games on J processes (default: every core; 1 with\n"
-            "                      --events, --watch, --agent-output or --profile); the\n"
-            "                      summary is the one a single process gives\n"
-            "  --summary FILE      also write the summary for tools: FILE.json or FILE.csv\n"
-            "                      (or json:FILE, csv:FILE; '-' is standard output)\n"
-            "  --log PATH          write the official CSV game log to PATH (with --games,\n"
-            "                      PATH is a folder that receives one SEED.log per game)\n"
-            "  --events FILE       write every event, fault and call time as JSON lines\n"
-            "  --budget MS         time per agent call (default: the preset's)\n"
-            "  --memory MB         memory cap per agent (default 64)\n"
-            "  --work UNITS        also a deterministic budget per call, in work units (VM\n"
-            "                      instructions plus library work; docs/sandbox.md): the same\n"
-            "                      agent stops at the same point on any machine and load\n"
-            "  --profile           after the games, where each agent file's Lua ran: its\n"
-            "                      functions by share of the VM instructions (sampled every\n"
-            "                      1,000; time in C functions is not counted; one process)\n"
-            "  --quiet             one game: print only its result line; --games: no progress\n"
-            "  --hide-over         the record leaves out talks and whispers that only say\n"
-            "                      Over or Skip (turn markers and vote tallies stay)\n"
-            "  --describe en|ja    the record says what each talk means, in English or\n"
-            "                      Japanese, instead of the protocol text\n"
-            "  --isolate           run each agent in its own confined child process, kept\n"
-            "                      across games (docs/isolation.md)\n"
-            "  --agent-output      show what agents print (default: on for one game; with\n"
-            "                      --games each line says its game)\n"
-            "  --no-agent-output   drop what agents print\n"
-            "  --watch             reload an agent file that changed before the next game\n"
-            "                      (a version that does not load is reported; the old one plays on)\n"
-            "  --watch-live        also swap a changed agent's methods in during a game,\n"
-            "                      keeping its state (see docs/agents.md, \"Hot reload\")\n"
-            "  --http [HOST:]PORT  watch the games live in a browser at http://HOST:PORT/\n"
-            "                      (HOST 127.0.0.1 unless given; PORT 0: any free port,\n"
-            "                      printed); games run one at a time, and the pages stay\n"
-            "                      up after the last one until Ctrl-C (docs/viewer.md);\n"
-            "                      Ctrl-C during a game ends it at once (people's seats\n"
-            "                      stop waiting), then the summary\n"
-            "  --reveal            with --http: show roles, whispers and night actions as\n"
-            "                      they happen (default: only what every agent sees, and\n"
-            "                      the full record once a game is over)\n"
-            "  --human N           with --http: people play the first N seats, each on its\n"
-            "                      own page (its address, with a secret token, is printed);\n"
-            "                      the agent files fill the other seats. A night that\n"
-            "                      asks a person nothing shows a step to confirm, so\n"
-            "                      spectators cannot tell roles by the night's length\n"
-            "  --pace MS           with --http: wait MS milliseconds after each public line\n"
-            "                      of a game (a talk, a vote, a death), so people can\n"
-            "                      follow bot games (0 to 60000, default 0)\n"
-            "  --human-timeout S   seconds a person has for each answer (default 120); no\n"
-            "                      answer in time gets the rules' substitute\n"
-            "  --list-settings     print every setting of the chosen preset and exit\n"
-            "  --help              this text\n"
-            "\n"
-            "Exit status: 0 when every game was played, 2 for bad usage or a broken agent\n"
-            "file, 1 when a log could not be written.\n");
-}
+/* --help: the head, the options (the table in cmd_play), the foot. */
+static const char play_head[] =
+    "usage: aiwolf play [OPTIONS] AGENT.lua...\n"
+    "\n"
+    "Plays AIWolf games between Lua agents. The agents fill the seats in the\n"
+    "order given (cycled when fewer than the players); roles are dealt at random\n"
+    "from the game's seed. One game numbers the seats in that order (Agent[01]\n"
+    "first); with --games each game draws its agent numbers from its own seed,\n"
+    "as the official server gives numbers at random, so that no agent keeps\n"
+    "the same numbers in every game (--fixed-seats: in order, every game).\n"
+    "\n"
+    "options:\n";
+static const char play_foot[] =
+    "\n"
+    "Exit status: 0 when every game was played, 2 for bad usage or a broken agent\n"
+    "file, 1 when a log could not be written.\n";
 
 /* --profile: each agent file's seats' samples, merged, after the summary. */
 static void print_profiles(aw_seat **seats, aw_seat **mirror, int players, const int *entry_of,
@@ -198,35 +123,6 @@ static FILE *open_out(const char *path)
     if (!f)
         fprintf(stderr, "aiwolf play: cannot write %s: %s\n", path, strerror(errno));
     return f;
-}
-
-/* --isolate: the Lua seat, built here, runs in a child seat (childseat.h). */
-static aw_seat *isolated_seat(const char *path, const aw_luaseat_opts *lo, aw_error *err)
-{
-    aw_childseat_opts co;
-    memset(&co, 0, sizeof co);
-    co.budget_ms = lo->budget_ms;
-    co.memory_bytes = lo->memory_bytes;
-    co.output = lo->output;
-    /* The agent may read its own folder, where its modules are (as in
-     * process: the Lua seat's module folder). */
-    char dir[4096];
-    const char *slash = strrchr(path, '/');
-    if (slash)
-        snprintf(dir, sizeof dir, "%.*s", slash > path ? (int)(slash - path) : 1, path);
-    else
-        snprintf(dir, sizeof dir, ".");
-    co.read_dir = dir;
-    /* Each child parses a talk only when its agent reads `parsed`. */
-    aw_luaseat_opts clo = *lo;
-    aw_luaseat_talks_deferred(&clo, &co.validate, &co.free_parsed);
-    co.child_prepare = aw_luaseat_child_prepare;
-    /* One child per seat for all the games (the contest workers' way):
-     * each game's INITIALIZE starts a fresh agent instance in it, and only
-     * a child lost in a game is forked again for the next. */
-    co.persistent = true;
-    aw_luaseat_spec m = {path, &clo};
-    return aw_childseat_new(aw_luaseat_make, &m, &co, err);
 }
 
 /* The outputs of play's games (match.h's before/after). */
@@ -382,139 +278,163 @@ static void linger(void)
 
 int cmd_play(int argc, char **argv)
 {
-    const char *preset = "aiwolf", *roles = NULL, *describe = NULL, *deal_spec = NULL, *log_path = NULL, *events_path = NULL;
+    const char *describe = NULL, *log_path = NULL, *events_path = NULL;
     const char *summary_spec = NULL, *http = NULL;
     bool vs = false, hide_over = false, reveal = false;
     long humans = 0, human_timeout = 120, pace_ms = 0;
     long jobs = -1;
-    long players = 0, games = 1, budget = 0, memory = 0;
+    long games = 1, budget = 0, memory = 0;
     uint64_t seed = 0, work = 0;
     bool have_seed = false, quiet = false, list = false, watch = false, watch_live = false, isolate = false;
     bool profile = false, fixed_seats = false;
     int agent_output = -1;
-    const char *sets[64];
-    int nsets = 0;
     const char *agents[256];
-    int nagents = 0;
+    aw_opt_list agent_list = {agents, 0, 256, "too many agents"};
 
-    for (int i = 1; i < argc; i++) {
-        const char *o = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        /* --name=value as well as --name value. */
-        char optbuf[32];
-        const char *eqv = o[0] == '-' && o[1] == '-' ? strchr(o, '=') : NULL;
-        if (eqv && (size_t)(eqv - o) < sizeof optbuf) {
-            memcpy(optbuf, o, (size_t)(eqv - o));
-            optbuf[eqv - o] = '\0';
-            o = optbuf;
-            v = eqv + 1;
-        } else {
-            eqv = NULL;
-        }
-        bool takes = strcmp(o, "--preset") == 0 || strcmp(o, "--players") == 0 || strcmp(o, "--roles") == 0 ||
-                     strcmp(o, "--set") == 0 || strcmp(o, "--seed") == 0 || strcmp(o, "--deal") == 0 ||
-                     strcmp(o, "--games") == 0 || strcmp(o, "--log") == 0 || strcmp(o, "--events") == 0 ||
-                     strcmp(o, "--budget") == 0 || strcmp(o, "--memory") == 0 || strcmp(o, "--work") == 0 ||
-                     strcmp(o, "--describe") == 0 || strcmp(o, "--summary") == 0 || strcmp(o, "--jobs") == 0 ||
-                     strcmp(o, "--http") == 0 || strcmp(o, "--human") == 0 || strcmp(o, "--human-timeout") == 0 ||
-                     strcmp(o, "--pace") == 0;
-        if (takes && !v)
-            return bad("%s needs a value (aiwolf play --help)", o);
-        if (eqv && !takes)
-            return bad("%s takes no value (aiwolf play --help)", o);
-        if (strcmp(o, "--help") == 0 || strcmp(o, "-h") == 0) {
-            usage(stdout);
-            return 0;
-        } else if (strcmp(o, "--preset") == 0) {
-            preset = v;
-        } else if (strcmp(o, "--players") == 0) {
-            if (aw_parse_long(v, AW_MIN_PLAYERS, AW_MAX_PLAYERS, &players) != 0)
-                return bad("--players: '%s' is not a number from 3 to 18", v);
-        } else if (strcmp(o, "--roles") == 0) {
-            roles = v;
-        } else if (strcmp(o, "--set") == 0) {
-            if (nsets == 64)
-                return bad("%s", "too many --set options");
-            sets[nsets++] = v;
-        } else if (strcmp(o, "--seed") == 0) {
-            if (aw_parse_u64(v, &seed) != 0)
-                return bad("--seed: '%s' is not an unsigned 64-bit integer", v);
-            have_seed = true;
-        } else if (strcmp(o, "--deal") == 0) {
-            deal_spec = v;
-        } else if (strcmp(o, "--games") == 0) {
-            if (aw_parse_long(v, 0, 1000000000L, &games) != 0)
-                return bad("--games: '%s' is not a number of games (0: until Ctrl-C)", v);
-            if (games == 0)
-                games = LONG_MAX;
-        } else if (strcmp(o, "--log") == 0) {
-            log_path = v;
-        } else if (strcmp(o, "--events") == 0) {
-            events_path = v;
-        } else if (strcmp(o, "--budget") == 0) {
-            if (aw_parse_long(v, 1, 3600000, &budget) != 0)
-                return bad("--budget: '%s' is not a number of milliseconds (1 to 3600000)", v);
-        } else if (strcmp(o, "--memory") == 0) {
-            if (aw_parse_long(v, 1, 65536, &memory) != 0)
-                return bad("--memory: '%s' is not a number of megabytes (1 to 65536)", v);
-        } else if (strcmp(o, "--describe") == 0) {
-            if (strcmp(v, "en") != 0 && strcmp(v, "ja") != 0)
-                return bad("--describe: '%s' is not en or ja", v);
-            describe = v;
-        } else if (strcmp(o, "--work") == 0) {
-            if (aw_parse_u64(v, &work) != 0 || work == 0)
-                return bad("--work: '%s' is not a positive number of work units", v);
-        } else if (strcmp(o, "--summary") == 0) {
-            summary_spec = v;
-        } else if (strcmp(o, "--jobs") == 0) {
-            if (aw_parse_long(v, 1, 256, &jobs) != 0)
-                return bad("--jobs: '%s' is not a number of processes (1 to 256)", v);
-        } else if (strcmp(o, "--http") == 0) {
-            http = v;
-        } else if (strcmp(o, "--human") == 0) {
-            if (aw_parse_long(v, 1, AW_MAX_PLAYERS, &humans) != 0)
-                return bad("--human: '%s' is not a number of seats (1 to 18)", v);
-        } else if (strcmp(o, "--pace") == 0) {
-            if (aw_parse_long(v, 0, 60000, &pace_ms) != 0)
-                return bad("--pace: '%s' is not a number of milliseconds (0 to 60000)", v);
-        } else if (strcmp(o, "--human-timeout") == 0) {
-            if (aw_parse_long(v, 1, 86400, &human_timeout) != 0)
-                return bad("--human-timeout: '%s' is not a number of seconds (1 to 86400)", v);
-        } else if (strcmp(o, "--reveal") == 0) {
-            reveal = true;
-        } else if (strcmp(o, "--vs") == 0) {
-            vs = true;
-        } else if (strcmp(o, "--fixed-seats") == 0) {
-            fixed_seats = true;
-        } else if (strcmp(o, "--quiet") == 0) {
-            quiet = true;
-        } else if (strcmp(o, "--hide-over") == 0) {
-            hide_over = true;
-        } else if (strcmp(o, "--isolate") == 0) {
-            isolate = true;
-        } else if (strcmp(o, "--profile") == 0) {
-            profile = true;
-        } else if (strcmp(o, "--agent-output") == 0) {
-            agent_output = 1;
-        } else if (strcmp(o, "--no-agent-output") == 0) {
-            agent_output = 0;
-        } else if (strcmp(o, "--watch") == 0) {
-            watch = true;
-        } else if (strcmp(o, "--watch-live") == 0) {
-            watch_live = true;
-        } else if (strcmp(o, "--list-settings") == 0) {
-            list = true;
-        } else if (o[0] == '-' && o[1] == '-') {
-            return bad("unknown option %s (aiwolf play --help)", o);
-        } else {
-            if (nagents == 256)
-                return bad("%s", "too many agents");
-            agents[nagents++] = o;
-            continue;
-        }
-        if (takes && !eqv)
-            i++;
-    }
+    aw_cli_rule_opts ro = {.preset = "aiwolf"};
+    aw_opt rule_rows = {.kind = AW_OPT_GROUP,
+                        .to = aw_cli_rule_group(&ro, AW_RULE_PRESET | AW_RULE_PLAYERS | AW_RULE_ROLES | AW_RULE_SET |
+                                                         AW_RULE_DEAL,
+                                                NULL,
+                                                "players, 3..18, with the official role table\n"
+                                                "(default: 5, or the number of agents if more)")};
+    const aw_opt opts[] = {
+        rule_rows,
+        {.name = "--seed", .arg = "S", .kind = AW_OPT_U64, .to = &seed, .seen = &have_seed, .bad = "'%s' is not an unsigned 64-bit integer",
+         .help =
+               "the game's 64-bit seed (default: drawn from the system,\n"
+               "printed). Agents never see it, but a seed that can be\n"
+               "guessed can be tried: use the default in contests"},
+        {.name = "--games", .arg = "N", .kind = AW_OPT_LONG, .to = &games, .min = 0, .max = 1000000000L,
+         .bad = "'%s' is not a number of games (0: until Ctrl-C)",
+         .help =
+               "play N games with seeds S, S+1, ...; print a summary\n"
+               "(0: until Ctrl-C; Ctrl-C always ends with the summary\n"
+               "of the games played)"},
+        {.name = "--fixed-seats", .kind = AW_OPT_FLAG, .to = &fixed_seats,
+         .help =
+               "with --games: the seats keep their numbers in the order\n"
+               "given in every game (for debugging; the summary then\n"
+               "compares numbers as much as agents)"},
+        {.name = "--vs", .kind = AW_OPT_FLAG, .to = &vs,
+         .help =
+               "head to head: exactly two agent files, games in pairs on\n"
+               "one seed with the seats swapped (each plays the other's\n"
+               "roles), so luck cancels; the summary gives the difference\n"
+               "in win rate with its 95% interval (default 200 games)"},
+        {.name = "--jobs", .arg = "J", .kind = AW_OPT_LONG, .to = &jobs, .min = 1, .max = 256, .bad = "'%s' is not a number of processes (1 to 256)",
+         .help =
+               "play --games on J processes (default: every core; 1 with\n"
+               "--events, --watch, --agent-output or --profile); the\n"
+               "summary is the one a single process gives"},
+        {.name = "--summary", .arg = "FILE", .kind = AW_OPT_STR, .to = &summary_spec,
+         .help =
+               "also write the summary for tools: FILE.json or FILE.csv\n"
+               "(or json:FILE, csv:FILE; '-' is standard output)"},
+        {.name = "--log", .arg = "PATH", .kind = AW_OPT_STR, .to = &log_path,
+         .help =
+               "write the official CSV game log to PATH (with --games,\n"
+               "PATH is a folder that receives one SEED.log per game)"},
+        {.name = "--events", .arg = "FILE", .kind = AW_OPT_STR, .to = &events_path,
+         .help =
+               "write every event, fault and call time as JSON lines"},
+        {.name = "--budget", .arg = "MS", .kind = AW_OPT_LONG, .to = &budget, .min = 1, .max = 3600000,
+         .bad = "'%s' is not a number of milliseconds (1 to 3600000)",
+         .help =
+               "time per agent call (default: the preset's)"},
+        {.name = "--memory", .arg = "MB", .kind = AW_OPT_LONG, .to = &memory, .min = 1, .max = 65536, .bad = "'%s' is not a number of megabytes (1 to 65536)",
+         .help =
+               "memory cap per agent (default 64)"},
+        {.name = "--work", .arg = "UNITS", .kind = AW_OPT_U64, .to = &work, .min = 1, .bad = "'%s' is not a positive number of work units",
+         .help =
+               "also a deterministic budget per call, in work units (VM\n"
+               "instructions plus library work; docs/sandbox.md): the same\n"
+               "agent stops at the same point on any machine and load"},
+        {.name = "--profile", .kind = AW_OPT_FLAG, .to = &profile,
+         .help =
+               "after the games, where each agent file's Lua ran: its\n"
+               "functions by share of the VM instructions (sampled every\n"
+               "1,000; time in C functions is not counted; one process)"},
+        {.name = "--quiet", .kind = AW_OPT_FLAG, .to = &quiet,
+         .help =
+               "one game: print only its result line; --games: no progress"},
+        {.name = "--hide-over", .kind = AW_OPT_FLAG, .to = &hide_over,
+         .help =
+               "the record leaves out talks and whispers that only say\n"
+               "Over or Skip (turn markers and vote tallies stay)"},
+        {.name = "--describe", .arg = "en|ja", .kind = AW_OPT_CHOICE, .to = &describe, .bad = "'%s' is not en or ja",
+         .help =
+               "the record says what each talk means, in English or\n"
+               "Japanese, instead of the protocol text"},
+        {.name = "--isolate", .kind = AW_OPT_FLAG, .to = &isolate,
+         .help =
+               "run each agent in its own confined child process, kept\n"
+               "across games (docs/isolation.md)"},
+        {.name = "--agent-output", .kind = AW_OPT_SETINT, .to = &agent_output, .min = 1,
+         .help =
+               "show what agents print (default: on for one game; with\n"
+               "--games each line says its game)"},
+        {.name = "--no-agent-output", .kind = AW_OPT_SETINT, .to = &agent_output, .min = 0,
+         .help =
+               "drop what agents print"},
+        {.name = "--watch", .kind = AW_OPT_FLAG, .to = &watch,
+         .help =
+               "reload an agent file that changed before the next game\n"
+               "(a version that does not load is reported; the old one plays on)"},
+        {.name = "--watch-live", .kind = AW_OPT_FLAG, .to = &watch_live,
+         .help =
+               "also swap a changed agent's methods in during a game,\n"
+               "keeping its state (see docs/agents.md, \"Hot reload\")"},
+        {.name = "--http", .arg = "[HOST:]PORT", .kind = AW_OPT_STR, .to = &http,
+         .help =
+               "watch the games live in a browser at http://HOST:PORT/\n"
+               "(HOST 127.0.0.1 unless given; PORT 0: any free port,\n"
+               "printed); games run one at a time, and the pages stay\n"
+               "up after the last one until Ctrl-C (docs/viewer.md);\n"
+               "Ctrl-C during a game ends it at once (people's seats\n"
+               "stop waiting), then the summary"},
+        {.name = "--reveal", .kind = AW_OPT_FLAG, .to = &reveal,
+         .help =
+               "with --http: show roles, whispers and night actions as\n"
+               "they happen (default: only what every agent sees, and\n"
+               "the full record once a game is over)"},
+        {.name = "--human", .arg = "N", .kind = AW_OPT_LONG, .to = &humans, .min = 1, .max = AW_MAX_PLAYERS, .bad = "'%s' is not a number of seats (1 to 18)",
+         .help =
+               "with --http: people play the first N seats, each on its\n"
+               "own page (its address, with a secret token, is printed);\n"
+               "the agent files fill the other seats. A night that\n"
+               "asks a person nothing shows a step to confirm, so\n"
+               "spectators cannot tell roles by the night's length"},
+        {.name = "--pace", .arg = "MS", .kind = AW_OPT_LONG, .to = &pace_ms, .min = 0, .max = 60000, .bad = "'%s' is not a number of milliseconds (0 to 60000)",
+         .help =
+               "with --http: wait MS milliseconds after each public line\n"
+               "of a game (a talk, a vote, a death), so people can\n"
+               "follow bot games (0 to 60000, default 0)"},
+        {.name = "--human-timeout", .arg = "S", .kind = AW_OPT_LONG, .to = &human_timeout, .min = 1, .max = 86400,
+         .bad = "'%s' is not a number of seconds (1 to 86400)",
+         .help =
+               "seconds a person has for each answer (default 120); no\n"
+               "answer in time gets the rules' substitute"},
+        {.name = "--list-settings", .kind = AW_OPT_FLAG, .to = &list,
+         .help =
+               "print every setting of the chosen preset and exit"},
+        {.name = "--help", .kind = AW_OPT_HELP,
+         .help =
+               "this text"},
+        {.name = "-h", .kind = AW_OPT_HELP}, /* not listed */
+        {0},
+    };
+    const aw_opts_cmd cmd = {"play", play_head, opts, play_foot, &agent_list, 0};
+    int prc = aw_opts_parse(&cmd, argc, argv, 1);
+    if (prc != AW_OPTS_OK)
+        return prc == AW_OPTS_EXIT ? 0 : 2;
+    if (games == 0)
+        games = LONG_MAX;
+    const char *preset = ro.preset, *roles = ro.roles, *deal_spec = ro.deal;
+    long players = ro.players;
+    const char *const *sets = ro.setv;
+    int nsets = ro.sets.n;
+    int nagents = agent_list.n;
 
     /* The rules. */
     aw_error err;
@@ -621,17 +541,17 @@ int cmd_play(int argc, char **argv)
     /* The seats. */
     if (agent_output < 0)
         agent_output = games == 1 && !quiet;
-    aw_luaseat_opts lo;
-    memset(&lo, 0, sizeof lo);
-    lo.budget_ms = set.time_limit_ms;
-    lo.memory_bytes = (size_t)memory << 20;
-    lo.work_budget = work;
-    lo.output = agent_output ? stderr : NULL;
-    lo.watch = watch;
-    lo.watch_live = watch_live;
-    lo.number_games = games > 1 && !isolate; /* (a child seat counts one game per child) */
-    lo.profile = profile;
-    aw_luaseat_talks(&lo);
+    aw_agent_opts ao;
+    memset(&ao, 0, sizeof ao);
+    ao.limits.budget_ms = set.time_limit_ms;
+    ao.limits.memory_bytes = (size_t)memory << 20;
+    ao.limits.work_budget = work;
+    ao.limits.isolate = isolate;
+    ao.output = agent_output ? stderr : NULL;
+    ao.watch = watch;
+    ao.watch_live = watch_live;
+    ao.number_games = games > 1 && !isolate; /* (a child seat counts one game per child) */
+    ao.profile = profile;
     /* A word that is not a file is more likely a mistyped option. */
     for (int i = 0; i < nagents; i++) {
         struct stat st;
@@ -702,11 +622,11 @@ int cmd_play(int argc, char **argv)
     }
     for (int a = (int)humans + 1; a <= set.players; a++) {
         const char *path = agents[(a - humans - 1) % nagents];
-        seats[a] = isolate ? isolated_seat(path, &lo, &err) : aw_luaseat_new(path, &lo, &err);
+        seats[a] = aw_agent_new(path, &ao, &err);
         if (seats[a] && vs) {
             /* The mirror game: the other agent in this seat. */
             const char *other = agents[a % 2];
-            mirror[a] = isolate ? isolated_seat(other, &lo, &err) : aw_luaseat_new(other, &lo, &err);
+            mirror[a] = aw_agent_new(other, &ao, &err);
         }
         if (!seats[a] || (vs && !mirror[a])) {
             fprintf(stderr, "aiwolf play: %s\n", aw_term(err.msg).s);

@@ -7,26 +7,21 @@
 #include <string.h>
 
 #include "cli.h"
+#include "options.h"
 #include "protocol.h"
 
-static void usage(FILE *out)
-{
-    fprintf(out,
-            "usage: aiwolf protocol [--strict | --lenient] [--describe en|ja] [UTTERANCE...]\n"
-            "\n"
-            "Checks AIWolf protocol utterances — the ones given as arguments, or else\n"
-            "one per line on standard input — and prints one line for each:\n"
-            "  valid<TAB>canonical text[<TAB>description]\n"
-            "  invalid<TAB>at byte N: what was expected there\n"
-            "\n"
-            "  --strict          accept exactly what the official AIWolf library accepts (default)\n"
-            "  --lenient         also accept the seed specification's spellings (Agent1, OVER, SKIP,\n"
-            "                    keywords in any case)\n"
-            "  --describe en|ja  add a description of each valid sentence in English or Japanese\n"
-            "  --help            show this help\n"
-            "\n"
-            "The exit status is 0 whatever the verdicts; 2 for bad options.\n");
-}
+/* --help: the head, the options (the table in cmd_protocol), the foot. */
+static const char protocol_head[] =
+    "usage: aiwolf protocol [--strict | --lenient] [--describe en|ja] [UTTERANCE...]\n"
+    "\n"
+    "Checks AIWolf protocol utterances — the ones given as arguments, or else\n"
+    "one per line on standard input — and prints one line for each:\n"
+    "  valid<TAB>canonical text[<TAB>description]\n"
+    "  invalid<TAB>at byte N: what was expected there\n"
+    "\n";
+static const char protocol_foot[] =
+    "\n"
+    "The exit status is 0 whatever the verdicts; 2 for bad options.\n";
 
 /* One verdict line for one utterance. */
 static void verdict(const char *line, size_t len, aw_validation mode, const char *lang, aw_buf *out)
@@ -69,34 +64,28 @@ int cmd_protocol(int argc, char **argv)
     char **args = calloc((size_t)argc + 1, sizeof *args);
     if (!args)
         return 2;
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            usage(stdout);
-            free(args);
-            return 0;
-        } else if (strcmp(argv[i], "--lenient") == 0) {
-            mode = AW_VALIDATE_LENIENT;
-        } else if (strcmp(argv[i], "--strict") == 0) {
-            mode = AW_VALIDATE_STRICT;
-        } else if (strcmp(argv[i], "--describe") == 0 || strncmp(argv[i], "--describe=", 11) == 0) {
-            const char *v = argv[i][10] == '=' ? argv[i] + 11 : (i + 1 < argc ? argv[++i] : NULL);
-            if (!v || (strcmp(v, "en") != 0 && strcmp(v, "ja") != 0)) {
-                fprintf(stderr, "aiwolf protocol: --describe needs 'en' or 'ja'\n");
-                free(args);
-                return 2;
-            }
-            lang = v;
-        } else if (strcmp(argv[i], "--") == 0) { /* the rest are utterances, even "-x" */
-            while (++i < argc)
-                args[nargs++] = argv[i];
-        } else if (argv[i][0] == '-' && argv[i][1]) {
-            fprintf(stderr, "aiwolf protocol: unknown option '%s' (see aiwolf protocol --help)\n", argv[i]);
-            free(args);
-            return 2;
-        } else {
-            args[nargs++] = argv[i];
-        }
+    int lenient = 0;
+    aw_opt_list arg_list = {(const char **)args, 0, argc, NULL};
+    const aw_opt opts[] = {
+        {.name = "--strict", .kind = AW_OPT_SETINT, .to = &lenient, .min = 0,
+         .help = "accept exactly what the official AIWolf library accepts (default)"},
+        {.name = "--lenient", .kind = AW_OPT_SETINT, .to = &lenient, .min = 1,
+         .help = "also accept the seed specification's spellings (Agent1, OVER, SKIP,\n"
+                 "keywords in any case)"},
+        {.name = "--describe", .arg = "en|ja", .kind = AW_OPT_CHOICE, .to = &lang,
+         .help = "add a description of each valid sentence in English or Japanese"},
+        {.name = "--help", .kind = AW_OPT_HELP, .help = "show this help"},
+        {.name = "-h", .kind = AW_OPT_HELP}, /* not listed */
+        {0},
+    };
+    const aw_opts_cmd cmd = {"protocol", protocol_head, opts, protocol_foot, &arg_list, 0};
+    int prc = aw_opts_parse(&cmd, argc, argv, 1);
+    if (prc != AW_OPTS_OK) {
+        free(args);
+        return prc == AW_OPTS_EXIT ? 0 : 2;
     }
+    nargs = arg_list.n;
+    mode = lenient ? AW_VALIDATE_LENIENT : AW_VALIDATE_STRICT;
 
     aw_buf out;
     aw_buf_init(&out);

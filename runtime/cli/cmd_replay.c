@@ -8,53 +8,43 @@
 #include <string.h>
 
 #include "cli.h"
+#include "options.h"
 #include "logreplay.h"
 #include "settings.h"
 #include "util.h"
 
-static void usage(FILE *out)
-{
-    fprintf(out, "usage: aiwolf replay [OPTIONS] LOG...\n"
-                 "\n"
-                 "Replays each AIWolf game log (the official server's CSV format, which\n"
-                 "'aiwolf play' also writes) through our engine: the log's roles and names,\n"
-                 "every player's talk, votes and night actions, and every random choice of\n"
-                 "the server (talk order, tie-breaks) are taken from the log, and the log\n"
-                 "our engine writes is compared with it byte for byte. One line per file:\n"
-                 "  PATH: reproduced (N lines)\n"
-                 "  PATH:LINE: differs: ours \"...\" log \"...\"\n"
-                 "  PATH:LINE: differs: REASON      (the engine asked what the log cannot answer)\n"
-                 "  PATH:LINE: cannot replay: REASON  (not a complete game log)\n"
-                 "A difference is a rule in which our engine and the log's server differ\n"
-                 "(or a damaged log); the replay stops at the first one.\n"
-                 "\n"
-                 "options:\n"
-                 "  --preset P        rules to replay under, instead of the log's own: aiwolf\n"
-                 "                    (official server 0.6.x defaults), seed2015, regulation\n"
-                 "  --set NAME=VALUE  change one rule setting of those rules (repeatable);\n"
-                 "                    players and roles always come from the log\n"
-                 "  --record          print the readable record of each replayed game (as\n"
-                 "                    'aiwolf play' does) before its verdict\n"
-                 "  -v, --verbose     also name the nights whose attack votes fit more than\n"
-                 "                    one cut into rounds (the log does not mark rounds)\n"
-                 "  -q, --quiet       print nothing for reproduced logs\n"
-                 "  -h, --help        show this help\n"
-                 "  --                end of options; LOG may also be '-' for standard input\n"
-                 "\n"
-                 "The rules: without --preset, each log is replayed under the rules it was\n"
-                 "played under, read from the file beside it that play, serve and contest\n"
-                 "write (as 'aiwolf check' reads it: LOG.rules, else aiwolf.rules in its\n"
-                 "folder, else a contest's contest.cfg); with none, the aiwolf preset. When a\n"
-                 "log differs under those rules but is reproduced under a preset, a hint\n"
-                 "line says which.\n"
-                 "\n"
-                 "A LOG compressed with gzip (a .gz file, or anything starting with the gzip\n"
-                 "magic bytes, standard input too) is read as the log it holds.\n"
-                 "\n"
-                 "exit status: 0 every log reproduced, 1 some log differs or cannot be\n"
-                 "             replayed, 2 bad usage or a file that cannot be read\n"
-                 "             (a truncated, damaged or oversized .gz too)\n");
-}
+/* --help: the head, the options (the table in cmd_replay), the foot. */
+static const char replay_head[] =
+    "usage: aiwolf replay [OPTIONS] LOG...\n"
+    "\n"
+    "Replays each AIWolf game log (the official server's CSV format, which\n"
+    "'aiwolf play' also writes) through our engine: the log's roles and names,\n"
+    "every player's talk, votes and night actions, and every random choice of\n"
+    "the server (talk order, tie-breaks) are taken from the log, and the log\n"
+    "our engine writes is compared with it byte for byte. One line per file:\n"
+    "  PATH: reproduced (N lines)\n"
+    "  PATH:LINE: differs: ours \"...\" log \"...\"\n"
+    "  PATH:LINE: differs: REASON      (the engine asked what the log cannot answer)\n"
+    "  PATH:LINE: cannot replay: REASON  (not a complete game log)\n"
+    "A difference is a rule in which our engine and the log's server differ\n"
+    "(or a damaged log); the replay stops at the first one.\n"
+    "\n"
+    "options:\n";
+static const char replay_foot[] =
+    "\n"
+    "The rules: without --preset, each log is replayed under the rules it was\n"
+    "played under, read from the file beside it that play, serve and contest\n"
+    "write (as 'aiwolf check' reads it: LOG.rules, else aiwolf.rules in its\n"
+    "folder, else a contest's contest.cfg); with none, the aiwolf preset. When a\n"
+    "log differs under those rules but is reproduced under a preset, a hint\n"
+    "line says which.\n"
+    "\n"
+    "A LOG compressed with gzip (a .gz file, or anything starting with the gzip\n"
+    "magic bytes, standard input too) is read as the log it holds.\n"
+    "\n"
+    "exit status: 0 every log reproduced, 1 some log differs or cannot be\n"
+    "             replayed, 2 bad usage or a file that cannot be read\n"
+    "             (a truncated, damaged or oversized .gz too)\n";
 
 typedef struct replay_ctx {
     aw_cli_rules rules;
@@ -121,57 +111,55 @@ static int replay_one(void *ud, const char *path, const char *text, size_t len)
 int cmd_replay(int argc, char **argv)
 {
     const char *preset = NULL;
-    const char **sets = calloc((size_t)argc + 1, sizeof *sets);
     const char **files = calloc((size_t)argc + 1, sizeof *files);
-    int nsets = 0, nfiles = 0, status = 0;
-    bool record = false, quiet = false, verbose = false, opts_done = false;
-    if (!sets || !files) {
+    int nfiles = 0, status = 0;
+    bool record = false, quiet = false, verbose = false;
+    if (!files) {
         fprintf(stderr, "aiwolf replay: out of memory\n");
-        free(sets);
         free(files);
         return 2;
     }
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (opts_done || a[0] != '-' || strcmp(a, "-") == 0) {
-            files[nfiles++] = a;
-        } else if (strcmp(a, "--") == 0) {
-            opts_done = true;
-        } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            usage(stdout);
-            goto done;
-        } else if (strcmp(a, "--record") == 0) {
-            record = true;
-        } else if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) {
-            quiet = true;
-        } else if (strcmp(a, "--verbose") == 0 || strcmp(a, "-v") == 0) {
-            verbose = true;
-        } else if (strcmp(a, "--preset") == 0 || strcmp(a, "--set") == 0) {
-            if (i + 1 >= argc) {
-                fprintf(stderr, "aiwolf replay: %s needs a value (aiwolf replay --help)\n", a);
-                status = 2;
-                goto done;
-            }
-            if (a[3] == 'r')
-                preset = argv[++i];
-            else
-                sets[nsets++] = argv[++i];
-        } else if (strncmp(a, "--preset=", 9) == 0) {
-            preset = a + 9;
-        } else if (strncmp(a, "--set=", 6) == 0) {
-            sets[nsets++] = a + 6;
-        } else {
-            fprintf(stderr, "aiwolf replay: unknown option '%s' (aiwolf replay --help)\n", a);
-            status = 2;
-            goto done;
-        }
+    aw_cli_rule_opts ro = {0};
+    aw_opt *group = aw_cli_rule_group(&ro, AW_RULE_PRESET | AW_RULE_SET,
+                                      "rules to replay under, instead of the log's own: aiwolf\n"
+                                                     "(official server 0.6.x defaults), seed2015, regulation",
+                                      NULL);
+        aw_opts_set_help(group, "--set",
+                         "change one rule setting of those rules (repeatable);\n"
+                                        "players and roles always come from the log");
+    aw_opt_list file_list = {files, 0, argc, NULL};
+    const aw_opt opts[] = {
+        {.kind = AW_OPT_GROUP, .to = group},
+        {.name = "--record", .kind = AW_OPT_FLAG, .to = &record,
+         .help =
+               "print the readable record of each replayed game (as\n"
+               "'aiwolf play' does) before its verdict"},
+        {.name = "--verbose", .alias = "-v", .kind = AW_OPT_FLAG, .to = &verbose,
+         .help =
+               "also name the nights whose attack votes fit more than\n"
+               "one cut into rounds (the log does not mark rounds)"},
+        {.name = "--quiet", .alias = "-q", .kind = AW_OPT_FLAG, .to = &quiet,
+         .help =
+               "print nothing for reproduced logs"},
+        {.kind = AW_OPT_GROUP, .to = (void *)aw_cli_log_file_rows},
+        {0},
+    };
+    const aw_opts_cmd cmd = {"replay", replay_head, opts, replay_foot, &file_list, 0};
+    int prc = aw_opts_parse(&cmd, argc, argv, 1);
+    if (prc != AW_OPTS_OK) {
+        status = prc == AW_OPTS_EXIT ? 0 : 2;
+        goto done;
     }
+    preset = ro.preset;
+    nfiles = file_list.n;
+    const char *const *sets = ro.setv;
+    int nsets = ro.sets.n;
 
     aw_settings rules;
     aw_error err;
     memset(&err, 0, sizeof err);
     /* The player count and roles are the log's; any valid count gives the rules. */
-    if (aw_settings_from(&rules, preset ? preset : "aiwolf", 5, (const char *const *)sets, nsets, &err) != 0) {
+    if (aw_settings_from(&rules, preset ? preset : "aiwolf", 5, sets, nsets, &err) != 0) {
         fprintf(stderr, "aiwolf replay: %s\n", err.msg);
         status = 2;
         goto done;
@@ -182,11 +170,10 @@ int cmd_replay(int argc, char **argv)
         goto done;
     }
 
-    replay_ctx ctx = {{preset, (const char *const *)sets, nsets}, record, quiet, verbose, NULL, 0};
+    replay_ctx ctx = {{preset, sets, nsets}, record, quiet, verbose, NULL, 0};
     status = aw_cli_each_file("replay", files, nfiles, replay_one, &ctx);
 
 done:
-    free(sets);
     free(files);
     return status;
 }

@@ -1,7 +1,7 @@
 /* cmd_serve: `aiwolf serve` — an AIWolf server over TCP: agents in any
  * language that speak the official wire format (the official Java and
  * Python agents, `aiwolf connect`) play on our engine, beside sandboxed Lua
- * agents of this process if asked. Uses netserver, luaseat, talkhooks,
+ * agents of this process if asked. Uses netserver, agent, talkhooks,
  * match. */
 #include <errno.h>
 #include <stdio.h>
@@ -11,89 +11,33 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "agent.h"
 #include "cli.h"
+#include "options.h"
 #include "live.h"
 #include "logrules.h"
-#include "luaseat.h"
-#include "luaseat_talks.h"
 #include "netserver.h"
 #include "rng.h"
 #include "talkhooks.h"
 
-static void usage(FILE *out)
-{
-    fprintf(out,
-            "usage: aiwolf serve [-p PORT] [-n PLAYERS] [OPTIONS]\n"
-            "\n"
-            "Hosts AIWolf games over TCP for agents that speak the official wire format\n"
-            "(the official Java and Python agents, or 'aiwolf connect'). Each connection\n"
-            "is asked its NAME and waits; a game starts when enough agents wait, and\n"
-            "they stay connected from game to game. Seats may also be given to Lua\n"
-            "agents run here (--agent), so one remote agent can play local opponents.\n"
-            "As on the official server, each connection gets an agent number at random\n"
-            "when it joins and keeps it for every game; so do the local seats (drawn\n"
-            "from the seed); only the roles are dealt anew each game.\n"
-            "\n"
-            "options:\n"
-            "  -p PORT, --port PORT  port to listen on (default 10000, as the official\n"
-            "                        server; 0: any free port, printed)\n"
-            "  --bind ADDR           address to listen on (default 127.0.0.1; 0.0.0.0 or ::\n"
-            "                        to accept agents from other machines)\n"
-            "  -n N, --players N     players per game, 3..18 (default 5)\n"
-            "  --games G             games to play, then stop (default 1)\n"
-            "  --parallel K          games at once, when enough agents wait (default 1)\n"
-            "  --preset P            rule set: aiwolf (default), seed2015, regulation\n"
-            "  --set NAME=VALUE      change one rule setting (repeatable; docs/settings.md;\n"
-            "                        the official names, e.g. maxTalk=3, work too)\n"
-            "  --seed S              the first game's seed (game i: S+i; default: drawn from\n"
-            "                        the system)\n"
-            "  --time-limit MS       how long a remote agent may take to answer (default:\n"
-            "                        the preset's timeLimit, or 1000 ms when it sets none);\n"
-            "                        later, the rules' substitute applies\n"
-            "  --agent N=FILE.lua    local seat N is a Lua agent run here (repeatable); its\n"
-            "                        agent number is drawn from the seed, for the whole run\n"
-            "  --fixed-seats         local seat N is agent N (for debugging); connections\n"
-            "                        take the other numbers\n"
-            "  --no-role-requests    do not ask remote agents ROLE before a game (by\n"
-            "                        default they are asked, as the official server does,\n"
-            "                        and what they ask for is dealt first come while the\n"
-            "                        role table has room)\n"
-            "  --log-dir DIR         write each game's official CSV log to DIR/SEED.log\n"
-            "  --events FILE         write every event, fault and call time as JSON lines\n"
-            "  --quiet               print nothing but errors and the summary\n"
-            "  --http [HOST:]PORT    watch the games live in a browser at http://HOST:PORT/\n"
-            "                        (HOST 127.0.0.1 unless given; PORT 0: any free port,\n"
-            "                        printed); the pages stay up after the last game until\n"
-            "                        Ctrl-C (docs/viewer.md)\n"
-            "  --reveal              with --http: show roles, whispers and night actions as\n"
-            "                        they happen (default: only what every agent sees, and\n"
-            "                        the full record once a game is over)\n"
-            "  --human N             with --http: people play local seats 1 to N, each on\n"
-            "                        its own page (its address, with a secret token, is\n"
-            "                        printed); games one at a time; a night that asks\n"
-            "                        a person nothing shows a step to confirm\n"
-            "                        (docs/viewer.md)\n"
-            "  --human-timeout S     seconds a person has for each answer (default 120)\n"
-            "  --max-connections N   connections open at once; past them a new one is told\n"
-            "                        so in one line and closed (default: the descriptor\n"
-            "                        limit, ulimit -n, less 64, 4 per --parallel game and\n"
-            "                        272 with --http; at least 16)\n"
-            "  --max-per-address N   connections open at once from one address (an IPv4\n"
-            "                        address or an IPv6 /64; default: twice the remote\n"
-            "                        seats of --parallel games, at least 2)\n"
-            "  --name-timeout MS     a connection that has not answered NAME by then is\n"
-            "                        closed (default 5000)\n"
-            "  --lobby-timeout MS    an agent that waits for a game longer than this is\n"
-            "                        closed (default 600000, 10 minutes); the lobby is first\n"
-            "                        come, first served\n"
-            "  --max-timeouts N      a remote agent that lets N answers in a row pass\n"
-            "                        --time-limit is out of its game and closed (default 3;\n"
-            "                        0: never)\n"
-            "  --help                this text\n"
-            "\n"
-            "Exit status: 0 when every game was played (or on Ctrl-C), 1 when an output\n"
-            "could not be written, 2 for bad usage or a port that cannot be used.\n");
-}
+/* --help: the head, the options (the table in cmd_serve), the foot. */
+static const char serve_head[] =
+    "usage: aiwolf serve [-p PORT] [-n PLAYERS] [OPTIONS]\n"
+    "\n"
+    "Hosts AIWolf games over TCP for agents that speak the official wire format\n"
+    "(the official Java and Python agents, or 'aiwolf connect'). Each connection\n"
+    "is asked its NAME and waits; a game starts when enough agents wait, and\n"
+    "they stay connected from game to game. Seats may also be given to Lua\n"
+    "agents run here (--agent), so one remote agent can play local opponents.\n"
+    "As on the official server, each connection gets an agent number at random\n"
+    "when it joins and keeps it for every game; so do the local seats (drawn\n"
+    "from the seed); only the roles are dealt anew each game.\n"
+    "\n"
+    "options:\n";
+static const char serve_foot[] =
+    "\n"
+    "Exit status: 0 when every game was played (or on Ctrl-C), 1 when an output\n"
+    "could not be written, 2 for bad usage or a port that cannot be used.\n";
 
 static int bad(const char *fmt, const char *arg)
 {
@@ -107,7 +51,7 @@ typedef struct serve_ctx {
     const char *agent_path[AW_MAX_PLAYERS + 1];
     aw_seat *human[AW_MAX_PLAYERS + 1]; /* --human: owned by live */
     aw_live *live;
-    aw_luaseat_opts lo;
+    aw_agent_opts ao; /* the local agents' */
     const char *log_dir;
     FILE *events;
     const aw_settings *rules; /* each log's LOG.rules (rules_per_log) */
@@ -127,7 +71,7 @@ static aw_seat *make_local(void *ud, int agent, aw_error *err)
     serve_ctx *c = ud;
     if (c->human[agent])
         return aw_live_human_borrow(c->human[agent]);
-    return aw_luaseat_new(c->agent_path[agent], &c->lo, err);
+    return aw_agent_new(c->agent_path[agent], &c->ao, err);
 }
 
 /* Only human seats answer later (make_local). */
@@ -206,6 +150,18 @@ static int after(void *ud, long gno, aw_gamelog *log, bool finished)
     return rc;
 }
 
+/* --agent SEAT=FILE.lua */
+static int agent_opt(void *to, const char *v)
+{
+    serve_ctx *ctx = to;
+    char *end;
+    long a = strtol(v, &end, 10);
+    if (end == v || *end != '=' || a < 1 || a > AW_MAX_PLAYERS || !end[1])
+        return -1;
+    ctx->agent_path[a] = end + 1;
+    return 0;
+}
+
 static void ready(void *ud, int port)
 {
     (void)ud;
@@ -215,139 +171,140 @@ static void ready(void *ud, int port)
 
 int cmd_serve(int argc, char **argv)
 {
-    const char *preset = "aiwolf", *bind = "127.0.0.1", *events_path = NULL, *http = NULL;
+    const char *bind = "127.0.0.1", *events_path = NULL, *http = NULL;
     bool reveal = false;
     long humans = 0, human_timeout = 120;
     aw_web *web = NULL;
-    const char **sets = calloc((size_t)argc + 1, sizeof *sets);
-    int nsets = 0;
-    long port = 10000, players = 5, games = 1, parallel = 1, time_limit = 0;
+    long port = 10000, games = 1, parallel = 1, time_limit = 0;
     long max_conn = 0, max_addr = 0, name_ms = 5000, lobby_ms = 600000, max_timeouts = 3;
     uint64_t seed = 0;
     bool have_seed = false, quiet = false, role_requests = true, fixed_seats = false;
     serve_ctx ctx;
     memset(&ctx, 0, sizeof ctx);
+    aw_cli_rule_opts ro = {.preset = "aiwolf", .players = 5};
+    aw_opt rule_rows = {.kind = AW_OPT_GROUP,
+                        .to = aw_cli_rule_group(&ro, AW_RULE_PRESET | AW_RULE_PLAYERS | AW_RULE_SET, NULL, NULL)};
+    const aw_opt opts[] = {
+        {.name = "--port", .alias = "-p", .arg = "PORT", .kind = AW_OPT_LONG, .to = &port, .min = 0, .max = 65535,
+         .bad = "'%s' is not a port number (0 to 65535)",
+         .help =
+               "port to listen on (default 10000, as the official\n"
+               "server; 0: any free port, printed)"},
+        {.name = "--bind", .arg = "ADDR", .kind = AW_OPT_STR, .to = &bind,
+         .help =
+               "address to listen on (default 127.0.0.1; 0.0.0.0 or ::\n"
+               "to accept agents from other machines)"},
+        rule_rows,
+        {.name = "--games", .arg = "G", .kind = AW_OPT_LONG, .to = &games, .min = 1, .max = 100000000,
+         .bad = "'%s' is not a positive number",
+         .help =
+               "games to play, then stop (default 1)"},
+        {.name = "--parallel", .arg = "K", .kind = AW_OPT_LONG, .to = &parallel, .min = 1, .max = 64,
+         .bad = "'%s' is not a number from 1 to 64",
+         .help =
+               "games at once, when enough agents wait (default 1)"},
+        {.name = "--seed", .arg = "S", .kind = AW_OPT_U64, .to = &seed, .seen = &have_seed, .bad = "'%s' is not an unsigned 64-bit integer",
+         .help =
+               "the first game's seed (game i: S+i; default: drawn from\n"
+               "the system)"},
+        {.name = "--time-limit", .arg = "MS", .kind = AW_OPT_LONG, .to = &time_limit, .min = 1, .max = 3600000,
+         .bad = "'%s' is not a number of milliseconds (1 to 3600000)",
+         .help =
+               "how long a remote agent may take to answer (default:\n"
+               "the preset's timeLimit, or 1000 ms when it sets none);\n"
+               "later, the rules' substitute applies"},
+        {.name = "--agent", .arg = "N=FILE.lua", .kind = AW_OPT_CALL, .to = &ctx, .call = agent_opt,
+         .bad = "'%s' is not SEAT=FILE.lua (e.g. 2=agents/sample.lua)",
+         .help =
+               "local seat N is a Lua agent run here (repeatable); its\n"
+               "agent number is drawn from the seed, for the whole run"},
+        {.name = "--fixed-seats", .kind = AW_OPT_FLAG, .to = &fixed_seats,
+         .help =
+               "local seat N is agent N (for debugging); connections\n"
+               "take the other numbers"},
+        {.name = "--no-role-requests", .kind = AW_OPT_UNFLAG, .to = &role_requests,
+         .help =
+               "do not ask remote agents ROLE before a game (by\n"
+               "default they are asked, as the official server does,\n"
+               "and what they ask for is dealt first come while the\n"
+               "role table has room)"},
+        {.name = "--log-dir", .arg = "DIR", .kind = AW_OPT_STR, .to = &ctx.log_dir,
+         .help =
+               "write each game's official CSV log to DIR/SEED.log"},
+        {.name = "--events", .arg = "FILE", .kind = AW_OPT_STR, .to = &events_path,
+         .help =
+               "write every event, fault and call time as JSON lines"},
+        {.name = "--quiet", .kind = AW_OPT_FLAG, .to = &quiet,
+         .help =
+               "print nothing but errors and the summary"},
+        {.name = "--http", .arg = "[HOST:]PORT", .kind = AW_OPT_STR, .to = &http,
+         .help =
+               "watch the games live in a browser at http://HOST:PORT/\n"
+               "(HOST 127.0.0.1 unless given; PORT 0: any free port,\n"
+               "printed); the pages stay up after the last game until\n"
+               "Ctrl-C (docs/viewer.md)"},
+        {.name = "--reveal", .kind = AW_OPT_FLAG, .to = &reveal,
+         .help =
+               "with --http: show roles, whispers and night actions as\n"
+               "they happen (default: only what every agent sees, and\n"
+               "the full record once a game is over)"},
+        {.name = "--human", .arg = "N", .kind = AW_OPT_LONG, .to = &humans, .min = 1, .max = AW_MAX_PLAYERS,
+         .bad = "'%s' is not a number of seats (1 to 18)",
+         .help =
+               "with --http: people play local seats 1 to N, each on\n"
+               "its own page (its address, with a secret token, is\n"
+               "printed); games one at a time; a night that asks\n"
+               "a person nothing shows a step to confirm\n"
+               "(docs/viewer.md)"},
+        {.name = "--human-timeout", .arg = "S", .kind = AW_OPT_LONG, .to = &human_timeout, .min = 1, .max = 86400,
+         .bad = "'%s' is not a number of seconds (1 to 86400)",
+         .help =
+               "seconds a person has for each answer (default 120)"},
+        {.name = "--max-connections", .arg = "N", .kind = AW_OPT_LONG, .to = &max_conn, .min = 1, .max = 100000,
+         .bad = "'%s' is not a number from 1 to 100000",
+         .help =
+               "connections open at once; past them a new one is told\n"
+               "so in one line and closed (default: the descriptor\n"
+               "limit, ulimit -n, less 64, 4 per --parallel game and\n"
+               "272 with --http; at least 16)"},
+        {.name = "--max-per-address", .arg = "N", .kind = AW_OPT_LONG, .to = &max_addr, .min = 1, .max = 100000,
+         .bad = "'%s' is not a number from 1 to 100000",
+         .help =
+               "connections open at once from one address (an IPv4\n"
+               "address or an IPv6 /64; default: twice the remote\n"
+               "seats of --parallel games, at least 2)"},
+        {.name = "--name-timeout", .arg = "MS", .kind = AW_OPT_LONG, .to = &name_ms, .min = 1, .max = 3600000,
+         .bad = "'%s' is not a number of milliseconds (1 to 3600000)",
+         .help =
+               "a connection that has not answered NAME by then is\n"
+               "closed (default 5000)"},
+        {.name = "--lobby-timeout", .arg = "MS", .kind = AW_OPT_LONG, .to = &lobby_ms, .min = 1, .max = 86400000,
+         .bad = "'%s' is not a number of milliseconds (1 to 86400000)",
+         .help =
+               "an agent that waits for a game longer than this is\n"
+               "closed (default 600000, 10 minutes); the lobby is first\n"
+               "come, first served"},
+        {.name = "--max-timeouts", .arg = "N", .kind = AW_OPT_LONG, .to = &max_timeouts, .min = 0, .max = 1000000,
+         .bad = "'%s' is not a number from 0 to 1000000",
+         .help =
+               "a remote agent that lets N answers in a row pass\n"
+               "--time-limit is out of its game and closed (default 3;\n"
+               "0: never)"},
+        {.name = "--help", .kind = AW_OPT_HELP,
+         .help =
+               "this text"},
+        {.name = "-h", .kind = AW_OPT_HELP}, /* not listed */
+        {0},
+    };
+    const aw_opts_cmd cmd = {"serve", serve_head, opts, serve_foot, NULL, 0};
+    int prc = aw_opts_parse(&cmd, argc, argv, 1);
+    if (prc != AW_OPTS_OK)
+        return prc == AW_OPTS_EXIT ? 0 : 2;
+    const char *preset = ro.preset;
+    const char *const *sets = ro.setv;
+    int nsets = ro.sets.n;
+    long players = ro.players;
     int rc = 2;
-    if (!sets)
-        return 2;
-    for (int i = 1; i < argc; i++) {
-        const char *o = argv[i];
-        bool takes = !strcmp(o, "-p") || !strcmp(o, "--port") || !strcmp(o, "-n") || !strcmp(o, "--players") ||
-                     !strcmp(o, "--games") || !strcmp(o, "--parallel") || !strcmp(o, "--preset") ||
-                     !strcmp(o, "--set") || !strcmp(o, "--seed") || !strcmp(o, "--time-limit") ||
-                     !strcmp(o, "--agent") || !strcmp(o, "--log-dir") || !strcmp(o, "--events") ||
-                     !strcmp(o, "--bind") || !strcmp(o, "--http") || !strcmp(o, "--human") ||
-                     !strcmp(o, "--human-timeout") || !strcmp(o, "--max-connections") ||
-                     !strcmp(o, "--max-per-address") || !strcmp(o, "--name-timeout") ||
-                     !strcmp(o, "--lobby-timeout") || !strcmp(o, "--max-timeouts");
-        if (takes && i + 1 >= argc) {
-            rc = bad("%s needs a value", o);
-            goto done;
-        }
-        const char *v = takes ? argv[++i] : NULL;
-        if (!strcmp(o, "--help") || !strcmp(o, "-h")) {
-            usage(stdout);
-            rc = 0;
-            goto done;
-        } else if (!strcmp(o, "-p") || !strcmp(o, "--port")) {
-            if (aw_parse_long(v, 0, 65535, &port) != 0) {
-                rc = bad("-p: '%s' is not a port number (0 to 65535)", v);
-                goto done;
-            }
-        } else if (!strcmp(o, "-n") || !strcmp(o, "--players")) {
-            if (aw_parse_long(v, AW_MIN_PLAYERS, AW_MAX_PLAYERS, &players) != 0) {
-                rc = bad("-n: '%s' is not a number of players (3 to 18)", v);
-                goto done;
-            }
-        } else if (!strcmp(o, "--games")) {
-            if (aw_parse_long(v, 1, 100000000, &games) != 0) {
-                rc = bad("--games: '%s' is not a positive number", v);
-                goto done;
-            }
-        } else if (!strcmp(o, "--parallel")) {
-            if (aw_parse_long(v, 1, 64, &parallel) != 0) {
-                rc = bad("--parallel: '%s' is not a number from 1 to 64", v);
-                goto done;
-            }
-        } else if (!strcmp(o, "--preset")) {
-            preset = v;
-        } else if (!strcmp(o, "--set")) {
-            sets[nsets++] = v;
-        } else if (!strcmp(o, "--seed")) {
-            if (aw_parse_u64(v, &seed) != 0) {
-                rc = bad("--seed: '%s' is not an unsigned 64-bit integer", v);
-                goto done;
-            }
-            have_seed = true;
-        } else if (!strcmp(o, "--time-limit")) {
-            if (aw_parse_long(v, 1, 3600000, &time_limit) != 0) {
-                rc = bad("--time-limit: '%s' is not a number of milliseconds (1 to 3600000)", v);
-                goto done;
-            }
-        } else if (!strcmp(o, "--agent")) {
-            char *end;
-            long a = strtol(v, &end, 10);
-            if (end == v || *end != '=' || a < 1 || a > AW_MAX_PLAYERS || !end[1]) {
-                rc = bad("--agent: '%s' is not SEAT=FILE.lua (e.g. 2=agents/sample.lua)", v);
-                goto done;
-            }
-            ctx.agent_path[a] = end + 1;
-        } else if (!strcmp(o, "--log-dir")) {
-            ctx.log_dir = v;
-        } else if (!strcmp(o, "--events")) {
-            events_path = v;
-        } else if (!strcmp(o, "--bind")) {
-            bind = v;
-        } else if (!strcmp(o, "--quiet")) {
-            quiet = true;
-        } else if (!strcmp(o, "--http")) {
-            http = v;
-        } else if (!strcmp(o, "--reveal")) {
-            reveal = true;
-        } else if (!strcmp(o, "--human")) {
-            if (aw_parse_long(v, 1, AW_MAX_PLAYERS, &humans) != 0) {
-                rc = bad("--human: '%s' is not a number of seats (1 to 18)", v);
-                goto done;
-            }
-        } else if (!strcmp(o, "--human-timeout")) {
-            if (aw_parse_long(v, 1, 86400, &human_timeout) != 0) {
-                rc = bad("--human-timeout: '%s' is not a number of seconds (1 to 86400)", v);
-                goto done;
-            }
-        } else if (!strcmp(o, "--max-connections")) {
-            if (aw_parse_long(v, 1, 100000, &max_conn) != 0) {
-                rc = bad("--max-connections: '%s' is not a number from 1 to 100000", v);
-                goto done;
-            }
-        } else if (!strcmp(o, "--max-per-address")) {
-            if (aw_parse_long(v, 1, 100000, &max_addr) != 0) {
-                rc = bad("--max-per-address: '%s' is not a number from 1 to 100000", v);
-                goto done;
-            }
-        } else if (!strcmp(o, "--name-timeout")) {
-            if (aw_parse_long(v, 1, 3600000, &name_ms) != 0) {
-                rc = bad("--name-timeout: '%s' is not a number of milliseconds (1 to 3600000)", v);
-                goto done;
-            }
-        } else if (!strcmp(o, "--lobby-timeout")) {
-            if (aw_parse_long(v, 1, 86400000, &lobby_ms) != 0) {
-                rc = bad("--lobby-timeout: '%s' is not a number of milliseconds (1 to 86400000)", v);
-                goto done;
-            }
-        } else if (!strcmp(o, "--max-timeouts")) {
-            if (aw_parse_long(v, 0, 1000000, &max_timeouts) != 0) {
-                rc = bad("--max-timeouts: '%s' is not a number from 0 to 1000000", v);
-                goto done;
-            }
-        } else if (!strcmp(o, "--no-role-requests")) {
-            role_requests = false;
-        } else if (!strcmp(o, "--fixed-seats")) {
-            fixed_seats = true;
-        } else {
-            rc = bad("unknown option '%s'", o);
-            goto done;
-        }
-    }
 
     aw_settings set;
     aw_error err;
@@ -395,16 +352,15 @@ int cmd_serve(int argc, char **argv)
         }
         no.local[a] = true;
         /* Check the file now, so that a broken agent is reported at once. */
-        aw_seat *probe = aw_luaseat_new(ctx.agent_path[a], &ctx.lo, &err);
+        aw_seat *probe = aw_agent_new(ctx.agent_path[a], &ctx.ao, &err);
         if (!probe) {
             fprintf(stderr, "aiwolf serve: %s\n", aw_term(err.msg).s);
             goto done;
         }
         probe->ops->free(probe);
     }
-    ctx.lo.budget_ms = set.time_limit_ms > 0 ? set.time_limit_ms : 0;
-    ctx.lo.output = quiet ? NULL : stderr;
-    aw_luaseat_talks(&ctx.lo);
+    ctx.ao.limits.budget_ms = set.time_limit_ms > 0 ? set.time_limit_ms : 0;
+    ctx.ao.output = quiet ? NULL : stderr;
     if (ctx.log_dir && mkdir(ctx.log_dir, 0777) != 0 && errno != EEXIST) {
         fprintf(stderr, "aiwolf serve: cannot create the folder %s: %s\n", ctx.log_dir, strerror(errno));
         goto done;
@@ -502,6 +458,5 @@ done:
         fprintf(stderr, "aiwolf serve: writing %s failed\n", events_path);
         rc = 1;
     }
-    free(sets);
     return rc;
 }

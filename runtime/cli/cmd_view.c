@@ -12,42 +12,37 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "options.h"
 #include "util.h"
 #include "viewer.h"
 #include "web.h"
 
-static void usage(FILE *out)
-{
-    fprintf(out, "usage: aiwolf view [OPTIONS] FILE|DIR...\n"
-                 "\n"
-                 "Shows games in a browser: serves a page on http://HOST:PORT/ that lists\n"
-                 "the games given and shows each one day by day: the players and their\n"
-                 "roles (hidden until revealed, with a toggle), talks and whispers as\n"
-                 "readable sentences (English or Japanese) with the protocol text, votes\n"
-                 "as a table per day, divinations, guards, attacks, executions and the\n"
-                 "result; filters per agent; keys: left/right (or j/k) day by day.\n"
-                 "Prints the URL and serves until Ctrl-C.\n"
-                 "\n"
-                 "FILE is a game log (the official CSV format, which 'aiwolf play --log'\n"
-                 "writes), the same compressed with gzip (.log.gz), or an events file\n"
-                 "('aiwolf play --events': JSON lines with faults, substitutes and time\n"
-                 "per call too). DIR is a contest's folder (games.tsv, logs/, report.html:\n"
-                 "a searchable list of its games, filtered by entry and by fault; each\n"
-                 "game with its entries' names beside the agents' own and its faults'\n"
-                 "messages; its report) or a folder of game files. Only these files\n"
-                 "are ever served.\n"
-                 "\n"
-                 "options:\n"
-                 "  --host H      address to listen on (default 127.0.0.1: this machine\n"
-                 "                only; 0.0.0.0 lets other machines in)\n"
-                 "  --port P      port (default 0: any free port)\n"
-                 "  --events F    an events file to show too (same as giving it as FILE)\n"
-                 "  --open        open the page in the desktop's browser (xdg-open)\n"
-                 "  -h, --help    show this help\n"
-                 "\n"
-                 "exit status: 0 stopped by Ctrl-C, 2 bad usage, a missing file, or an\n"
-                 "             address or port that cannot be used\n");
-}
+/* --help: the head, the options (the table in cmd_view), the foot. */
+static const char view_head[] =
+    "usage: aiwolf view [OPTIONS] FILE|DIR...\n"
+    "\n"
+    "Shows games in a browser: serves a page on http://HOST:PORT/ that lists\n"
+    "the games given and shows each one day by day: the players and their\n"
+    "roles (hidden until revealed, with a toggle), talks and whispers as\n"
+    "readable sentences (English or Japanese) with the protocol text, votes\n"
+    "as a table per day, divinations, guards, attacks, executions and the\n"
+    "result; filters per agent; keys: left/right (or j/k) day by day.\n"
+    "Prints the URL and serves until Ctrl-C.\n"
+    "\n"
+    "FILE is a game log (the official CSV format, which 'aiwolf play --log'\n"
+    "writes), the same compressed with gzip (.log.gz), or an events file\n"
+    "('aiwolf play --events': JSON lines with faults, substitutes and time\n"
+    "per call too). DIR is a contest's folder (games.tsv, logs/, report.html:\n"
+    "a searchable list of its games, filtered by entry and by fault; each\n"
+    "game with its entries' names beside the agents' own and its faults'\n"
+    "messages; its report) or a folder of game files. Only these files\n"
+    "are ever served.\n"
+    "\n"
+    "options:\n";
+static const char view_foot[] =
+    "\n"
+    "exit status: 0 stopped by Ctrl-C, 2 bad usage, a missing file, or an\n"
+    "             address or port that cannot be used\n";
 
 static void open_browser(const char *url)
 {
@@ -71,35 +66,27 @@ int cmd_view(int argc, char **argv)
     char **files = aw_xcalloc((size_t)argc + 1, sizeof *files);
     int nfiles = 0;
     int status = 2;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            usage(stdout);
-            free(files);
-            return 0;
-        } else if (strcmp(a, "--host") == 0 && i + 1 < argc) {
-            host = argv[++i];
-        } else if (strcmp(a, "--port") == 0 && i + 1 < argc) {
-            if (aw_parse_long(argv[++i], 0, 65535, &port) != 0) {
-                fprintf(stderr, "aiwolf view: --port %s: give a number from 0 to 65535\n", argv[i]);
-                free(files);
-                return 2;
-            }
-        } else if (strcmp(a, "--events") == 0 && i + 1 < argc) {
-            files[nfiles++] = argv[++i];
-        } else if (strcmp(a, "--open") == 0) {
-            open_it = true;
-        } else if (strcmp(a, "--") == 0) {
-            while (++i < argc)
-                files[nfiles++] = argv[i];
-        } else if (a[0] == '-' && a[1] != '\0') {
-            fprintf(stderr, "aiwolf view: unknown option '%s' (aiwolf view --help lists them)\n", a);
-            free(files);
-            return 2;
-        } else {
-            files[nfiles++] = argv[i];
-        }
+    aw_opt_list file_list = {(const char **)files, 0, argc, NULL};
+    const aw_opt opts[] = {
+        {.name = "--host", .arg = "H", .kind = AW_OPT_STR, .to = &host,
+         .help = "address to listen on (default 127.0.0.1: this machine\n"
+                 "only; 0.0.0.0 lets other machines in)"},
+        {.name = "--port", .arg = "P", .kind = AW_OPT_LONG, .to = &port, .min = 0, .max = 65535,
+         .bad = "'%s': give a number from 0 to 65535", .help = "port (default 0: any free port)"},
+        {.name = "--events", .arg = "F", .kind = AW_OPT_LIST, .to = &file_list,
+         .help = "an events file to show too (same as giving it as FILE)"},
+        {.name = "--open", .kind = AW_OPT_FLAG, .to = &open_it,
+         .help = "open the page in the desktop's browser (xdg-open)"},
+        {.name = "--help", .alias = "-h", .kind = AW_OPT_HELP, .help = "show this help"},
+        {0},
+    };
+    const aw_opts_cmd cmd = {"view", view_head, opts, view_foot, &file_list, 16};
+    int prc = aw_opts_parse(&cmd, argc, argv, 1);
+    if (prc != AW_OPTS_OK) {
+        free(files);
+        return prc == AW_OPTS_EXIT ? 0 : 2;
     }
+    nfiles = file_list.n;
     if (nfiles == 0) {
         fprintf(stderr, "aiwolf view: give a game log, an events file or a folder (aiwolf view --help)\n");
         free(files);

@@ -8,13 +8,12 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "agent.h"
 #include "childseat.h"
 #include "game.h"
 #include "gamelog.h"
 #include "gzlog.h"
 #include "logrules.h"
-#include "luaseat.h"
-#include "luaseat_talks.h"
 #include "results.h"
 #include "talkhooks.h"
 
@@ -326,16 +325,14 @@ int aw_contest_worker(const aw_worker_opts *o, FILE *in, FILE *out)
     int n = o->nentries * o->copies;
     w.pool = aw_xcalloc((size_t)n, sizeof *w.pool);
     w.child = aw_xcalloc((size_t)n, sizeof *w.child);
-    aw_luaseat_opts lo;
-    memset(&lo, 0, sizeof lo);
-    lo.budget_ms = o->budget_ms;
-    lo.memory_bytes = o->memory_bytes;
-    lo.work_budget = o->work;
-    lo.no_load_check = true; /* no entry's code runs in the worker */
-    /* Each child parses a talk only when its agent reads `parsed`. */
-    aw_validate_fn *child_validate;
-    void (*child_free_parsed)(void *ud, void *parsed);
-    aw_luaseat_talks_deferred(&lo, &child_validate, &child_free_parsed);
+    aw_agent_opts ao;
+    memset(&ao, 0, sizeof ao);
+    ao.limits.budget_ms = o->budget_ms;
+    ao.limits.memory_bytes = o->memory_bytes;
+    ao.limits.work_budget = o->work;
+    ao.limits.isolate = true;
+    ao.keep_instance = o->keep_instance;
+    ao.no_load_check = true; /* no entry's code runs in the worker */
     aw_error err;
     const aw_settings *base = settings_for(&w, 5, &err);
     int status = 0;
@@ -359,18 +356,8 @@ int aw_contest_worker(const aw_worker_opts *o, FILE *in, FILE *out)
     for (int e = 0; e < o->nentries; e++) {
         for (int k = 0; k < o->copies; k++) {
             int i = e * o->copies + k;
-            aw_childseat_opts co;
-            memset(&co, 0, sizeof co);
-            co.budget_ms = o->budget_ms;
-            co.memory_bytes = o->memory_bytes;
-            co.read_dir = o->read_dirs[e];
-            co.validate = child_validate;
-            co.free_parsed = child_free_parsed;
-            co.persistent = true;
-            co.child_prepare = aw_luaseat_child_prepare;
-            co.keep_instance = o->keep_instance;
-            aw_luaseat_spec m = {o->entries[e], &lo};
-            w.pool[i] = aw_childseat_new(aw_luaseat_make, &m, &co, &err);
+            ao.limits.read_dir = o->read_dirs[e];
+            w.pool[i] = aw_agent_new(o->entries[e], &ao, &err);
             if (w.pool[i]) {
                 w.child[i] = true;
                 continue;

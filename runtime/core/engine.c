@@ -268,8 +268,8 @@ static void chan_clear(aw_engine *g, chan *ch)
 {
     for (int i = 0; i < ch->count; i++) {
         free(ch->list[i].text);
-        if (ch->list[i].parsed && g->hooks.free_parsed)
-            g->hooks.free_parsed(g->hooks.ud, ch->list[i].parsed);
+        if (ch->list[i].parsed && g->hooks.talk.free_parsed)
+            g->hooks.talk.free_parsed(g->hooks.ud, ch->list[i].parsed);
     }
     ch->count = 0;
 }
@@ -350,10 +350,10 @@ static void chan_record(aw_engine *g, chan *ch, int a, const char *raw, size_t l
         reason = "longer than 8192 bytes";
     } else if (!valid_utf8_line(raw, len)) {
         reason = "not one line of UTF-8 text (control bytes or invalid UTF-8)";
-    } else if (g->set.validation != AW_VALIDATE_OFF && g->hooks.validate) {
+    } else if (g->set.validation != AW_VALIDATE_OFF && g->hooks.talk.validate) {
         aw_error err;
         err.msg[0] = '\0';
-        if (g->hooks.validate(g->hooks.ud, raw, len, g->set.validation, &parsed, &err) < 0) {
+        if (g->hooks.talk.validate(g->hooks.ud, raw, len, g->set.validation, &parsed, &err) < 0) {
             snprintf(errbuf, sizeof errbuf, "invalid utterance: %s", err.msg);
             reason = errbuf;
             parsed = NULL;
@@ -373,8 +373,8 @@ static void chan_record(aw_engine *g, chan *ch, int a, const char *raw, size_t l
         len = 4;
         skip = false;
         over = true;
-        if (parsed && g->hooks.free_parsed)
-            g->hooks.free_parsed(g->hooks.ud, parsed);
+        if (parsed && g->hooks.talk.free_parsed)
+            g->hooks.talk.free_parsed(g->hooks.ud, parsed);
         parsed = NULL;
     }
     bool real = !over && !skip;
@@ -385,8 +385,8 @@ static void chan_record(aw_engine *g, chan *ch, int a, const char *raw, size_t l
             (ch->whisper ? g->st.remain_whisper : g->st.remain_talk)[a] = ch->remain[a];
         }
     }
-    if (text != raw && parsed && g->hooks.free_parsed) {
-        g->hooks.free_parsed(g->hooks.ud, parsed);
+    if (text != raw && parsed && g->hooks.talk.free_parsed) {
+        g->hooks.talk.free_parsed(g->hooks.ud, parsed);
         parsed = NULL;
     }
 

@@ -7,7 +7,7 @@
  * runs flat out in one thread with in-process Lua seats, or waits on sockets
  * under an event loop.
  *
- * Uses settings, rng and util. Talk validation is injected (hooks.validate),
+ * Uses settings, rng and util. Talk validation is injected (hooks.talk.validate),
  * so the engine does not depend on the protocol module.
  *
  * Agents are numbered 1..n everywhere ("agent" and "seat" are the same
@@ -58,7 +58,7 @@ typedef struct aw_talk {
     int day, idx, turn, agent;
     char *text;   /* as said (or "Skip"/"Over" where the rules replaced it) */
     size_t len;
-    void *parsed; /* what hooks.validate returned for it, or NULL */
+    void *parsed; /* what hooks.talk.validate returned for it, or NULL */
 } aw_talk;
 
 typedef struct aw_vote {
@@ -122,15 +122,25 @@ typedef enum aw_choice {
  * seat's option. */
 typedef int aw_validate_fn(void *ud, const char *text, size_t len, aw_validation mode, void **parsed, aw_error *err);
 
+/* The talk hooks, one value wherever talks get a parsed form: the engine's
+ * hooks, the drivers' options (game.h, netclient.h, wireagent.h) and the
+ * child seat's (childseat.h, childframe.h). validate as above (NULL: talks
+ * carry no parsed form); free_parsed releases what validate handed back
+ * (NULL: nothing to release). Both get the ud of the struct they sit in
+ * (NULL where there is none). talkhooks.h gives the protocol's pair. */
+typedef struct aw_talk_hooks {
+    aw_validate_fn *validate;
+    void (*free_parsed)(void *ud, void *parsed);
+} aw_talk_hooks;
+
 typedef struct aw_engine_hooks {
     /* Everything that happens, in the order of the official game log. */
     void (*event)(void *ud, const aw_event *ev);
     /* Decides whether a talk/whisper text (one line, no control bytes,
      * non-empty, already checked) is a valid utterance; may hand back a parsed
      * form that the engine keeps with the talk and frees with free_parsed.
-     * NULL accepts every such line. Returns 0 or negative with err filled. */
-    aw_validate_fn *validate;
-    void (*free_parsed)(void *ud, void *parsed);
+     * A NULL validate accepts every such line. */
+    aw_talk_hooks talk;
     /* Makes the game's random choices instead of the seeded generator (to
      * replay a recorded game): returns an index into options[0..n). NULL, or
      * a return value out of range, leaves the choice to the generator. */

@@ -33,13 +33,13 @@ static void on_event(void *ud, const aw_event *ev)
 static int on_validate(void *ud, const char *text, size_t len, aw_validation mode, void **parsed, aw_error *err)
 {
     aw_game *gm = ud;
-    return gm->opts.validate(gm->opts.validate_ud, text, len, mode, parsed, err);
+    return gm->opts.talk.validate(gm->opts.validate_ud, text, len, mode, parsed, err);
 }
 
 static void on_free_parsed(void *ud, void *parsed)
 {
     aw_game *gm = ud;
-    gm->opts.free_parsed(gm->opts.validate_ud, parsed);
+    gm->opts.talk.free_parsed(gm->opts.validate_ud, parsed);
 }
 
 static int on_choose(void *ud, aw_choice kind, int agent, const int *options, int n)
@@ -88,8 +88,8 @@ aw_game *aw_game_start(const aw_game_opts *opts, aw_seat **seats, aw_error *err)
         }
     }
 
-    aw_engine_hooks hooks = {on_event, opts->validate ? on_validate : NULL,
-                             opts->free_parsed ? on_free_parsed : NULL, opts->choose ? on_choose : NULL, gm};
+    aw_engine_hooks hooks = {on_event, {opts->talk.validate ? on_validate : NULL,
+                             opts->talk.free_parsed ? on_free_parsed : NULL}, opts->choose ? on_choose : NULL, gm};
     for (int a = 1; a <= n; a++) {
         aw_seat_fault *f = &pending_fault[a];
         if (f->kind > AW_FAULT_NONE && f->kind <= AW_FAULT_LOST)

@@ -24,15 +24,14 @@ typedef struct aw_game_result {
     int seat_faults[AW_MAX_PLAYERS + 1][AW_FAULT_LOST + 1]; /* per seat, by kind */
 } aw_game_result;
 
-/* Plays one game. seats[1..n] are borrowed. deal may be NULL. validate and
- * free_parsed are the talk hooks for the engine (talkhooks.h; may be NULL). log may
+/* Plays one game. seats[1..n] are borrowed. deal may be NULL. talk holds
+ * the talk hooks for the engine (talkhooks.h; may be NULL), called with validate_ud. log may
  * be NULL. Returns 0, or a negative code when the game could not start. */
 typedef struct aw_game_opts {
     const aw_settings *settings;
     uint64_t seed;
     const aw_role *deal;
-    aw_validate_fn *validate;
-    void (*free_parsed)(void *ud, void *parsed);
+    aw_talk_hooks talk;
     void *validate_ud;
     /* Optional: makes the game's random choices (replaying a recorded game). */
     int (*choose)(void *ud, aw_choice kind, int agent, const int *options, int n);

@@ -19,10 +19,15 @@ static void free_parsed(void *ud, void *parsed)
     aw_sentence_free(parsed);
 }
 
+aw_talk_hooks aw_talkhooks(void)
+{
+    aw_talk_hooks h = {validate, free_parsed};
+    return h;
+}
+
 void aw_talkhooks_game(aw_game_opts *go)
 {
-    go->validate = validate;
-    go->free_parsed = free_parsed;
+    go->talk = aw_talkhooks();
     go->validate_ud = NULL;
 }
 

@@ -8,8 +8,11 @@
 
 #include "game.h"
 
-/* Sets validate/free_parsed of a game's options: talks are parsed under the
- * game's validation mode, and kept as aw_sentence trees (aw_talk.parsed). */
+/* The protocol's talk hooks: talks are parsed under the game's validation
+ * mode, and kept as aw_sentence trees (aw_talk.parsed); their ud is not
+ * used. */
+aw_talk_hooks aw_talkhooks(void);
+/* Sets a game's options' talk hooks to those (validate_ud NULL). */
 void aw_talkhooks_game(aw_game_opts *go);
 /* Makes a game's readable record describe each talk in lang ("en" or "ja")
  * instead of printing its text. lang must outlive the log. */

@@ -271,8 +271,8 @@ static void texts_free(aw_cf_texts *p)
 static void truncate_list(aw_cf_view *v, aw_talk *t, aw_cf_texts *texts, int from, int n)
 {
     for (int i = from; i < n; i++) {
-        if (t[i].parsed && v->free_parsed)
-            v->free_parsed(NULL, t[i].parsed);
+        if (t[i].parsed && v->talk.free_parsed)
+            v->talk.free_parsed(NULL, t[i].parsed);
         t[i].text = NULL;
         t[i].parsed = NULL;
     }
@@ -349,10 +349,10 @@ static bool take_list(aw_cf_view *v, reader *r, aw_talk **t, int *cap, int *n, a
         r->p += e.len;
         r->left -= e.len;
         (*n)++;
-        if (e.parsed && v->validate) {
+        if (e.parsed && v->talk.validate) {
             void *parsed = NULL;
             aw_error err;
-            if (v->validate(NULL, d->text, d->len, v->set.validation, &parsed, &err) == 0)
+            if (v->talk.validate(NULL, d->text, d->len, v->set.validation, &parsed, &err) == 0)
                 d->parsed = parsed;
         }
     }

@@ -141,8 +141,7 @@ typedef struct aw_cf_view {
     /* How entries the host parsed get their parsed form here (may be NULL:
      * none), and how it is freed. The text validate is given stays where it
      * is until then. */
-    aw_validate_fn *validate;
-    void (*free_parsed)(void *ud, void *parsed);
+    aw_talk_hooks talk;
 } aw_cf_view;
 
 void aw_cf_view_init(aw_cf_view *v);

@@ -252,8 +252,7 @@ static void child_main(childseat *c, int rd, int wr, int outfd)
         agent_begin(&a, c->agent, c->agent_seed);
     aw_cf_view view;
     aw_cf_view_init(&view);
-    view.validate = c->opts.validate;
-    view.free_parsed = c->opts.free_parsed;
+    view.talk = c->opts.talk;
     size_t cap = 65536, have = 0;
     char *in = aw_xmalloc(cap);
     aw_buf out;

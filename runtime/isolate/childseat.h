@@ -58,12 +58,11 @@ typedef struct aw_childseat_opts {
     const char *read_dir;   /* a folder the agent may read files beneath (its modules), enforced with
                                Landlock; NULL, or a kernel without Landlock: no file can be opened
                                (copied) */
-    /* How the child attaches parsed forms to talks (the game's validate and
-     * free_parsed hooks, as in aw_game_opts, or for a Lua seat the pair of
-     * aw_luaseat_talks_deferred, which parses when the agent reads); NULL:
+    /* How the child attaches parsed forms to talks (the game's talk hooks,
+     * as in aw_game_opts, or for a Lua seat those of
+     * aw_luaseat_talks_deferred, which parses when the agent reads); none:
      * talks carry none. */
-    aw_validate_fn *validate;
-    void (*free_parsed)(void *ud, void *parsed);
+    aw_talk_hooks talk;
     /* Runs in the child before it confines itself, for what must start
      * while threads still can: aw_luaseat_child_prepare for Lua seats (the
      * sandbox's watchdog thread, so that confined calls need no system call

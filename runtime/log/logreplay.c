@@ -841,7 +841,7 @@ static void play(replay *r, const aw_replay_options *opt)
     memset(&go, 0, sizeof go);
     go.settings = &r->set;
     go.deal = r->deal;
-    go.validate = on_validate;
+    go.talk.validate = on_validate;
     go.validate_ud = r;
     go.choose = on_choose;
     go.choose_ud = r;

@@ -63,11 +63,10 @@ static void push_deferred(lua_State *L, const void *parsed)
         lua_pushnil(L);
 }
 
-void aw_luaseat_talks_deferred(aw_luaseat_opts *lo, aw_validate_fn **validate,
-                               void (**free_parsed)(void *ud, void *parsed))
+aw_talk_hooks aw_luaseat_talks_deferred(aw_luaseat_opts *lo)
 {
     aw_luaseat_talks(lo);
     lo->push_parsed = push_deferred;
-    *validate = defer_validate;
-    *free_parsed = defer_free;
+    aw_talk_hooks h = {defer_validate, defer_free};
+    return h;
 }

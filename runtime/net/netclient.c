@@ -225,8 +225,7 @@ static void on_connect(uv_connect_t *req, int status)
     c->wa.begin_at_initialize = true;
     c->wa.name_override = c->o->name;
     c->wa.role = c->o->role;
-    c->wa.validate = c->o->validate;
-    c->wa.free_parsed = c->o->free_parsed;
+    c->wa.talk = c->o->talk;
     uv_read_start((uv_stream_t *)&c->tcp, on_alloc, on_read);
 }
 

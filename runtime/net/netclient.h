@@ -24,9 +24,8 @@ typedef struct aw_netclient_opts {
      * away, waiting 0.25 s, 0.5 s, ... up to 8 s between tries. Without it a
      * refused or closed connection ends the run. */
     bool reconnect;
-    /* How talks get their parsed form for the agent (talkhooks.h), or NULL. */
-    aw_validate_fn *validate;
-    void (*free_parsed)(void *ud, void *parsed);
+    /* How talks get their parsed form for the agent (talkhooks.h), or none. */
+    aw_talk_hooks talk;
     FILE *log;         /* progress and problems, one line each; NULL: silent */
 } aw_netclient_opts;
 

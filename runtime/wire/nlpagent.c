@@ -18,8 +18,8 @@ void aw_nlp_agent_init(aw_nlp_agent *a, aw_seat *inner)
 static void clear_talks(aw_nlp_agent *a, aw_talk *t, int *n)
 {
     for (int i = 0; i < *n; i++) {
-        if (t[i].parsed && a->free_parsed)
-            a->free_parsed(NULL, t[i].parsed);
+        if (t[i].parsed && a->talk.free_parsed)
+            a->talk.free_parsed(NULL, t[i].parsed);
         free(t[i].text);
     }
     *n = 0;
@@ -89,7 +89,7 @@ static void add_talks(aw_nlp_agent *a, const aw_nlp_talk *src, int n, bool whisp
         t->text = aw_xstrndup(src[i].text, t->len);
         void *parsed = NULL;
         aw_error err;
-        if (a->validate && a->validate(NULL, t->text, t->len, AW_VALIDATE_LENIENT, &parsed, &err) == 0)
+        if (a->talk.validate && a->talk.validate(NULL, t->text, t->len, AW_VALIDATE_LENIENT, &parsed, &err) == 0)
             t->parsed = parsed;
     }
 }

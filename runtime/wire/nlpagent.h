@@ -26,8 +26,7 @@ typedef struct aw_nlp_agent {
     aw_seat *inner;
     const char *team;  /* the answer to NAME (NULL: the agent's own getName) */
     const char *lang;  /* "en", "ja", or NULL: "ja" when the agents' names are not ASCII */
-    aw_validate_fn *validate; /* how talks get their parsed form (may be NULL) */
-    void (*free_parsed)(void *ud, void *parsed);
+    aw_talk_hooks talk;  /* how talks get their parsed form (may be none) */
     /* state (private) */
     int n, me;
     char *names[AW_MAX_PLAYERS + 1];

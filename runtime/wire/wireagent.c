@@ -7,19 +7,19 @@
 static void parse_talk(void *ud, aw_talk *t)
 {
     aw_wire_agent *wa = ud;
-    if (wa->set.validation == AW_VALIDATE_OFF || !wa->validate)
+    if (wa->set.validation == AW_VALIDATE_OFF || !wa->talk.validate)
         return;
     void *parsed = NULL;
     aw_error err;
-    if (wa->validate(NULL, t->text, t->len, wa->set.validation, &parsed, &err) == 0)
+    if (wa->talk.validate(NULL, t->text, t->len, wa->set.validation, &parsed, &err) == 0)
         t->parsed = parsed;
 }
 
 static void free_talk(void *ud, void *parsed)
 {
     aw_wire_agent *wa = ud;
-    if (wa->free_parsed)
-        wa->free_parsed(NULL, parsed);
+    if (wa->talk.free_parsed)
+        wa->talk.free_parsed(NULL, parsed);
 }
 
 void aw_wire_agent_init(aw_wire_agent *wa, aw_seat *inner, const aw_settings *base)

@@ -22,8 +22,7 @@ typedef struct aw_wire_agent {
     aw_settings set;         /* base with the last gameSetting applied */
     const char *role;        /* the answer to ROLE ("none" when NULL) */
     const char *name_override; /* the answer to NAME instead of the agent's own (NULL: its own) */
-    aw_validate_fn *validate; /* how talks get their parsed form (may be NULL) */
-    void (*free_parsed)(void *ud, void *parsed);
+    aw_talk_hooks talk;      /* how talks get their parsed form (may be none) */
     /* Whether each INITIALIZE starts the inner seat afresh (begin, with the
      * packet's agent and randomSeed), as over TCP where one connection plays
      * game after game. When false, the caller calls aw_wire_agent_begin once. */

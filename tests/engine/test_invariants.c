@@ -165,7 +165,7 @@ static char *play(const aw_settings *set, uint64_t seed, bool chaos, aw_seat **s
     go.settings = set;
     go.seed = seed;
     go.log = &log;
-    go.validate = engine_validate;
+    go.talk.validate = engine_validate;
     aw_error err;
     int rc = aw_game_play(&go, seats, res, &err);
     CHECK_MSG(rc == 0, "game failed to start: %s", err.msg);

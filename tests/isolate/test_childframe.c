@@ -147,8 +147,8 @@ int main(void)
     aw_cf_sent_reset(&s);
     aw_cf_view v;
     aw_cf_view_init(&v);
-    v.validate = validate;
-    v.free_parsed = free_parsed;
+    v.talk.validate = validate;
+    v.talk.free_parsed = free_parsed;
     host_list *talks = calloc(1, sizeof *talks), *whispers = calloc(1, sizeof *whispers);
     int rewinds = 0;
     for (int day = 1; day <= 12; day++) {

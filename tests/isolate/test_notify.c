@@ -130,7 +130,7 @@ static void play(int mode, const char **paths, int n, uint64_t seed, played *out
             co.wait_notifications = mode == WAITING;
             aw_luaseat_opts clo = lo;
             if (!c) {
-                aw_luaseat_talks_deferred(&clo, &co.validate, &co.free_parsed);
+                co.talk = aw_luaseat_talks_deferred(&clo);
                 co.child_prepare = aw_luaseat_child_prepare;
             }
             aw_luaseat_spec m = {p, &clo};

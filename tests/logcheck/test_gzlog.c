@@ -96,7 +96,7 @@ static void play(const aw_settings *set, uint64_t seed, FILE *csv)
     go.settings = set;
     go.seed = seed;
     go.log = &log;
-    go.validate = engine_validate;
+    go.talk.validate = engine_validate;
     aw_game_result res;
     aw_error err;
     CHECK_MSG(aw_game_play(&go, seats, &res, &err) == 0, "%s", err.msg);

@@ -44,7 +44,7 @@ static char *play(const aw_settings *set, uint64_t seed, size_t *len)
     go.settings = set;
     go.seed = seed;
     go.log = &log;
-    go.validate = engine_validate;
+    go.talk.validate = engine_validate;
     aw_game_result res;
     aw_error err;
     int rc = aw_game_play(&go, seats, &res, &err);

@@ -1,0 +1,76 @@
+/* agent: the one way to make a Lua agent's seat (agent.h). */
+#include "agent.h"
+
+#include <string.h>
+
+#include "childseat.h"
+#include "luaseat_talks.h"
+#include "util.h"
+
+void aw_agent_luaseat_opts(const aw_agent_opts *opts, aw_luaseat_opts *lo)
+{
+    memset(lo, 0, sizeof *lo);
+    lo->budget_ms = opts->limits.budget_ms;
+    lo->memory_bytes = opts->limits.memory_bytes;
+    lo->work_budget = opts->limits.work_budget;
+    lo->output = opts->output;
+    lo->watch = opts->watch;
+    lo->watch_live = opts->watch_live;
+    lo->number_games = opts->number_games;
+    lo->profile = opts->profile;
+    lo->no_load_check = opts->no_load_check;
+    aw_luaseat_talks(lo);
+}
+
+/* The Lua seat made in the host and run in a child seat. */
+static aw_seat *isolated(const char *path, const aw_agent_opts *opts, aw_error *err)
+{
+    if (opts->watch || opts->watch_live || opts->profile || opts->number_games) {
+        aw_fail(err, AW_EINVAL, "%s: reloading, profiling and numbering games need the agent in process", path);
+        return NULL;
+    }
+    aw_childseat_opts co;
+    memset(&co, 0, sizeof co);
+    co.budget_ms = opts->limits.budget_ms;
+    co.memory_bytes = opts->limits.memory_bytes;
+    co.output = opts->output;
+    /* By default the agent may read its own folder, where its modules are
+     * (as in process: the Lua seat's module folder). */
+    char dir[4096];
+    if (opts->limits.read_dir) {
+        co.read_dir = opts->limits.read_dir;
+    } else {
+        const char *slash = strrchr(path, '/');
+        if (slash)
+            snprintf(dir, sizeof dir, "%.*s", slash > path ? (int)(slash - path) : 1, path);
+        else
+            snprintf(dir, sizeof dir, ".");
+        co.read_dir = dir;
+    }
+    /* Each child parses a talk only when its agent reads `parsed`. */
+    aw_luaseat_opts lo;
+    aw_agent_luaseat_opts(opts, &lo);
+    co.talk = aw_luaseat_talks_deferred(&lo);
+    co.child_prepare = aw_luaseat_child_prepare;
+    /* One child per seat for all the games: each game's INITIALIZE starts a
+     * fresh agent instance in it (or, with keep_instance, the first one
+     * plays on), and only a child lost in a game is forked again for the
+     * next. */
+    co.persistent = true;
+    co.keep_instance = opts->keep_instance;
+    aw_luaseat_spec m = {path, &lo}; /* used by aw_childseat_new alone */
+    return aw_childseat_new(aw_luaseat_make, &m, &co, err);
+}
+
+aw_seat *aw_agent_new(const char *path, const aw_agent_opts *opts, aw_error *err)
+{
+    if (opts->limits.isolate)
+        return isolated(path, opts, err);
+    if (opts->keep_instance) {
+        aw_fail(err, AW_EINVAL, "%s: keeping one agent instance needs the agent isolated", path);
+        return NULL;
+    }
+    aw_luaseat_opts lo;
+    aw_agent_luaseat_opts(opts, &lo);
+    return aw_luaseat_new(path, &lo, err);
+}

@@ -1,0 +1,159 @@
+/* test_contestcfg: contest.cfg written and read back the same
+ * (contestcfg.c), and the slices of a contest checked against each other
+ * before a merge (contestmerge.c): another contest, a shard given twice, a
+ * damaged shard line, a missing shard; the logs brought over. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "contestcfg.h"
+#include "contestmerge.h"
+#include "test.h"
+
+static char root[] = "/tmp/test_contestcfg.XXXXXX";
+
+/* A two-entry seed2015 contest, shard sh of n. */
+static void make(aw_contest_cfg *c, int sh, int n, uint64_t seed)
+{
+    memset(c, 0, sizeof *c);
+    c->format = AW_FORMAT_SEED2015;
+    CHECK_INT(aw_contest_cfg_parse_players("5,15", c), 0);
+    c->games_per_entry = 30;
+    c->seed = seed;
+    c->budget_ms = 100;
+    c->memory_mb = 64;
+    aw_error err;
+    aw_fault_policy_parse(AW_FAULT_POLICY_DEFAULT, &c->policy, &err);
+    snprintf(c->preset, sizeof c->preset, "seed2015");
+    c->sets_kv[c->nsets_kv++] = aw_xstrdup("maxTalk=3");
+    c->shard = sh;
+    c->nshards = n;
+    c->duplicate = 2;
+    c->nentries = 2;
+    c->entries = aw_xcalloc(2, sizeof *c->entries);
+    c->entries[0] = (aw_contest_entry){aw_xstrdup("agents/a.lua"), NULL, NULL, aw_xstrdup("a"), 0x1234};
+    c->entries[1] = (aw_contest_entry){aw_xstrdup("agents/b"), NULL, NULL, aw_xstrdup("b"), 0xabcdef};
+}
+
+/* Writes c as DIR/NAME/contest.cfg (text: instead, when not NULL). */
+static const char *slice(const char *name, const aw_contest_cfg *c, const char *text)
+{
+    static char dirs[8][256];
+    static int n;
+    char *d = dirs[n++ % 8];
+    snprintf(d, 256, "%s/%s", root, name);
+    mkdir(d, 0777);
+    aw_buf b;
+    aw_buf_init(&b);
+    if (text)
+        aw_buf_adds(&b, text);
+    else
+        aw_contest_cfg_format(c, true, &b);
+    char path[300];
+    snprintf(path, sizeof path, "%s/contest.cfg", d);
+    CHECK_INT(aw_contest_write_file(path, b.data, b.len), 0);
+    aw_buf_free(&b);
+    return d;
+}
+
+static void test_roundtrip(void)
+{
+    aw_contest_cfg c, back;
+    make(&c, 2, 3, 42);
+    const char *d = slice("rt", &c, NULL);
+    char why[600];
+    CHECK_INT(aw_contest_cfg_read(d, &back, why, sizeof why), 0);
+    aw_buf a, b;
+    aw_buf_init(&a);
+    aw_buf_init(&b);
+    aw_contest_cfg_format(&c, true, &a);
+    aw_contest_cfg_format(&back, true, &b);
+    CHECK_STR(b.data, a.data);
+    CHECK(strstr(a.data, "duplicate\t2\n") != NULL);
+    CHECK(strstr(a.data, "shard\t2/3\n") != NULL);
+    CHECK_INT(back.nentries, 2);
+    CHECK(back.entries[1].hash == 0xabcdef);
+    CHECK_STR(back.entries[1].path, "agents/b");
+    aw_buf_free(&a);
+    aw_buf_free(&b);
+    aw_contest_cfg_free(&back);
+    aw_contest_cfg_free(&c);
+    /* not a configuration */
+    d = slice("junk", NULL, "hello\n");
+    CHECK_INT(aw_contest_cfg_read(d, &back, why, sizeof why), -1);
+    CHECK(strstr(why, "is not a contest configuration this version understands") != NULL);
+    CHECK_INT(back.nentries, 0);
+    CHECK_INT(aw_contest_cfg_parse_players("5,5", &back), -1);
+    CHECK_INT(aw_contest_cfg_parse_players("2", &back), -1);
+    CHECK_INT(aw_contest_cfg_parse_players("5,6,7,8,9", &back), -1);
+}
+
+static void test_slices(void)
+{
+    aw_contest_cfg c1, c2, other;
+    make(&c1, 1, 3, 7);
+    make(&c2, 2, 3, 7);
+    make(&other, 2, 3, 8); /* another seed: another contest */
+    const char *s1 = slice("s1", &c1, NULL), *s2 = slice("s2", &c2, NULL), *so = slice("so", &other, NULL);
+    const char *again = slice("s1b", &c1, NULL);
+    aw_contest_cfg first;
+    bool *seen;
+    aw_error err;
+    const char *ok[] = {s1, s2};
+    CHECK_INT(aw_contest_merge_slices(ok, 2, &first, &seen, &err), 0);
+    CHECK_INT(first.nshards, 3);
+    CHECK(seen[1] && seen[2] && !seen[3]); /* 3/3 missing: the command warns */
+    free(seen);
+    aw_contest_cfg_free(&first);
+    const char *mixed[] = {s1, so};
+    CHECK_INT(aw_contest_merge_slices(mixed, 2, &first, &seen, &err), -1);
+    CHECK(strstr(err.msg, "is a slice of another contest than") != NULL);
+    CHECK(seen == NULL && first.nentries == 0);
+    /* the same contest cut into another number of slices */
+    aw_contest_cfg halves;
+    make(&halves, 2, 2, 7);
+    const char *sh2 = slice("h2", &halves, NULL);
+    aw_contest_cfg_free(&halves);
+    const char *cuts[] = {s1, sh2};
+    CHECK_INT(aw_contest_merge_slices(cuts, 2, &first, &seen, &err), -1);
+    CHECK(strstr(err.msg, "is a slice of another contest than") != NULL);
+    const char *twice[] = {s1, s2, again};
+    CHECK_INT(aw_contest_merge_slices(twice, 3, &first, &seen, &err), -1);
+    CHECK_STR(err.msg, "shard 1/3 is given twice");
+    /* a damaged shard line never indexes past the shards */
+    aw_buf b;
+    aw_buf_init(&b);
+    aw_contest_cfg_format(&c2, false, &b);
+    aw_buf_adds(&b, "shard\t9/3\n");
+    const char *bad = slice("bad", NULL, b.data);
+    aw_buf_free(&b);
+    const char *damaged[] = {s1, bad};
+    CHECK_INT(aw_contest_merge_slices(damaged, 2, &first, &seen, &err), -1);
+    CHECK(strstr(err.msg, "names the shard 9/3") != NULL);
+    const char *none[] = {"/nonexistent/x"};
+    CHECK_INT(aw_contest_merge_slices(none, 1, &first, &seen, &err), -1);
+    /* the merged folder: made once, refused when it holds a contest */
+    char out[300];
+    snprintf(out, sizeof out, "%s/merged", root);
+    CHECK_INT(aw_contest_merge_folder(out, &err), 0);
+    CHECK_INT(aw_contest_merge_folder(s1, &err), -1);
+    CHECK(strstr(err.msg, "holds a contest already") != NULL);
+    aw_contest_cfg_free(&c1);
+    aw_contest_cfg_free(&c2);
+    aw_contest_cfg_free(&other);
+}
+
+int main(void)
+{
+    if (!mkdtemp(root))
+        return 1;
+    test_roundtrip();
+    test_slices();
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", root);
+    if (system(cmd) != 0)
+        fprintf(stderr, "could not remove %s\n", root);
+    return test_done();
+}
