@@ -18,6 +18,7 @@
 #include "logrules.h"
 #include "netserver.h"
 #include "rng.h"
+#include "serve_nlp.h"
 #include "talkhooks.h"
 
 /* --help: the head, the options (the table in cmd_serve), the foot. */
@@ -178,14 +179,20 @@ int cmd_serve(int argc, char **argv)
     long port = 10000, games = 1, parallel = 1, time_limit = 0;
     long max_conn = 0, max_addr = 0, name_ms = 5000, lobby_ms = 600000, max_timeouts = 3;
     uint64_t seed = 0;
-    bool have_seed = false, quiet = false, role_requests = true, fixed_seats = false;
+    bool have_seed = false, quiet = false, role_requests = true, fixed_seats = false, nlp = false, have_port = false;
+    long max_message = 65536;
     serve_ctx ctx;
     memset(&ctx, 0, sizeof ctx);
     aw_cli_rule_opts ro = {.preset = "aiwolf", .players = 5};
     aw_opt rule_rows = {.kind = AW_OPT_GROUP,
-                        .to = aw_cli_rule_group(&ro, AW_RULE_PRESET | AW_RULE_PLAYERS | AW_RULE_SET, NULL, NULL)};
+                        .to = aw_cli_rule_group(&ro, AW_RULE_PRESET | AW_RULE_PLAYERS | AW_RULE_SET,
+                                                "rule set: aiwolf (default), seed2015, regulation; the\n"
+                                                "NLP division's: nlp, nlp-en, nlp5, nlp13, nlp5-en,\n"
+                                                "nlp13-en (docs/settings.md)",
+                                                NULL)};
     const aw_opt opts[] = {
         {.name = "--port", .alias = "-p", .arg = "PORT", .kind = AW_OPT_LONG, .to = &port, .min = 0, .max = 65535,
+         .seen = &have_port,
          .bad = "'%s' is not a port number (0 to 65535)",
          .help =
                "port to listen on (default 10000, as the official\n"
@@ -218,6 +225,20 @@ int cmd_serve(int argc, char **argv)
          .help =
                "local seat N is a Lua agent run here (repeatable); its\n"
                "agent number is drawn from the seed, for the whole run"},
+        {.name = "--nlp", .kind = AW_OPT_FLAG, .to = &nlp,
+         .help =
+               "host NLP-division agents (aiwolfdial's protocol, e.g. the\n"
+               "official aiwolf-nlp-agent) over WebSocket at\n"
+               "ws://ADDR:PORT/ws instead of TCP agents: JSON requests\n"
+               "that name agents by character (Minato, ミナト), raw text\n"
+               "answers; preset nlp unless --preset says otherwise\n"
+               "(nlp-en: English names and lengths); -p defaults to\n"
+               "8080; a NAME given twice gets a number (docs/nlp.md)"},
+        {.name = "--max-message", .arg = "BYTES", .kind = AW_OPT_LONG, .to = &max_message, .min = 256,
+         .max = 16 << 20, .bad = "'%s' is not a number of bytes (256 to 16777216)",
+         .help =
+               "with --nlp: the longest answer taken (default 65536;\n"
+               "longer: the agent is closed)"},
         {.name = "--fixed-seats", .kind = AW_OPT_FLAG, .to = &fixed_seats,
          .help =
                "local seat N is agent N (for debugging); connections\n"
@@ -300,10 +321,14 @@ int cmd_serve(int argc, char **argv)
     int prc = aw_opts_parse(&cmd, argc, argv, 1);
     if (prc != AW_OPTS_OK)
         return prc == AW_OPTS_EXIT ? 0 : 2;
-    const char *preset = ro.preset;
+    const char *preset = nlp && !ro.have_preset ? "nlp" : ro.preset;
     const char *const *sets = ro.setv;
     int nsets = ro.sets.n;
     long players = ro.players;
+    if (!ro.have_players && aw_settings_preset_players(preset))
+        players = aw_settings_preset_players(preset); /* nlp13: 13 players */
+    if (nlp && !have_port)
+        port = 8080; /* the official NLP server's */
     int rc = 2;
 
     aw_settings set;
@@ -413,7 +438,14 @@ int cmd_serve(int argc, char **argv)
     no.games = games;
     no.parallel = (int)parallel;
     no.time_limit_ms = set.time_limit_ms > 0 ? set.time_limit_ms : 1000;
-    no.role_requests = role_requests;
+    no.role_requests = role_requests && !nlp;
+    serve_nlp nt;
+    memset(&nt, 0, sizeof nt);
+    if (nlp) {
+        /* the web module's limit on clients stands for the connections' */
+        serve_nlp_transport(&nt, bind, (int)port, (size_t)max_message, max_conn ? (unsigned)max_conn : 0);
+        no.nlp = &nt.tp;
+    }
     no.fixed_seats = fixed_seats;
     /* the web server's clients (web.h: 256 by default) and its own */
     no.max_connections = max_conn ? (int)max_conn : aw_netserver_max_connections((int)parallel, http ? 272 : 0);

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nlprules.h"
 #include "rng.h"
 
 /* Longest talk text accepted; longer replies become Skip. */
@@ -363,6 +364,19 @@ static void chan_record(aw_engine *g, chan *ch, int a, const char *raw, size_t l
         text = "Skip";
         len = 4;
     }
+    /* The NLP division's length rule (nlprules.h): a real utterance is cut,
+     * and the event says what was said. */
+    aw_buf cut;
+    aw_buf_init(&cut);
+    if (!reason && text == raw && (g->set.talk_length > 0 || g->set.mention_length > 0) &&
+        !text_is(text, len, "Over") && !text_is(text, len, "Skip") &&
+        aw_nlp_cut(&g->set, g->st.n, a, raw, len, &cut)) {
+        text = cut.data;
+        len = cut.len;
+        snprintf(errbuf, sizeof errbuf, "cut to the length rule (talk_length %d, mention_length %d)",
+                 g->set.talk_length, g->set.mention_length);
+        reason = errbuf;
+    }
 
     bool over = text_is(text, len, "Over") || (lenient && text_is(text, len, "OVER"));
     bool skip = text_is(text, len, "Skip") || (lenient && text_is(text, len, "SKIP"));
@@ -418,6 +432,7 @@ static void chan_record(aw_engine *g, chan *ch, int a, const char *raw, size_t l
     ev.agent = a;
     ev.talk = t;
     emit(g, &ev);
+    aw_buf_free(&cut);
 
     ch->turn_all_over = ch->turn_all_over && over;
     ch->turn_real = ch->turn_real || real;

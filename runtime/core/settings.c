@@ -77,6 +77,56 @@ int aw_parse_roles(const char *spec, int counts[AW_NROLES], int *players, aw_err
     return 0;
 }
 
+int aw_settings_preset_players(const char *preset)
+{
+    if (strcmp(preset, "nlp5") == 0 || strcmp(preset, "nlp5-en") == 0)
+        return 5;
+    if (strcmp(preset, "nlp13") == 0 || strcmp(preset, "nlp13-en") == 0)
+        return 13;
+    return 0;
+}
+
+/* The NLP division's rules (aiwolfdial's aiwolf-nlp-server, its
+ * config/default_5.yml and default_13.yml; "-en": default_en_*.yml) on top
+ * of the official defaults: 4 talks per agent per day, no Skip (a Skip is an Over), free text, 60 s per action,
+ * talk on day 0, the length rule, the characters' names, and the NLP role
+ * tables for 5 and 13 players (and one for 9 of ours: the official server
+ * has none). */
+static int nlp_preset(aw_settings *s, const char *preset, int players, aw_error *err)
+{
+    /* nlp5 and nlp13 are nlp for the size they name (aw_settings_preset_players) */
+    bool en = strcmp(preset, "nlp-en") == 0 || strcmp(preset, "nlp5-en") == 0 || strcmp(preset, "nlp13-en") == 0;
+    if (!en && strcmp(preset, "nlp") != 0 && !aw_settings_preset_players(preset))
+        return aw_fail(err, AW_EINVAL, "unknown preset '%s' (NLP presets: nlp, nlp-en, nlp5, nlp13, nlp5-en, nlp13-en)",
+                       preset);
+    int *c = s->role_count;
+    if (players == 5 || players == 9 || players == 13) {
+        memset(c, 0, sizeof(int) * AW_NROLES);
+        c[AW_WEREWOLF] = players == 5 ? 1 : players == 9 ? 2 : 3;
+        c[AW_POSSESSED] = 1;
+        c[AW_SEER] = 1;
+        c[AW_MEDIUM] = players >= 9;
+        c[AW_BODYGUARD] = players == 13;
+        c[AW_VILLAGER] = players - c[AW_WEREWOLF] - 2 - c[AW_MEDIUM] - c[AW_BODYGUARD];
+    }
+    /* The official per_day counts rounds of the talk (20 for 5 players,
+     * 52 for 13), more than 4 talks an agent ever need; ours are the same
+     * for every size, as every rule but the role table must be (a log's
+     * rules file holds one set for all sizes). */
+    s->max_talk = 4;
+    s->max_talk_turn = 20;
+    s->max_whisper = 4;
+    s->max_whisper_turn = 12;
+    s->max_skip = 0;
+    s->talk_on_first_day = true;
+    s->validation = AW_VALIDATE_OFF;
+    s->time_limit_ms = 60000;
+    s->talk_length = en ? 125 : 50;
+    s->mention_length = en ? 125 : 50;
+    s->character_names = en ? AW_NAMES_EN : AW_NAMES_JA;
+    return 0;
+}
+
 int aw_settings_preset(aw_settings *s, const char *preset, int players, aw_error *err)
 {
     memset(s, 0, sizeof *s);
@@ -147,8 +197,15 @@ int aw_settings_preset(aw_settings *s, const char *preset, int players, aw_error
         s->divine_dead_target = true;
         s->validation = AW_VALIDATE_LENIENT;
         s->time_limit_ms = 100;
+    } else if (strncmp(preset, "nlp", 3) == 0) {
+        rc = nlp_preset(s, preset, players, err);
+        if (rc)
+            return rc;
     } else {
-        return aw_fail(err, AW_EINVAL, "unknown preset '%s' (presets: aiwolf, seed2015, regulation)", preset);
+        return aw_fail(err, AW_EINVAL,
+                       "unknown preset '%s' (presets: aiwolf, seed2015, regulation, nlp, nlp-en, nlp5, nlp13, "
+                       "nlp5-en, nlp13-en)",
+                       preset);
     }
     snprintf(s->preset, sizeof s->preset, "%s", preset);
     return 0;
@@ -156,7 +213,7 @@ int aw_settings_preset(aw_settings *s, const char *preset, int players, aw_error
 
 /* The table of named settings: one row per field, used by --set and by
  * aw_settings_describe. */
-typedef enum { T_INT, T_BOOL, T_TALKMODE, T_INVALID, T_VALIDATION } field_type;
+typedef enum { T_INT, T_BOOL, T_TALKMODE, T_INVALID, T_VALIDATION, T_NAMES } field_type;
 
 typedef struct {
     const char *name;
@@ -196,6 +253,9 @@ static const field fields[] = {
     F(validation, T_VALIDATION, 0, 0),
     O(time_limit_ms, T_INT, 1, 3600000, "timeLimit", NULL),
     F(max_days, T_INT, 0, 1000000),
+    F(talk_length, T_INT, 0, 8192),
+    F(mention_length, T_INT, 0, 8192),
+    F(character_names, T_NAMES, 0, 0),
 };
 #undef F
 #undef O
@@ -204,6 +264,7 @@ static const field fields[] = {
 static const char *const talk_modes[] = {"turns", "rounds"};
 static const char *const invalid_names[] = {"drop", "random"};
 static const char *const validation_names[] = {"strict", "lenient", "off"};
+static const char *const names_names[] = {"none", "en", "ja"};
 
 static int parse_enum(const char *v, const char *const *names, int n)
 {
@@ -261,6 +322,11 @@ int aw_settings_set(aw_settings *s, const char *assignment, aw_error *err)
                 return aw_fail(err, AW_EINVAL, "setting %s: '%s' is not strict, lenient or off", f->name, v);
             *(aw_validation *)p = (aw_validation)e;
             return 0;
+        case T_NAMES:
+            if ((e = parse_enum(v, names_names, 3)) < 0)
+                return aw_fail(err, AW_EINVAL, "setting %s: '%s' is not none, en or ja", f->name, v);
+            *(aw_names *)p = (aw_names)e;
+            return 0;
         }
     }
     return aw_fail(err, AW_EINVAL,
@@ -308,6 +374,9 @@ void aw_settings_describe(const aw_settings *s, aw_buf *buf)
             break;
         case T_VALIDATION:
             aw_buf_printf(buf, "%s\n", validation_names[*(const aw_validation *)p]);
+            break;
+        case T_NAMES:
+            aw_buf_printf(buf, "%s\n", names_names[*(const aw_names *)p]);
             break;
         }
     }

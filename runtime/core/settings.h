@@ -26,6 +26,13 @@ typedef enum aw_invalid_action {
     AW_INVALID_RANDOM  /* a random legal target is used instead (seed 003) */
 } aw_invalid_action;
 
+/* The names agents know each other by in the NLP division (nlprules.h). */
+typedef enum aw_names {
+    AW_NAMES_NONE, /* Agent[NN], as in the protocol division */
+    AW_NAMES_EN,   /* the official NLP server's English profiles: Minato, Takumi, ... */
+    AW_NAMES_JA    /* its Japanese profiles: ミナト, タクミ, ... */
+} aw_names;
+
 /* How talk and whisper text is validated. */
 typedef enum aw_validation {
     AW_VALIDATE_STRICT,  /* exactly what the official validator accepts */
@@ -63,12 +70,26 @@ typedef struct aw_settings {
     aw_validation validation;
     int time_limit_ms;           /* budget per agent call */
     int max_days;                /* the game ends with no winner after this day; 0 = no limit */
+    /* The NLP division (nlprules.h): a talk or whisper keeps at most
+     * talk_length characters before its first "@Name" mention and at most
+     * mention_length after it (0: no limit); names are what agents are
+     * called in text and on the NLP wire. */
+    int talk_length;
+    int mention_length;
+    aw_names character_names;
 } aw_settings;
 
 /* Fills s with a preset for n players with its default role table.
  * Presets: "aiwolf" (official server 0.6.x defaults), "seed2015" (seed 003),
- * "regulation" (2021-2023 contest regulation). */
+ * "regulation" (2021-2023 contest regulation), "nlp" (the NLP division's
+ * server, aiwolf-nlp-server, in Japanese: 5, 9 or 13 players), "nlp-en"
+ * (the same in English), and "nlp5", "nlp13", "nlp5-en", "nlp13-en" (the
+ * same; commands given no number of players take the one they name). */
 int aw_settings_preset(aw_settings *s, const char *preset, int players, aw_error *err);
+
+/* The players a preset is meant for when no number is given (nlp5: 5,
+ * nlp13: 13), or 0. Any number of players may use any preset. */
+int aw_settings_preset_players(const char *preset);
 
 /* The official default role table for n players into counts[AW_NROLES]. */
 int aw_default_roles(int players, int counts[AW_NROLES], aw_error *err);

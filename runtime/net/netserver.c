@@ -30,9 +30,11 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 #include <uv.h>
 
+#include "nlp_server.h"
 #include "rng.h"
 #include "wire.h"
 #include "wireseat.h"
@@ -46,8 +48,9 @@
 #define ACCEPT_BACKOFF_MAX_MS 2000   /* doubling up to this */
 #define RETRY_FIRST_MS 100           /* a game that could not start: try again after, */
 #define RETRY_MAX_MS 5000            /* doubling up to this */
+#define TP_DRAIN_MS 10000            /* at the end: NLP agents have this long to take their last messages */
 
-typedef struct server server;
+typedef struct aw_netserver server;
 typedef struct table table;
 
 typedef struct remote {
@@ -57,6 +60,11 @@ typedef struct remote {
     uv_timer_t timer;
     int handles;      /* open libuv handles; freed when both are closed */
     aw_wire_seat ws;
+    aw_nlp_srv nlp;   /* instead of ws for an agent over the NLP transport (msg) */
+    bool msg;         /* over the NLP transport: no tcp handle */
+    bool client_left; /* the transport said it has gone */
+    uint64_t client;  /* its id on the transport */
+    struct remote *next_msg; /* in the server's list of NLP agents */
     char name[65];
     bool named, gone, closing;
     char gone_msg[200];
@@ -85,6 +93,7 @@ struct table {
     bool watched[AW_MAX_PLAYERS + 1];            /* local_watch set on the seat */
     aw_role deal[AW_MAX_PLAYERS + 1];
     int ask[AW_MAX_PLAYERS];  /* the numbers in the order ROLE requests are honoured */
+    char game_id[27];   /* the NLP agents' info.game_id */
     int retries;        /* times it could not start for want of resources */
     uint64_t retry_at;  /* when to try again (aw_now_ns), or 0 */
 };
@@ -98,8 +107,14 @@ typedef struct addr_slot {
 /* What a flood makes happen per connection, logged now and then. */
 enum refusal { REFUSE_FULL, REFUSE_ADDRESS, REFUSE_RESOURCES, DROP_UNNAMED, NREFUSALS };
 
-struct server {
+struct aw_netserver {
     uv_loop_t loop;
+    /* the NLP transport (opts.nlp), its handle, its agents */
+    void *tp;
+    bool tp_stopped;
+    int tp_clients;           /* joined and not yet left */
+    uv_timer_t tp_drain;      /* bounds the wait for them at the end */
+    remote *msgs;
     uv_signal_t sigint, sigterm;
     uv_timer_t kick;        /* runs lobby_check from the loop */
     uv_async_t wake;        /* a local seat that answers later says its answer came */
@@ -160,9 +175,15 @@ static void refusal_note(server *s, enum refusal why, const char *detail);
 
 /* ---- a remote agent ---------------------------------------------------- */
 
+static const aw_seat_ops rseat_ops;
+static void msg_unique_name(remote *r);
+
 static void remote_free(remote *r)
 {
-    aw_wire_seat_free(&r->ws);
+    if (r->msg)
+        aw_nlp_srv_free(&r->nlp);
+    else
+        aw_wire_seat_free(&r->ws);
     free(r);
 }
 
@@ -186,6 +207,18 @@ static void remote_close(remote *r)
     if (r->closing)
         return;
     r->closing = true;
+    if (r->msg) {
+        server *s = r->srv;
+        for (remote **p = &s->msgs; *p; p = &(*p)->next_msg)
+            if (*p == r) {
+                *p = r->next_msg;
+                break;
+            }
+        if (!s->tp_stopped && !r->client_left)
+            s->o->nlp->close(s->tp, r->client);
+        uv_close((uv_handle_t *)&r->timer, remote_handle_closed);
+        return;
+    }
     uv_close((uv_handle_t *)&r->tcp, remote_handle_closed);
     uv_close((uv_handle_t *)&r->timer, remote_handle_closed);
 }
@@ -280,6 +313,12 @@ static void on_written(uv_write_t *req, int status)
 
 static int remote_send(remote *r, const aw_buf *b)
 {
+    if (r->msg) {
+        if (r->srv->tp_stopped || r->client_left)
+            return -1;
+        r->srv->o->nlp->send(r->srv->tp, r->client, b->data ? b->data : "", b->len);
+        return 0;
+    }
     uv_write_t *req = malloc(sizeof *req + b->len);
     if (!req)
         return -1;
@@ -305,7 +344,11 @@ static void on_deadline(uv_timer_t *tm)
         remote_drop(r, "no answer to NAME in time (--name-timeout)");
         return;
     }
-    aw_wire_seat_expire(&r->ws); /* its answer, if it comes, is dropped */
+    /* its answer, if it comes, is dropped */
+    if (r->msg)
+        aw_nlp_srv_expire(&r->nlp);
+    else
+        aw_wire_seat_expire(&r->ws);
     int most = r->srv->o->max_timeouts;
     if (most > 0 && ++r->timeouts >= most) {
         /* silent: out of its game now (the same substitutes as for its
@@ -330,7 +373,10 @@ static void remote_reply(remote *r)
     if (kind == AW_WIRE_REQ_NAME) {
         r->pending = -1;
         uv_timer_stop(&r->timer);
-        aw_wire_seat_reply(&r->ws, AW_WIRE_REQ_NAME, &reply, &f);
+        if (r->msg)
+            aw_nlp_srv_reply(&r->nlp, AW_WIRE_REQ_NAME, &reply, &f);
+        else
+            aw_wire_seat_reply(&r->ws, AW_WIRE_REQ_NAME, &reply, &f);
         size_t n = reply.text ? reply.len : 0;
         if (n == 0) {
             remote_drop(r, "an empty name");
@@ -341,10 +387,14 @@ static void remote_reply(remote *r)
         memcpy(r->name, reply.text, n);
         r->name[n] = '\0';
         r->named = true;
-        /* Named: replies up to MAX_REPLY from now on (the framing is reset
-         * before each game anyway). */
-        aw_wire_seat_free(&r->ws);
-        aw_wire_seat_init(&r->ws, MAX_REPLY);
+        if (r->msg) {
+            msg_unique_name(r);
+        } else {
+            /* Named: replies up to MAX_REPLY from now on (the framing is
+             * reset before each game anyway). */
+            aw_wire_seat_free(&r->ws);
+            aw_wire_seat_init(&r->ws, MAX_REPLY);
+        }
         r->number = number_take(r->srv);
         lobby_push(r->srv, r);
         say(r->srv, "%s joined as Agent[%02d] (%d waiting)", r->name, r->number, r->srv->nlobby);
@@ -359,11 +409,25 @@ static void remote_reply(remote *r)
         remote_answer(r, 0, NULL, &f);
         return;
     }
-    if (aw_wire_seat_reply(&r->ws, kind, &reply, &f) < 0) {
+    if ((r->msg ? aw_nlp_srv_reply(&r->nlp, kind, &reply, &f) : aw_wire_seat_reply(&r->ws, kind, &reply, &f)) < 0) {
         remote_answer(r, -1, NULL, &f); /* not a target: no answer, the agent plays on */
         return;
     }
     remote_answer(r, 0, &reply, &f);
+}
+
+/* What the framing made of what came (wireseat's or nlp_server's feed):
+ * rc 1 an answer, 0 nothing yet, -1 a fault that ends the connection. */
+static void remote_fed(remote *r, int rc, const aw_seat_fault *f)
+{
+    if (rc < 0) {
+        char m[sizeof f->msg];
+        snprintf(m, sizeof m, "%s", f->msg);
+        remote_drop(r, m);
+        return;
+    }
+    if (rc == 1)
+        remote_reply(r);
 }
 
 static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
@@ -381,15 +445,97 @@ static void on_read(uv_stream_t *st, ssize_t n, const uv_buf_t *buf)
         return;
     }
     aw_seat_fault f = {AW_FAULT_NONE, ""};
-    int rc = aw_wire_seat_feed(&r->ws, buf->base, (size_t)n, &f);
-    if (rc < 0) {
-        char m[sizeof f.msg];
-        snprintf(m, sizeof m, "%s", f.msg);
-        remote_drop(r, m);
+    remote_fed(r, aw_wire_seat_feed(&r->ws, buf->base, (size_t)n, &f), &f);
+}
+
+/* ---- agents over the NLP transport (opts.nlp) ---------------------------- */
+
+/* A name another NLP agent holds gets the first number that makes it
+ * unique (kanolab, kanolab2, kanolab3, ...), within the 64 bytes. */
+static void msg_unique_name(remote *r)
+{
+    char base[65];
+    snprintf(base, sizeof base, "%s", r->name);
+    for (int k = 2;; k++) {
+        bool taken = false;
+        for (remote *o = r->srv->msgs; o && !taken; o = o->next_msg)
+            taken = o != r && o->named && !o->gone && strcmp(o->name, r->name) == 0;
+        if (!taken)
+            return;
+        char num[16];
+        int nl = snprintf(num, sizeof num, "%d", k);
+        size_t bl = strlen(base);
+        if (bl + (size_t)nl > sizeof r->name - 1)
+            bl = sizeof r->name - 1 - (size_t)nl;
+        /* cut on a character boundary */
+        while (bl > 0 && ((unsigned char)base[bl] & 0xC0) == 0x80)
+            bl--;
+        snprintf(r->name, sizeof r->name, "%.*s%s", (int)bl, base, num);
+    }
+}
+
+static remote *msg_find(server *s, uint64_t client)
+{
+    for (remote *r = s->msgs; r; r = r->next_msg)
+        if (r->client == client)
+            return r;
+    return NULL;
+}
+
+void aw_netserver_joined(aw_netserver *s, uint64_t client)
+{
+    s->tp_clients++;
+    if (s->stopping || s->tp_stopped) {
+        s->o->nlp->close(s->tp, client);
         return;
     }
-    if (rc == 1)
-        remote_reply(r);
+    remote *r = calloc(1, sizeof *r);
+    if (!r) {
+        s->o->nlp->close(s->tp, client);
+        refusal_note(s, REFUSE_RESOURCES, "out of memory");
+        return;
+    }
+    r->base.ops = &rseat_ops;
+    r->srv = s;
+    r->pending = -1;
+    r->msg = true;
+    r->client = client;
+    aw_nlp_srv_init(&r->nlp);
+    uv_timer_init(&s->loop, &r->timer);
+    r->timer.data = r;
+    r->handles = 1;
+    r->next_msg = s->msgs;
+    s->msgs = r;
+    aw_buf b;
+    aw_buf_init(&b);
+    aw_seat_fault f;
+    aw_nlp_srv_send(&r->nlp, AW_WIRE_REQ_NAME, NULL, NULL, &b, &f);
+    remote_send(r, &b);
+    aw_buf_free(&b);
+    r->pending = AW_WIRE_REQ_NAME;
+    uv_timer_start(&r->timer, on_deadline, (uint64_t)s->name_ms, 0);
+}
+
+void aw_netserver_message(aw_netserver *s, uint64_t client, const char *msg, size_t len)
+{
+    remote *r = msg_find(s, client);
+    if (!r || r->gone)
+        return;
+    aw_seat_fault f = {AW_FAULT_NONE, ""};
+    remote_fed(r, aw_nlp_srv_feed(&r->nlp, msg, len, &f), &f);
+}
+
+static void tp_stop(server *s);
+
+void aw_netserver_left(aw_netserver *s, uint64_t client)
+{
+    if (--s->tp_clients == 0 && s->stopping)
+        tp_stop(s); /* the last one has gone: the transport may end */
+    remote *r = msg_find(s, client);
+    if (!r)
+        return;
+    r->client_left = true;
+    remote_drop(r, "the connection was closed");
 }
 
 /* ---- the seat interface for a remote agent in a game ------------------- */
@@ -399,6 +545,10 @@ static const char *rseat_begin(aw_seat *base, int agent, uint64_t agent_seed, aw
     remote *r = (remote *)base;
     (void)f;
     r->agent = agent;
+    if (r->msg) {
+        aw_nlp_srv_reset(&r->nlp, r->table ? r->table->game_id : "");
+        return r->name;
+    }
     aw_wire_seat_reset(&r->ws, agent_seed);
     r->ws.cur.role_request = r->srv->o->role_requests; /* INITIALIZE says the server asked ROLE */
     return r->name;
@@ -416,7 +566,8 @@ static int rseat_request(aw_seat *base, aw_req_kind kind, const aw_info *info, c
     }
     aw_buf b;
     aw_buf_init(&b);
-    if (aw_wire_seat_send(&r->ws, (int)kind, info, set, &b, f) < 0) {
+    if ((r->msg ? aw_nlp_srv_send(&r->nlp, (int)kind, info, set, &b, f)
+                : aw_wire_seat_send(&r->ws, (int)kind, info, set, &b, f)) < 0) {
         aw_buf_free(&b);
         if (f->kind == AW_FAULT_REPLY) {
             char m[sizeof f->msg];
@@ -556,10 +707,18 @@ static void table_end(table *t, bool finished)
         if (r) {
             r->table = NULL;
             r->pending = -1;
-            if (r->closing && r->handles == 0)
+            if (r->closing && r->handles == 0) {
                 remote_free(r);
-            else if (!r->gone && r->srv->started < s->o->games)
+            } else if (r->msg && !r->gone) {
+                /* As the official NLP server: an agent is closed after its
+                 * game (once its FINISH is sent) and connects again for the
+                 * next. */
+                r->gone = true;
+                number_release(s, r);
+                remote_close(r);
+            } else if (!r->gone && r->srv->started < s->o->games) {
                 lobby_push(s, r);
+            }
         } else if (t->seats[a]) {
             if (t->watched[a]) /* no ready() call comes after this */
                 s->o->local_watch(s->o->ud, t->seats[a], NULL, NULL);
@@ -821,6 +980,15 @@ static void table_start_game(table *t)
         return;
     }
     t->log = go.log;
+    if (o->nlp) {
+        /* a ULID as the official server's: the time, and bits one-way from
+         * the seed (they tell nothing of it) */
+        struct timespec now;
+        clock_gettime(CLOCK_REALTIME, &now);
+        uint64_t ms = (uint64_t)now.tv_sec * 1000 + (uint64_t)now.tv_nsec / 1000000;
+        aw_nlp_game_id(ms, aw_rng_derive(go.seed, 0x6e6c7069643121ull), aw_rng_derive(go.seed, 0x6e6c7069643221ull),
+                       t->game_id);
+    }
     t->gm = aw_game_start(&go, t->seats, &err);
     if (!t->gm) {
         say(s, "game %ld cannot start: %s", t->gno + 1, err.msg);
@@ -866,7 +1034,7 @@ static int start_table(server *s)
     for (int i = 0; i < set->players; i++)
         t->ask[i] = i + 1;
     aw_rng_shuffle(&s->seating, t->ask, set->players);
-    if (!o->role_requests || nfree == 0) {
+    if (!o->role_requests || nfree == 0 || o->nlp) {
         table_start_game(t);
         return 0;
     }
@@ -1173,12 +1341,27 @@ static void close_walk(uv_handle_t *h, void *arg)
         return;
     if (h == (uv_handle_t *)&s->listen_poll || h == (uv_handle_t *)&s->sigint || h == (uv_handle_t *)&s->sigterm ||
         h == (uv_handle_t *)&s->kick || h == (uv_handle_t *)&s->wake || h == (uv_handle_t *)&s->local_timer ||
-        h == (uv_handle_t *)&s->accept_timer || h == (uv_handle_t *)&s->retry_timer) {
+        h == (uv_handle_t *)&s->accept_timer || h == (uv_handle_t *)&s->retry_timer ||
+        (h == (uv_handle_t *)&s->tp_drain && !s->tp)) {
         uv_close(h, NULL);
         return;
     }
-    if (h->type == UV_TCP)
+    if (h->type == UV_TCP && !s->o->nlp) /* in NLP mode the transport's, if any */
         remote_close(h->data);
+}
+
+static void tp_stop(server *s)
+{
+    if (s->tp_stopped)
+        return;
+    s->tp_stopped = true;
+    uv_close((uv_handle_t *)&s->tp_drain, NULL);
+    s->o->nlp->stop(s->tp);
+}
+
+static void on_tp_drain(uv_timer_t *tm)
+{
+    tp_stop(tm->data);
 }
 
 static void stop(server *s)
@@ -1190,8 +1373,17 @@ static void stop(server *s)
     for (int i = 0; i < 64; i++)
         if (s->tables[i])
             table_end(s->tables[i], false);
+    /* NLP agents: each is closed once what it is owed (FINISH) is sent; the
+     * transport ends when they have gone, or after TP_DRAIN_MS at most. */
+    while (s->msgs)
+        remote_close(s->msgs); /* takes it off the list */
+    if (s->tp && s->tp_clients == 0)
+        tp_stop(s);
+    else if (s->tp)
+        uv_timer_start(&s->tp_drain, on_tp_drain, TP_DRAIN_MS, 0);
     uv_walk(&s->loop, close_walk, s);
-    close(s->listen_fd); /* its poll handle is closing */
+    if (s->listen_fd >= 0)
+        close(s->listen_fd); /* its poll handle is closing */
     s->listen_fd = -1;
     if (s->spare_fd >= 0)
         close(s->spare_fd);
@@ -1240,8 +1432,8 @@ int aw_netserver_run(const aw_netserver_opts *o, aw_tally *t, aw_error *err)
     numbers_init(s);
     s->addr_salt = aw_rng_os_seed();
     const char *host = o->bind ? o->bind : "127.0.0.1";
-    s->listen_fd = listen_on(host, o->port, err);
-    if (s->listen_fd < 0 || uv_loop_init(&s->loop) != 0) {
+    s->listen_fd = o->nlp ? -1 : listen_on(host, o->port, err);
+    if ((!o->nlp && s->listen_fd < 0) || uv_loop_init(&s->loop) != 0) {
         if (s->listen_fd >= 0) {
             close(s->listen_fd);
             aw_fail(err, AW_EIO, "cannot start the event loop");
@@ -1250,12 +1442,26 @@ int aw_netserver_run(const aw_netserver_opts *o, aw_tally *t, aw_error *err)
         free(s);
         return -AW_EIO;
     }
-    struct sockaddr_storage bound;
-    socklen_t blen = sizeof bound;
-    getsockname(s->listen_fd, (struct sockaddr *)&bound, &blen);
-    int port = bound.ss_family == AF_INET6 ? ntohs(((struct sockaddr_in6 *)&bound)->sin6_port)
+    int port = 0;
+    uv_timer_init(&s->loop, &s->tp_drain);
+    s->tp_drain.data = s;
+    if (o->nlp) {
+        if (!(s->tp = o->nlp->start(o->nlp->ud, &s->loop, s, &port, err))) {
+            uv_close((uv_handle_t *)&s->tp_drain, NULL);
+            uv_run(&s->loop, UV_RUN_DEFAULT); /* what the transport left closing */
+            uv_loop_close(&s->loop);
+            free(s->addrs);
+            free(s);
+            return -AW_EIO;
+        }
+    } else {
+        struct sockaddr_storage bound;
+        socklen_t blen = sizeof bound;
+        getsockname(s->listen_fd, (struct sockaddr *)&bound, &blen);
+        port = bound.ss_family == AF_INET6 ? ntohs(((struct sockaddr_in6 *)&bound)->sin6_port)
                                            : ntohs(((struct sockaddr_in *)&bound)->sin_port);
-    uv_poll_init(&s->loop, &s->listen_poll, s->listen_fd);
+        uv_poll_init(&s->loop, &s->listen_poll, s->listen_fd);
+    }
     uv_signal_init(&s->loop, &s->sigint);
     uv_signal_init(&s->loop, &s->sigterm);
     uv_timer_init(&s->loop, &s->kick);
@@ -1269,10 +1475,17 @@ int aw_netserver_run(const aw_netserver_opts *o, aw_tally *t, aw_error *err)
     uv_signal_start(&s->sigterm, on_signal, SIGTERM);
     signal(SIGPIPE, SIG_IGN);
     s->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
-    uv_poll_start(&s->listen_poll, UV_READABLE, on_listen);
-    say(s, "listening on %s:%d for %d remote agent%s a game, %ld game%s (at most %d connections, %d from one address)",
-        host, port, s->remote_seats, s->remote_seats == 1 ? "" : "s", o->games, o->games == 1 ? "" : "s", s->max_conn,
-        s->max_addr);
+    if (o->nlp) {
+        say(s, "listening for NLP agents (WebSocket) on port %d for %d remote agent%s a game, %ld game%s", port,
+            s->remote_seats, s->remote_seats == 1 ? "" : "s", o->games, o->games == 1 ? "" : "s");
+    } else {
+        uv_poll_start(&s->listen_poll, UV_READABLE, on_listen);
+        say(s,
+            "listening on %s:%d for %d remote agent%s a game, %ld game%s (at most %d connections, %d from one "
+            "address)",
+            host, port, s->remote_seats, s->remote_seats == 1 ? "" : "s", o->games, o->games == 1 ? "" : "s",
+            s->max_conn, s->max_addr);
+    }
     if (o->ready)
         o->ready(o->ud, port);
     s->t0 = aw_now_ns();

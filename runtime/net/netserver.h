@@ -20,6 +20,31 @@
 #include "game.h"
 #include "match.h"
 
+typedef struct uv_loop_s uv_loop_t;
+/* The running server, as a message transport sees it (below). */
+typedef struct aw_netserver aw_netserver;
+
+/* Agents over a message transport instead of TCP: `serve --nlp`, where
+ * NLP-division agents come over WebSocket (runtime/web) and speak the NLP
+ * protocol (nlp_server.h) — a whole message is a request or an answer, and
+ * agents go by the characters' names of the settings. start() begins
+ * listening on the server's loop and says where (*port); from then on the
+ * transport calls aw_netserver_joined/_message/_left on the loop's thread
+ * for its clients (ids that are never 0 and never reused). send() sends one
+ * message to a client (nothing when it has gone), close() closes one,
+ * stop() ends the transport (then no more calls either way). */
+typedef struct aw_netserver_transport {
+    void *(*start)(void *ud, uv_loop_t *loop, aw_netserver *srv, int *port, aw_error *err);
+    void (*send)(void *tp, uint64_t client, const char *msg, size_t len);
+    void (*close)(void *tp, uint64_t client);
+    void (*stop)(void *tp);
+    void *ud;
+} aw_netserver_transport;
+
+void aw_netserver_joined(aw_netserver *srv, uint64_t client);
+void aw_netserver_message(aw_netserver *srv, uint64_t client, const char *msg, size_t len);
+void aw_netserver_left(aw_netserver *srv, uint64_t client);
+
 typedef struct aw_netserver_opts {
     const char *bind;   /* address to listen on (default 127.0.0.1) */
     int port;           /* 0: any free port (see ready) */
@@ -88,6 +113,13 @@ typedef struct aw_netserver_opts {
     /* Called once the server listens, with its port. May be NULL. */
     void (*ready)(void *ud, int port);
     FILE *log; /* connections, games, problems; NULL: silent */
+    /* Non-NULL: remote agents come over this transport (and speak the NLP
+     * protocol), not over TCP: bind, port, max_connections and
+     * max_per_address are the transport's business, role_requests is
+     * ignored. A name given twice gets a number (kanolab, kanolab2, ...).
+     * As on the official NLP server, each agent is closed after its game
+     * (its FINISH sent first) and connects again to play another. */
+    const aw_netserver_transport *nlp;
 } aw_netserver_opts;
 
 #define AW_NETSERVER_RETRY 1

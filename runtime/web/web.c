@@ -1173,3 +1173,18 @@ void aw_web_chan_close(aw_web_chan *c)
     if (wake)
         uv_async_send(&w->wake);
 }
+
+void aw_web_chan_kick(aw_web_chan *c, uint64_t id)
+{
+    aw_web *w = c->w;
+    uv_mutex_lock(&w->mu);
+    bool wake = false;
+    for (client *cl = c->clients; cl; cl = cl->next)
+        if (cl->id == id && !cl->closing) {
+            cl->closing = true;
+            wake = !w->stopped;
+        }
+    uv_mutex_unlock(&w->mu);
+    if (wake)
+        uv_async_send(&w->wake);
+}

@@ -154,6 +154,10 @@ size_t aw_web_chan_clients(aw_web_chan *c);
  * aw_web_chan_clients still counts it). [any] */
 size_t aw_web_chan_dropped(aw_web_chan *c);
 
+/* Closes one client of c once what is queued for it has been sent (its
+ * on_join(false) comes when it has gone); nothing when it has gone. [any] */
+void aw_web_chan_kick(aw_web_chan *c, uint64_t client);
+
 /* Forgets the backlog and closes every client of c once what is queued for
  * it has been sent; the channel stays (a later client may join it). [any] */
 void aw_web_chan_close(aw_web_chan *c);

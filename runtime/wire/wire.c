@@ -8,6 +8,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include "wire_json.h"
 
 /* ---- names ---------------------------------------------------------------- */
 
@@ -1038,4 +1039,16 @@ int aw_wire_reader_next(aw_wire_reader *r, const char **line, size_t *len)
 size_t aw_wire_reader_pending(const aw_wire_reader *r)
 {
     return r->buf.len - r->start;
+}
+
+/* ---- shared with the other codecs (wire_json.h) ------------------------- */
+
+json_t *aw_wire_json_text(const char *s, size_t len)
+{
+    return jtext(s, len);
+}
+
+int aw_wire_json_dump(json_t *v, aw_buf *out, aw_error *err)
+{
+    return dump(v, out, err);
 }

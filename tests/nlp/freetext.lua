@@ -17,7 +17,8 @@ end
 function agent:update(info) check(info); self.info = info end
 
 function agent:initialize(info)
-  assert(type(info.profile) == "string" and #info.profile > 0, "info.profile at INITIALIZE")
+  -- the official server sends a profile at INITIALIZE; serve --nlp does not
+  assert(info.profile == nil or (type(info.profile) == "string" and #info.profile > 0), "info.profile")
   -- aiwolf.nlp in the sandbox, with the C parser: a protocol sentence in the
   -- game's language, first person, with names
   local co = assert(N.render(info, string.format("COMINGOUT Agent[%02d] SEER", info.agent)))

@@ -1,0 +1,73 @@
+/* cmd_serve_nlp: the WebSocket transport of `aiwolf serve --nlp` (see
+ * serve_nlp.h): every client of the channel /ws is an agent; its messages
+ * go to the netserver, which speaks the NLP protocol to it. */
+#include "serve_nlp.h"
+
+static void on_join(void *ud, aw_web_chan *c, uint64_t client, bool joined)
+{
+    serve_nlp *n = ud;
+    (void)c;
+    if (joined)
+        aw_netserver_joined(n->srv, client);
+    else
+        aw_netserver_left(n->srv, client);
+}
+
+static void on_message(void *ud, aw_web_chan *c, uint64_t client, const char *msg, size_t len)
+{
+    serve_nlp *n = ud;
+    (void)c;
+    aw_netserver_message(n->srv, client, msg, len);
+}
+
+static void *start(void *ud, uv_loop_t *loop, aw_netserver *srv, int *port, aw_error *err)
+{
+    serve_nlp *n = ud;
+    aw_web_opts wo = {0};
+    wo.loop = loop;
+    wo.host = n->host;
+    wo.port = n->port;
+    wo.max_message = n->max_message;
+    wo.max_clients = n->max_clients;
+    n->srv = srv;
+    if (!(n->web = aw_web_start(&wo, err)))
+        return NULL;
+    n->chan = aw_web_channel(n->web, "/ws");
+    aw_web_on_join(n->chan, on_join, n);
+    aw_web_on_message(n->chan, on_message, n);
+    *port = aw_web_port(n->web);
+    return n;
+}
+
+static void send_msg(void *tp, uint64_t client, const char *msg, size_t len)
+{
+    serve_nlp *n = tp;
+    aw_web_send(n->chan, client, msg, len);
+}
+
+static void close_client(void *tp, uint64_t client)
+{
+    serve_nlp *n = tp;
+    aw_web_chan_kick(n->chan, client);
+}
+
+static void stop(void *tp)
+{
+    serve_nlp *n = tp;
+    aw_web_stop(n->web);
+    n->web = NULL;
+    n->chan = NULL;
+}
+
+void serve_nlp_transport(serve_nlp *n, const char *host, int port, size_t max_message, unsigned max_clients)
+{
+    n->host = host;
+    n->port = port;
+    n->max_message = max_message;
+    n->max_clients = max_clients;
+    n->tp.start = start;
+    n->tp.send = send_msg;
+    n->tp.close = close_client;
+    n->tp.stop = stop;
+    n->tp.ud = n;
+}

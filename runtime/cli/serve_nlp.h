@@ -1,0 +1,30 @@
+/* serve_nlp: `aiwolf serve --nlp`'s transport — NLP-division agents over
+ * WebSocket at ws://HOST:PORT/ws, on the web module (libwebsockets on the
+ * netserver's libuv loop), handed to netserver as an
+ * aw_netserver_transport. Uses web and netserver.
+ *
+ * Ownership: the caller owns the serve_nlp (zeroed, then filled by
+ * serve_nlp_transport) and keeps it for the run; host is borrowed. */
+#ifndef AW_SERVE_NLP_H
+#define AW_SERVE_NLP_H
+
+#include <stddef.h>
+
+#include "netserver.h"
+#include "web.h"
+
+typedef struct serve_nlp {
+    aw_netserver_transport tp;
+    const char *host;
+    int port;
+    size_t max_message; /* bytes of one answer (larger: the agent is closed) */
+    unsigned max_clients;
+    aw_web *web;
+    aw_web_chan *chan;
+    aw_netserver *srv;
+} serve_nlp;
+
+/* Fills n->tp for a WebSocket server on host:port (port 0: any free one). */
+void serve_nlp_transport(serve_nlp *n, const char *host, int port, size_t max_message, unsigned max_clients);
+
+#endif

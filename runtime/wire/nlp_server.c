@@ -1,0 +1,333 @@
+/* nlp_server: the host side of the NLP division's WebSocket protocol (see
+ * nlp_server.h). Uses jansson through wire_json.h. */
+#include "nlp_server.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "nlprules.h"
+#include "wire_json.h"
+
+void aw_nlp_srv_init(aw_nlp_srv *c)
+{
+    memset(c, 0, sizeof *c);
+    aw_buf_init(&c->reply);
+    c->awaiting = -1;
+}
+
+void aw_nlp_srv_free(aw_nlp_srv *c)
+{
+    aw_buf_free(&c->reply);
+}
+
+void aw_nlp_game_id(uint64_t ms, uint64_t rand_hi, uint64_t rand_lo, char out[27])
+{
+    static const char digits[] = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"; /* Crockford's base 32 */
+    unsigned char b[16];
+    for (int i = 0; i < 6; i++)
+        b[i] = (unsigned char)(ms >> (40 - 8 * i));
+    for (int i = 0; i < 2; i++)
+        b[6 + i] = (unsigned char)(rand_hi >> (8 - 8 * i));
+    for (int i = 0; i < 8; i++)
+        b[8 + i] = (unsigned char)(rand_lo >> (56 - 8 * i));
+    /* 26 digits of 5 bits: 130 bits, the first two zero */
+    for (int d = 0; d < 26; d++) {
+        unsigned v = 0;
+        for (int k = 0; k < 5; k++) {
+            int bit = d * 5 + k - 2; /* bit of b, from the top */
+            v = v << 1 | (bit >= 0 ? (unsigned)(b[bit / 8] >> (7 - bit % 8)) & 1u : 0u);
+        }
+        out[d] = digits[v];
+    }
+    out[26] = '\0';
+}
+
+void aw_nlp_srv_reset(aw_nlp_srv *c, const char *game_id)
+{
+    snprintf(c->game_id, sizeof c->game_id, "%s", game_id ? game_id : "");
+    c->talk_sent = c->whisper_sent = 0;
+    c->awaiting = -1;
+    c->late = 0;
+    c->have_reply = false;
+    c->reply.len = 0;
+    c->set = NULL;
+    c->n = 0;
+}
+
+static void oset(json_t *o, const char *key, json_t *v)
+{
+    json_object_set_new(o, key, v ? v : json_null());
+}
+
+/* Agent a as the agents know it: its character's name, or Agent[NN]. */
+static json_t *jname(const aw_settings *s, int a)
+{
+    const char *c = aw_nlp_character(s, a);
+    if (c)
+        return json_string(c);
+    char b[16];
+    snprintf(b, sizeof b, "Agent[%02d]", a);
+    return json_string(b);
+}
+
+static void name_key(const aw_settings *s, int a, char *out, size_t cap)
+{
+    const char *c = aw_nlp_character(s, a);
+    if (c)
+        snprintf(out, cap, "%s", c);
+    else
+        snprintf(out, cap, "Agent[%02d]", a);
+}
+
+static json_t *jjudge(const aw_settings *s, const aw_judge *j)
+{
+    json_t *o = json_object();
+    oset(o, "day", json_integer(j->day));
+    oset(o, "agent", jname(s, j->agent));
+    oset(o, "target", jname(s, j->target));
+    oset(o, "result", json_string(aw_species_name(j->result)));
+    return o;
+}
+
+static json_t *jvotes(const aw_settings *s, const aw_vote *v, int n)
+{
+    json_t *arr = json_array();
+    for (int i = 0; i < n; i++) {
+        json_t *o = json_object();
+        oset(o, "day", json_integer(v[i].day));
+        oset(o, "agent", jname(s, v[i].agent));
+        oset(o, "target", jname(s, v[i].target));
+        json_array_append_new(arr, o);
+    }
+    return arr;
+}
+
+static bool is(const aw_talk *t, const char *w)
+{
+    return t->text && t->len == strlen(w) && memcmp(t->text, w, t->len) == 0;
+}
+
+/* The entries of list[0..n) not sent yet (from *sent on), and *sent moved
+ * past them. */
+static json_t *jhistory(const aw_settings *s, const aw_talk *list, int n, int *sent)
+{
+    json_t *arr = json_array();
+    int from = *sent <= n ? *sent : 0;
+    for (int i = from; i < n; i++) {
+        const aw_talk *t = &list[i];
+        json_t *o = json_object();
+        oset(o, "idx", json_integer(t->idx));
+        oset(o, "day", json_integer(t->day));
+        oset(o, "turn", json_integer(t->turn));
+        oset(o, "agent", jname(s, t->agent));
+        oset(o, "text", aw_wire_json_text(t->text ? t->text : "", t->text ? t->len : 0));
+        oset(o, "skip", json_boolean(is(t, "Skip")));
+        oset(o, "over", json_boolean(is(t, "Over")));
+        json_array_append_new(arr, o);
+    }
+    *sent = n;
+    return arr;
+}
+
+static json_t *jinfo(const aw_nlp_srv *c, int request, const aw_info *v, const aw_settings *s)
+{
+    json_t *o = json_object();
+    oset(o, "game_id", json_string(c->game_id));
+    oset(o, "day", json_integer(v->day));
+    oset(o, "agent", jname(s, v->agent));
+    if (v->medium_result.agent)
+        oset(o, "medium_result", jjudge(s, &v->medium_result));
+    if (v->divine_result.agent)
+        oset(o, "divine_result", jjudge(s, &v->divine_result));
+    if (v->executed)
+        oset(o, "executed_agent", jname(s, v->executed));
+    /* who died in the night is public (the attack that killed) */
+    if (v->nlast_dead > 0)
+        oset(o, "attacked_agent", jname(s, v->last_dead[0]));
+    if (v->nvotes)
+        oset(o, "vote_list", jvotes(s, v->votes, v->nvotes));
+    if (v->nattack_votes)
+        oset(o, "attack_vote_list", jvotes(s, v->attack_votes, v->nattack_votes));
+    json_t *sm = json_object(), *rm = json_object();
+    for (int a = 1; a <= v->n; a++) {
+        char k[64];
+        name_key(s, a, k, sizeof k);
+        oset(sm, k, json_string(v->alive[a] ? "ALIVE" : "DEAD"));
+        if (v->role[a] != AW_ROLE_NONE)
+            oset(rm, k, json_string(aw_role_name(v->role[a])));
+    }
+    oset(o, "status_map", sm);
+    oset(o, "role_map", rm);
+    if (request == AW_REQ_TALK || request == AW_REQ_WHISPER) {
+        const int *remain = request == AW_REQ_TALK ? v->remain_talk : v->remain_whisper;
+        int r = v->agent >= 1 && v->agent <= v->n ? remain[v->agent] : -1;
+        oset(o, "remain_count", json_integer(r >= 0 ? r : 0));
+        oset(o, "remain_skip", json_integer(s->max_skip > 0 ? s->max_skip : 0));
+    }
+    return o;
+}
+
+static json_t *jtalk_setting(const aw_settings *s, int per_agent, int turns)
+{
+    json_t *t = json_object(), *count = json_object(), *len = json_object();
+    oset(count, "per_agent", json_integer(per_agent));
+    oset(count, "per_day", json_integer(turns)); /* rounds of the talk, as the official server counts */
+    oset(t, "max_count", count);
+    if (s->talk_length > 0 || s->mention_length > 0) {
+        oset(len, "count_in_word", json_false());
+        oset(len, "count_spaces", json_false());
+        if (s->mention_length > 0)
+            oset(len, "mention_length", json_integer(s->mention_length));
+        if (s->talk_length > 0)
+            oset(len, "base_length", json_integer(s->talk_length));
+    }
+    oset(t, "max_length", len);
+    oset(t, "max_skip", json_integer(s->max_skip > 0 ? s->max_skip : 0));
+    return t;
+}
+
+static json_t *jsetting(const aw_settings *s)
+{
+    json_t *o = json_object();
+    oset(o, "agent_count", json_integer(s->players));
+    if (s->max_days > 0)
+        oset(o, "max_day", json_integer(s->max_days));
+    /* The NLP format's six roles always (its agents know no others: a
+     * role that is not in its Role enum breaks them), any other only when
+     * the game deals it. */
+    static const char *const nlp_roles[] = {"WEREWOLF", "POSSESSED", "SEER", "BODYGUARD", "VILLAGER", "MEDIUM"};
+    json_t *rn = json_object();
+    for (int r = 0; r < AW_NROLES; r++) {
+        bool listed = false;
+        for (size_t k = 0; k < sizeof nlp_roles / sizeof *nlp_roles; k++)
+            listed |= strcmp(nlp_roles[k], aw_role_name((aw_role)r)) == 0;
+        if (listed || s->role_count[r] > 0)
+            oset(rn, aw_role_name((aw_role)r), json_integer(s->role_count[r]));
+    }
+    oset(o, "role_num_map", rn);
+    oset(o, "vote_visibility", json_boolean(s->vote_visible));
+    oset(o, "talk", jtalk_setting(s, s->max_talk, s->max_talk_turn));
+    oset(o, "whisper", jtalk_setting(s, s->max_whisper, s->max_whisper_turn));
+    json_t *vote = json_object(), *attack = json_object(), *timeout = json_object();
+    oset(vote, "max_count", json_integer(s->max_revote));
+    oset(vote, "allow_self_vote", json_false());
+    oset(o, "vote", vote);
+    oset(attack, "max_count", json_integer(s->max_attack_revote));
+    oset(attack, "allow_self_vote", json_false());
+    oset(attack, "allow_no_target", json_boolean(s->enable_no_attack));
+    oset(o, "attack_vote", attack);
+    oset(timeout, "action", json_integer(s->time_limit_ms));
+    oset(timeout, "response", json_integer(s->time_limit_ms));
+    oset(o, "timeout", timeout);
+    return o;
+}
+
+int aw_nlp_srv_send(aw_nlp_srv *c, int request, const aw_info *info, const aw_settings *set, aw_buf *out,
+                    aw_seat_fault *fault)
+{
+    const char *rname = aw_wire_request_name(request);
+    json_t *p = json_object();
+    oset(p, "request", json_string(rname ? rname : "?"));
+    if (request != AW_WIRE_REQ_NAME && info && set) {
+        c->set = set;
+        c->n = info->n;
+        if (request == AW_REQ_INITIALIZE || request == AW_REQ_DAILY_INITIALIZE)
+            c->talk_sent = c->whisper_sent = 0;
+        oset(p, "info", jinfo(c, request, info, set));
+        if (request == AW_REQ_INITIALIZE || request == AW_REQ_DAILY_INITIALIZE)
+            oset(p, "setting", jsetting(set));
+        bool wolf_view = info->whispers != NULL;
+        if (request == AW_REQ_TALK || request == AW_REQ_DAILY_FINISH)
+            oset(p, "talk_history", jhistory(set, info->talks, info->ntalks, &c->talk_sent));
+        if (request == AW_REQ_WHISPER || request == AW_REQ_ATTACK || (request == AW_REQ_DAILY_FINISH && wolf_view))
+            oset(p, "whisper_history", jhistory(set, info->whispers, info->nwhispers, &c->whisper_sent));
+    }
+    aw_error err;
+    if (aw_wire_json_dump(p, out, &err) < 0) {
+        fault->kind = AW_FAULT_ERROR;
+        snprintf(fault->msg, sizeof fault->msg, "%s", err.msg);
+        return -1;
+    }
+    if (aw_wire_request_has_reply(request)) {
+        c->awaiting = request;
+        c->have_reply = false;
+    }
+    return 0;
+}
+
+int aw_nlp_srv_feed(aw_nlp_srv *c, const char *msg, size_t len, aw_seat_fault *fault)
+{
+    if (c->late > 0) {
+        c->late--;
+        return 0;
+    }
+    if (c->awaiting < 0 || c->have_reply) {
+        fault->kind = AW_FAULT_REPLY;
+        snprintf(fault->msg, sizeof fault->msg, "sent a message nobody asked for");
+        return -1;
+    }
+    c->reply.len = 0;
+    /* line breaks go, as the official server drops "\n", and tabs become
+     * spaces: the log holds one line a talk */
+    for (size_t i = 0; i < len; i++) {
+        char ch = msg[i];
+        if (ch != '\n' && ch != '\r')
+            aw_buf_addc(&c->reply, ch == '\t' ? ' ' : ch);
+    }
+    c->have_reply = true;
+    return 1;
+}
+
+void aw_nlp_srv_expire(aw_nlp_srv *c)
+{
+    if (c->awaiting >= 0 && !c->have_reply)
+        c->late++;
+    c->awaiting = -1;
+    c->have_reply = false;
+}
+
+static void trim(const char **s, size_t *len)
+{
+    while (*len && ((*s)[0] == ' ' || (*s)[0] == '\t'))
+        (*s)++, (*len)--;
+    while (*len && ((*s)[*len - 1] == ' ' || (*s)[*len - 1] == '\t'))
+        (*len)--;
+}
+
+int aw_nlp_srv_reply(aw_nlp_srv *c, int request, aw_seat_reply *reply, aw_seat_fault *fault)
+{
+    const char *t = c->reply.data ? c->reply.data : "";
+    size_t len = c->reply.len;
+    c->awaiting = -1;
+    c->have_reply = false;
+    reply->text = NULL;
+    reply->len = 0;
+    reply->target = AW_NO_AGENT;
+    bool target = request == AW_REQ_VOTE || request == AW_REQ_DIVINE || request == AW_REQ_GUARD ||
+                  request == AW_REQ_ATTACK;
+    if (!target) {
+        if (request == AW_REQ_TALK || request == AW_REQ_WHISPER) {
+            if (len == 9 && memcmp(t, "ForceSkip", 9) == 0)
+                t = "Skip", len = 4;
+        } else {
+            trim(&t, &len); /* NAME */
+        }
+        reply->text = len ? t : NULL;
+        reply->len = len;
+        return 0;
+    }
+    trim(&t, &len);
+    int a = c->set ? aw_nlp_agent_of(c->set, c->n, t, len) : 0;
+    if (!a) {
+        fault->kind = AW_FAULT_REPLY;
+        aw_buf b;
+        aw_buf_init(&b);
+        aw_buf_add_term(&b, t, len < 64 ? len : 64);
+        snprintf(fault->msg, sizeof fault->msg, "no agent is called \"%.*s\"", (int)(b.len < 100 ? b.len : 100),
+                 b.data ? b.data : "");
+        aw_buf_free(&b);
+        return -1;
+    }
+    reply->target = a;
+    return 0;
+}
