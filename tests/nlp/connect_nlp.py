@@ -31,27 +31,56 @@ def fail(msg):
     print("FAIL:", msg)
 
 
-def run(fixture, agent, mode="play", args=(), path="/ws"):
+def finish(srv, cli):
+    """The client's output once it ends (killed, with the server, past 120 s
+    of a broken stop: no process is left behind)."""
+    try:
+        out, err = cli.communicate(timeout=120)
+    except subprocess.TimeoutExpired:
+        cli.kill()
+        out, err = cli.communicate()
+        err += b" [killed: the client did not stop]"
+    try:
+        srv.wait(timeout=120)
+    except subprocess.TimeoutExpired:
+        srv.kill()
+        srv.wait()
+    return out, err
+
+
+def start(fixture, mode, connections, args, agent="agents/sample.lua", tls=None):
+    """The fake server and a client on it, both running."""
     tmp = tempfile.mkdtemp()
     port_file, verdict = os.path.join(tmp, "port"), os.path.join(tmp, "v.json")
-    cmd = [sys.executable, FAKE, "--port-file", port_file, "--verdict", verdict, "--mode", mode]
+    cmd = [sys.executable, FAKE, "--port-file", port_file, "--verdict", verdict, "--mode", mode,
+           "--connections", str(connections)]
     if fixture:
         cmd += ["--fixture", fixture]
+    if tls:
+        cmd += ["--tls"] + list(tls)
     srv = subprocess.Popen(cmd)
     # the server writes its port file once it listens (renamed into place)
     while not os.path.exists(port_file):
         if srv.poll() is not None:
             raise SystemExit("the fake server died")
         os.sched_yield()
-    port = open(port_file).read()
-    cli = subprocess.run([AIWOLF, "connect", "--nlp", "ws://127.0.0.1:%s%s" % (port, path)] + list(args) + [agent],
-                         capture_output=True, timeout=300)
-    if srv.poll() is None and cli.returncode != 0:
-        # the client gave up before the server's last step: let it end
-        pass
-    srv.wait(timeout=300)
-    v = json.load(open(verdict, encoding="utf-8"))
-    return cli, v
+    url = "%s://127.0.0.1:%s/ws" % ("wss" if tls else "ws", open(port_file).read())
+    cli = subprocess.Popen([AIWOLF, "connect", "--nlp", url] + list(args) + [agent],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    return srv, cli, verdict
+
+
+class Done:
+    def __init__(self, code, out, err):
+        self.returncode, self.stdout, self.stderr = code, out, err
+
+
+def run(fixture, agent, mode="play", args=(), tls=None):
+    """One client on one fake server, to the end: (the client, the verdict)."""
+    srv, cli, verdict = start(fixture, mode, 1, args, agent, tls)
+    out, err = finish(srv, cli)
+    v = json.load(open(verdict, encoding="utf-8")) if os.path.exists(verdict) else {"bad": ["no verdict"]}
+    return Done(cli.returncode, out, err), v
 
 
 def wants(fixture):
@@ -124,42 +153,6 @@ for mode, code, words in [("garbage", 1, b"not JSON"), ("binary", 1, b"binary"),
         if ans is None or any(ord(c) < 0x20 for c in ans):
             fail("%s: the talk answer %r" % (mode, ans))
 
-def finish(srv, cli):
-    """The client's output once it ends (killed, with the server, past 120 s
-    of a broken stop: no process is left behind)."""
-    try:
-        out, err = cli.communicate(timeout=120)
-    except subprocess.TimeoutExpired:
-        cli.kill()
-        out, err = cli.communicate()
-        err += b" [killed: the client did not stop]"
-    try:
-        srv.wait(timeout=120)
-    except subprocess.TimeoutExpired:
-        srv.kill()
-        srv.wait()
-    return out, err
-
-
-def start(fixture, mode, connections, args):
-    """The fake server and a client on it, both running."""
-    tmp = tempfile.mkdtemp()
-    port_file, verdict = os.path.join(tmp, "port"), os.path.join(tmp, "v.json")
-    cmd = [sys.executable, FAKE, "--port-file", port_file, "--verdict", verdict, "--mode", mode,
-           "--connections", str(connections)]
-    if fixture:
-        cmd += ["--fixture", fixture]
-    srv = subprocess.Popen(cmd)
-    while not os.path.exists(port_file):
-        if srv.poll() is not None:
-            raise SystemExit("the fake server died")
-        os.sched_yield()
-    port = open(port_file).read()
-    cli = subprocess.Popen([AIWOLF, "connect", "--nlp", "ws://127.0.0.1:%s/ws" % port] + args + ["agents/sample.lua"],
-                           stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    return srv, cli, verdict
-
-
 # Ctrl-C while connected to a server that says nothing: a clean stop, exit 0
 srv, cli, verdict = start(None, "silent", 1, [])
 while not os.path.exists(verdict + ".connected"):
@@ -191,16 +184,8 @@ cert, key = os.path.join(tmp, "cert.pem"), os.path.join(tmp, "key.pem")
 gen = subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert,
                       "-days", "2", "-subj", "/CN=127.0.0.1"], capture_output=True)
 if gen.returncode == 0:
-    port_file, verdict = os.path.join(tmp, "port"), os.path.join(tmp, "v.json")
-    srv = subprocess.Popen([sys.executable, FAKE, "--port-file", port_file, "--verdict", verdict, "--mode", "play",
-                            "--fixture", fixtures[0], "--tls", cert, key])
-    while not os.path.exists(port_file):
-        if srv.poll() is not None:
-            raise SystemExit("the fake server died")
-        os.sched_yield()
-    cli = subprocess.Popen([AIWOLF, "connect", "--nlp", "wss://127.0.0.1:%s/ws" % open(port_file).read(),
-                            "agents/sample.lua"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    out, err = finish(srv, cli)
+    cli, v = run(fixtures[0], "agents/sample.lua", tls=(cert, key))
+    err = cli.stderr
     if cli.returncode != 1 or b"cannot connect" not in err or raw_escape(err):
         fail("wss, untrusted certificate: exit %d: %s" % (cli.returncode, err[-300:]))
 else:
