@@ -9,6 +9,7 @@ int cmd_check(int argc, char **argv);
 int cmd_protocol(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
 int cmd_connect(int argc, char **argv);
+int cmd_connect_nlp(int argc, char **argv); /* connect --nlp: cmd_connect_nlp.c */
 int cmd_serve(int argc, char **argv);
 int cmd_contest(int argc, char **argv);
 int cmd_new(int argc, char **argv);

@@ -65,6 +65,10 @@ int cmd_connect(int argc, char **argv)
     const char *host = "localhost", *name = NULL, *role = NULL, *agent = NULL;
     long port = -1;
     bool reconnect = false, watch = false, quiet = false;
+    const char *nlp = NULL;
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "--nlp") || !strncmp(argv[i], "--nlp=", 6))
+            return cmd_connect_nlp(argc, argv);
     const char *agents[1];
     aw_opt_list agent_list = {agents, 0, 1, "one agent file only"};
     aw_cli_limits_opts lo;
@@ -104,6 +108,10 @@ int cmd_connect(int argc, char **argv)
         {.name = "--quiet", .kind = AW_OPT_FLAG, .to = &quiet,
          .help =
                "do not show what the agent prints, nor progress"},
+        {.name = "--nlp", .arg = "URL", .kind = AW_OPT_STR, .to = &nlp, /* taken before: cmd_connect_nlp */
+         .help =
+               "play in the NLP division instead, over WebSocket\n"
+               "(aiwolf connect --nlp URL --help)"},
         {.name = "--help", .kind = AW_OPT_HELP,
          .help =
                "this text"},

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include "luamods.h"
+#include "luaseat_nlp.h"
 #include "sandbox.h"
 
 /* Longest reply text copied out of the agent; longer ones are passed on
@@ -994,6 +995,8 @@ static void push_info(lua_State *L, luaseat *s, const aw_info *in)
             v->pending |= 1u << i;
         }
     }
+    if (in->nlp)
+        aw_luaseat_push_nlp(L, f, in->nlp, n);
     lua_pop(L, 1);
     lua_rawgeti(L, kv, V_INFO);
     lua_remove(L, kv); /* info stays on top */
@@ -1246,6 +1249,12 @@ static void take_reply(lua_State *L, call_ctx *c, int idx)
             }
             /* An out-of-range number is an answer the rules treat as invalid. */
             c->target = -1;
+            c->has_target = true;
+            return;
+        }
+        if (t == LUA_TSTRING && c->info && c->info->nlp) { /* an NLP game: a name will do */
+            int a = aw_luaseat_nlp_target(L, idx, c->info->nlp, c->info->n);
+            c->target = a ? a : -1;
             c->has_target = true;
             return;
         }
