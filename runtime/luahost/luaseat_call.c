@@ -120,17 +120,84 @@ static int add_traceback(lua_State *L)
     return 1;
 }
 
-/* Calls agent:method() if the agent has that method (looked up with
- * metamethods: class-style agents work); leaves nres results, or none if
- * there is no such method. Returns whether the method existed. msgh is the
- * index of add_traceback, pushed once by the caller for all its calls: the
- * message handler adds a short traceback; the error goes on up as it was
- * raised (lua_error raises a memory error again as a memory error; a
- * time-out is the sandbox's to report). */
-static bool call_method(lua_State *L, call_ctx *c, int agent, int msgh, const char *method, int nres)
+/* The agent's methods, by slot: their names are interned once per sandbox
+ * (a table in the registry, s->methods_ref), so that a call looks a method
+ * up with a string the state already holds, never hashing a C string. */
+enum { M_UPDATE = 1, M_INITIALIZE, M_GETNAME, M_DAYSTART, M_TALK, M_WHISPER, M_VOTE, M_DIVINE, M_GUARD, M_ATTACK,
+       M_FINISH, M_COUNT = M_FINISH };
+static const char *const method_names[M_COUNT + 1] = {
+    [M_UPDATE] = "update", [M_INITIALIZE] = "initialize", [M_GETNAME] = "getName", [M_DAYSTART] = "dayStart",
+    [M_TALK] = "talk",     [M_WHISPER] = "whisper",       [M_VOTE] = "vote",       [M_DIVINE] = "divine",
+    [M_GUARD] = "guard",   [M_ATTACK] = "attack",         [M_FINISH] = "finish",
+};
+
+/* The slot of the method a request calls, 0 for none. */
+static int method_slot(aw_req_kind k)
 {
-    c->method = method;
-    if (lua_getfield(L, agent, method) == LUA_TNIL) {
+    switch (k) {
+    case AW_REQ_DAILY_INITIALIZE:
+        return M_DAYSTART;
+    case AW_REQ_TALK:
+        return M_TALK;
+    case AW_REQ_WHISPER:
+        return M_WHISPER;
+    case AW_REQ_VOTE:
+        return M_VOTE;
+    case AW_REQ_DIVINE:
+        return M_DIVINE;
+    case AW_REQ_GUARD:
+        return M_GUARD;
+    case AW_REQ_ATTACK:
+        return M_ATTACK;
+    case AW_REQ_FINISH:
+        return M_FINISH;
+    default:
+        return 0;
+    }
+}
+
+static const char *method_for(aw_req_kind k)
+{
+    int m = method_slot(k);
+    return m ? method_names[m] : NULL;
+}
+
+/* Pushes the table of the methods' names, making it once per sandbox. */
+static int push_method_names(lua_State *L, luaseat *s)
+{
+    if (s->methods_ref != LUA_NOREF) {
+        lua_rawgeti(L, LUA_REGISTRYINDEX, s->methods_ref);
+        return lua_gettop(L);
+    }
+    lua_createtable(L, M_COUNT, 0);
+    for (int m = 1; m <= M_COUNT; m++) {
+        lua_pushstring(L, method_names[m]);
+        lua_rawseti(L, -2, m);
+    }
+    lua_pushvalue(L, -1);
+    s->methods_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    return lua_gettop(L);
+}
+
+/* Pushes agent[name of method m] (looked up with metamethods: class-style
+ * agents work); names is the index of the names' table. */
+static int get_method(lua_State *L, int agent, int names, int m)
+{
+    lua_rawgeti(L, names, m);
+    return lua_gettable(L, agent);
+}
+
+/* Calls agent:method() (method slot m) if the agent has that method;
+ * leaves nres results, or none if there is no such method. Returns whether
+ * the method existed. msgh is the index of add_traceback, pushed once by
+ * the caller for all its calls: the message handler adds a short
+ * traceback; the error goes on up as it was raised (lua_error raises a
+ * memory error again as a memory error; a time-out is the sandbox's to
+ * report). */
+static bool call_method(lua_State *L, call_ctx *c, int agent, int names, int msgh, int m, int nres)
+{
+    c->method = method_names[m];
+    if (get_method(L, agent, names, m) == LUA_TNIL) {
         lua_pop(L, 1);
         return false;
     }
@@ -138,30 +205,6 @@ static bool call_method(lua_State *L, call_ctx *c, int agent, int msgh, const ch
     if (lua_pcall(L, 1, nres, msgh) != LUA_OK)
         return lua_error(L), false;
     return true;
-}
-
-static const char *method_for(aw_req_kind k)
-{
-    switch (k) {
-    case AW_REQ_DAILY_INITIALIZE:
-        return "dayStart";
-    case AW_REQ_TALK:
-        return "talk";
-    case AW_REQ_WHISPER:
-        return "whisper";
-    case AW_REQ_VOTE:
-        return "vote";
-    case AW_REQ_DIVINE:
-        return "divine";
-    case AW_REQ_GUARD:
-        return "guard";
-    case AW_REQ_ATTACK:
-        return "attack";
-    case AW_REQ_FINISH:
-        return "finish";
-    default:
-        return NULL;
-    }
 }
 
 /* Reads the method's result. The only agent code it may run is the
@@ -253,6 +296,7 @@ int ls_do_call(lua_State *L)
     int msgh = lua_gettop(L);
     lua_rawgeti(L, LUA_REGISTRYINDEX, s->agent_ref);
     int agent = lua_gettop(L);
+    int names = push_method_names(L, s);
     bool init = c->kind == AW_REQ_INITIALIZE;
     int info = 0;
     if (s->view.ref != LUA_NOREF) {
@@ -260,7 +304,7 @@ int ls_do_call(lua_State *L)
         info = lua_gettop(L);
     }
     c->method = init ? "initialize" : "update";
-    if (lua_getfield(L, agent, c->method) != LUA_TNIL) {
+    if (get_method(L, agent, names, init ? M_INITIALIZE : M_UPDATE) != LUA_TNIL) {
         int fn = lua_gettop(L);
         if (!info) {
             ls_push_info(L, s, c->info);
@@ -279,13 +323,46 @@ int ls_do_call(lua_State *L)
     }
     if (init)
         return 0;
-    const char *method = method_for(c->kind);
-    if (!method)
+    int m = method_slot(c->kind);
+    if (!m)
         return 0;
     bool wants = aw_req_needs_reply(c->kind);
-    if (call_method(L, c, agent, msgh, method, wants ? 1 : 0) && wants)
+    if (call_method(L, c, agent, names, msgh, m, wants ? 1 : 0) && wants)
         take_reply(L, c, -1);
     return 0;
+}
+
+/* Whether a request would run nothing, so that it need not enter the
+ * sandbox: the game's info not made yet (no view to bring up to date), the
+ * agent a plain table (no metatable, so no __index could run) that has
+ * neither update (initialize at INITIALIZE) nor the request's method.
+ * Looked at with raw reads only, outside any call: no agent code runs and
+ * nothing is allocated. False whenever in doubt (the names not interned
+ * yet: the sandbox's first call). */
+bool ls_runs_nothing(luaseat *s, aw_req_kind kind)
+{
+    if (!s->sb || s->view.ref != LUA_NOREF || s->methods_ref == LUA_NOREF)
+        return false;
+    lua_State *L = aw_sandbox_state(s->sb);
+    int top = lua_gettop(L);
+    /* Between calls the stack is nearly empty and has LUA_MINSTACK free
+     * slots: checking for 4 then allocates nothing. */
+    if (top > 8 || !lua_checkstack(L, 4))
+        return false;
+    bool none = false;
+    if (lua_rawgeti(L, LUA_REGISTRYINDEX, s->agent_ref) == LUA_TTABLE && !lua_getmetatable(L, -1) &&
+        lua_rawgeti(L, LUA_REGISTRYINDEX, s->methods_ref) == LUA_TTABLE) {
+        int agent = top + 1, names = top + 2;
+        lua_rawgeti(L, names, kind == AW_REQ_INITIALIZE ? M_INITIALIZE : M_UPDATE);
+        none = lua_rawget(L, agent) == LUA_TNIL;
+        int m = kind == AW_REQ_INITIALIZE ? 0 : method_slot(kind);
+        if (none && m) {
+            lua_rawgeti(L, names, m);
+            none = lua_rawget(L, agent) == LUA_TNIL;
+        }
+    }
+    lua_settop(L, top);
+    return none;
 }
 
 int ls_do_name(lua_State *L)
@@ -295,7 +372,8 @@ int ls_do_name(lua_State *L)
     int msgh = lua_gettop(L);
     lua_rawgeti(L, LUA_REGISTRYINDEX, c->s->agent_ref);
     int agent = lua_gettop(L);
-    bool has = call_method(L, c, agent, msgh, "getName", 1);
+    int names = push_method_names(L, c->s);
+    bool has = call_method(L, c, agent, names, msgh, M_GETNAME, 1);
     if (has && lua_type(L, -1) != LUA_TSTRING && lua_type(L, -1) != LUA_TNIL)
         return aw_sandbox_reply_error(L, "getName() must return a string, not a %s", luaL_typename(L, -1));
     if (has && lua_type(L, -1) == LUA_TSTRING) {

@@ -75,6 +75,7 @@ typedef struct luaseat {
     aw_luaseat_opts opts;
     aw_sandbox *sb;
     int keys_ref;   /* sb's table of the host's strings for info (view_open), kept across games */
+    int methods_ref; /* sb's table of the agent's methods' names (luaseat_call.c), kept across games */
     int sb_budget;  /* the budget sb was made with */
     bool sb_clean;  /* no call in sb failed since it was made or renewed: it may serve the next game */
     int agent_ref;
@@ -119,6 +120,7 @@ void ls_method_fault(aw_seat_fault *f, aw_fault_kind kind, const char *method, c
 aw_fault_kind ls_map_fault(aw_fault_kind k);
 int ls_do_call(lua_State *L);
 int ls_do_name(lua_State *L);
+bool ls_runs_nothing(luaseat *s, aw_req_kind kind);
 void ls_flush_output(luaseat *s);
 
 /* luaseat_load.c */

@@ -1,0 +1,101 @@
+/* A request the agent has nothing for (no info yet, no update, no method)
+ * does not enter the sandbox (ls_runs_nothing); everything an agent can
+ * see of a call stays as it was: an agent whose methods come through a
+ * metatable is asked for update and each method at every request, and
+ * methods an agent adds to itself mid-game are called from the next
+ * request on. */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "luaseat.h"
+#include "test.h"
+#include "lua_game.h"
+
+/* Plays one game with the agent text in seat 1; returns what it printed. */
+static char *play_printed(const char *dir, const char *text, uint64_t seed)
+{
+    char path[300];
+    snprintf(path, sizeof path, "%s/agent.lua", dir);
+    lua_game_write(path, text);
+    char *out = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&out, &len);
+    aw_luaseat_opts lo;
+    memset(&lo, 0, sizeof lo);
+    lo.output = f;
+    aw_error err;
+    aw_seat *lua = aw_luaseat_new(path, &lo, &err);
+    CHECK_MSG(lua != NULL, "%s", err.msg);
+    if (lua) {
+        aw_game_result res;
+        free(lua_game_play(lua, seed, &res));
+        CHECK_INT(res.faults, 0);
+        lua->ops->free(lua);
+    }
+    fclose(f);
+    unlink(path);
+    return out;
+}
+
+static int count_after(const char *out, const char *label)
+{
+    const char *p = strstr(out, label);
+    return p ? atoi(p + strlen(label)) : -1;
+}
+
+int main(void)
+{
+    char dir[256];
+    snprintf(dir, sizeof dir, "/tmp/aiwolf_calls_XXXXXX");
+    CHECK(mkdtemp(dir) != NULL);
+
+    /* Class-style through a function __index: every request looks its
+     * methods up, so the agent sees each lookup. */
+    char *out = play_printed(dir,
+                             "local n = {}\n"
+                             "local agent = setmetatable({}, {__index = function(t, k)\n"
+                             "  n[k] = (n[k] or 0) + 1\n"
+                             "  if k == 'finish' then return function()\n"
+                             "    print('initialize ' .. (n.initialize or 0) .. ' update ' .. (n.update or 0) ..\n"
+                             "          ' dayStart ' .. (n.dayStart or 0))\n"
+                             "  end end\n"
+                             "end})\n"
+                             "return agent\n",
+                             3);
+    CHECK_MSG(count_after(out, "initialize ") == 1, "initialize was looked up %d times, not once: %s",
+              count_after(out, "initialize "), out);
+    CHECK_MSG(count_after(out, "dayStart ") >= 2, "dayStart was looked up %d times: %s", count_after(out, "dayStart "),
+              out);
+    CHECK_MSG(count_after(out, "update ") > count_after(out, "dayStart "), "update was looked up %d times: %s",
+              count_after(out, "update "), out);
+    free(out);
+
+    /* A plain table that gains update and vote mid-game: both are called
+     * from then on. */
+    out = play_printed(dir,
+                       "local updates, votes = 0, 0\n"
+                       "local agent = {}\n"
+                       "function agent:dayStart()\n"
+                       "  if not self.update then\n"
+                       "    self.update = function() updates = updates + 1 end\n"
+                       "    self.vote = function() votes = votes + 1 end\n"
+                       "  end\n"
+                       "end\n"
+                       "function agent:finish() print('updates ' .. updates .. ' votes ' .. votes) end\n"
+                       "return agent\n",
+                       3);
+    CHECK_MSG(count_after(out, "updates ") > 0 && count_after(out, "votes ") > 0,
+              "methods added mid-game were not called: %s", out);
+    free(out);
+
+    /* Only finish: every other request runs nothing, finish still runs. */
+    out = play_printed(dir, "return { finish = function() print('finished') end }\n", 3);
+    CHECK_MSG(strstr(out, "finished") != NULL, "finish did not run: %s", out);
+    free(out);
+
+    rmdir(dir);
+    return test_done();
+}
