@@ -85,7 +85,7 @@ static int seat_request(aw_seat *base, aw_req_kind kind, const aw_info *info, co
     }
     if (set)
         s->validation = set->validation;
-    if (ls_runs_nothing(s, kind)) {
+    if (s->view.ref == LUA_NOREF && ls_runs_nothing(s, kind)) {
         /* What the call would give: no reply, nothing printed. */
         reply->target = AW_NO_AGENT;
         return 0;
@@ -159,7 +159,7 @@ aw_seat *aw_luaseat_new(const char *path, const aw_luaseat_opts *opts, aw_error 
     s->modcache = aw_modcache_new();
     s->reply = aw_xmalloc(REPLY_MAX + 1);
     s->view.ref = s->view.stale = LUA_NOREF;
-    s->agent_ref = s->swap_ref = s->keys_ref = s->methods_ref = LUA_NOREF;
+    s->agent_ref = s->swap_ref = s->keys_ref = s->method_refs[0] = LUA_NOREF;
     if (opts)
         s->opts = *opts;
     if (s->opts.profile)

@@ -121,10 +121,11 @@ static int add_traceback(lua_State *L)
 }
 
 /* The agent's methods, by slot: their names are interned once per sandbox
- * (a table in the registry, s->methods_ref), so that a call looks a method
- * up with a string the state already holds, never hashing a C string. */
+ * (registry entries, s->method_refs), so that a call looks a method up
+ * with a string the state already holds, never hashing a C string. */
 enum { M_UPDATE = 1, M_INITIALIZE, M_GETNAME, M_DAYSTART, M_TALK, M_WHISPER, M_VOTE, M_DIVINE, M_GUARD, M_ATTACK,
        M_FINISH, M_COUNT = M_FINISH };
+_Static_assert(M_COUNT < LS_METHOD_SLOTS, "the names fit the seat's refs");
 static const char *const method_names[M_COUNT + 1] = {
     [M_UPDATE] = "update", [M_INITIALIZE] = "initialize", [M_GETNAME] = "getName", [M_DAYSTART] = "dayStart",
     [M_TALK] = "talk",     [M_WHISPER] = "whisper",       [M_VOTE] = "vote",       [M_DIVINE] = "divine",
@@ -162,28 +163,24 @@ static const char *method_for(aw_req_kind k)
     return m ? method_names[m] : NULL;
 }
 
-/* Pushes the table of the methods' names, making it once per sandbox. */
-static int push_method_names(lua_State *L, luaseat *s)
+/* Makes the methods' names into the registry once per sandbox: each
+ * name is one registry entry (s->method_refs[m]), one lookup away. */
+static void intern_method_names(lua_State *L, luaseat *s)
 {
-    if (s->methods_ref != LUA_NOREF) {
-        lua_rawgeti(L, LUA_REGISTRYINDEX, s->methods_ref);
-        return lua_gettop(L);
-    }
-    lua_createtable(L, M_COUNT, 0);
+    if (s->method_refs[0] != LUA_NOREF)
+        return;
     for (int m = 1; m <= M_COUNT; m++) {
         lua_pushstring(L, method_names[m]);
-        lua_rawseti(L, -2, m);
+        s->method_refs[m] = luaL_ref(L, LUA_REGISTRYINDEX);
     }
-    lua_pushvalue(L, -1);
-    s->methods_ref = luaL_ref(L, LUA_REGISTRYINDEX);
-    return lua_gettop(L);
+    s->method_refs[0] = 0; /* all made */
 }
 
 /* Pushes agent[name of method m] (looked up with metamethods: class-style
- * agents work); names is the index of the names' table. */
-static int get_method(lua_State *L, int agent, int names, int m)
+ * agents work). */
+static int get_method(lua_State *L, luaseat *s, int agent, int m)
 {
-    lua_rawgeti(L, names, m);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, s->method_refs[m]);
     return lua_gettable(L, agent);
 }
 
@@ -194,10 +191,10 @@ static int get_method(lua_State *L, int agent, int names, int m)
  * traceback; the error goes on up as it was raised (lua_error raises a
  * memory error again as a memory error; a time-out is the sandbox's to
  * report). */
-static bool call_method(lua_State *L, call_ctx *c, int agent, int names, int msgh, int m, int nres)
+static bool call_method(lua_State *L, call_ctx *c, int agent, int msgh, int m, int nres)
 {
     c->method = method_names[m];
-    if (get_method(L, agent, names, m) == LUA_TNIL) {
+    if (get_method(L, c->s, agent, m) == LUA_TNIL) {
         lua_pop(L, 1);
         return false;
     }
@@ -296,7 +293,7 @@ int ls_do_call(lua_State *L)
     int msgh = lua_gettop(L);
     lua_rawgeti(L, LUA_REGISTRYINDEX, s->agent_ref);
     int agent = lua_gettop(L);
-    int names = push_method_names(L, s);
+    intern_method_names(L, s);
     bool init = c->kind == AW_REQ_INITIALIZE;
     int info = 0;
     if (s->view.ref != LUA_NOREF) {
@@ -304,7 +301,7 @@ int ls_do_call(lua_State *L)
         info = lua_gettop(L);
     }
     c->method = init ? "initialize" : "update";
-    if (get_method(L, agent, names, init ? M_INITIALIZE : M_UPDATE) != LUA_TNIL) {
+    if (get_method(L, s, agent, init ? M_INITIALIZE : M_UPDATE) != LUA_TNIL) {
         int fn = lua_gettop(L);
         if (!info) {
             ls_push_info(L, s, c->info);
@@ -327,7 +324,7 @@ int ls_do_call(lua_State *L)
     if (!m)
         return 0;
     bool wants = aw_req_needs_reply(c->kind);
-    if (call_method(L, c, agent, names, msgh, m, wants ? 1 : 0) && wants)
+    if (call_method(L, c, agent, msgh, m, wants ? 1 : 0) && wants)
         take_reply(L, c, -1);
     return 0;
 }
@@ -341,23 +338,22 @@ int ls_do_call(lua_State *L)
  * yet: the sandbox's first call). */
 bool ls_runs_nothing(luaseat *s, aw_req_kind kind)
 {
-    if (!s->sb || s->view.ref != LUA_NOREF || s->methods_ref == LUA_NOREF)
+    if (!s->sb || s->view.ref != LUA_NOREF || s->method_refs[0] == LUA_NOREF)
         return false;
     lua_State *L = aw_sandbox_state(s->sb);
     int top = lua_gettop(L);
     /* Between calls the stack is nearly empty and has LUA_MINSTACK free
-     * slots: checking for 4 then allocates nothing. */
-    if (top > 8 || !lua_checkstack(L, 4))
+     * slots: checking for 3 then allocates nothing. */
+    if (top > 8 || !lua_checkstack(L, 3))
         return false;
     bool none = false;
-    if (lua_rawgeti(L, LUA_REGISTRYINDEX, s->agent_ref) == LUA_TTABLE && !lua_getmetatable(L, -1) &&
-        lua_rawgeti(L, LUA_REGISTRYINDEX, s->methods_ref) == LUA_TTABLE) {
-        int agent = top + 1, names = top + 2;
-        lua_rawgeti(L, names, kind == AW_REQ_INITIALIZE ? M_INITIALIZE : M_UPDATE);
+    if (lua_rawgeti(L, LUA_REGISTRYINDEX, s->agent_ref) == LUA_TTABLE && !lua_getmetatable(L, -1)) {
+        int agent = top + 1;
+        lua_rawgeti(L, LUA_REGISTRYINDEX, s->method_refs[kind == AW_REQ_INITIALIZE ? M_INITIALIZE : M_UPDATE]);
         none = lua_rawget(L, agent) == LUA_TNIL;
         int m = kind == AW_REQ_INITIALIZE ? 0 : method_slot(kind);
         if (none && m) {
-            lua_rawgeti(L, names, m);
+            lua_rawgeti(L, LUA_REGISTRYINDEX, s->method_refs[m]);
             none = lua_rawget(L, agent) == LUA_TNIL;
         }
     }
@@ -372,8 +368,8 @@ int ls_do_name(lua_State *L)
     int msgh = lua_gettop(L);
     lua_rawgeti(L, LUA_REGISTRYINDEX, c->s->agent_ref);
     int agent = lua_gettop(L);
-    int names = push_method_names(L, c->s);
-    bool has = call_method(L, c, agent, names, msgh, M_GETNAME, 1);
+    intern_method_names(L, c->s);
+    bool has = call_method(L, c, agent, msgh, M_GETNAME, 1);
     if (has && lua_type(L, -1) != LUA_TSTRING && lua_type(L, -1) != LUA_TNIL)
         return aw_sandbox_reply_error(L, "getName() must return a string, not a %s", luaL_typename(L, -1));
     if (has && lua_type(L, -1) == LUA_TSTRING) {

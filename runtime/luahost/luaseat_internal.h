@@ -18,6 +18,9 @@
  * truncated to one byte over the engine's limit, so the engine refuses them. */
 #define REPLY_MAX 8193
 
+/* Slots of the agent's methods' names kept in a sandbox (luaseat_call.c). */
+#define LS_METHOD_SLOTS 12
+
 /* A plain Lua module from the agent's folder, kept in memory. */
 typedef struct module_src {
     char *name; /* "strategy.wolf" */
@@ -75,7 +78,7 @@ typedef struct luaseat {
     aw_luaseat_opts opts;
     aw_sandbox *sb;
     int keys_ref;   /* sb's table of the host's strings for info (view_open), kept across games */
-    int methods_ref; /* sb's table of the agent's methods' names (luaseat_call.c), kept across games */
+    int method_refs[LS_METHOD_SLOTS]; /* sb's registry refs of the methods' names ([0] LUA_NOREF: none made; luaseat_call.c) */
     int sb_budget;  /* the budget sb was made with */
     bool sb_clean;  /* no call in sb failed since it was made or renewed: it may serve the next game */
     int agent_ref;

@@ -262,7 +262,7 @@ void ls_close_agent(luaseat *s)
         aw_sandbox_free(s->sb);
     }
     s->sb = NULL;
-    s->agent_ref = s->swap_ref = s->keys_ref = s->methods_ref = LUA_NOREF;
+    s->agent_ref = s->swap_ref = s->keys_ref = s->method_refs[0] = LUA_NOREF;
     s->view.ref = s->view.stale = LUA_NOREF; /* they were the state's */
     s->view.building = false;
 }
