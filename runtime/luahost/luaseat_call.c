@@ -335,30 +335,40 @@ int ls_do_call(lua_State *L)
  * neither update (initialize at INITIALIZE) nor the request's method.
  * Looked at with raw reads only, outside any call: no agent code runs and
  * nothing is allocated. False whenever in doubt (the names not interned
- * yet: the sandbox's first call). */
+ * yet: the sandbox's first call).
+ *
+ * What it finds is kept (s->shape_known, s->shape_absent) until the seat
+ * next enters its sandbox (every place that does sets shape_known to 0):
+ * only the agent's own code, which runs only inside its own sandbox's
+ * calls, can change its table. */
 bool ls_runs_nothing(luaseat *s, aw_req_kind kind)
 {
     if (!s->sb || s->view.ref != LUA_NOREF || s->method_refs[0] == LUA_NOREF)
         return false;
-    lua_State *L = aw_sandbox_state(s->sb);
-    int top = lua_gettop(L);
-    /* Between calls the stack is nearly empty and has LUA_MINSTACK free
-     * slots: checking for 3 then allocates nothing. */
-    if (top > 8 || !lua_checkstack(L, 3))
-        return false;
-    bool none = false;
-    if (lua_rawgeti(L, LUA_REGISTRYINDEX, s->agent_ref) == LUA_TTABLE && !lua_getmetatable(L, -1)) {
-        int agent = top + 1;
-        lua_rawgeti(L, LUA_REGISTRYINDEX, s->method_refs[kind == AW_REQ_INITIALIZE ? M_INITIALIZE : M_UPDATE]);
-        none = lua_rawget(L, agent) == LUA_TNIL;
-        int m = kind == AW_REQ_INITIALIZE ? 0 : method_slot(kind);
-        if (none && m) {
-            lua_rawgeti(L, LUA_REGISTRYINDEX, s->method_refs[m]);
-            none = lua_rawget(L, agent) == LUA_TNIL;
-        }
+    int m = kind == AW_REQ_INITIALIZE ? 0 : method_slot(kind);
+    unsigned need = 1u | 1u << (kind == AW_REQ_INITIALIZE ? M_INITIALIZE : M_UPDATE) | (m ? 1u << m : 0u);
+    if ((s->shape_known & need) != need) {
+        lua_State *L = aw_sandbox_state(s->sb);
+        int top = lua_gettop(L);
+        /* Between calls the stack is nearly empty and has LUA_MINSTACK free
+         * slots: checking for 3 then allocates nothing. */
+        if (top > 8 || !lua_checkstack(L, 3))
+            return false;
+        int plain = lua_rawgeti(L, LUA_REGISTRYINDEX, s->agent_ref) == LUA_TTABLE && !lua_getmetatable(L, -1);
+        s->shape_known = 1u;
+        s->shape_absent = (unsigned)plain; /* bit 0: a plain table */
+        if (plain)
+            for (int slot = 1; slot <= M_COUNT; slot++)
+                if (need & 1u << slot) {
+                    lua_rawgeti(L, LUA_REGISTRYINDEX, s->method_refs[slot]);
+                    if (lua_rawget(L, top + 1) == LUA_TNIL)
+                        s->shape_absent |= 1u << slot;
+                    s->shape_known |= 1u << slot;
+                    lua_pop(L, 1);
+                }
+        lua_settop(L, top);
     }
-    lua_settop(L, top);
-    return none;
+    return (s->shape_absent & need) == need;
 }
 
 int ls_do_name(lua_State *L)

@@ -79,6 +79,11 @@ typedef struct luaseat {
     aw_sandbox *sb;
     int keys_ref;   /* sb's table of the host's strings for info (view_open), kept across games */
     int method_refs[LS_METHOD_SLOTS]; /* sb's registry refs of the methods' names ([0] LUA_NOREF: none made; luaseat_call.c) */
+    /* What ls_runs_nothing found of the agent's table since the seat last
+     * entered its sandbox: bit m of shape_known, whether method m's absence
+     * is known, of shape_absent, that it is absent (bit 0: known, and a
+     * plain table). Set to 0 before anything enters the sandbox. */
+    unsigned shape_known, shape_absent;
     int sb_budget;  /* the budget sb was made with */
     bool sb_clean;  /* no call in sb failed since it was made or renewed: it may serve the next game */
     int agent_ref;

@@ -19,6 +19,7 @@ static int load_agent_table(luaseat *s, aw_sandbox *sb, int *ref, aw_fault *faul
      * version; later sandboxes load that bytecode, ours, never an agent's. */
     /* The version names the code: a sandbox that loaded it keeps the
      * function and runs it again in its later games (aw_sandbox_renew). */
+    s->shape_known = 0; /* agent code runs, a new agent table */
     int rc = s->code.len ? aw_sandbox_load_code_kept(sb, s->code.data, s->code.len, chunkname, s->version, fault)
                          : aw_sandbox_load_keep(sb, s->source, s->source_len, chunkname, &s->code, fault);
     if (rc < 0)
@@ -288,6 +289,7 @@ bool ls_renew_agent(luaseat *s, uint64_t seed, aw_fault *fault)
     s->agent_ref = s->swap_ref = LUA_NOREF;
     s->view.ref = s->view.stale = LUA_NOREF;
     s->view.building = false;
+    s->shape_known = 0;
     if (aw_sandbox_renew(s->sb, seed, fault) < 0 || (ls_watching(s) && serve_snapshot(s, s->sb, fault) < 0) ||
         load_agent_table(s, s->sb, &s->agent_ref, fault) < 0) {
         ls_close_agent(s);
@@ -437,6 +439,7 @@ void ls_swap_live(luaseat *s)
                 aw_term(fault.msg).s);
         return;
     }
+    s->shape_known = 0; /* the agent's table changes */
     if (aw_sandbox_run(s->sb, do_swap, s, &fault) < 0)
         fprintf(stderr, "aiwolf: %s: swapping in the new version failed: %s\n", s->path, aw_term(fault.msg).s);
     aw_sandbox_unref(s->sb, s->swap_ref);

@@ -3,7 +3,8 @@
  * see of a call stays as it was: an agent whose methods come through a
  * metatable is asked for update and each method at every request, and
  * methods an agent adds to itself mid-game are called from the next
- * request on. */
+ * request on (what the host found of the agent's table is forgotten
+ * whenever agent code runs). */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
@@ -90,6 +91,33 @@ int main(void)
     CHECK_MSG(count_after(out, "updates ") > 0 && count_after(out, "votes ") > 0,
               "methods added mid-game were not called: %s", out);
     free(out);
+
+    /* update added at the first dayStart is called at every request from
+     * then on, as for an agent that had it all along and counts from its
+     * first dayStart (the same game: neither answers anything): what the
+     * host found of the agent's table is not kept past a call. */
+    out = play_printed(dir,
+                       "local updates = 0\n"
+                       "local agent = {}\n"
+                       "function agent:dayStart()\n"
+                       "  if not self.update then self.update = function() updates = updates + 1 end end\n"
+                       "end\n"
+                       "function agent:finish() print('updates ' .. updates) end\n"
+                       "return agent\n",
+                       5);
+    char *ref = play_printed(dir,
+                             "local updates, started = 0, false\n"
+                             "local agent = {}\n"
+                             "function agent:update() if started then updates = updates + 1 end end\n"
+                             "function agent:dayStart() started = true end\n"
+                             "function agent:finish() print('updates ' .. updates) end\n"
+                             "return agent\n",
+                             5);
+    CHECK_MSG(count_after(out, "updates ") > 0 && count_after(out, "updates ") == count_after(ref, "updates "),
+              "update added mid-game ran %d times, %d expected", count_after(out, "updates "),
+              count_after(ref, "updates "));
+    free(out);
+    free(ref);
 
     /* Only finish: every other request runs nothing, finish still runs. */
     out = play_printed(dir, "return { finish = function() print('finished') end }\n", 3);
