@@ -351,8 +351,9 @@ bool ls_runs_nothing(luaseat *s, aw_req_kind kind)
         lua_State *L = aw_sandbox_state(s->sb);
         int top = lua_gettop(L);
         /* Between calls the stack is nearly empty and has LUA_MINSTACK free
-         * slots: checking for 3 then allocates nothing. */
-        if (top > 8 || !lua_checkstack(L, 3))
+         * slots: checking for 4 (the agent, a value per method) then
+         * allocates nothing. */
+        if (top > 8 || !lua_checkstack(L, 4))
             return false;
         int plain = lua_rawgeti(L, LUA_REGISTRYINDEX, s->agent_ref) == LUA_TTABLE && !lua_getmetatable(L, -1);
         s->shape_known = 1u;
@@ -364,7 +365,6 @@ bool ls_runs_nothing(luaseat *s, aw_req_kind kind)
                     if (lua_rawget(L, top + 1) == LUA_TNIL)
                         s->shape_absent |= 1u << slot;
                     s->shape_known |= 1u << slot;
-                    lua_pop(L, 1);
                 }
         lua_settop(L, top);
     }
