@@ -49,8 +49,7 @@ static const char *seat_begin(aw_seat *base, int agent, uint64_t agent_seed, aw_
     }
     s->sb_clean = true;
     call_ctx c = {.s = s, .kind = AW_REQ_NONE};
-    s->shape_known = 0; /* agent code runs */
-    if (aw_sandbox_run(s->sb, ls_do_name, &c, &fault) < 0) {
+    if (ls_run(s, ls_do_name, &c, &fault) < 0) {
         s->sb_clean = false;
         ls_method_fault(f, ls_map_fault(fault.kind), c.method, fault.msg);
         ls_flush_output(s);
@@ -97,8 +96,7 @@ static int seat_request(aw_seat *base, aw_req_kind kind, const aw_info *info, co
     fault.msg[0] = '\0';
     fault.elapsed_ns = fault.wall_ns = 0;
     s->cur_info = info;
-    s->shape_known = 0; /* agent code runs */
-    int rc = aw_sandbox_run(s->sb, ls_do_call, &c, &fault);
+    int rc = ls_run(s, ls_do_call, &c, &fault);
     s->cur_info = NULL;
     ls_flush_output(s);
     if (rc < 0) {

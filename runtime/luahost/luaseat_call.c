@@ -76,7 +76,9 @@ static bool has_position(const char *msg, size_t len)
  * frame marked "(tail call)" was entered by a tail call: its caller's frame
  * is gone. Other error values pass unchanged. Runs no agent code; a memory
  * error here is reported as one (time-outs are reported by the sandbox
- * whatever the message). */
+ * whatever the message). It is the handler of the whole protected call
+ * (ls_run: aw_sandbox_run_handled), which calls the agent with lua_call: it
+ * runs where the error was raised, with the agent's frames still there. */
 static int add_traceback(lua_State *L)
 {
     size_t len;
@@ -186,12 +188,10 @@ static int get_method(lua_State *L, luaseat *s, int agent, int m)
 
 /* Calls agent:method() (method slot m) if the agent has that method;
  * leaves nres results, or none if there is no such method. Returns whether
- * the method existed. msgh is the index of add_traceback, pushed once by
- * the caller for all its calls: the message handler adds a short
- * traceback; the error goes on up as it was raised (lua_error raises a
- * memory error again as a memory error; a time-out is the sandbox's to
+ * the method existed. An error goes on up to the call's handler
+ * (add_traceback) as it was raised (a time-out is the sandbox's to
  * report). */
-static bool call_method(lua_State *L, call_ctx *c, int agent, int msgh, int m, int nres)
+static bool call_method(lua_State *L, call_ctx *c, int agent, int m, int nres)
 {
     c->method = method_names[m];
     if (get_method(L, c->s, agent, m) == LUA_TNIL) {
@@ -199,8 +199,7 @@ static bool call_method(lua_State *L, call_ctx *c, int agent, int msgh, int m, i
         return false;
     }
     lua_pushvalue(L, agent);
-    if (lua_pcall(L, 1, nres, msgh) != LUA_OK)
-        return lua_error(L), false;
+    lua_call(L, 1, nres);
     return true;
 }
 
@@ -219,7 +218,12 @@ static void take_reply(lua_State *L, call_ctx *c, int idx)
             return;
         if (t == LUA_TTABLE && luaL_getmetafield(L, idx, "__tostring") != LUA_TNIL) { /* raw lookup */
             lua_pushvalue(L, idx);
-            lua_call(L, 1, 1); /* an error in it is the agent's error */
+            /* An error in it is the agent's error, passed on with no
+             * traceback: raised again from here, where the handler finds
+             * none of the agent's frames. (lua_error raises a memory error
+             * again as a memory error.) */
+            if (lua_pcall(L, 1, 1, 0) != LUA_OK)
+                lua_error(L);
             int rt = lua_type(L, -1);
             if (rt != LUA_TSTRING) {
                 c->reply_fault = AW_FAULT_REPLY;
@@ -289,8 +293,6 @@ int ls_do_call(lua_State *L)
 {
     call_ctx *c = lua_touserdata(L, 1);
     luaseat *s = c->s;
-    lua_pushcfunction(L, add_traceback);
-    int msgh = lua_gettop(L);
     lua_rawgeti(L, LUA_REGISTRYINDEX, s->agent_ref);
     int agent = lua_gettop(L);
     intern_method_names(L, s);
@@ -315,8 +317,7 @@ int ls_do_call(lua_State *L)
             ls_push_setting(L, lua_gettop(L), c->set, s->agent_seed);
             lua_remove(L, -2);
         }
-        if (lua_pcall(L, init ? 3 : 2, 0, msgh) != LUA_OK)
-            return lua_error(L);
+        lua_call(L, init ? 3 : 2, 0);
     }
     if (init)
         return 0;
@@ -324,7 +325,7 @@ int ls_do_call(lua_State *L)
     if (!m)
         return 0;
     bool wants = aw_req_needs_reply(c->kind);
-    if (call_method(L, c, agent, msgh, m, wants ? 1 : 0) && wants)
+    if (call_method(L, c, agent, m, wants ? 1 : 0) && wants)
         take_reply(L, c, -1);
     return 0;
 }
@@ -374,12 +375,10 @@ bool ls_runs_nothing(luaseat *s, aw_req_kind kind)
 int ls_do_name(lua_State *L)
 {
     call_ctx *c = lua_touserdata(L, 1);
-    lua_pushcfunction(L, add_traceback);
-    int msgh = lua_gettop(L);
     lua_rawgeti(L, LUA_REGISTRYINDEX, c->s->agent_ref);
     int agent = lua_gettop(L);
     intern_method_names(L, c->s);
-    bool has = call_method(L, c, agent, msgh, M_GETNAME, 1);
+    bool has = call_method(L, c, agent, M_GETNAME, 1);
     if (has && lua_type(L, -1) != LUA_TSTRING && lua_type(L, -1) != LUA_TNIL)
         return aw_sandbox_reply_error(L, "getName() must return a string, not a %s", luaL_typename(L, -1));
     if (has && lua_type(L, -1) == LUA_TSTRING) {
@@ -392,6 +391,12 @@ int ls_do_name(lua_State *L)
         aw_sanitize_text(c->s->name, len, 0); /* it is shown on terminals and written in logs */
     }
     return 0;
+}
+
+int ls_run(luaseat *s, lua_CFunction fn, call_ctx *c, aw_fault *fault)
+{
+    s->shape_known = 0; /* agent code runs */
+    return aw_sandbox_run_handled(s->sb, fn, add_traceback, c, fault);
 }
 
 void ls_flush_output(luaseat *s)

@@ -6,6 +6,7 @@
  * request on (what the host found of the agent's table is forgotten
  * whenever agent code runs). */
 #define _GNU_SOURCE
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +35,36 @@ static char *play_printed(const char *dir, const char *text, uint64_t seed)
         aw_game_result res;
         free(lua_game_play(lua, seed, &res));
         CHECK_INT(res.faults, 0);
+        lua->ops->free(lua);
+    }
+    fclose(f);
+    unlink(path);
+    return out;
+}
+
+/* The faults of seat 1, one message a line. */
+static void keep_fault(void *ud, int agent, aw_req_kind kind, uint64_t ns, const aw_seat_fault *f)
+{
+    (void)kind;
+    (void)ns;
+    if (agent == 1 && f)
+        fprintf(ud, "%s\n", f->msg);
+}
+
+static char *play_faults(const char *dir, const char *text, uint64_t seed)
+{
+    char path[300];
+    snprintf(path, sizeof path, "%s/agent.lua", dir);
+    lua_game_write(path, text);
+    char *out = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&out, &len);
+    aw_error err;
+    aw_seat *lua = aw_luaseat_new(path, NULL, &err);
+    CHECK_MSG(lua != NULL, "%s", err.msg);
+    if (lua) {
+        aw_game_result res;
+        free(lua_game_play_calls(lua, seed, &res, keep_fault, f));
         lua->ops->free(lua);
     }
     fclose(f);
@@ -123,6 +154,37 @@ int main(void)
     out = play_printed(dir, "return { finish = function() print('finished') end }\n", 3);
     CHECK_MSG(strstr(out, "finished") != NULL, "finish did not run: %s", out);
     free(out);
+
+    /* The agent's errors, raised under the call's one message handler: a
+     * traceback of the agent's frames where there are several; none for an
+     * error in a sentence's __tostring (raised again from the host). */
+    const char *thrower = "local agent = {}\n"
+                          "local function deep(n) if n == 0 then error('deep') end return deep(n - 1) end\n"
+                          "local function mid() local x = deep(2); return x end\n"
+                          "local started = false\n"
+                          "function agent:dayStart() if not started then started = true; mid() end end\n"
+                          "function agent:talk()\n"
+                          "  return setmetatable({}, {__tostring = function()\n"
+                          "    local function f() error('text') end\n"
+                          "    local x = f(); return x end})\n"
+                          "end\n"
+                          "function agent:vote() error('vote', 2) end\n"
+                          "return agent\n";
+    char want[3][1200];
+    snprintf(want[0], sizeof want[0],
+             "dayStart(): %s/agent.lua:2: deep [traceback: %s/agent.lua:2 (tail call), %s/agent.lua:3, %s/agent.lua:5]\n",
+             dir, dir, dir, dir);
+    snprintf(want[1], sizeof want[1], "talk(): %s/agent.lua:8: text\n", dir);
+    snprintf(want[2], sizeof want[2], "vote(): %s/agent.lua:11: vote [traceback: %s/agent.lua:11]\n", dir, dir);
+    bool seen[3] = {false, false, false};
+    for (uint64_t seed = 1; seed <= 20 && !(seen[0] && seen[1] && seen[2]); seed++) {
+        out = play_faults(dir, thrower, seed);
+        for (int i = 0; i < 3; i++)
+            seen[i] = seen[i] || strstr(out, want[i]) != NULL;
+        free(out);
+    }
+    for (int i = 0; i < 3; i++)
+        CHECK_MSG(seen[i], "no fault reads %s", want[i]);
 
     rmdir(dir);
     return test_done();
