@@ -16,32 +16,6 @@
 #include "test.h"
 #include "lua_game.h"
 
-/* Plays one game with the agent text in seat 1; returns what it printed. */
-static char *play_printed(const char *dir, const char *text, uint64_t seed)
-{
-    char path[300];
-    snprintf(path, sizeof path, "%s/agent.lua", dir);
-    lua_game_write(path, text);
-    char *out = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&out, &len);
-    aw_luaseat_opts lo;
-    memset(&lo, 0, sizeof lo);
-    lo.output = f;
-    aw_error err;
-    aw_seat *lua = aw_luaseat_new(path, &lo, &err);
-    CHECK_MSG(lua != NULL, "%s", err.msg);
-    if (lua) {
-        aw_game_result res;
-        free(lua_game_play(lua, seed, &res));
-        CHECK_INT(res.faults, 0);
-        lua->ops->free(lua);
-    }
-    fclose(f);
-    unlink(path);
-    return out;
-}
-
 /* The faults of seat 1, one message a line. */
 static void keep_fault(void *ud, int agent, aw_req_kind kind, uint64_t ns, const aw_seat_fault *f)
 {
@@ -51,7 +25,9 @@ static void keep_fault(void *ud, int agent, aw_req_kind kind, uint64_t ns, const
         fprintf(ud, "%s\n", f->msg);
 }
 
-static char *play_faults(const char *dir, const char *text, uint64_t seed)
+/* Plays one game with the agent text in seat 1; returns what it printed
+ * (faults: its faults' messages instead, and it may fault). */
+static char *play_agent(const char *dir, const char *text, uint64_t seed, bool faults)
 {
     char path[300];
     snprintf(path, sizeof path, "%s/agent.lua", dir);
@@ -59,17 +35,32 @@ static char *play_faults(const char *dir, const char *text, uint64_t seed)
     char *out = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&out, &len);
+    aw_luaseat_opts lo;
+    memset(&lo, 0, sizeof lo);
+    lo.output = faults ? NULL : f;
     aw_error err;
-    aw_seat *lua = aw_luaseat_new(path, NULL, &err);
+    aw_seat *lua = aw_luaseat_new(path, &lo, &err);
     CHECK_MSG(lua != NULL, "%s", err.msg);
     if (lua) {
         aw_game_result res;
-        free(lua_game_play_calls(lua, seed, &res, keep_fault, f));
+        free(lua_game_play_calls(lua, seed, &res, faults ? keep_fault : NULL, f));
+        if (!faults)
+            CHECK_INT(res.faults, 0);
         lua->ops->free(lua);
     }
     fclose(f);
     unlink(path);
     return out;
+}
+
+static char *play_printed(const char *dir, const char *text, uint64_t seed)
+{
+    return play_agent(dir, text, seed, false);
+}
+
+static char *play_faults(const char *dir, const char *text, uint64_t seed)
+{
+    return play_agent(dir, text, seed, true);
 }
 
 static int count_after(const char *out, const char *label)
