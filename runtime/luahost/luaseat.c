@@ -49,7 +49,7 @@ static const char *seat_begin(aw_seat *base, int agent, uint64_t agent_seed, aw_
     }
     s->sb_clean = true;
     call_ctx c = {.s = s, .kind = AW_REQ_NONE};
-    if (ls_run(s, ls_do_name, &c, &fault) < 0) {
+    if (!ls_names_nothing(s) && ls_run(s, ls_do_name, &c, &fault) < 0) {
         s->sb_clean = false;
         ls_method_fault(f, ls_map_fault(fault.kind), c.method, fault.msg);
         ls_flush_output(s);

@@ -330,10 +330,12 @@ int ls_do_call(lua_State *L)
     return 0;
 }
 
-/* Whether a request would run nothing, so that it need not enter the
- * sandbox: the game's info not made yet (no view to bring up to date), the
+/* Whether a request would run nothing (ls_runs_nothing), or the name
+ * asked at the start of a game (ls_names_nothing: no getName), so that it
+ * need not enter the sandbox: the game's info not made yet (no view to bring up to date), the
  * agent a plain table (no metatable, so no __index could run) that has
- * neither update (initialize at INITIALIZE) nor the request's method.
+ * neither update (initialize at INITIALIZE) nor the request's method (nor
+ * getName).
  * Looked at with raw reads only, outside any call: no agent code runs and
  * nothing is allocated. False whenever in doubt (the names not interned
  * yet: the sandbox's first call).
@@ -342,12 +344,10 @@ int ls_do_call(lua_State *L)
  * next enters its sandbox (every place that does sets shape_known to 0):
  * only the agent's own code, which runs only inside its own sandbox's
  * calls, can change its table. */
-bool ls_runs_nothing(luaseat *s, aw_req_kind kind)
+static bool lacks(luaseat *s, unsigned need)
 {
     if (!s->sb || s->view.ref != LUA_NOREF || s->method_refs[0] == LUA_NOREF)
         return false;
-    int m = kind == AW_REQ_INITIALIZE ? 0 : method_slot(kind);
-    unsigned need = 1u | 1u << (kind == AW_REQ_INITIALIZE ? M_INITIALIZE : M_UPDATE) | (m ? 1u << m : 0u);
     if ((s->shape_known & need) != need) {
         lua_State *L = aw_sandbox_state(s->sb);
         int top = lua_gettop(L);
@@ -370,6 +370,17 @@ bool ls_runs_nothing(luaseat *s, aw_req_kind kind)
         lua_settop(L, top);
     }
     return (s->shape_absent & need) == need;
+}
+
+bool ls_runs_nothing(luaseat *s, aw_req_kind kind)
+{
+    int m = kind == AW_REQ_INITIALIZE ? 0 : method_slot(kind);
+    return lacks(s, 1u | 1u << (kind == AW_REQ_INITIALIZE ? M_INITIALIZE : M_UPDATE) | (m ? 1u << m : 0u));
+}
+
+bool ls_names_nothing(luaseat *s)
+{
+    return lacks(s, 1u | 1u << M_GETNAME);
 }
 
 int ls_do_name(lua_State *L)

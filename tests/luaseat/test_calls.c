@@ -4,7 +4,8 @@
  * metatable is asked for update and each method at every request, and
  * methods an agent adds to itself mid-game are called from the next
  * request on (what the host found of the agent's table is forgotten
- * whenever agent code runs). */
+ * whenever agent code runs); without getName an agent keeps its file's
+ * name. */
 #define _GNU_SOURCE
 #include <stdbool.h>
 #include <stdio.h>
@@ -145,6 +146,50 @@ int main(void)
     out = play_printed(dir, "return { finish = function() print('finished') end }\n", 3);
     CHECK_MSG(strstr(out, "finished") != NULL, "finish did not run: %s", out);
     free(out);
+
+    /* getName: an agent without it keeps its file's name and what its file
+     * printed while loading is shown, game after game; one whose getName
+     * comes through a metatable is asked for it. */
+    static const struct {
+        const char *text, *name;
+    } named[] = {
+        {"print('loaded')\nreturn { finish = function() end }\n", "agent"},
+        {"return setmetatable({}, {__index = {getName = function() return 'classy' end}})\n", "classy"},
+    };
+    for (size_t i = 0; i < sizeof named / sizeof named[0]; i++) {
+        char path[300];
+        snprintf(path, sizeof path, "%s/agent.lua", dir);
+        lua_game_write(path, named[i].text);
+        char *printed = NULL;
+        size_t plen = 0;
+        FILE *f = open_memstream(&printed, &plen);
+        aw_luaseat_opts lo;
+        memset(&lo, 0, sizeof lo);
+        lo.output = f;
+        aw_error err;
+        aw_seat *lua = aw_luaseat_new(path, &lo, &err);
+        CHECK_MSG(lua != NULL, "%s", err.msg);
+        for (int game = 1; lua && game <= 3; game++) {
+            aw_game_result res;
+            char *log = lua_game_play(lua, (uint64_t)game, &res);
+            char name[80];
+            lua_game_name(log, name, sizeof name);
+            CHECK_MSG(strcmp(name, named[i].name) == 0, "game %d: named %s, not %s", game, name, named[i].name);
+            free(log);
+        }
+        if (lua)
+            lua->ops->free(lua);
+        fclose(f);
+        if (i == 0) {
+            int loads = 0;
+            for (const char *p = printed; (p = strstr(p, "loaded")) != NULL; p++)
+                loads++;
+            /* once per game (the load check's run serves the first) */
+            CHECK_MSG(loads == 3, "the file's print was shown %d times, not 3: %s", loads, printed);
+        }
+        free(printed);
+        unlink(path);
+    }
 
     /* The agent's errors, raised under the call's one message handler: a
      * traceback of the agent's frames where there are several; none for an
