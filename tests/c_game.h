@@ -1,8 +1,8 @@
 /* c_game.h: one game of C players with its CSV log, as the engine's, the
  * log checker's and the replay's tests play it (tests/engine/
  * test_invariants.c, tests/logcheck/test_gzlog.c, tests/replay/
- * test_replay_roundtrip.c; include after test.h). Needs game, gamelog and
- * core's protocol. */
+ * test_replay_roundtrip.c, and the options for tests/roles/test_extra_role.c;
+ * include after test.h). Needs game, gamelog and core's protocol. */
 #ifndef TESTS_C_GAME_H
 #define TESTS_C_GAME_H
 
@@ -24,6 +24,15 @@ static __attribute__((unused)) int c_game_validate(void *ud, const char *text, s
     return aw_protocol_validate(text, len, mode, err);
 }
 
+/* Clears *go and sets the game's rules, seed and log (NULL: none). */
+static __attribute__((unused)) void c_game_opts(aw_game_opts *go, const aw_settings *set, uint64_t seed, aw_gamelog *log)
+{
+    memset(go, 0, sizeof *go);
+    go->settings = set;
+    go->seed = seed;
+    go->log = log;
+}
+
 /* Plays one game of seats[1..] (borrowed) under set and seed, talks checked
  * by validate, its CSV log written to csv and flushed (checked); fills *res
  * and returns what aw_game_play returned. */
@@ -34,10 +43,7 @@ static __attribute__((unused)) int c_game_play(const aw_settings *set, uint64_t 
     aw_gamelog log;
     aw_gamelog_init(&log, csv, NULL, NULL);
     aw_game_opts go;
-    memset(&go, 0, sizeof go);
-    go.settings = set;
-    go.seed = seed;
-    go.log = &log;
+    c_game_opts(&go, set, seed, &log);
     go.talk.validate = validate;
     int rc = aw_game_play(&go, seats, res, err);
     CHECK_INT(aw_gamelog_flush(&log), 0);
