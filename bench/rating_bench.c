@@ -18,11 +18,7 @@
 #include "rng.h"
 #include "schedule.h"
 #include "settings.h"
-
-static double unif(aw_rng *r)
-{
-    return ((double)(aw_rng_next(r) >> 11) + 0.5) / 9007199254740992.0;
-}
+#include "sim_contest.h"
 
 static double skill_of(int e, int n)
 {
@@ -32,22 +28,8 @@ static double skill_of(int e, int n)
 /* The schedule a seed2015 contest of n entries draws for `games` games. */
 static void build(aw_schedule *s, int n, long games, uint64_t seed)
 {
-    aw_schedule_opts o;
-    memset(&o, 0, sizeof o);
-    o.format = AW_FORMAT_SEED2015;
-    o.nentries = n;
-    o.nplayers = 1;
-    o.players[0] = 15;
-    o.games_per_entry = games * 15 / n;
-    o.seed = seed;
-    aw_settings set;
     aw_error err;
-    if (aw_settings_from(&set, "seed2015", 15, NULL, 0, &err) < 0) {
-        fprintf(stderr, "%s\n", err.msg);
-        exit(1);
-    }
-    memcpy(o.role_count[15], set.role_count, sizeof o.role_count[15]);
-    if (aw_schedule_build(s, &o, &err) < 0) {
+    if (sim_schedule(s, n, games * 15 / n, 0, seed, &err) < 0) {
         fprintf(stderr, "%s\n", err.msg);
         exit(1);
     }
@@ -60,7 +42,7 @@ static aw_team play(const aw_sched_unit *u, int n, aw_rng *r)
         aw_team t = aw_role_team(u->games[0].role[a]);
         eta += (t == AW_TEAM_VILLAGER ? 1 : t == AW_TEAM_WEREWOLF ? -1 : 0) * skill_of(u->entry[a], n);
     }
-    return unif(r) < 1 / (1 + exp(-eta)) ? AW_TEAM_VILLAGER : AW_TEAM_WEREWOLF;
+    return sim_unif(r) < 1 / (1 + exp(-eta)) ? AW_TEAM_VILLAGER : AW_TEAM_WEREWOLF;
 }
 
 /* The process's CPU time: on a loaded machine the wall clock says more
