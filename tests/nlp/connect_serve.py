@@ -13,7 +13,7 @@ usage: connect_serve.py AIWOLF"""
 import glob
 import os
 import signal
-import socket
+import re
 import subprocess
 import sys
 import tempfile
@@ -27,24 +27,25 @@ AGENTS = ["agents/sample.lua", "agents/random.lua", os.path.join(tmp, "nlpagent"
           os.path.join(HERE, "freetext.lua")]
 
 
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    p = s.getsockname()[1]
-    s.close()
-    return p
-
-
 for preset, n in (("nlp-en", 5), ("nlp13", 13)):
-    port = free_port()
     logs = os.path.join(tmp, preset)
-    srv = subprocess.Popen([AIWOLF, "serve", "--nlp", "--preset", preset, "-p", str(port), "--games", "1",
+    # Port 0: the server takes a free port and says which; nothing can take it between.
+    srv = subprocess.Popen([AIWOLF, "serve", "--nlp", "--preset", preset, "-p", "0", "--games", "1",
                             "--log-dir", logs], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    first = srv.stdout.readline()
+    m = re.search(rb"listening on port (\d+)", first)
+    if not m:
+        srv.kill()
+        out, err = srv.communicate()
+        failures.append("%s: serve did not start: %r %r" % (preset, first, err[-600:]))
+        continue
+    port = int(m.group(1))
     clients = [subprocess.Popen([AIWOLF, "connect", "--nlp", "ws://127.0.0.1:%d/ws" % port, "--reconnect",
                                  "--team", "lua%d" % i, AGENTS[i % len(AGENTS)]],
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE) for i in range(n)]
     try:
         out, err = srv.communicate(timeout=300)
+        out = first + out
     except subprocess.TimeoutExpired:
         srv.kill()
         out, err = srv.communicate()
