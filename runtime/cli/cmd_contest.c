@@ -130,6 +130,7 @@ typedef struct contest {
     int unresolved;         /* --until-separated: adjacent pairs not yet separated (-1: not known) */
     int round;              /* --until-separated: rounds added to the schedule */
     long base_games;        /* the games of the schedule before any round */
+    aw_fault_policy round_policy; /* --until-separated: contest.cfg's policy (who counts in a round) */
     aw_provenance prov; /* DIR/provenance.tsv, and the report's options */
 } contest;
 
@@ -258,14 +259,20 @@ static int separation(contest *k, bool *favour)
             unresolved = -1;
     if (unresolved == 0) {
         aw_rating_data *d = aw_rating_data_new(k->c.nentries);
+        aw_contest_stats st; /* for the fault policy */
+        aw_contest_stats_init(&st, k->c.nentries);
         for (long i = 0; i < k->sched.ngames; i++) {
             const char *nl = strchr(line[i], '\n');
             aw_record_parse(line[i], (size_t)(nl - line[i]), k->c.nentries, rec, &err);
             rating_add_to(k, d, rec);
+            aw_contest_stats_add(&st, rec, k->set[rec->players].role_count);
         }
+        /* Only the entries the policy ranks are rated: a pair with an
+         * unranked entry is in nobody's doubt. */
         aw_rating r;
-        unresolved = aw_rating_fit(d, NULL, &r, &err) == 0 ? aw_rating_unresolved(&r, 0.95, favour) : -1;
+        unresolved = aw_rating_fit_report(d, &st, &k->round_policy, &r) ? aw_rating_unresolved(&r, 0.95, favour) : -1;
         aw_rating_free(&r);
+        aw_contest_stats_free(&st);
         aw_rating_data_free(d);
     }
     free(rec);
@@ -726,6 +733,7 @@ static int contest_prepare(contest *k)
         k->paths[i] = k->c.entries[i].path;
     }
     k->base_games = k->sched.ngames;
+    k->round_policy = k->c.policy;
     k->unresolved = -1;
     k->total = 0;
     for (int u = 0; u < k->sched.nunits; u++)
@@ -770,9 +778,11 @@ static int report_main(int argc, char **argv)
         fprintf(stderr, "aiwolf contest: %s\n", why);
         return 2;
     }
-    /* Another policy for this report only (contest.cfg keeps its own). */
+    /* Another policy for this report only (contest.cfg keeps its own, and
+     * the rounds of --until-separated were drawn under it). */
     aw_error perr;
-    if (policy && aw_fault_policy_parse(policy, &k.c.policy, &perr) < 0) {
+    aw_fault_policy report_policy = k.c.policy;
+    if (policy && aw_fault_policy_parse(policy, &report_policy, &perr) < 0) {
         aw_contest_cfg_free(&k.c);
         return bad("%s", perr.msg);
     }
@@ -780,6 +790,7 @@ static int report_main(int argc, char **argv)
         contest_free(&k);
         return 2;
     }
+    k.c.policy = report_policy;
     while (next_round(&k) > 0) /* --until-separated: the rounds its games asked for */
         ;
     bool *done = aw_xcalloc((size_t)k.sched.nunits + 1, sizeof *done);

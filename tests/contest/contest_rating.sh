@@ -9,6 +9,11 @@
 #    players), and `contest report` draws the same rounds from games.tsv;
 #  - --until-separated stops at --max-games when the entries do not
 #    separate;
+#  - --until-separated looks only at the entries the fault policy ranks: an
+#    entry that crashes in every call beside two working ones is in no pair
+#    in doubt (one pair at most), and the run stops when those two separate;
+#    `contest report --fault-policy` draws the rounds under contest.cfg's
+#    policy;
 #  - the report's files carry the rating; bad usage gets a clear message.
 # The separated contest runs with --budget 1000, so that a loaded machine
 # cannot make a game differ by a time-out when verify plays it again.
@@ -84,16 +89,38 @@ cmp -s "$tmp/u.md" "$tmp/u/report.md" || fail "'contest report' draws other roun
 grep -qx "$n games played again (all $n played): $n the same, 0 differ" "$tmp/v.out" ||
   fail "verify of an --until-separated contest: $(cat "$tmp/v.out")"
 
-# Games where they matter: the cap.
+# Games where they matter: only the entries the policy ranks count. The
+# crashing entry is never ranked; counted, it kept the run going for 21
+# rounds with two pairs in doubt.
+"$bin" contest --players 5 --games-per-entry 15 --seed 7 --jobs 2 --budget 1000 --until-separated --max-games 300 \
+  --out "$tmp/e" agents/sample.lua tests/contest/entries/traitor tests/contest/entries/crash > /dev/null 2> "$tmp/e.err" ||
+  fail "--until-separated with a crashing entry failed: $(cat "$tmp/e.err")"
+grep -q "every adjacent pair separated at 95 %" "$tmp/e.err" || fail "not separated: $(cat "$tmp/e.err")"
+grep -q "round 1," "$tmp/e.err" || fail "no round was played (the test needs one): $(cat "$tmp/e.err")"
+! grep -q "adjacent pairs not separated" "$tmp/e.err" ||
+  fail "a pair with the unranked entry was counted: $(grep 'not separated' "$tmp/e.err")"
+python3 -c "
+import json; d=json.load(open('$tmp/e/results.json')); r=d['rating']
+assert r['unresolved_adjacent'] == 0 and [e['name'] for e in r['entries']] == ['sample', 'traitor'], r['entries']" ||
+  fail "the report of the run with a crashing entry is wrong"
+n=$(wc -l < "$tmp/e/games.tsv")
+"$bin" contest report --fault-policy none "$tmp/e" > /dev/null 2> "$tmp/e2.err"
+[ ! -s "$tmp/e2.err" ] || fail "report under another policy drew other rounds: $(cat "$tmp/e2.err")"
+python3 -c "
+import json; d=json.load(open('$tmp/e/results.json'))
+assert d['contest']['games_done'] == d['contest']['games_total'] == $n, d['contest']" || fail "report under another policy counts other games"
+
+# Games where they matter: the cap (two entries that do not separate in 30
+# games).
 "$bin" contest --quiet --games-per-entry 15 --seed 7 --jobs 2 --until-separated --max-games 30 \
-  --out "$tmp/c" agents/sample.lua tests/contest/entries/broken 2> "$tmp/c.err" || fail "capped run failed"
+  --out "$tmp/c" agents/random.lua agents/tutorial.lua 2> "$tmp/c.err" || fail "capped run failed"
 n=$(wc -l < "$tmp/c/games.tsv")
 [ "$n" -eq 30 ] || fail "--max-games 30 played $n games"
 grep -q "^until-separated	30$" "$tmp/c/contest.cfg" || fail "contest.cfg does not keep the cap"
 # Run again: the rounds are drawn again from games.tsv, nothing is left to play.
 cp "$tmp/c/games.tsv" "$tmp/c.tsv"
 "$bin" contest --games-per-entry 15 --jobs 2 --until-separated --max-games 30 \
-  --out "$tmp/c" agents/sample.lua tests/contest/entries/broken > /dev/null 2> "$tmp/c2.err" || fail "run again failed"
+  --out "$tmp/c" agents/random.lua agents/tutorial.lua > /dev/null 2> "$tmp/c2.err" || fail "run again failed"
 grep -q "continuing .*: 30 of 30 games played" "$tmp/c2.err" || fail "run again: $(cat "$tmp/c2.err")"
 cmp -s "$tmp/c.tsv" "$tmp/c/games.tsv" || fail "run again changed games.tsv"
 
