@@ -33,6 +33,7 @@
 #include "rng.h"
 #include "runner.h"
 #include "schedule.h"
+#include "separation.h"
 #include "settings.h"
 #include "util.h"
 #include "worker.h"
@@ -131,6 +132,7 @@ typedef struct contest {
     int round;              /* --until-separated: rounds added to the schedule */
     long base_games;        /* the games of the schedule before any round */
     aw_fault_policy round_policy; /* --until-separated: contest.cfg's policy (who counts in a round) */
+    aw_separation *sep;     /* --until-separated: games.tsv as read so far */
     aw_provenance prov; /* DIR/provenance.tsv, and the report's options */
 } contest;
 
@@ -232,54 +234,9 @@ static int separation(contest *k, bool *favour)
 {
     char path[PATH_MAX];
     snprintf(path, sizeof path, "%s/games.tsv", k->dir);
-    size_t len = 0;
-    aw_error err;
-    char *text = aw_read_input(path, &len, &err);
-    if (!text)
-        return -1;
-    int n = k->sched.nunits;
-    int *have = aw_xcalloc((size_t)n + 1, sizeof *have);
-    const char **line = aw_xcalloc((size_t)k->sched.ngames + 1, sizeof *line);
-    aw_game_record *rec = aw_xcalloc(1, sizeof *rec);
-    for (const char *p = text, *end = text + len; p < end;) {
-        const char *nl = memchr(p, '\n', (size_t)(end - p));
-        if (!nl)
-            break;
-        if (aw_record_parse(p, (size_t)(nl - p), k->c.nentries, rec, &err) == 0 && rec->unit >= 0 && rec->unit < n &&
-            rec->game < k->sched.units[rec->unit].ngames && rec->index == k->sched.units[rec->unit].first + rec->game &&
-            rec->players == k->sched.units[rec->unit].players && !line[rec->index]) {
-            have[rec->unit]++;
-            line[rec->index] = p;
-        }
-        p = nl + 1;
-    }
-    int unresolved = 0;
-    for (int u = 0; u < n && unresolved >= 0; u++)
-        if (have[u] < k->sched.units[u].ngames)
-            unresolved = -1;
-    if (unresolved == 0) {
-        aw_rating_data *d = aw_rating_data_new(k->c.nentries);
-        aw_contest_stats st; /* for the fault policy */
-        aw_contest_stats_init(&st, k->c.nentries);
-        for (long i = 0; i < k->sched.ngames; i++) {
-            const char *nl = strchr(line[i], '\n');
-            aw_record_parse(line[i], (size_t)(nl - line[i]), k->c.nentries, rec, &err);
-            rating_add_to(k, d, rec);
-            aw_contest_stats_add(&st, rec, k->set[rec->players].role_count);
-        }
-        /* Only the entries the policy ranks are rated: a pair with an
-         * unranked entry is in nobody's doubt. */
-        aw_rating r;
-        unresolved = aw_rating_fit_report(d, &st, &k->round_policy, &r) ? aw_rating_unresolved(&r, 0.95, favour) : -1;
-        aw_rating_free(&r);
-        aw_contest_stats_free(&st);
-        aw_rating_data_free(d);
-    }
-    free(rec);
-    free(line);
-    free(have);
-    free(text);
-    return unresolved;
+    if (!k->sep)
+        k->sep = aw_separation_new(k->c.nentries, k->c.format);
+    return aw_separation_check(k->sep, path, &k->sched, k->set, &k->round_policy, favour);
 }
 
 /* The most games --until-separated plays in all. */
@@ -658,6 +615,7 @@ static void contest_free(contest *k)
     aw_schedule_free(&k->sched);
     aw_contest_stats_free(&k->stats);
     aw_rating_data_free(k->rating);
+    aw_separation_free(k->sep);
     free(k->names);
     free(k->paths);
     aw_provenance_free(&k->prov);
@@ -1730,7 +1688,7 @@ int cmd_contest(int argc, char **argv)
         k.t0 = aw_now_ns();
         int status = ntodo ? aw_runner_run(&r) : AW_RUNNER_DONE;
         /* --until-separated: rounds while adjacent pairs are in doubt. */
-        while (status == AW_RUNNER_DONE && sort_games(dir, c->nentries) == 0) {
+        while (status == AW_RUNNER_DONE) {
             int before = k.sched.nunits;
             if (next_round(&k) <= 0)
                 break;
@@ -1740,14 +1698,6 @@ int cmd_contest(int argc, char **argv)
                 todo[u] = true;
             r.todo = todo;
             r.warned = true;
-            /* sort_games put a new file in games.tsv's place. */
-            close(k.games_fd);
-            k.games_fd = open(gpath, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0666);
-            if (k.games_fd < 0) {
-                fprintf(stderr, "aiwolf contest: cannot write %s: %s\n", gpath, strerror(errno));
-                status = AW_RUNNER_FAILED;
-                break;
-            }
             if (!k.quiet)
                 fprintf(stderr, "aiwolf contest: %d adjacent %s not separated at 95 %%: round %d, %ld more games\n",
                         k.unresolved, k.unresolved == 1 ? "pair" : "pairs", k.round,
