@@ -186,13 +186,17 @@ static long load_games(contest *k, bool *done, aw_buf *kept)
     int *have = aw_xcalloc((size_t)n, sizeof *have);
     long dropped = 0;
     aw_game_record *rec = aw_xcalloc(1, sizeof *rec);
-    /* First pass: which units are whole. */
-    for (int pass = 0; pass < 2; pass++) {
+    /* One pass when every unit with a line is whole (a file no crash cut
+     * short): each line parsed once, kept as it is read. Otherwise (or on
+     * statistics that already hold games) two: which units are whole, then
+     * their lines. */
+    bool one = k->stats.games == 0 && aw_rating_data_games(k->rating) == 0;
+    for (int pass = one ? -1 : 0; pass < 2; pass++) {
         const char *p = text, *end = text + len;
         while (p < end) {
             const char *nl = memchr(p, '\n', (size_t)(end - p));
             if (!nl) {
-                dropped += pass == 0; /* cut short by a crash or a power loss */
+                dropped += pass <= 0; /* cut short by a crash or a power loss */
                 break;
             }
             size_t ll = (size_t)(nl - p);
@@ -200,7 +204,16 @@ static long load_games(contest *k, bool *done, aw_buf *kept)
                       in_shard(&k->c, rec->unit) && rec->game < k->sched.units[rec->unit].ngames &&
                       rec->index == k->sched.units[rec->unit].first + rec->game &&
                       rec->players == k->sched.units[rec->unit].players;
-            if (pass == 0) {
+            if (pass == -1) {
+                if (ok) {
+                    have[rec->unit]++;
+                    aw_contest_stats_add(&k->stats, rec, k->set[rec->players].role_count);
+                    rating_add(k, rec);
+                    aw_buf_add(kept, p, ll + 1);
+                } else {
+                    dropped++;
+                }
+            } else if (pass == 0) {
                 if (ok)
                     have[rec->unit]++;
                 else
@@ -214,6 +227,24 @@ static long load_games(contest *k, bool *done, aw_buf *kept)
                 dropped++;
             }
             p = nl + 1;
+        }
+        if (pass == -1) {
+            bool whole = true;
+            for (int u = 0; u < n && whole; u++)
+                whole = have[u] == 0 || have[u] == k->sched.units[u].ngames;
+            if (whole) {
+                for (int u = 0; u < n; u++)
+                    done[u] = have[u] > 0;
+                break;
+            }
+            /* A unit played in part: start again with two passes. */
+            aw_contest_stats_free(&k->stats);
+            aw_contest_stats_init(&k->stats, k->c.nentries);
+            aw_rating_data_free(k->rating);
+            k->rating = aw_rating_data_new(k->c.nentries);
+            aw_buf_clear(kept);
+            memset(have, 0, (size_t)n * sizeof *have);
+            dropped = 0;
         }
     }
     free(rec);
