@@ -225,3 +225,8 @@ int aw_separation_check(aw_separation *s, const char *path, const aw_schedule *s
     aw_rating_free(&r);
     return unresolved;
 }
+
+long aw_separation_games(const aw_separation *s)
+{
+    return aw_rating_data_games(s->data);
+}

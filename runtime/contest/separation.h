@@ -40,5 +40,7 @@ void aw_separation_free(aw_separation *s);
  * cannot be read. set[p]: the rules of a p-player game (its role table). */
 int aw_separation_check(aw_separation *s, const char *path, const aw_schedule *sched,
                         const aw_settings *set, const aw_fault_policy *policy, bool *favour);
+/* The games that count so far (for tests). */
+long aw_separation_games(const aw_separation *s);
 
 #endif
