@@ -1415,15 +1415,15 @@ static aw_opts_cmd contest_table(contest *k, contest_args *a)
         {.name = "--duplicate", .arg = "K", .kind = AW_OPT_LONG, .to = &a->duplicate, .min = 1, .max = 100,
          .bad = "'%s' is not a number of copies from 1 to 100",
          .help =
-               "seed2015: play each deal (seed and roles) K times,\n"
+               "--format seed2015 (any preset): play each deal K times,\n"
                "the entries rotated through its seats, so that the\n"
                "luck of roles and seats cancels within a deal"},
         {.name = "--until-separated", .kind = AW_OPT_FLAG, .to = &a->until,
          .help =
-               "seed2015: after the games above, keep playing rounds\n"
-               "of games for the entries still in doubt until every\n"
-               "two entries adjacent in the skill rating are\n"
-               "separated at 95 %, or --max-games is reached"},
+               "--format seed2015 (any preset): after the games above,\n"
+               "keep playing rounds of games for the entries still in\n"
+               "doubt until every two entries adjacent in the skill\n"
+               "rating are separated at 95 %, or --max-games is reached"},
         {.name = "--max-games", .arg = "N", .kind = AW_OPT_LONG, .to = &a->max_games, .min = 1, .max = 100000000,
          .bad = "'%s' is not a positive whole number",
          .help =
@@ -1516,7 +1516,10 @@ int cmd_contest(int argc, char **argv)
         goto out;
     }
     if ((c->duplicate || until) && c->format != AW_FORMAT_SEED2015) {
-        bad("%s", "--duplicate and --until-separated are for the seed2015 format");
+        bad("%s", "--duplicate and --until-separated are for --format seed2015 (with any --preset: aiwolf, seed2015, "
+                  "regulation, nlp5, nlp13): a --format regulation set keeps its seats and agent instances for all "
+                  "its games, which rotating the entries through a deal's seats, or a round of games for the "
+                  "entries in doubt, would break");
         goto out;
     }
     if (until && c->nshards > 1) {

@@ -124,11 +124,23 @@ cp "$tmp/c/games.tsv" "$tmp/c.tsv"
 grep -q "continuing .*: 30 of 30 games played" "$tmp/c2.err" || fail "run again: $(cat "$tmp/c2.err")"
 cmp -s "$tmp/c.tsv" "$tmp/c/games.tsv" || fail "run again changed games.tsv"
 
+# Both with another rule set (nlp5, five players): deals of three copies
+# share their seed and roles, rounds are drawn, verify plays them again.
+"$bin" contest --quiet --preset nlp5 --players 5 --duplicate 3 --until-separated --max-games 30 --games-per-entry 6 \
+  --seed 3 --jobs 2 --budget 1000 --out "$tmp/n" agents/sample.lua tests/contest/entries/traitor 2> "$tmp/n.err" ||
+  fail "--duplicate --until-separated with --preset nlp5 failed: $(cat "$tmp/n.err")"
+grep -q "^preset	nlp5$" "$tmp/n/contest.cfg" || fail "contest.cfg does not keep the preset"
+n=$(wc -l < "$tmp/n/games.tsv")
+[ "$n" -gt 6 ] && [ $((n % 3)) -eq 0 ] || fail "--preset nlp5: $n games, not whole deals after a round"
+awk -F'\t' '$1 % 3 == 0 { seed = $4; roles = $7; next } $4 != seed || $7 != roles { bad = 1 } END { exit bad }' \
+  "$tmp/n/games.tsv" || fail "--preset nlp5: the copies of a deal differ"
+"$bin" contest verify "$tmp/n" > "$tmp/nv.out" || fail "verify --preset nlp5: $(cat "$tmp/nv.out")"
+
 # Bad usage.
 st=0; "$bin" contest --max-games 10 --out "$tmp/x" agents/sample.lua 2> "$tmp/x.err" || st=$?
 [ $st -eq 2 ] && grep -q "cap of --until-separated" "$tmp/x.err" || fail "--max-games alone: $st $(cat "$tmp/x.err")"
 st=0; "$bin" contest --format regulation --duplicate 2 --out "$tmp/x" agents/sample.lua 2> "$tmp/x.err" || st=$?
-[ $st -eq 2 ] && grep -q "seed2015" "$tmp/x.err" || fail "--duplicate with regulation: $st"
+[ $st -eq 2 ] && grep -q "for --format seed2015 (with any --preset" "$tmp/x.err" || fail "--duplicate with regulation: $st"
 st=0; "$bin" contest --until-separated --seed 1 --shard 1/2 --out "$tmp/x" agents/sample.lua 2> "$tmp/x.err" || st=$?
 [ $st -eq 2 ] && grep -q "shards" "$tmp/x.err" || fail "--until-separated with --shard: $st"
 st=0; "$bin" contest --duplicate 0 --out "$tmp/x" agents/sample.lua 2> "$tmp/x.err" || st=$?
