@@ -89,6 +89,16 @@ cmp -s "$tmp/u.md" "$tmp/u/report.md" || fail "'contest report' draws other roun
 grep -qx "$n games played again (all $n played): $n the same, 0 differ" "$tmp/v.out" ||
   fail "verify of an --until-separated contest: $(cat "$tmp/v.out")"
 
+# A folder whose rounds an earlier version drew (over every entry: its
+# contest.cfg has no 'rounds' line) is refused, not re-drawn and misread.
+cp -r "$tmp/u" "$tmp/old"
+grep -qx "rounds	ranked" "$tmp/old/contest.cfg" || fail "contest.cfg does not say how its rounds were drawn"
+grep -vx "rounds	ranked" "$tmp/u/contest.cfg" > "$tmp/old/contest.cfg"
+if "$bin" contest report "$tmp/old" > /dev/null 2> "$tmp/old.err"; then
+  fail "'contest report' took rounds an earlier version drew"
+fi
+grep -q "drawn by an earlier version" "$tmp/old.err" || fail "no reason given: $(cat "$tmp/old.err")"
+
 # Games where they matter: only the entries the policy ranks count. The
 # crashing entry is never ranked; counted, it kept the run going for 21
 # rounds with two pairs in doubt.
