@@ -51,8 +51,20 @@ function M.facts(self, public)
   local me, role = self.me, self.role
   local rn = setting.roleNumMap or {}
   local f = {n = n, k = rn.WEREWOLF or 1, roleNum = rn, alive = {}, aliveMask = 0,
-    human = {}, wolf = {}, claimants = {}, votes = self.votes, killed = self.killed,
+    human = {}, wolf = {}, claimants = {}, votes = {}, killed = self.killed,
     mine = nil}
+  -- The votes so far, one entry per (voter, target) with its count.
+  local pair = {}
+  for _, v in ipairs(self.votes) do
+    local key = v.agent * 64 + v.target
+    local e = pair[key]
+    if e then e.count = e.count + 1
+    else
+      e = {agent = v.agent, target = v.target, count = 1}
+      pair[key] = e
+      f.votes[#f.votes + 1] = e
+    end
+  end
   for a = 1, n do
     if info.statusMap[a] == "ALIVE" then f.alive[a] = true; f.aliveMask = f.aliveMask | (1 << a) end
     if self.killed[a] then f.human[a] = true end
@@ -168,9 +180,9 @@ local function voteWeight(f, W)
     local vw = (W >> v.agent) & 1 == 1
     local tw = (W >> v.target) & 1 == 1
     if vw then
-      w = w * (tw and P.voteWolfWolf or P.voteWolfHuman)
+      w = w * (tw and P.voteWolfWolf or P.voteWolfHuman) ^ v.count
     elseif tw then
-      w = w * P.voteHumanWolf
+      w = w * P.voteHumanWolf ^ v.count
     end
   end
   return w
