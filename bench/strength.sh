@@ -23,8 +23,11 @@
 #   bench/strength.sh -n 5 -g 200 agents/strong/main.lua -- \
 #       build/aiwolf connect -p {port} --quiet -n sample agents/sample.lua
 #   bench/strength.sh -n 15 -g 2000 agents/strong/main.lua -- \
-#       java -cp 'aiwolf/*' org.aiwolf.common.bin.ClientStarter -p {port} \
-#       -c org.aiwolf.sample.player.SampleRoleAssignPlayer
+#       java -cp CLASSES:jsonic.jar org.aiwolf.common.bin.ClientStarter \
+#       -h localhost -p {port} -c org.aiwolf.sample.player.SampleRoleAssignPlayer -n official
+#   (the official sample built from aiwolf/AIWolfCommon and aiwolf/AIWolfClient:
+#   javac -cp jsonic.jar -d CLASSES $(find AIWolfCommon/src AIWolfClient/src -name '*.java'),
+#   jsonic-1.3.2.jar from AIWolfClient's lib/) -n official
 # Figures are per agent NAME (what each seat answered to NAME; local seats:
 # getName), so give different agents different names. Run it with `nice`
 # on a shared machine: the server and every client are separate processes.
@@ -80,7 +83,7 @@ run() {
   pids="$pids $spid"
   port=
   for _ in $(seq 400); do
-    port=$(sed -n 's/^listening on port \([0-9]*\)$/\1/p' "$tmp/$half.serve")
+    port=$(sed -n 's/^listening on port \([0-9]*\)$/\1/p' "$tmp/$half.serve" 2>/dev/null || true)
     [ -n "$port" ] && break
     kill -0 "$spid" 2>/dev/null || break
     sleep 0.05
