@@ -92,7 +92,7 @@ run() {
   c=1
   while [ "$c" -le $((players - local)) ]; do
     cmd=$(printf '%s\n' "$CLIENT" | sed "s/{port}/$port/g; s/{i}/$c/g")
-    sh -c "$cmd" > "$tmp/$half.client$c" 2>&1 &
+    sh -c "exec $cmd" > "$tmp/$half.client$c" 2>&1 &
     pids="$pids $!"
     c=$((c + 1))
   done
