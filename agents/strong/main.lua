@@ -30,6 +30,7 @@ S.tune = {
   wolfClaims15 = false, -- 15 players: one werewolf fakes a seer claim on day 1
   possVote5 = 0.35,     -- village vote: the weight of "the possessed", 5 players
   possVote15 = 0.5,     -- the same, 15 players
+  seerDay15 = 3,        -- 15 players: the seer comes out by this day (at once if it found a werewolf)
 }
 
 function S:initialize(info, setting)
@@ -194,7 +195,17 @@ end
 function S:comingOut()
   local r = self.role
   if self.claimed then return nil end
-  if r == "SEER" or r == "POSSESSED" then return "SEER" end
+  if r == "POSSESSED" then return "SEER" end
+  if r == "SEER" then
+    -- 15 players: a seer out on day 1 with nothing found is the rival
+    -- claimants' first target (called a werewolf, voted out); wait for a
+    -- werewolf found, or for day S.tune.seerDay15
+    if self.small or self.day >= S.tune.seerDay15 then return "SEER" end
+    for _, d in ipairs(self.divinations) do
+      if d.result == "WEREWOLF" then return "SEER" end
+    end
+    return nil
+  end
   if r == "MEDIUM" then
     if #self.identifications > 0 then return "MEDIUM" end
     for _, a in ipairs(self.claimants) do
