@@ -4,9 +4,10 @@
 # one seed, every seat's agent swapped in the second game, so the deal's luck
 # cancels), at fixed seeds: the games, and so the figures, are the same on
 # every run and machine (no timing decides anything).
-#   5 players, 3000 games (1500 pairs): strong must be "better", with the
-#     lower end of the 95 % interval of the difference at least +1.0 point
-#     (measured when this test was written: +4.6, interval +3.0 to +6.1);
+#   5 players, 6000 games (3000 pairs): strong must be "better", with the
+#     lower end of the 95 % interval of the difference at least +0.5 point
+#     (measured when this test was written: +2.7, interval +1.6 to +3.8,
+#     against the sample.lua whose seer keeps quiet on day 1);
 #   15 players, 120 games (60 pairs, slow: the model enumerates up to 364
 #     werewolf teams): strong must not be worse by more than 3 points
 #     (measured: +3.0, interval -0.5 to +6.5);
@@ -17,7 +18,7 @@ bin=$1
 if [ -n "${AIWOLF_SANITIZED:-}" ]; then
     g5=${GAMES5:-200} g15=${GAMES15:-10} gate=0 # legality only under the sanitizers
 else
-    g5=${GAMES5:-3000} g15=${GAMES15:-120} gate=1
+    g5=${GAMES5:-6000} g15=${GAMES15:-120} gate=1
 fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -46,7 +47,7 @@ for n in 5 15; do
     echo "$n players: strong - sample = $1/10 points (95% interval $2/10 to $3/10)"
     [ "$gate" = 1 ] || continue
     if [ "$n" = 5 ]; then
-        [ "$2" -ge 10 ] || err "5 players: strong's lead over sample.lua fell: interval starts at $2/10 points, needs >= +1.0"
+        [ "$2" -ge 5 ] || err "5 players: strong's lead over sample.lua fell: interval starts at $2/10 points, needs >= +0.5"
     else
         [ "$1" -ge -30 ] || err "15 players: strong is $1/10 points behind sample.lua (at most 3 allowed)"
     fi
