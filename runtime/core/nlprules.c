@@ -226,14 +226,14 @@ void aw_nlp_one_line(const char *s, size_t len, aw_buf *out)
     }
 }
 
-void aw_nlp_render(const char *text, size_t len, int speaker, const char *const *names, int n, const char *lang,
+bool aw_nlp_render(const char *text, size_t len, int speaker, const char *const *names, int n, const char *lang,
                    aw_buf *out)
 {
     bool plain = len == 4 && (!memcmp(text, "Skip", 4) || !memcmp(text, "Over", 4));
     aw_sentence *s = plain ? NULL : aw_protocol_parse(text, len, AW_VALIDATE_LENIENT, NULL);
     if (!s) {
         aw_nlp_one_line(text, len, out);
-        return;
+        return false;
     }
     aw_buf d, named;
     aw_buf_init(&d);
@@ -244,6 +244,7 @@ void aw_nlp_render(const char *text, size_t len, int speaker, const char *const 
     aw_buf_free(&d);
     aw_buf_free(&named);
     aw_sentence_free(s);
+    return true;
 }
 
 const char *aw_nlp_lang(const aw_settings *s)

@@ -78,8 +78,9 @@ bool aw_nlp_cut(const aw_settings *s, int n, int speaker, const char *text, size
  * with Agent[NN] replaced by names[NN] (1..n; NULL entries stay
  * Agent[NN]); Skip, Over and any other text as they are. Then made one
  * line of valid UTF-8: control bytes become spaces, invalid bytes go.
- * Appends to out (no length rule applied). */
-void aw_nlp_render(const char *text, size_t len, int speaker, const char *const *names, int n, const char *lang,
+ * Appends to out (no length rule applied); returns true when text was a
+ * protocol sentence (and so was rendered). */
+bool aw_nlp_render(const char *text, size_t len, int speaker, const char *const *names, int n, const char *lang,
                    aw_buf *out);
 
 /* Appends s[0..len) as one line of valid UTF-8: control bytes become
