@@ -119,18 +119,21 @@ local function rule_of(rule)
 end
 
 -- Walks s counting as the rule does, stopping before the character that
--- would take the count past max (nil: never). Returns the bytes walked and
--- the count.
+-- would take the count past max (nil: never). Returns the bytes to keep —
+-- all of s when it fits, else up to the end of the last character counted
+-- (white space after it goes, as the server's util.TrimLength cuts; the C
+-- side's aw_nlp_trim_length) — and the count.
 local function walk(s, max, in_word, spaces)
-  local i, n, count, inw = 1, #s, 0, false
+  local i, n, count, inw, keep = 1, #s, 0, false, 0
   while i <= n do
     local len, sp = char_at(s, i)
     local add
     if in_word then add = (not sp and not inw) and 1 or 0 else add = (spaces or not sp) and 1 or 0 end
-    if max and count + add > max then break end
+    if max and count + add > max then return keep, count end
     count, inw, i = count + add, not sp, i + len
+    if spaces or not sp then keep = i - 1 end
   end
-  return i - 1, count
+  return n, count
 end
 
 -- N.length(text [, rule]): the length the server counts: characters (not
@@ -150,9 +153,6 @@ function N.truncate(text, max, rule)
   if type(max) ~= "number" then error("N.truncate: max must be a number", 2) end
   local w, sp = rule_of(rule)
   local b = walk(text, max < 0 and 0 or max, w, sp)
-  if b < #text then
-    while b > 0 and find(sub(text, b, b), "^[ \t\n]") do b = b - 1 end
-  end
   return sub(text, 1, b)
 end
 

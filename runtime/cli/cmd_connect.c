@@ -23,19 +23,19 @@ static const char connect_head[] =
     "server closes it.\n"
     "\n"
     "options (-h, -p, -n, -r as the official ClientStarter):\n";
-static const char connect_foot[] =
-    "\n"
-    "Exit status: 0 when the server ended the session (or on Ctrl-C; another\n"
-    "Ctrl-C while it stops changes nothing), 1 when\n"
-    "the server could not be reached or sent something that is not the AIWolf\n"
-    "wire format, 2 for bad usage or an agent file that does not load.\n";
+static const char connect_foot[] = AW_CONNECT_FOOT("the AIWolf wire format");
+
+int aw_connect_bad(const char *help, const char *fmt, const char *arg)
+{
+    fprintf(stderr, "aiwolf connect: ");
+    aw_term_fprintf(stderr, fmt, arg);
+    fprintf(stderr, " (%s)\n", help);
+    return 2;
+}
 
 static int bad(const char *fmt, const char *arg)
 {
-    fprintf(stderr, "aiwolf connect: ");
-    fprintf(stderr, fmt, arg);
-    fputs(" (aiwolf connect --help)\n", stderr);
-    return 2;
+    return aw_connect_bad("aiwolf connect --help", fmt, arg);
 }
 
 /* -n NAME: 1 to 64 bytes, one line, no commas. */

@@ -29,18 +29,11 @@ static const char nlp_head[] =
     "are sent as names. A fresh instance starts at every INITIALIZE.\n"
     "\n"
     "options:\n";
-static const char nlp_foot[] =
-    "\n"
-    "Exit status: 0 when the server ended the session (or on Ctrl-C), 1 when the\n"
-    "server could not be reached or sent something that is not an NLP packet,\n"
-    "2 for bad usage or an agent file that does not load.\n";
+static const char nlp_foot[] = AW_CONNECT_FOOT("an NLP packet");
 
 static int bad(const char *fmt, const char *arg)
 {
-    fprintf(stderr, "aiwolf connect: ");
-    aw_term_fprintf(stderr, fmt, arg);
-    fputs(" (aiwolf connect --nlp URL --help)\n", stderr);
-    return 2;
+    return aw_connect_bad("aiwolf connect --nlp URL --help", fmt, arg);
 }
 
 /* --team NAME: 1 to 64 bytes, no control characters. */

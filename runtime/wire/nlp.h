@@ -6,8 +6,8 @@
  * named, not numbered ("Minato", "ミナト", "Agent[01]"). This module decodes
  * a packet into plain C values (checked: bounded sizes, valid UTF-8, known
  * requests, roles and species) and encodes one back (the same JSON field
- * names, for a server and for tests). It also holds the length rule the
- * server applies to talks. Uses util, roles and jansson (only wire sees it).
+ * names, for a server and for tests). The length rule the server applies
+ * to talks is core's (nlprules.h). Uses util, roles, nlprules and jansson (only wire sees it).
  *
  * Ownership: a decoded aw_nlp_packet owns every string and array in it;
  * aw_nlp_packet_free releases them. */
@@ -18,6 +18,7 @@
 #include <stddef.h>
 
 #include "engine.h"
+#include "nlprules.h" /* the length rule: aw_nlp_count_length, aw_nlp_trim_length */
 #include "roles.h"
 #include "util.h"
 
@@ -134,13 +135,5 @@ void aw_nlp_packet_free(aw_nlp_packet *p);
 /* Appends p as the server writes it (field names and omitted fields as in
  * the official model; maps with sorted keys). */
 void aw_nlp_encode(const aw_nlp_packet *p, aw_buf *out);
-
-/* The length rule (the server's util.CountLength): the number of
- * characters of s (UTF-8) — or of words when count_in_word — not counting
- * white space unless count_spaces. Invalid bytes count as one character. */
-int aw_nlp_count_length(const char *s, size_t len, bool count_in_word, bool count_spaces);
-/* The longest prefix of s whose length (as above) is at most max, cut at a
- * character boundary (never inside a UTF-8 sequence): its byte count. */
-size_t aw_nlp_trim_length(const char *s, size_t len, int max, bool count_in_word, bool count_spaces);
 
 #endif

@@ -292,120 +292,35 @@ int aw_nlp_agent_take(aw_nlp_agent *a, const char *msg, size_t len, aw_error *er
 
 /* ---- rendering ---- */
 
-/* Appends text with each Agent[NN] (1..n) replaced by its name. */
-static void add_named(aw_buf *out, const char *s, size_t len, const char *const *names, int n)
-{
-    size_t i = 0;
-    while (i < len) {
-        if (len - i >= 9 && !memcmp(s + i, "Agent[", 6) && s[i + 6] >= '0' && s[i + 6] <= '9' && s[i + 7] >= '0' &&
-            s[i + 7] <= '9' && s[i + 8] == ']') {
-            int k = (s[i + 6] - '0') * 10 + (s[i + 7] - '0');
-            if (k >= 1 && k <= n && names[k]) {
-                aw_buf_adds(out, names[k]);
-                i += 9;
-                continue;
-            }
-        }
-        aw_buf_addc(out, s[i++]);
-    }
-}
-
-/* Appends s as one line of valid UTF-8: control bytes become spaces,
- * invalid bytes go. */
-static void add_clean(aw_buf *out, const char *s, size_t len)
-{
-    size_t i = 0;
-    while (i < len) {
-        size_t n = aw_utf8_char_len(s + i, len - i);
-        if (n == 0) {
-            i++;
-            continue;
-        }
-        unsigned char c = (unsigned char)s[i];
-        if (n == 1 && (c < 0x20 || c == 0x7f))
-            aw_buf_addc(out, ' ');
-        else
-            aw_buf_add(out, s + i, n);
-        i += n;
-    }
-}
-
 void aw_nlp_render_talk(const char *text, size_t len, int speaker, const char *const *names, int n,
                         const char *lang, const aw_nlp_talk_setting *ts, int remain_length, aw_buf *out)
 {
-    aw_buf raw, clean;
-    aw_buf_init(&raw);
-    aw_buf_init(&clean);
-    bool plain = (len == 4 && (!memcmp(text, "Skip", 4) || !memcmp(text, "Over", 4)));
-    aw_sentence *s = plain ? NULL : aw_protocol_parse(text, len, AW_VALIDATE_LENIENT, NULL);
-    if (s) {
-        aw_buf d;
-        aw_buf_init(&d);
-        aw_protocol_describe(s, speaker, lang, &d);
-        add_named(&raw, d.data ? d.data : "", d.len, names, n);
-        aw_buf_free(&d);
-        aw_sentence_free(s);
-    } else {
-        aw_buf_add(&raw, text, len);
-    }
-    add_clean(&clean, raw.data ? raw.data : "", raw.len);
-    const char *c = clean.data ? clean.data : "";
-    size_t cl = clean.len;
-    bool words = ts && ts->count_in_word == 1, spaces = ts && ts->count_spaces == 1;
+    aw_buf r;
+    aw_buf_init(&r);
+    aw_nlp_render(text, len, speaker, names, n, lang, &r);
+    const char *c = r.data ? r.data : "";
+    bool plain = len == 4 && (!memcmp(text, "Skip", 4) || !memcmp(text, "Over", 4));
     if (plain || !ts || (ts->per_talk < 0 && ts->base_length < 0 && ts->per_agent < 0)) {
-        aw_buf_add(out, c, cl);
-        goto done;
+        aw_buf_add(out, c, r.len);
+    } else {
+        /* as the server does (logic/communication.go): with a daily or base
+         * length, the text before the first mention within base + remain,
+         * the text after it within mention_length + remain (mentions are
+         * looked for only under a daily or base length and a mention
+         * length); then both within per_talk */
+        int remain = remain_length > 0 ? remain_length : 0;
+        bool daily = ts->base_length >= 0 || ts->per_agent >= 0;
+        aw_nlp_length rule = {
+            .mentions = daily && ts->mention_length >= 0,
+            .before = daily ? (ts->base_length > 0 ? ts->base_length : 0) + remain : -1,
+            .after = ts->mention_length + remain,
+            .per_talk = ts->per_talk,
+            .in_word = ts->count_in_word == 1,
+            .count_spaces = ts->count_spaces == 1,
+        };
+        aw_nlp_fit(c, r.len, speaker, names, n, &rule, out);
     }
-    /* the first @mention of another agent */
-    const char *m = NULL;
-    size_t mlen = 0;
-    for (int i = 1; i <= n && ts->mention_length >= 0; i++) {
-        if (i == speaker || !names[i])
-            continue;
-        size_t nl = strlen(names[i]);
-        for (const char *p = c; (p = memchr(p, '@', cl - (size_t)(p - c))) != NULL; p++)
-            if ((size_t)(c + cl - p) > nl && !memcmp(p + 1, names[i], nl)) {
-                if (!m || p < m) {
-                    m = p;
-                    mlen = nl + 1;
-                }
-                break;
-            }
-    }
-    /* as the server does (logic/communication.go): with a daily or base
-     * length, the text before the first mention within base + remain, the
-     * text after it within mention_length + remain; then both within
-     * per_talk, the mention and what follows dropped when the text before
-     * it alone is longer */
-    int remain = remain_length > 0 ? remain_length : 0;
-    bool daily = ts->base_length >= 0 || ts->per_agent >= 0;
-    if (!daily)
-        m = NULL; /* the server looks for mentions only under a daily or base length */
-    size_t before = m ? (size_t)(m - c) : cl;
-    const char *after = m ? m + mlen : c + cl;
-    size_t al = m ? cl - (size_t)(after - c) : 0;
-    size_t keep = daily ? aw_nlp_trim_length(c, before, (ts->base_length > 0 ? ts->base_length : 0) + remain,
-                                             words, spaces)
-                        : before;
-    if (m)
-        al = aw_nlp_trim_length(after, al, ts->mention_length + remain, words, spaces);
-    if (ts->per_talk >= 0) {
-        int used = aw_nlp_count_length(c, keep, words, spaces);
-        if (used > ts->per_talk) {
-            keep = aw_nlp_trim_length(c, keep, ts->per_talk, words, spaces);
-            m = NULL;
-        } else if (m) {
-            al = aw_nlp_trim_length(after, al, ts->per_talk - used, words, spaces);
-        }
-    }
-    aw_buf_add(out, c, keep);
-    if (m) {
-        aw_buf_add(out, m, mlen);
-        aw_buf_add(out, after, al);
-    }
-done:
-    aw_buf_free(&raw);
-    aw_buf_free(&clean);
+    aw_buf_free(&r);
 }
 
 /* ---- answering ---- */
@@ -442,7 +357,7 @@ void aw_nlp_agent_answer(aw_nlp_agent *a, aw_buf *out, bool *has_reply, aw_seat_
         if (!a->team && !a->begun)
             begin(a, 0, 0);
         const char *name = a->team ? a->team : a->begin_name;
-        add_clean(out, name ? name : "aiwolf", strlen(name ? name : "aiwolf"));
+        aw_nlp_one_line(name ? name : "aiwolf", strlen(name ? name : "aiwolf"), out);
         if (!a->team)
             *f = a->begin_fault;
         return;

@@ -7,10 +7,11 @@
  * the histories, which carry only what is new, and turns the seat's
  * answers into what the server takes: a target number becomes a name; a
  * talk that is a protocol sentence (COMINGOUT Agent[03] SEER) is rendered
- * into English or Japanese with the agents' names (aw_protocol_describe);
- * Skip and Over stay; free text passes; every talk is made one line of valid
- * UTF-8 and cut to the length rule. The WebSocket client (`aiwolf connect
- * --nlp`) runs it. Uses nlp, protocol, seat, settings, util.
+ * into English or Japanese with the agents' names; Skip and Over stay;
+ * free text passes; every talk is made one line of valid UTF-8 and cut to
+ * the length rule (the renderer and the rule are core's, nlprules.h, the
+ * ones `serve --nlp` uses). The WebSocket client (`aiwolf connect --nlp`)
+ * runs it. Uses nlp, nlprules, seat, settings, util.
  *
  * Ownership: the inner seat is borrowed; aw_nlp_agent_free releases the
  * rest. */

@@ -286,6 +286,14 @@ static void test_length(void)
     CHECK(k == 13 && !memcmp(en, "I am the seer", 13));
     k = aw_nlp_trim_length(en, strlen(en), 3, true, false);
     CHECK(k == 8 && !memcmp(en, "I am the", 8));
+    /* the cut ends just after the last character counted: white space
+     * after it goes, U+3000 too (as the official util.TrimLength) */
+    const char *jsp = "あいう　えお";
+    CHECK_INT(aw_nlp_trim_length(jsp, strlen(jsp), 3, false, false), 9);
+    CHECK_INT(aw_nlp_trim_length(jsp, strlen(jsp), 5, false, false), strlen(jsp)); /* fits: kept whole */
+    const char *trail = "abc def  ";
+    CHECK_INT(aw_nlp_trim_length(trail, strlen(trail), 6, false, false), strlen(trail));
+    CHECK_INT(aw_nlp_trim_length(trail, strlen(trail), 6, false, true), 6);
     /* emoji (4 bytes) and invalid bytes */
     const char *mix = "a\xf0\x9f\x90\xba" "b\xff" "c";
     CHECK_INT(aw_nlp_count_length(mix, strlen(mix), false, true), 5);
