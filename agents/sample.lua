@@ -1,7 +1,8 @@
 -- sample.lua: a role-aware agent in the spirit of the official sample agents
 -- (AIWolfClient's SampleRoleAssignPlayer), written from scratch on top of
 -- aiwolf.agent. What each role does:
---   SEER      comes out on its first talk, reports every divination (DIVINED),
+--   SEER      comes out on its first talk (5 players: once it found the
+--             werewolf, or on day 2), reports every divination (DIVINED),
 --             votes for werewolves it found (BECAUSE (DIVINED ..) (VOTE ..))
 --             and asks everyone to do the same (REQUEST ANY (VOTE ..));
 --             divines undivined agents, suspicious ones first (not known liars).
@@ -483,9 +484,24 @@ end
 
 -- Talk -------------------------------------------------------------------------
 
+-- The seer: in a 5-player game it keeps quiet until it has found the
+-- werewolf, or until day 2: a seer out on day 1 with a HUMAN to show is
+-- the werewolf's first attack and the possessed's first accusation, while a
+-- hidden one lives to divine again and on day 2 names the werewolf among
+-- the three left (measured: docs/strategy.md). With 15 players it comes out
+-- at once: the village needs its results early.
+function S:seerComesOut()
+  if #self.info.statusMap > 5 or self.day >= 2 then return true end
+  for _, d in ipairs(self.divinations) do
+    if d.result == "WEREWOLF" then return true end
+  end
+  return false
+end
+
 function S:wantsToComeOut()
   local r = self.role
-  if r == "SEER" or r == "POSSESSED" then return true, "SEER" end
+  if r == "SEER" then return self:seerComesOut(), "SEER" end
+  if r == "POSSESSED" then return true, "SEER" end
   if r == "MEDIUM" then
     for _, a in ipairs(self.claimants) do
       if a ~= self.me and self.claims[a] == "MEDIUM" then return true, "MEDIUM" end

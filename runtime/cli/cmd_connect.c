@@ -23,19 +23,19 @@ static const char connect_head[] =
     "server closes it.\n"
     "\n"
     "options (-h, -p, -n, -r as the official ClientStarter):\n";
-static const char connect_foot[] =
-    "\n"
-    "Exit status: 0 when the server ended the session (or on Ctrl-C; another\n"
-    "Ctrl-C while it stops changes nothing), 1 when\n"
-    "the server could not be reached or sent something that is not the AIWolf\n"
-    "wire format, 2 for bad usage or an agent file that does not load.\n";
+static const char connect_foot[] = AW_CONNECT_FOOT("the AIWolf wire format");
+
+int aw_connect_bad(const char *help, const char *fmt, const char *arg)
+{
+    fprintf(stderr, "aiwolf connect: ");
+    aw_term_fprintf(stderr, fmt, arg);
+    fprintf(stderr, " (%s)\n", help);
+    return 2;
+}
 
 static int bad(const char *fmt, const char *arg)
 {
-    fprintf(stderr, "aiwolf connect: ");
-    fprintf(stderr, fmt, aw_term(arg).s); /* the value as typed, escaped */
-    fputs(" (aiwolf connect --help)\n", stderr);
-    return 2;
+    return aw_connect_bad("aiwolf connect --help", fmt, arg);
 }
 
 /* -n NAME: 1 to 64 bytes, one line, no commas. */
@@ -65,6 +65,10 @@ int cmd_connect(int argc, char **argv)
     const char *host = "localhost", *name = NULL, *role = NULL, *agent = NULL;
     long port = -1;
     bool reconnect = false, watch = false, quiet = false;
+    const char *nlp = NULL;
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "--nlp") || !strncmp(argv[i], "--nlp=", 6))
+            return cmd_connect_nlp(argc, argv);
     const char *agents[1];
     aw_opt_list agent_list = {agents, 0, 1, "one agent file only"};
     aw_cli_limits_opts lo;
@@ -104,6 +108,10 @@ int cmd_connect(int argc, char **argv)
         {.name = "--quiet", .kind = AW_OPT_FLAG, .to = &quiet,
          .help =
                "do not show what the agent prints, nor progress"},
+        {.name = "--nlp", .arg = "URL", .kind = AW_OPT_STR, .to = &nlp, /* taken before: cmd_connect_nlp */
+         .help =
+               "play in the NLP division instead, over WebSocket\n"
+               "(aiwolf connect --nlp URL --help)"},
         {.name = "--help", .kind = AW_OPT_HELP,
          .help =
                "this text"},

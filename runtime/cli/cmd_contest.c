@@ -33,6 +33,7 @@
 #include "rng.h"
 #include "runner.h"
 #include "schedule.h"
+#include "separation.h"
 #include "settings.h"
 #include "util.h"
 #include "worker.h"
@@ -130,6 +131,8 @@ typedef struct contest {
     int unresolved;         /* --until-separated: adjacent pairs not yet separated (-1: not known) */
     int round;              /* --until-separated: rounds added to the schedule */
     long base_games;        /* the games of the schedule before any round */
+    aw_fault_policy round_policy; /* --until-separated: contest.cfg's policy (who counts in a round) */
+    aw_separation *sep;     /* --until-separated: games.tsv as read so far */
     aw_provenance prov; /* DIR/provenance.tsv, and the report's options */
 } contest;
 
@@ -183,13 +186,17 @@ static long load_games(contest *k, bool *done, aw_buf *kept)
     int *have = aw_xcalloc((size_t)n, sizeof *have);
     long dropped = 0;
     aw_game_record *rec = aw_xcalloc(1, sizeof *rec);
-    /* First pass: which units are whole. */
-    for (int pass = 0; pass < 2; pass++) {
+    /* One pass when every unit with a line is whole (a file no crash cut
+     * short): each line parsed once, kept as it is read. Otherwise (or on
+     * statistics that already hold games) two: which units are whole, then
+     * their lines. */
+    bool one = k->stats.games == 0 && aw_rating_data_games(k->rating) == 0;
+    for (int pass = one ? -1 : 0; pass < 2; pass++) {
         const char *p = text, *end = text + len;
         while (p < end) {
             const char *nl = memchr(p, '\n', (size_t)(end - p));
             if (!nl) {
-                dropped += pass == 0; /* cut short by a crash or a power loss */
+                dropped += pass <= 0; /* cut short by a crash or a power loss */
                 break;
             }
             size_t ll = (size_t)(nl - p);
@@ -197,7 +204,16 @@ static long load_games(contest *k, bool *done, aw_buf *kept)
                       in_shard(&k->c, rec->unit) && rec->game < k->sched.units[rec->unit].ngames &&
                       rec->index == k->sched.units[rec->unit].first + rec->game &&
                       rec->players == k->sched.units[rec->unit].players;
-            if (pass == 0) {
+            if (pass == -1) {
+                if (ok) {
+                    have[rec->unit]++;
+                    aw_contest_stats_add(&k->stats, rec, k->set[rec->players].role_count);
+                    rating_add(k, rec);
+                    aw_buf_add(kept, p, ll + 1);
+                } else {
+                    dropped++;
+                }
+            } else if (pass == 0) {
                 if (ok)
                     have[rec->unit]++;
                 else
@@ -211,6 +227,24 @@ static long load_games(contest *k, bool *done, aw_buf *kept)
                 dropped++;
             }
             p = nl + 1;
+        }
+        if (pass == -1) {
+            bool whole = true;
+            for (int u = 0; u < n && whole; u++)
+                whole = have[u] == 0 || have[u] == k->sched.units[u].ngames;
+            if (whole) {
+                for (int u = 0; u < n; u++)
+                    done[u] = have[u] > 0;
+                break;
+            }
+            /* A unit played in part: start again with two passes. */
+            aw_contest_stats_free(&k->stats);
+            aw_contest_stats_init(&k->stats, k->c.nentries);
+            aw_rating_data_free(k->rating);
+            k->rating = aw_rating_data_new(k->c.nentries);
+            aw_buf_clear(kept);
+            memset(have, 0, (size_t)n * sizeof *have);
+            dropped = 0;
         }
     }
     free(rec);
@@ -231,48 +265,9 @@ static int separation(contest *k, bool *favour)
 {
     char path[PATH_MAX];
     snprintf(path, sizeof path, "%s/games.tsv", k->dir);
-    size_t len = 0;
-    aw_error err;
-    char *text = aw_read_input(path, &len, &err);
-    if (!text)
-        return -1;
-    int n = k->sched.nunits;
-    int *have = aw_xcalloc((size_t)n + 1, sizeof *have);
-    const char **line = aw_xcalloc((size_t)k->sched.ngames + 1, sizeof *line);
-    aw_game_record *rec = aw_xcalloc(1, sizeof *rec);
-    for (const char *p = text, *end = text + len; p < end;) {
-        const char *nl = memchr(p, '\n', (size_t)(end - p));
-        if (!nl)
-            break;
-        if (aw_record_parse(p, (size_t)(nl - p), k->c.nentries, rec, &err) == 0 && rec->unit >= 0 && rec->unit < n &&
-            rec->game < k->sched.units[rec->unit].ngames && rec->index == k->sched.units[rec->unit].first + rec->game &&
-            rec->players == k->sched.units[rec->unit].players && !line[rec->index]) {
-            have[rec->unit]++;
-            line[rec->index] = p;
-        }
-        p = nl + 1;
-    }
-    int unresolved = 0;
-    for (int u = 0; u < n && unresolved >= 0; u++)
-        if (have[u] < k->sched.units[u].ngames)
-            unresolved = -1;
-    if (unresolved == 0) {
-        aw_rating_data *d = aw_rating_data_new(k->c.nentries);
-        for (long i = 0; i < k->sched.ngames; i++) {
-            const char *nl = strchr(line[i], '\n');
-            aw_record_parse(line[i], (size_t)(nl - line[i]), k->c.nentries, rec, &err);
-            rating_add_to(k, d, rec);
-        }
-        aw_rating r;
-        unresolved = aw_rating_fit(d, NULL, &r, &err) == 0 ? aw_rating_unresolved(&r, 0.95, favour) : -1;
-        aw_rating_free(&r);
-        aw_rating_data_free(d);
-    }
-    free(rec);
-    free(line);
-    free(have);
-    free(text);
-    return unresolved;
+    if (!k->sep)
+        k->sep = aw_separation_new(k->c.nentries, k->c.format);
+    return aw_separation_check(k->sep, path, &k->sched, k->set, &k->round_policy, favour);
 }
 
 /* The most games --until-separated plays in all. */
@@ -651,6 +646,7 @@ static void contest_free(contest *k)
     aw_schedule_free(&k->sched);
     aw_contest_stats_free(&k->stats);
     aw_rating_data_free(k->rating);
+    aw_separation_free(k->sep);
     free(k->names);
     free(k->paths);
     aw_provenance_free(&k->prov);
@@ -726,6 +722,7 @@ static int contest_prepare(contest *k)
         k->paths[i] = k->c.entries[i].path;
     }
     k->base_games = k->sched.ngames;
+    k->round_policy = k->c.policy;
     k->unresolved = -1;
     k->total = 0;
     for (int u = 0; u < k->sched.nunits; u++)
@@ -770,9 +767,11 @@ static int report_main(int argc, char **argv)
         fprintf(stderr, "aiwolf contest: %s\n", why);
         return 2;
     }
-    /* Another policy for this report only (contest.cfg keeps its own). */
+    /* Another policy for this report only (contest.cfg keeps its own, and
+     * the rounds of --until-separated were drawn under it). */
     aw_error perr;
-    if (policy && aw_fault_policy_parse(policy, &k.c.policy, &perr) < 0) {
+    aw_fault_policy report_policy = k.c.policy;
+    if (policy && aw_fault_policy_parse(policy, &report_policy, &perr) < 0) {
         aw_contest_cfg_free(&k.c);
         return bad("%s", perr.msg);
     }
@@ -780,6 +779,7 @@ static int report_main(int argc, char **argv)
         contest_free(&k);
         return 2;
     }
+    k.c.policy = report_policy;
     while (next_round(&k) > 0) /* --until-separated: the rounds its games asked for */
         ;
     bool *done = aw_xcalloc((size_t)k.sched.nunits + 1, sizeof *done);
@@ -1416,15 +1416,15 @@ static aw_opts_cmd contest_table(contest *k, contest_args *a)
         {.name = "--duplicate", .arg = "K", .kind = AW_OPT_LONG, .to = &a->duplicate, .min = 1, .max = 100,
          .bad = "'%s' is not a number of copies from 1 to 100",
          .help =
-               "seed2015: play each deal (seed and roles) K times,\n"
+               "--format seed2015 (any preset): play each deal K times,\n"
                "the entries rotated through its seats, so that the\n"
                "luck of roles and seats cancels within a deal"},
         {.name = "--until-separated", .kind = AW_OPT_FLAG, .to = &a->until,
          .help =
-               "seed2015: after the games above, keep playing rounds\n"
-               "of games for the entries still in doubt until every\n"
-               "two entries adjacent in the skill rating are\n"
-               "separated at 95 %, or --max-games is reached"},
+               "--format seed2015 (any preset): after the games above,\n"
+               "keep playing rounds of games for the entries still in\n"
+               "doubt until every two entries adjacent in the skill\n"
+               "rating are separated at 95 %, or --max-games is reached"},
         {.name = "--max-games", .arg = "N", .kind = AW_OPT_LONG, .to = &a->max_games, .min = 1, .max = 100000000,
          .bad = "'%s' is not a positive whole number",
          .help =
@@ -1517,7 +1517,10 @@ int cmd_contest(int argc, char **argv)
         goto out;
     }
     if ((c->duplicate || until) && c->format != AW_FORMAT_SEED2015) {
-        bad("%s", "--duplicate and --until-separated are for the seed2015 format");
+        bad("%s", "--duplicate and --until-separated are for --format seed2015 (with any --preset: aiwolf, seed2015, "
+                  "regulation, nlp5, nlp13): a --format regulation set keeps its seats and agent instances for all "
+                  "its games, which rotating the entries through a deal's seats, or a round of games for the "
+                  "entries in doubt, would break");
         goto out;
     }
     if (until && c->nshards > 1) {
@@ -1720,7 +1723,7 @@ int cmd_contest(int argc, char **argv)
         k.t0 = aw_now_ns();
         int status = ntodo ? aw_runner_run(&r) : AW_RUNNER_DONE;
         /* --until-separated: rounds while adjacent pairs are in doubt. */
-        while (status == AW_RUNNER_DONE && sort_games(dir, c->nentries) == 0) {
+        while (status == AW_RUNNER_DONE) {
             int before = k.sched.nunits;
             if (next_round(&k) <= 0)
                 break;
@@ -1730,14 +1733,6 @@ int cmd_contest(int argc, char **argv)
                 todo[u] = true;
             r.todo = todo;
             r.warned = true;
-            /* sort_games put a new file in games.tsv's place. */
-            close(k.games_fd);
-            k.games_fd = open(gpath, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0666);
-            if (k.games_fd < 0) {
-                fprintf(stderr, "aiwolf contest: cannot write %s: %s\n", gpath, strerror(errno));
-                status = AW_RUNNER_FAILED;
-                break;
-            }
             if (!k.quiet)
                 fprintf(stderr, "aiwolf contest: %d adjacent %s not separated at 95 %%: round %d, %ld more games\n",
                         k.unresolved, k.unresolved == 1 ? "pair" : "pairs", k.round,
