@@ -158,7 +158,7 @@ int cmd_check(int argc, char **argv)
      * rules. (Each log's own rules come in check_one; these check the
      * options and are --list-settings'.) */
     if (aw_settings_from(&rules, preset ? preset : "aiwolf", 5, sets, nsets, &err) != 0) {
-        fprintf(stderr, "aiwolf check: %s\n", err.msg);
+        fprintf(stderr, "aiwolf check: %s\n", aw_term(err.msg).s);
         status = 2;
         goto done;
     }
@@ -172,7 +172,7 @@ int cmd_check(int argc, char **argv)
     if (roles_spec) {
         int players;
         if (aw_parse_roles(roles_spec, roles, &players, &err) != 0) {
-            fprintf(stderr, "aiwolf check: --roles: %s\n", err.msg);
+            fprintf(stderr, "aiwolf check: --roles: %s\n", aw_term(err.msg).s);
             status = 2;
             goto done;
         }

@@ -74,7 +74,7 @@ static const char contest_foot[] =
 static int bad(const char *fmt, const char *arg)
 {
     fprintf(stderr, "aiwolf contest: ");
-    fprintf(stderr, fmt, arg);
+    fprintf(stderr, fmt, aw_term(arg).s); /* the value as typed, escaped */
     fprintf(stderr, " (aiwolf contest --help)\n");
     return 2;
 }
@@ -1322,8 +1322,9 @@ static int shard_opt(void *to, const char *v)
     cfg *c = to;
     char tail;
     if (sscanf(v, "%d/%d%c", &c->shard, &c->nshards, &tail) != 2 || c->nshards < 1 || c->shard < 1 ||
-        c->shard > c->nshards)
-        return bad("--shard is I/N with 1 <= I <= N, e.g. 2/4 (not '%s')", v);
+        c->shard > c->nshards || c->nshards > AW_CONTEST_MAX_SHARDS)
+        return bad("--shard is I/N with 1 <= I <= N <= 1000000, e.g. 2/4 (not '%s')", v);
+    _Static_assert(AW_CONTEST_MAX_SHARDS == 1000000, "the message above");
     return 0;
 }
 

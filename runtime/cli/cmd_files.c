@@ -101,12 +101,12 @@ int aw_cli_log_rules(const char *cmd, const char *path, const aw_cli_rules *opt,
     if (!opt->preset && !found)
         snprintf(source, sourcelen, "the default preset aiwolf: no rules file beside the log");
     if (!found && aw_settings_preset(rules, opt->preset ? opt->preset : "aiwolf", 5, &err) < 0) {
-        fprintf(stderr, "aiwolf %s: %s\n", cmd, err.msg);
+        fprintf(stderr, "aiwolf %s: %s\n", cmd, aw_term(err.msg).s);
         return 2;
     }
     for (int i = 0; i < opt->nsets; i++)
         if (aw_settings_set(rules, opt->sets[i], &err) < 0) {
-            fprintf(stderr, "aiwolf %s: %s\n", cmd, err.msg);
+            fprintf(stderr, "aiwolf %s: %s\n", cmd, aw_term(err.msg).s);
             return 2;
         }
     if (opt->nsets) {

@@ -69,7 +69,7 @@ static void print_profiles(aw_seat **seats, aw_seat **mirror, int players, const
 static int bad(const char *fmt, const char *arg)
 {
     fprintf(stderr, "aiwolf play: ");
-    fprintf(stderr, fmt, arg);
+    fprintf(stderr, fmt, aw_term(arg).s); /* the value as typed, escaped */
     fputc('\n', stderr);
     return 2;
 }
@@ -156,7 +156,7 @@ static int play_before(void *ud, long gno, uint64_t seed, aw_gamelog **log)
             return -1;
         aw_error err;
         if (strcmp(path, "-") != 0 && aw_logrules_beside(path, po->rules_per_log ? po->rules : NULL, &err) < 0) {
-            fprintf(stderr, "aiwolf play: %s\n", err.msg);
+            fprintf(stderr, "aiwolf play: %s\n", aw_term(err.msg).s);
             return -1;
         }
     }

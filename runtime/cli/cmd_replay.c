@@ -160,7 +160,7 @@ int cmd_replay(int argc, char **argv)
     memset(&err, 0, sizeof err);
     /* The player count and roles are the log's; any valid count gives the rules. */
     if (aw_settings_from(&rules, preset ? preset : "aiwolf", 5, sets, nsets, &err) != 0) {
-        fprintf(stderr, "aiwolf replay: %s\n", err.msg);
+        fprintf(stderr, "aiwolf replay: %s\n", aw_term(err.msg).s);
         status = 2;
         goto done;
     }

@@ -43,7 +43,7 @@ static const char serve_foot[] =
 static int bad(const char *fmt, const char *arg)
 {
     fprintf(stderr, "aiwolf serve: ");
-    fprintf(stderr, fmt, arg);
+    fprintf(stderr, fmt, aw_term(arg).s); /* the value as typed, escaped */
     fputs(" (aiwolf serve --help)\n", stderr);
     return 2;
 }
@@ -114,7 +114,7 @@ static int before(void *ud, long gno, uint64_t seed, aw_gamelog **log)
         }
         aw_error err;
         if (aw_logrules_beside(g->path, c->rules_per_log ? c->rules : NULL, &err) < 0)
-            fprintf(stderr, "aiwolf serve: %s\n", err.msg);
+            fprintf(stderr, "aiwolf serve: %s\n", aw_term(err.msg).s);
     }
     aw_gamelog_init(&g->log, g->csv, NULL, c->events);
     if (c->live) {
@@ -387,7 +387,7 @@ int cmd_serve(int argc, char **argv)
     ctx.ao.limits.budget_ms = set.time_limit_ms > 0 ? set.time_limit_ms : 0;
     ctx.ao.output = quiet ? NULL : stderr;
     if (ctx.log_dir && mkdir(ctx.log_dir, 0777) != 0 && errno != EEXIST) {
-        fprintf(stderr, "aiwolf serve: cannot create the folder %s: %s\n", ctx.log_dir, strerror(errno));
+        fprintf(stderr, "aiwolf serve: cannot create the folder %s: %s\n", aw_term(ctx.log_dir).s, strerror(errno));
         goto done;
     }
     if (ctx.log_dir) {
@@ -395,7 +395,7 @@ int cmd_serve(int argc, char **argv)
          * aiwolf.rules, or LOG.rules for each log when it says others. */
         int claimed = aw_logrules_claim_folder(ctx.log_dir, &set, &err);
         if (claimed < 0) {
-            fprintf(stderr, "aiwolf serve: %s\n", err.msg);
+            fprintf(stderr, "aiwolf serve: %s\n", aw_term(err.msg).s);
             goto done;
         }
         ctx.rules = &set;

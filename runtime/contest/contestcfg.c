@@ -3,6 +3,7 @@
 #define _GNU_SOURCE /* nftw's FTW_PHYS, strtok_r */
 #include "contestcfg.h"
 
+#include <errno.h>
 #include <ftw.h>
 #include <limits.h>
 #include <stdio.h>
@@ -95,6 +96,27 @@ int aw_contest_cfg_parse_players(const char *s, aw_contest_cfg *c)
     return c->nplayers ? 0 : -1;
 }
 
+/* A number of contest.cfg (a file people edit): the whole value a
+ * decimal number from min to max, or false. */
+static bool cfg_num(const char *v, long min, long max, long *out)
+{
+    char *e;
+    errno = 0;
+    long x = strtol(v, &e, 10);
+    if (e == v || *e || errno || x < min || x > max)
+        return false;
+    *out = x;
+    return true;
+}
+
+/* The numbers of contest.cfg: key, range, and where (long or int). */
+typedef struct cfg_key {
+    const char *key;
+    long min, max;
+    long *l;
+    int *i;
+} cfg_key;
+
 /* Reads DIR/contest.cfg into c (entries with path, name and hash only). */
 int aw_contest_cfg_read(const char *dir, aw_contest_cfg *c, char *why, size_t whylen)
 {
@@ -113,6 +135,17 @@ int aw_contest_cfg_read(const char *dir, aw_contest_cfg *c, char *why, size_t wh
     aw_fault_policy_parse(AW_FAULT_POLICY_DEFAULT, &c->policy, &err);
     char *save = NULL;
     bool head = false, rounds_ranked = false;
+    char bad[160] = "";
+    /* the same bounds as the options that wrote them (0: not used) */
+    const cfg_key nums[] = {
+        {"games-per-entry", 0, 100000000, &c->games_per_entry, NULL},
+        {"sets", 0, 100000000, NULL, &c->sets},
+        {"set-games", 0, 100000000, NULL, &c->set_games},
+        {"budget", 0, 100000000, NULL, &c->budget_ms},
+        {"memory", 0, 100000000, NULL, &c->memory_mb},
+        {"duplicate", 0, 100, NULL, &c->duplicate},
+        {"until-separated", -1, 100000000, &c->until_separated, NULL},
+    };
     for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
         char *tab = strchr(line, '\t');
         if (!tab) {
@@ -121,34 +154,32 @@ int aw_contest_cfg_read(const char *dir, aw_contest_cfg *c, char *why, size_t wh
         }
         *tab = 0;
         const char *k = line, *v = tab + 1;
-        if (strcmp(k, "aiwolf-contest") == 0)
+        const cfg_key *num = NULL;
+        for (size_t i = 0; i < sizeof nums / sizeof *nums; i++)
+            if (strcmp(k, nums[i].key) == 0)
+                num = &nums[i];
+        long x;
+        if (num && !cfg_num(v, num->min, num->max, &x)) {
+            snprintf(bad, sizeof bad, "%s is not a whole number from %ld to %ld", k, num->min, num->max);
+            rc = -1;
+        } else if (num && num->l) {
+            *num->l = x;
+        } else if (num) {
+            *num->i = (int)x;
+        } else if (strcmp(k, "aiwolf-contest") == 0)
             head = strcmp(v, "1") == 0;
         else if (strcmp(k, "format") == 0)
             c->format = strcmp(v, "regulation") == 0 ? AW_FORMAT_REGULATION : AW_FORMAT_SEED2015;
         else if (strcmp(k, "players") == 0)
             rc = aw_contest_cfg_parse_players(v, c);
-        else if (strcmp(k, "games-per-entry") == 0)
-            c->games_per_entry = atol(v);
-        else if (strcmp(k, "sets") == 0)
-            c->sets = atoi(v);
-        else if (strcmp(k, "set-games") == 0)
-            c->set_games = atoi(v);
         else if (strcmp(k, "seed") == 0)
             c->seed = strtoull(v, NULL, 10);
-        else if (strcmp(k, "budget") == 0)
-            c->budget_ms = atoi(v);
-        else if (strcmp(k, "memory") == 0)
-            c->memory_mb = atoi(v);
         else if (strcmp(k, "work") == 0)
             c->work = strtoull(v, NULL, 10);
         else if (strcmp(k, "fault-policy") == 0)
             rc = aw_fault_policy_parse(v, &c->policy, &err);
         else if (strcmp(k, "preset") == 0)
             snprintf(c->preset, sizeof c->preset, "%s", v);
-        else if (strcmp(k, "duplicate") == 0)
-            c->duplicate = atoi(v);
-        else if (strcmp(k, "until-separated") == 0)
-            c->until_separated = atol(v);
         else if (strcmp(k, "rounds") == 0) {
             if (strcmp(v, "ranked") != 0)
                 rc = -1;
@@ -157,8 +188,12 @@ int aw_contest_cfg_read(const char *dir, aw_contest_cfg *c, char *why, size_t wh
         else if (strcmp(k, "set") == 0 && c->nsets_kv < AW_CONTEST_MAX_SETS)
             c->sets_kv[c->nsets_kv++] = aw_xstrdup(v);
         else if (strcmp(k, "shard") == 0) {
-            if (sscanf(v, "%d/%d", &c->shard, &c->nshards) != 2)
+            char tail;
+            if (sscanf(v, "%d/%d%c", &c->shard, &c->nshards, &tail) != 2 || c->nshards < 1 ||
+                c->nshards > AW_CONTEST_MAX_SHARDS || c->shard < 1 || c->shard > c->nshards) {
+                snprintf(bad, sizeof bad, "shard is not I/N with 1 <= I <= N <= %d", AW_CONTEST_MAX_SHARDS);
                 rc = -1;
+            }
         } else if (strcmp(k, "entry") == 0) {
             char *t1 = strchr(v, '\t'), *t2 = t1 ? strchr(t1 + 1, '\t') : NULL;
             if (!t2 || c->nentries >= AW_CONTEST_MAX_ENTRIES) {
@@ -192,7 +227,8 @@ int aw_contest_cfg_read(const char *dir, aw_contest_cfg *c, char *why, size_t wh
         return -1;
     }
     if (rc < 0 || !head || !c->nplayers || !c->nentries) {
-        snprintf(why, whylen, "%.400s is not a contest configuration this version understands", path);
+        snprintf(why, whylen, "%.400s is not a contest configuration this version understands%s%s", path,
+                 bad[0] ? ": " : "", bad);
         aw_contest_cfg_free(c);
         return -1;
     }

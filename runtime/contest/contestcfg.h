@@ -31,6 +31,7 @@
 
 #define AW_CONTEST_MAX_ENTRIES 1000
 #define AW_CONTEST_MAX_SETS 32
+#define AW_CONTEST_MAX_SHARDS 1000000 /* --shard I/N: N at most */
 
 typedef struct aw_contest_entry {
     char *path;      /* as given */

@@ -113,15 +113,20 @@ static void fmt_players(const aw_contest_info *ci, char *buf, size_t n)
         k += (size_t)snprintf(buf + k, n - k, "%s%d", i ? "," : "", ci->players[i]);
 }
 
-/* Markdown table cells must not hold | or line breaks, and the report goes
- * to terminals too: control bytes and the like come escaped (util.h). */
+/* Markdown table cells must not hold | or line breaks, nor HTML a viewer
+ * would render ("<!--" hid the rest of the report, "&#x202e;" turned it
+ * right to left): |, < and & come backslash-escaped. The report goes to
+ * terminals too: control bytes and the like come escaped (util.h). */
 void aw_contest_md_text(FILE *out, const char *s)
 {
     aw_buf b;
     aw_buf_init(&b);
     aw_buf_add_term(&b, s, strlen(s));
-    for (size_t i = 0; i < b.len; i++)
-        fputs(b.data[i] == '|' ? "\\|" : (char[2]){b.data[i], 0}, out);
+    for (size_t i = 0; i < b.len; i++) {
+        if (b.data[i] == '|' || b.data[i] == '<' || b.data[i] == '&')
+            fputc('\\', out);
+        fputc(b.data[i], out);
+    }
     aw_buf_free(&b);
 }
 

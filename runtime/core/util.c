@@ -277,17 +277,22 @@ void aw_buf_add_json(aw_buf *b, const char *s, size_t len)
 
 void aw_csv_field(FILE *out, const char *s)
 {
-    if (!strpbrk(s, ",\"\r\n")) {
-        fputs(s, out);
-        return;
+    aw_buf b; /* a name may go to a terminal ("--summary csv:-"): escaped */
+    aw_buf_init(&b);
+    aw_buf_add_term(&b, s, strlen(s));
+    const char *t = b.data ? b.data : "";
+    if (!strpbrk(t, ",\"")) {
+        fputs(t, out);
+    } else {
+        fputc('"', out);
+        for (; *t; t++) {
+            if (*t == '"')
+                fputc('"', out);
+            fputc(*t, out);
+        }
+        fputc('"', out);
     }
-    fputc('"', out);
-    for (; *s; s++) {
-        if (*s == '"')
-            fputc('"', out);
-        fputc(*s, out);
-    }
-    fputc('"', out);
+    aw_buf_free(&b);
 }
 
 uint64_t aw_fnv64(uint64_t h, const void *data, size_t len)

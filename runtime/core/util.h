@@ -77,8 +77,9 @@ size_t aw_utf8_char_len(const char *s, size_t left);
  * output stays valid JSON whatever the text held. */
 void aw_buf_add_json(aw_buf *b, const char *s, size_t len);
 
-/* Writes s as one CSV field: quoted (quotes doubled) when it holds a comma,
- * a quote or a line break. */
+/* Writes s as one CSV field, as aw_buf_add_term makes it (no control
+ * byte, line break or invalid UTF-8 raw: the file may be standard output):
+ * quoted (quotes doubled) when it holds a comma or a quote. */
 void aw_csv_field(FILE *out, const char *s);
 
 /* FNV-1a, 64 bits: h is AW_FNV64_INIT or an earlier result (to hash pieces

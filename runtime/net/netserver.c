@@ -382,8 +382,12 @@ static void remote_reply(remote *r)
             remote_drop(r, "an empty name");
             return;
         }
-        if (n > sizeof r->name - 1)
+        if (n > sizeof r->name - 1) {
             n = sizeof r->name - 1;
+            /* cut on a character boundary: a name stays UTF-8 */
+            while (n > 0 && ((unsigned char)reply.text[n] & 0xC0) == 0x80)
+                n--;
+        }
         memcpy(r->name, reply.text, n);
         r->name[n] = '\0';
         r->named = true;

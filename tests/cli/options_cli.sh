@@ -80,4 +80,20 @@ expect 2 "aiwolf serve: -p: '65536' is not a port number (0 to 65535)" serve -p 
 expect 2 "aiwolf play: --pace: '60001' is not a number of milliseconds (0 to 60000)" play --pace 60001 agents/random.lua
 expect 2 "aiwolf protocol: --describe: 'fr' is not one of en|ja" protocol --describe fr
 expect 2 "aiwolf contest verify: --sample: '0' is not a positive whole number" contest verify --sample 0 x
+# a value a command checks itself reaches the terminal escaped, never raw
+esc=$(printf '\033')
+for o in --shard --players --fault-policy; do
+  expect 2 "(not '\\e[31mX')" contest --out "$tmp/c" "$o=${esc}[31mX" agents/random.lua
+  ! grep -q "$esc" "$tmp/err" || fail "aiwolf contest $o: a raw escape on stderr"
+done
+# (and the values the commands check after the parse: rules, addresses, folders)
+: > "$tmp/f" # not a folder
+for args in "play --preset=X a.lua" "play --set=X a.lua" "play --roles=X a.lua" "play --http=X a.lua" \
+            "play --summary=X a.lua" "serve --preset=X" "serve --set=X" "serve --http=X" "serve --log-dir=$tmp/f/X" \
+            "check --set=X a.log" "check --roles=X a.log" "replay --set=X a.log" "replay --preset=X a.log" \
+            "connect --role=X"; do
+  set -- $(echo "$args" | sed "s/X/${esc}[31mX/")
+  expect 2 "\\e[31mX" "$@"
+  ! grep -q "$esc" "$tmp/err" || fail "aiwolf $args: a raw escape on stderr"
+done
 echo "ok ($n options of the --help texts)"

@@ -2,6 +2,7 @@
  * same schedule from the same seed, games.tsv lines that survive a round
  * trip and refuse damage, the Wilson interval and the time quantiles. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -360,11 +361,24 @@ static void test_numbers(void)
     CHECK_MSG(p99 > 42000 && p99 < 60000, "p99 %.1f", p99);
 }
 
+/* A name in report.md's tables: no cell break, no HTML, no raw control. */
+static void test_md_text(void)
+{
+    char *buf = NULL;
+    size_t n = 0;
+    FILE *f = open_memstream(&buf, &n);
+    aw_contest_md_text(f, "<!--a|b&#x202e;\x1b[2J-->");
+    fclose(f);
+    CHECK_STR(buf, "\\<!--a\\|b\\&#x202e;\\e[2J-->");
+    free(buf);
+}
+
 int main(void)
 {
     test_schedules();
     test_records();
     test_ranking();
     test_numbers();
+    test_md_text();
     return test_done();
 }

@@ -90,6 +90,47 @@ static void test_roundtrip(void)
     CHECK_INT(aw_contest_cfg_parse_players("5,6,7,8,9", &back), -1);
 }
 
+/* A hand-edited contest.cfg: every number out of its range, not a
+ * number, or past what a long holds, is refused with its key named (it
+ * divided by zero and overflowed the schedule). */
+static void test_hostile_numbers(void)
+{
+    static const char *const lines[] = {
+        "shard\t1/0\n",      "shard\t0/0\n",         "shard\t-1/-5\n",
+        "shard\t1/2000000000\n", "shard\t1/2x\n",
+        "games-per-entry\t99999999999999999999\n", "games-per-entry\t-3\n", "games-per-entry\t12abc\n",
+        "sets\t4294967296\n", "set-games\t\n",      "budget\t-1\n",   "memory\t100000001\n",
+        "duplicate\t101\n",    "until-separated\t-2\n",
+    };
+    aw_contest_cfg c, back;
+    make(&c, 1, 1, 3);
+    char why[600];
+    for (size_t i = 0; i < sizeof lines / sizeof *lines; i++) {
+        aw_buf b;
+        aw_buf_init(&b);
+        aw_contest_cfg_format(&c, true, &b);
+        aw_buf_adds(&b, lines[i]); /* the later line wins */
+        const char *d = slice("num", NULL, b.data);
+        aw_buf_free(&b);
+        CHECK_MSG(aw_contest_cfg_read(d, &back, why, sizeof why) == -1, "accepted %s", lines[i]);
+        char key[32];
+        snprintf(key, sizeof key, "%.*s", (int)strcspn(lines[i], "\t"), lines[i]);
+        CHECK_MSG(strstr(why, key) != NULL, "%s: %s", key, why);
+        CHECK_INT(back.nentries, 0);
+    }
+    /* the edges are read */
+    aw_buf b;
+    aw_buf_init(&b);
+    aw_contest_cfg_format(&c, true, &b);
+    aw_buf_adds(&b, "shard\t1000000/1000000\ngames-per-entry\t100000000\nuntil-separated\t-1\n");
+    CHECK_INT(aw_contest_cfg_read(slice("edges", NULL, b.data), &back, why, sizeof why), 0);
+    CHECK_INT(back.nshards, 1000000);
+    CHECK(back.games_per_entry == 100000000);
+    aw_buf_free(&b);
+    aw_contest_cfg_free(&back);
+    aw_contest_cfg_free(&c);
+}
+
 static void test_slices(void)
 {
     aw_contest_cfg c1, c2, other;
@@ -131,7 +172,7 @@ static void test_slices(void)
     aw_buf_free(&b);
     const char *damaged[] = {s1, bad};
     CHECK_INT(aw_contest_merge_slices(damaged, 2, &first, &seen, &err), -1);
-    CHECK(strstr(err.msg, "names the shard 9/3") != NULL);
+    CHECK(strstr(err.msg, "shard is not I/N with 1 <= I <= N") != NULL);
     const char *none[] = {"/nonexistent/x"};
     CHECK_INT(aw_contest_merge_slices(none, 1, &first, &seen, &err), -1);
     /* the merged folder: made once, refused when it holds a contest */
@@ -150,6 +191,7 @@ int main(void)
     if (!mkdtemp(root))
         return 1;
     test_roundtrip();
+    test_hostile_numbers();
     test_slices();
     char cmd[400];
     snprintf(cmd, sizeof cmd, "rm -rf %s", root);

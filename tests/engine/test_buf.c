@@ -4,6 +4,7 @@
  * game log is written with these. */
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "test.h"
@@ -121,10 +122,30 @@ static void test_term(void)
     CHECK(aw_utf8_char_len(t.s + tl - 5, 2) == 2); /* the last character before "..." is whole */
 }
 
+/* A CSV field: quoted when it must be, and never a raw control byte, line
+ * break or invalid UTF-8 (results.csv and --summary csv:- reach terminals). */
+static void test_csv_field(void)
+{
+    static const char *const in[] = {"plain", "a,b", "say \"hi\"", "\x1b]0;t\x07", "two\nlines", "bad\xff",
+                                     "\xe2\x80\xaeRTL"};
+    static const char *const want[] = {"plain",          "\"a,b\"",   "\"say \"\"hi\"\"\"", "\\e]0;t\\x07",
+                                       "two\\nlines",   "bad\\xff", "\\u{202e}RTL"};
+    for (size_t i = 0; i < sizeof in / sizeof *in; i++) {
+        char *buf = NULL;
+        size_t n = 0;
+        FILE *f = open_memstream(&buf, &n);
+        aw_csv_field(f, in[i]);
+        fclose(f);
+        CHECK_STR(buf, want[i]);
+        free(buf);
+    }
+}
+
 int main(void)
 {
     test_printf_lengths();
     test_integers();
     test_term();
+    test_csv_field();
     return test_done();
 }

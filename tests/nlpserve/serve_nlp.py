@@ -24,7 +24,8 @@ what the agents saw or got:
              first TALK too
   odd        bytes that are not UTF-8 in a text frame close that agent; a
              target that is nobody's name is that agent's fault and nothing
-             more; a name with a terminal escape reaches the output escaped
+             more; a name with a terminal escape reaches the output escaped;
+             a name past 64 bytes is cut on a character boundary
   interrupt  Ctrl-C while a game waits for an agent: the agent is closed, the
              server exits 0 and keeps the game's log as SEED.log.unfinished
 Nothing here depends on timing: time-outs are set small and the outcome
@@ -328,13 +329,16 @@ def part_odd():
     # game 1: not UTF-8 in a text frame: closed (as the RFC says), out of its game
     join(run_agents([Odd(s.port, "\x1b[31mred", True)]))
     # game 2: votes for nobody's name: that agent's fault, the game goes on
-    odd = Odd(s.port, "odd", False)
+    # (its name past 64 bytes: cut before the character that does not fit)
+    odd = Odd(s.port, "odd" + "\u540d" * 40, False)
     join(run_agents([odd]))
     s.finish("odd", 2)
     check_agents("odd", [odd], 1)
     ev = open(os.path.join(s.dir, "events.jsonl"), encoding="utf-8").read()
     if "no agent is called" not in ev:
         fail("odd: a vote for nobody's name is not a fault of that agent")
+    if "odd" + "\u540d" * 20 + " joined" not in s.err():
+        fail("odd: a long name is not cut on a character boundary: %s" % s.err()[-800:])
     if "\\e[31mred (in a game): the connection was closed" not in s.err():
         fail("odd: the agent that sent bytes that are not UTF-8 is not reported (escaped)")
 
