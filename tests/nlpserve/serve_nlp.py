@@ -362,4 +362,5 @@ def main():
     print("serve_nlp: all passed")
 
 
-main()
+if __name__ == "__main__":
+    main()
