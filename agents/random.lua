@@ -3,9 +3,10 @@
 -- talks a random vote or estimate now and then before saying Over.
 --
 -- It is also the smallest example of keeping work out of the calls: the
--- lists of candidates change only when someone dies, so they are built then
--- and reused; a call that needs one only checks whether any agent's status
--- changed, and update does nothing but keep info.
+-- lists of candidates change only when someone dies, so they are built once
+-- and the dead taken out of them; a call that needs one checks the statuses
+-- only when a death can have happened, and update does nothing but keep
+-- info.
 local P = require "aiwolf.protocol"
 local random = math.random
 
@@ -13,13 +14,13 @@ local agent = {}
 
 function agent:getName() return "random" end
 
--- Rebuilds the candidate lists from info.statusMap, in agent order (a
+-- Builds the candidate lists from info.statusMap, in agent order (a
 -- numeric loop, never pairs(): the game must replay exactly from its seed):
 --   self.others: the living agents other than oneself;
 --   self.humans: those of them that roleMap does not show as werewolves
 --     (for a werewolf, the fellows are left out);
 --   self.status: each agent's status they were built from.
-local function rebuild(self, info)
+local function build(self, info)
   local status, roles = info.statusMap, info.roleMap
   local seen, others, humans = {}, {}, {}
   for a = 1, #status do
@@ -32,24 +33,50 @@ local function rebuild(self, info)
   self.status, self.others, self.humans = seen, others, humans
 end
 
+-- Takes agent a out of a list (if there), keeping the others' order.
+local function drop(list, a)
+  local n = #list
+  for i = 1, n do
+    if list[i] == a then
+      for j = i, n - 1 do list[j] = list[j + 1] end
+      list[n] = nil
+      return
+    end
+  end
+end
+
 -- Called before every other method.
 function agent:update(info) self.info = info end
 
--- self.others or self.humans (name), rebuilt first if a status changed
--- since they were built (the first time there are none: every status
--- differs from nil). Agents die only at an execution (latestExecutedAgent
--- changes) or in the night (the day changes), so the statuses are looked
--- at only when one of those two changed since the last look.
+-- self.others or self.humans (name), brought up to date first if a status
+-- changed since the last look (the first time there are none: they are
+-- built). Agents die only at an execution (latestExecutedAgent changes) or
+-- in the night (the day changes), so the statuses are looked at only when
+-- one of those two changed since the last look. A death takes the agent
+-- out of the lists already made: making new lists would put every entry
+-- into a new table again (each new key costs a few hundred machine
+-- instructions: new lists at every death were a tenth of a fifteen-player
+-- game's instructions); any other change (none happens in a game) builds
+-- them again.
 local function candidates(self, name)
   local info = self.info
   local day, executed = info.day, info.latestExecutedAgent
-  if day ~= self.day or executed ~= self.executed or not self.status then
+  if not self.status then
     self.day, self.executed = day, executed
-    local status, seen = info.statusMap, self.status or {}
+    build(self, info)
+  elseif day ~= self.day or executed ~= self.executed then
+    self.day, self.executed = day, executed
+    local status, seen = info.statusMap, self.status
     for a = 1, #status do
-      if status[a] ~= seen[a] then
-        rebuild(self, info)
-        break
+      local now = status[a]
+      if now ~= seen[a] then
+        if seen[a] ~= "ALIVE" or now == nil then
+          build(self, info)
+          break
+        end
+        seen[a] = now
+        drop(self.others, a)
+        drop(self.humans, a)
       end
     end
   end

@@ -1,7 +1,8 @@
 -- sample.lua: a role-aware agent in the spirit of the official sample agents
 -- (AIWolfClient's SampleRoleAssignPlayer), written from scratch on top of
 -- aiwolf.agent. What each role does:
---   SEER      comes out on its first talk, reports every divination (DIVINED),
+--   SEER      comes out on its first talk (5 players: once it found the
+--             werewolf, or on day 2), reports every divination (DIVINED),
 --             votes for werewolves it found (BECAUSE (DIVINED ..) (VOTE ..))
 --             and asks everyone to do the same (REQUEST ANY (VOTE ..));
 --             divines undivined agents, suspicious ones first (not known liars).
@@ -35,7 +36,7 @@
 -- garbage costs the collector's time later.
 local A = require "aiwolf.agent"
 local P = require "aiwolf.protocol"
-local ipairs, pairs, tostring, random = ipairs, pairs, tostring, math.random
+local ipairs, pairs, random = ipairs, pairs, math.random
 
 local S = A.new{name = "sample"}
 
@@ -91,12 +92,9 @@ function S:forget() self._cacheVersion = nil end
 
 -- Knowledge ------------------------------------------------------------------
 
--- What this agent itself knows about a's species (village side), or nil.
-function S:ownSpecies(a)
-  if a == self.me and VILLAGE[self.role] then return "HUMAN" end
-  if self.killed[a] then return "HUMAN" end -- the werewolves attack humans only
-  return self.divined[a] or self.identified[a]
-end
+-- What this agent itself knows about a's species (village side), or nil
+-- (knowledge, below, works it out for every agent).
+function S:ownSpecies(a) return self:knowledge().own[a] end
 
 -- The agents who said a species that `known` ({[target] = species})
 -- contradicts, added to the set `out`.
@@ -117,12 +115,23 @@ end
 --   known: {[a] = species} from own knowledge, then those sources;
 --   liars: {[a] = true} for agents who contradict that, or who claim
 --     one's own special role or a werewolf-side role;
---   own: {[a] = species} from own knowledge alone (S:ownSpecies).
+--   own: {[a] = species} from own knowledge alone: human for oneself (on
+--     the village side) and for the agents the werewolves killed (they
+--     attack humans only), else own divination and medium results.
 local function knowledge(self)
   local me, role, claims, claimants = self.me, self.role, self.claims, self.claimants
   local n = #self.info.statusMap
-  local own = {}
-  for a = 1, n do own[a] = self:ownSpecies(a) end
+  -- A loop, not a call per agent: a Lua call costs some hundreds of
+  -- instructions, and this runs for every agent whenever the facts change.
+  local own, killed, divined, identified = {}, self.killed, self.divined, self.identified
+  local village = VILLAGE[role]
+  for a = 1, n do
+    if (a == me and village) or killed[a] then
+      own[a] = "HUMAN"
+    else
+      own[a] = divined[a] or identified[a]
+    end
+  end
   local plain = self:contradicting(own, {})
   for i = 1, #claimants do
     local a = claimants[i]
@@ -252,7 +261,7 @@ function S:suspicion()
   -- scores are not all whole numbers, so the order of the sums matters.
   local k, declared, me = self:knowledge(), self.declared, self.me
   local liars, known = k.liars, k.known
-  local voters = A.sorted_keys(declared)
+  local voters = self.voters
   for i = 1, #voters do
     local v = voters[i]
     local t = declared[v]
@@ -322,7 +331,7 @@ function S:wolfScore(forAttack)
     score = self:scores("_dayScore", self:cached("wolfday", factDayScore))
   end
   local declared = self.declared
-  local voters = A.sorted_keys(declared)
+  local voters = self.voters
   local count = nil -- by day: the votes declared against each werewolf
   for i = 1, #voters do
     local v = voters[i]
@@ -383,7 +392,7 @@ end
 function S:possessedScore()
   local score = self:scores("_possessedScore", self:cached("possessed", factPossessedScore))
   local declared = self.declared
-  local voters = A.sorted_keys(declared)
+  local voters = self.voters
   for i = 1, #voters do
     local t = declared[voters[i]]
     if score[t] then score[t] = score[t] + 1 end
@@ -475,9 +484,24 @@ end
 
 -- Talk -------------------------------------------------------------------------
 
+-- The seer: in a 5-player game it keeps quiet until it has found the
+-- werewolf, or until day 2: a seer out on day 1 with a HUMAN to show is
+-- the werewolf's first attack and the possessed's first accusation, while a
+-- hidden one lives to divine again and on day 2 names the werewolf among
+-- the three left (measured: docs/strategy.md). With 15 players it comes out
+-- at once: the village needs its results early.
+function S:seerComesOut()
+  if #self.info.statusMap > 5 or self.day >= 2 then return true end
+  for _, d in ipairs(self.divinations) do
+    if d.result == "WEREWOLF" then return true end
+  end
+  return false
+end
+
 function S:wantsToComeOut()
   local r = self.role
-  if r == "SEER" or r == "POSSESSED" then return true, "SEER" end
+  if r == "SEER" then return self:seerComesOut(), "SEER" end
+  if r == "POSSESSED" then return true, "SEER" end
   if r == "MEDIUM" then
     for _, a in ipairs(self.claimants) do
       if a ~= self.me and self.claims[a] == "MEDIUM" then return true, "MEDIUM" end
@@ -529,10 +553,12 @@ function S:nextTalk()
   return nil
 end
 
+-- P.print(s) is the text tostring(s) gives, without going through the
+-- sentence's metatable.
 function S:talk()
   local s = self:nextTalk()
   if s == nil then return "Over" end
-  return tostring(s)
+  return P.print(s)
 end
 
 -- Werewolves: the attack target, adopting the first whispered proposal that
@@ -556,8 +582,8 @@ function S:whisper()
   local t, p = self:attackTarget()
   self.proposed = t
   if t == nil then return "Over" end
-  if p and p.who ~= self.me then return tostring(P.agree("WHISPER", self.day, p.idx)) end
-  return tostring(P.attack(t))
+  if p and p.who ~= self.me then return P.print(P.agree("WHISPER", self.day, p.idx)) end
+  return P.say("ATTACK", t)
 end
 
 -- Actions ------------------------------------------------------------------------

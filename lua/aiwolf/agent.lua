@@ -305,6 +305,8 @@ end
 --     included: the reason of BECAUSE, inside AND or DAY), in talk order, one per
 --     (speaker, verb, target): {who, verb, target, species, day};
 --   self.declared: {[agent] = target}, the latest VOTE each agent declared today;
+--   self.voters: the agents in self.declared, sorted (A.sorted_keys(self.declared)
+--     without making it at every call);
 --   self.declaredVersion: a number that grows whenever self.declared
 --     changes (a new day's empty one included);
 --   self.estimates: {[agent] = {[target] = role}}, latest ESTIMATEs today;
@@ -314,7 +316,7 @@ end
 --   self.votes: every day's final votes, oldest first ({agent, day, target},
 --     from info.voteList, which shows the previous day's);
 --   self.version: a number that grows whenever one of the fields above
---     changes, except self.info, self.day and today's declared, estimates
+--     changes, except self.info, self.day and today's declared, voters, estimates
 --     and attackProposals (which change with nearly every talk). An agent
 --     that derives something from claims, reports, results, deaths or votes
 --     can keep it until self.version moves (sample.lua does).
@@ -326,12 +328,13 @@ function Agent:initialize(info, setting)
   self.divined, self.identified = {}, {}
   self.claims, self.claimants = {}, {}
   self.reports, self._reported = {}, {}
-  self.declared, self.estimates, self.attackProposals = {}, {}, {}
+  self.declared, self.voters, self.estimates, self.attackProposals = {}, {}, {}, {}
   self.declaredVersion = 0
   self.executed, self.killed = {}, {}
   self.votes, self._votes_day = {}, -1
   self.version = 0
   self._talk_seen, self._whisper_seen, self._seen_day = 0, 0, info.day
+  self._trees = {} -- text -> its tree (false: none), see read_new
   if info.statusMap then read_status(self, info.statusMap) end
 end
 
@@ -348,16 +351,31 @@ local function add_result(list, map, r)
   return true
 end
 
+-- Records that agent who declared a vote for agent t (both integers).
+local function declare(self, who, t)
+  local was = self.declared[who]
+  if was ~= t then
+    if was == nil then -- a new voter today: into self.voters, in order
+      local voters = self.voters
+      local i = #voters
+      while i > 0 and voters[i] > who do
+        voters[i + 1] = voters[i]
+        i = i - 1
+      end
+      voters[i + 1] = who
+    end
+    self.declared[who] = t
+    self.declaredVersion = self.declaredVersion + 1
+  end
+end
+
 -- Records one talk sentence (idempotent: hearing a talk twice changes nothing).
 function Agent:_hear(talk, who, s)
   local v = s.verb
   if mtype(who) ~= "integer" then return end
   if v == "VOTE" then -- the most frequent by far
     local t = s.target
-    if mtype(t) == "integer" and self.declared[who] ~= t then
-      self.declared[who] = t
-      self.declaredVersion = self.declaredVersion + 1
-    end
+    if mtype(t) == "integer" then declare(self, who, t) end
   elseif v == "COMINGOUT" and s.target == who and s.role ~= P.ANY then
     local old = self.claims[who]
     if old ~= s.role then
@@ -406,26 +424,45 @@ end
 --   * an Over or Skip tells the base agent nothing; about half the talks
 --     are, and their text says so: they are passed over without reading
 --     `parsed` (the host makes that tree when it is first read);
+--   * a sentence's tree depends on its text only (the speaker is not in
+--     it), and the same few texts come again and again ("VOTE Agent[03]"):
+--     each text's tree is read once a game and kept in self._trees, keyed
+--     by the text (`parsed` makes the host build a new tree for every
+--     reader of every talk; a look-up by a string costs next to nothing);
 --   * a sentence without operands (most of the rest: VOTE, COMINGOUT, ...)
---     is heard as walk would hear it, without the walk;
--- hear is the method that records an asserted sentence ("_hear" or
--- "_hear_whisper").
-local function read_new(self, list, from, visit, hear, hook)
+--     is heard as walk would hear it, without the walk.
+-- With a hook every tree is the talk's own `parsed`, as the hook may keep
+-- or change it. method is the name of the method that records an asserted
+-- sentence ("_hear" or "_hear_whisper").
+local function read_new(self, list, from, visit, method, hook)
   local n = #list
+  local trees = self._trees
+  if trees == nil then trees = {}; self._trees = trees end
+  local plain = method == "_hear" and self._hear == Agent._hear -- not replaced by the agent
   for i = from + 1, n do
     local t = list[i]
     local text = t.text
-    if hook or (text ~= "Over" and text ~= "Skip") then
+    if hook then
       local tree = t.parsed or A.tree(t)
+      if tree then walk(tree, t.agent, true, nil, 0, visit, self, t) end
+    elseif text ~= "Over" and text ~= "Skip" then
+      local tree = trees[text]
+      if tree == nil then
+        tree = t.parsed or A.tree(t) or false -- false: a text that does not parse
+        if type(text) == "string" then trees[text] = tree end
+      end
       if tree then
         local v = tree.verb
-        if hook then
-          walk(tree, t.agent, true, nil, 0, visit, self, t)
-        elseif v ~= "OVER" and v ~= "SKIP" then
+        if v ~= "OVER" and v ~= "SKIP" then
           if tree.args == nil then
             local who = tree.subject
             if who == nil then who = t.agent end
-            self[hear](self, t, who, tree)
+            local target = tree.target
+            if v == "VOTE" and plain and mtype(who) == "integer" and mtype(target) == "integer" then
+              declare(self, who, target) -- what _hear does with it, without the method call
+            else
+              self[method](self, t, who, tree)
+            end
           else
             walk(tree, t.agent, true, nil, 0, visit, self, t)
           end
@@ -456,7 +493,7 @@ function Agent:update(info)
   if day ~= self._seen_day then
     self._seen_day = day
     self._talk_seen, self._whisper_seen = 0, 0
-    self.declared, self.estimates, self.attackProposals = {}, {}, {}
+    self.declared, self.voters, self.estimates, self.attackProposals = {}, {}, {}, {}
     self.declaredVersion = (self.declaredVersion or 0) + 1
   end
   self.day = day

@@ -231,18 +231,31 @@ end
 -- say such a sentence on nearly every talk call). P.say("VOTE", 3) is
 -- "VOTE Agent[03]", P.say("ESTIMATE", 3, "WEREWOLF") is tostring(P.estimate(3,
 -- "WEREWOLF")); the same checks as the builders. Other verbs: use a builder
--- and P.print.
+-- and P.print. say_words[verb] is what follows the agent: false for
+-- nothing, else the table of the words allowed there (made at load, so a
+-- call is a few table reads, one check of the agent and one join).
+local say_words = {}
+for verb, f in pairs(flags) do
+  if f & TARGET ~= 0 and f & ARGS == 0 then
+    say_words[verb] = (f & ROLE ~= 0 and known_roles) or (f & SPECIES ~= 0 and known_species) or false
+  end
+end
 local function say(verb, t, word)
-  local f = flags[verb]
-  if verb == "OVER" then return "Over" end
-  if verb == "SKIP" then return "Skip" end
-  if f == nil or f & TARGET == 0 or f & ARGS ~= 0 then
+  local words = say_words[verb]
+  if words == nil then
+    if verb == "OVER" then return "Over" end
+    if verb == "SKIP" then return "Skip" end
     error(format("P.say: %s is not a verb about one agent (use a builder and P.print)", tostring(verb)), 2)
   end
-  local text = verb .. " " .. agent_text(check_agent(t, "target"))
-  if f & ROLE ~= 0 then return text .. " " .. need_role(word) end
-  if f & SPECIES ~= 0 then return text .. " " .. need_species(word) end
-  return text
+  -- agent_texts holds 1..99; a float such as 3.0 finds "Agent[03]" there
+  -- too, so the type is checked (check_agent gives the error, or "ANY").
+  local at = agent_texts[t]
+  if at == nil or mtype(t) ~= "integer" then at = agent_text(check_agent(t, "target")) end
+  if not words then return verb .. " " .. at end
+  if not words[word] then
+    if words == known_roles then need_role(word) else need_species(word) end
+  end
+  return verb .. " " .. at .. " " .. word
 end
 Sentence.__tostring = print
 

@@ -33,6 +33,8 @@
 ---@field me integer own number
 ---@field role aiwolf.Role own role
 ---@field day integer current day
+---@field alive integer[] the living agents, sorted (a new list only when someone dies: never modify it)
+---@field others integer[] the living agents but oneself, sorted (the same)
 ---@field divinations aiwolf.Judge[] own seer results, oldest first
 ---@field identifications aiwolf.Judge[] own medium results, oldest first
 ---@field divined table<integer, aiwolf.Species> own seer results by target
@@ -41,11 +43,14 @@
 ---@field claimants integer[] agents in the order they first came out
 ---@field reports aiwolf.Report[] every DIVINED/IDENTIFIED heard, once per (speaker, verb, target)
 ---@field declared table<integer, integer> the latest VOTE each agent declared today
+---@field voters integer[] the agents in `declared`, sorted (`A.sorted_keys(self.declared)`, kept as votes are heard)
+---@field declaredVersion integer grows whenever `declared` changes (a new day's empty one included)
 ---@field estimates table<integer, table<integer, aiwolf.Role>> ESTIMATEs heard today
 ---@field attackProposals aiwolf.AttackProposal[] werewolves: ATTACK targets whispered today
 ---@field executed table<integer, integer> agent -> day executed
 ---@field killed table<integer, integer> agent -> day killed by the werewolves (so certainly human)
 ---@field votes aiwolf.Vote[] every day's final votes, oldest first
+---@field version integer grows whenever claims, reports, own results, deaths or votes change: keep what you derive from them until it moves
 ---@field onTalk? fun(self, talk: aiwolf.Talk, who: integer|"ANY"|nil, s: aiwolf.Sentence) called by update for each new sentence heard
 ---@field onWhisper? fun(self, talk: aiwolf.Talk, who: integer|"ANY"|nil, s: aiwolf.Sentence) the same for whispers
 local Agent = {}

@@ -54,6 +54,15 @@
 ---@field attackVoteList aiwolf.Vote[] werewolves: the attack votes
 ---@field latestAttackVoteList aiwolf.Vote[] werewolves: the latest attack votes
 ---@field guardedAgent? integer bodyguard: last night's guard
+---@field names? string[] NLP games only (`aiwolf connect --nlp`): every agent's character name, names[i] for agent i
+---@field profile? string NLP games only: own character profile, when the server gives one
+---@field lang? "en"|"ja" NLP games only: the language of the game (talks are rendered in it)
+---@field remainCount? integer NLP games only: talks (or whispers) left today, during a talk
+---@field remainLength? integer NLP games only: characters left today past the base length, when the server counts them
+---@field remainSkip? integer NLP games only: Skips left today
+---@field maxLength? integer NLP games only: the most characters of one talk, when the server sets it
+---@field baseLength? integer NLP games only: characters of a talk before its first @mention that cost nothing of remainLength
+---@field mentionLength? integer NLP games only: characters allowed after an @mention
 
 ---The game's rules, given to `initialize` only.
 ---@class aiwolf.Setting
@@ -89,7 +98,7 @@
 ---@field dayStart? fun(self) at the start of each day (day 0 included), after update
 ---@field talk? fun(self): string? each talk turn: a protocol 3.6 sentence; nil means Skip
 ---@field whisper? fun(self): string? werewolves, each whisper turn; nil means Skip
----@field vote? fun(self): integer? each vote round: an agent number
+---@field vote? fun(self): integer|string? each vote round: an agent number (in an NLP game, also a name of info.names)
 ---@field divine? fun(self): integer? seer, every night
 ---@field guard? fun(self): integer? bodyguard, every night from day 1
 ---@field attack? fun(self): integer? werewolves, every night from day 1

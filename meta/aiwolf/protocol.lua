@@ -138,6 +138,11 @@ function P.or_(...) end
 ---@param s aiwolf.Sentence
 ---@return aiwolf.Sentence
 function P.not_(s) end
+---`P["and"]`, `P["or"]`, `P["not"]`: the same functions as P.and_, P.or_ and
+---P.not_ under the protocol's own names (Lua's keywords, hence the brackets).
+P["and"] = P.and_
+P["or"] = P.or_
+P["not"] = P.not_
 ---`DAY d (s)`: s happened on day d.
 ---@param d integer
 ---@param s aiwolf.Sentence
@@ -163,10 +168,15 @@ function P.print(s) end
 function P.say(verb, target, word) end
 ---Parses text: a tree, or nil and a message with the byte offset.
 ---@param text string
----@param mode? "lenient"|"strict" default "lenient"
+---@param mode? "strict"|"lenient" default "strict" (what games accept under the default preset)
 ---@return aiwolf.Sentence?
 ---@return string? message
 function P.parse(text, mode) end
+---`P.parse(text, "lenient")`.
+---@param text string
+---@return aiwolf.Sentence?
+---@return string? message
+function P.parse_lenient(text) end
 ---true, or nil and a message.
 ---@param text string
 ---@param mode? "lenient"|"strict"|"off"

@@ -9,6 +9,7 @@ int cmd_check(int argc, char **argv);
 int cmd_protocol(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
 int cmd_connect(int argc, char **argv);
+int cmd_connect_nlp(int argc, char **argv); /* connect --nlp: cmd_connect_nlp.c */
 int cmd_serve(int argc, char **argv);
 int cmd_contest(int argc, char **argv);
 int cmd_new(int argc, char **argv);
@@ -16,6 +17,18 @@ int cmd_lint(int argc, char **argv);
 int cmd_view(int argc, char **argv);
 
 #include <stddef.h>
+
+/* `aiwolf connect` and `connect --nlp` (cmd_connect.c): the foot of their
+ * --help, what is wrong being WHAT ("the AIWolf wire format"), and one
+ * message for bad usage, "aiwolf connect: " fmt (with arg, escaped for the
+ * terminal) " (" help ")"; returns 2. */
+#define AW_CONNECT_FOOT(WHAT)                                                      \
+    "\n"                                                                           \
+    "Exit status: 0 when the server ended the session (or on Ctrl-C; another\n"   \
+    "Ctrl-C while it stops changes nothing), 1 when the server could not be\n"    \
+    "reached or sent what is not " WHAT ", 2 for bad usage or an\n"               \
+    "agent file that does not load.\n"
+int aw_connect_bad(const char *help, const char *fmt, const char *arg);
 
 /* Does one file's work; returns 0 (fine), 1 (the work failed: an illegal
  * log) or 2 (unusable input). */

@@ -23,19 +23,19 @@ static const char connect_head[] =
     "server closes it.\n"
     "\n"
     "options (-h, -p, -n, -r as the official ClientStarter):\n";
-static const char connect_foot[] =
-    "\n"
-    "Exit status: 0 when the server ended the session (or on Ctrl-C; another\n"
-    "Ctrl-C while it stops changes nothing), 1 when\n"
-    "the server could not be reached or sent something that is not the AIWolf\n"
-    "wire format, 2 for bad usage or an agent file that does not load.\n";
+static const char connect_foot[] = AW_CONNECT_FOOT("the AIWolf wire format");
+
+int aw_connect_bad(const char *help, const char *fmt, const char *arg)
+{
+    fprintf(stderr, "aiwolf connect: ");
+    aw_term_fprintf(stderr, fmt, arg);
+    fprintf(stderr, " (%s)\n", help);
+    return 2;
+}
 
 static int bad(const char *fmt, const char *arg)
 {
-    fprintf(stderr, "aiwolf connect: ");
-    fprintf(stderr, fmt, arg);
-    fputs(" (aiwolf connect --help)\n", stderr);
-    return 2;
+    return aw_connect_bad("aiwolf connect --help", fmt, arg);
 }
 
 /* -n NAME: 1 to 64 bytes, one line, no commas. */
@@ -63,11 +63,20 @@ static int role_opt(void *to, const char *v)
 int cmd_connect(int argc, char **argv)
 {
     const char *host = "localhost", *name = NULL, *role = NULL, *agent = NULL;
-    long port = -1, budget = 0, memory = 0;
-    uint64_t work = 0;
+    long port = -1;
     bool reconnect = false, watch = false, quiet = false;
+    const char *nlp = NULL;
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "--nlp") || !strncmp(argv[i], "--nlp=", 6))
+            return cmd_connect_nlp(argc, argv);
     const char *agents[1];
     aw_opt_list agent_list = {agents, 0, 1, "one agent file only"};
+    aw_cli_limits_opts lo;
+    memset(&lo, 0, sizeof lo);
+    aw_opt *limit_rows = aw_cli_limits_group(&lo, AW_LIMIT_BUDGET | AW_LIMIT_MEMORY | AW_LIMIT_WORK);
+    aw_opts_set_help(limit_rows, "--budget",
+                     "time per agent call (default: the server's timeLimit,\n"
+                     "or 100 ms when it sets none)");
     const aw_opt opts[] = {
         {.name = "--host", .alias = "-h", .arg = "HOST", .kind = AW_OPT_STR, .to = &host,
          .help =
@@ -95,21 +104,14 @@ int cmd_connect(int argc, char **argv)
                "reload the agent file before a game when it changed (a\n"
                "version that does not load is reported; the old one\n"
                "plays on)"},
-        {.name = "--budget", .arg = "MS", .kind = AW_OPT_LONG, .to = &budget, .min = 1, .max = 3600000,
-         .bad = "'%s' is not a number of milliseconds (1 to 3600000)",
-         .help =
-               "time per agent call (default: the server's timeLimit,\n"
-               "or 100 ms when it sets none)"},
-        {.name = "--memory", .arg = "MB", .kind = AW_OPT_LONG, .to = &memory, .min = 1, .max = 65536,
-         .bad = "'%s' is not a number of megabytes (1 to 65536)",
-         .help =
-               "memory cap of the agent (default 64)"},
-        {.name = "--work", .arg = "UNITS", .kind = AW_OPT_U64, .to = &work, .min = 1, .bad = "'%s' is not a positive number of work units",
-         .help =
-               "also a deterministic budget per call (docs/sandbox.md)"},
+        {.kind = AW_OPT_GROUP, .to = limit_rows},
         {.name = "--quiet", .kind = AW_OPT_FLAG, .to = &quiet,
          .help =
                "do not show what the agent prints, nor progress"},
+        {.name = "--nlp", .arg = "URL", .kind = AW_OPT_STR, .to = &nlp, /* taken before: cmd_connect_nlp */
+         .help =
+               "play in the NLP division instead, over WebSocket\n"
+               "(aiwolf connect --nlp URL --help)"},
         {.name = "--help", .kind = AW_OPT_HELP,
          .help =
                "this text"},
@@ -128,9 +130,7 @@ int cmd_connect(int argc, char **argv)
 
     aw_agent_opts ao;
     memset(&ao, 0, sizeof ao);
-    ao.limits.budget_ms = (int)budget;
-    ao.limits.memory_bytes = (size_t)memory << 20;
-    ao.limits.work_budget = work;
+    ao.limits = lo.limits;
     ao.output = quiet ? NULL : stderr;
     ao.watch = watch;
     aw_error err;

@@ -27,11 +27,13 @@
 #include "logrules.h"
 #include "provenance.h"
 #include "rating.h"
-#include "report_html.h"
+#include "rating_report.h"
+#include "reports.h"
 #include "results.h"
 #include "rng.h"
 #include "runner.h"
 #include "schedule.h"
+#include "separation.h"
 #include "settings.h"
 #include "util.h"
 #include "worker.h"
@@ -129,6 +131,8 @@ typedef struct contest {
     int unresolved;         /* --until-separated: adjacent pairs not yet separated (-1: not known) */
     int round;              /* --until-separated: rounds added to the schedule */
     long base_games;        /* the games of the schedule before any round */
+    aw_fault_policy round_policy; /* --until-separated: contest.cfg's policy (who counts in a round) */
+    aw_separation *sep;     /* --until-separated: games.tsv as read so far */
     aw_provenance prov; /* DIR/provenance.tsv, and the report's options */
 } contest;
 
@@ -164,23 +168,6 @@ static void rating_add(contest *k, const aw_game_record *rec)
     rating_add_to(k, k->rating, rec);
 }
 
-/* Fits the rating on the games so far; false when there is nothing to
- * rate. Entries the fault policy keeps out of the ranking are not rated
- * either (they stay in the games as players: the model still explains
- * their teams' results). */
-static bool rating_fit(contest *k, aw_rating *r)
-{
-    aw_error err;
-    bool *include = aw_xcalloc((size_t)k->c.nentries, sizeof *include);
-    char why[200];
-    for (int i = 0; i < k->c.nentries; i++)
-        include[i] = aw_contest_eligible(&k->stats, i, &k->c.policy, why, sizeof why);
-    aw_rating_opts o = {.include = include};
-    bool ok = aw_rating_fit(k->rating, &o, r, &err) == 0;
-    free(include);
-    return ok;
-}
-
 /* Reads games.tsv: the units played whole (done[]), their lines into the
  * statistics. Lines of a unit played in part, a last line cut short and
  * lines that do not parse are dropped (the file is rewritten without
@@ -199,13 +186,17 @@ static long load_games(contest *k, bool *done, aw_buf *kept)
     int *have = aw_xcalloc((size_t)n, sizeof *have);
     long dropped = 0;
     aw_game_record *rec = aw_xcalloc(1, sizeof *rec);
-    /* First pass: which units are whole. */
-    for (int pass = 0; pass < 2; pass++) {
+    /* One pass when every unit with a line is whole (a file no crash cut
+     * short): each line parsed once, kept as it is read. Otherwise (or on
+     * statistics that already hold games) two: which units are whole, then
+     * their lines. */
+    bool one = k->stats.games == 0 && aw_rating_data_games(k->rating) == 0;
+    for (int pass = one ? -1 : 0; pass < 2; pass++) {
         const char *p = text, *end = text + len;
         while (p < end) {
             const char *nl = memchr(p, '\n', (size_t)(end - p));
             if (!nl) {
-                dropped += pass == 0; /* cut short by a crash or a power loss */
+                dropped += pass <= 0; /* cut short by a crash or a power loss */
                 break;
             }
             size_t ll = (size_t)(nl - p);
@@ -213,7 +204,16 @@ static long load_games(contest *k, bool *done, aw_buf *kept)
                       in_shard(&k->c, rec->unit) && rec->game < k->sched.units[rec->unit].ngames &&
                       rec->index == k->sched.units[rec->unit].first + rec->game &&
                       rec->players == k->sched.units[rec->unit].players;
-            if (pass == 0) {
+            if (pass == -1) {
+                if (ok) {
+                    have[rec->unit]++;
+                    aw_contest_stats_add(&k->stats, rec, k->set[rec->players].role_count);
+                    rating_add(k, rec);
+                    aw_buf_add(kept, p, ll + 1);
+                } else {
+                    dropped++;
+                }
+            } else if (pass == 0) {
                 if (ok)
                     have[rec->unit]++;
                 else
@@ -227,6 +227,24 @@ static long load_games(contest *k, bool *done, aw_buf *kept)
                 dropped++;
             }
             p = nl + 1;
+        }
+        if (pass == -1) {
+            bool whole = true;
+            for (int u = 0; u < n && whole; u++)
+                whole = have[u] == 0 || have[u] == k->sched.units[u].ngames;
+            if (whole) {
+                for (int u = 0; u < n; u++)
+                    done[u] = have[u] > 0;
+                break;
+            }
+            /* A unit played in part: start again with two passes. */
+            aw_contest_stats_free(&k->stats);
+            aw_contest_stats_init(&k->stats, k->c.nentries);
+            aw_rating_data_free(k->rating);
+            k->rating = aw_rating_data_new(k->c.nentries);
+            aw_buf_clear(kept);
+            memset(have, 0, (size_t)n * sizeof *have);
+            dropped = 0;
         }
     }
     free(rec);
@@ -247,48 +265,9 @@ static int separation(contest *k, bool *favour)
 {
     char path[PATH_MAX];
     snprintf(path, sizeof path, "%s/games.tsv", k->dir);
-    size_t len = 0;
-    aw_error err;
-    char *text = aw_read_input(path, &len, &err);
-    if (!text)
-        return -1;
-    int n = k->sched.nunits;
-    int *have = aw_xcalloc((size_t)n + 1, sizeof *have);
-    const char **line = aw_xcalloc((size_t)k->sched.ngames + 1, sizeof *line);
-    aw_game_record *rec = aw_xcalloc(1, sizeof *rec);
-    for (const char *p = text, *end = text + len; p < end;) {
-        const char *nl = memchr(p, '\n', (size_t)(end - p));
-        if (!nl)
-            break;
-        if (aw_record_parse(p, (size_t)(nl - p), k->c.nentries, rec, &err) == 0 && rec->unit >= 0 && rec->unit < n &&
-            rec->game < k->sched.units[rec->unit].ngames && rec->index == k->sched.units[rec->unit].first + rec->game &&
-            rec->players == k->sched.units[rec->unit].players && !line[rec->index]) {
-            have[rec->unit]++;
-            line[rec->index] = p;
-        }
-        p = nl + 1;
-    }
-    int unresolved = 0;
-    for (int u = 0; u < n && unresolved >= 0; u++)
-        if (have[u] < k->sched.units[u].ngames)
-            unresolved = -1;
-    if (unresolved == 0) {
-        aw_rating_data *d = aw_rating_data_new(k->c.nentries);
-        for (long i = 0; i < k->sched.ngames; i++) {
-            const char *nl = strchr(line[i], '\n');
-            aw_record_parse(line[i], (size_t)(nl - line[i]), k->c.nentries, rec, &err);
-            rating_add_to(k, d, rec);
-        }
-        aw_rating r;
-        unresolved = aw_rating_fit(d, NULL, &r, &err) == 0 ? aw_rating_unresolved(&r, 0.95, favour) : -1;
-        aw_rating_free(&r);
-        aw_rating_data_free(d);
-    }
-    free(rec);
-    free(line);
-    free(have);
-    free(text);
-    return unresolved;
+    if (!k->sep)
+        k->sep = aw_separation_new(k->c.nentries, k->c.format);
+    return aw_separation_check(k->sep, path, &k->sched, k->set, &k->round_policy, favour);
 }
 
 /* The most games --until-separated plays in all. */
@@ -337,39 +316,8 @@ static void write_reports(contest *k, bool to_stdout)
     aw_contest_info ci;
     info_of(k, &ci);
     aw_rating rating;
-    ci.rating = rating_fit(k, &rating) ? &rating : NULL;
-    char path[PATH_MAX];
-    snprintf(path, sizeof path, "%s/report.md", k->dir);
-    FILE *f = fopen(path, "we");
-    if (f) {
-        aw_contest_write_md(&k->stats, &ci, f);
-        if (fclose(f) != 0)
-            fprintf(stderr, "aiwolf contest: writing %s failed\n", path);
-    }
-    snprintf(path, sizeof path, "%s/results.csv", k->dir);
-    if ((f = fopen(path, "we"))) {
-        aw_contest_write_csv(&k->stats, &ci, f);
-        if (fclose(f) != 0)
-            fprintf(stderr, "aiwolf contest: writing %s failed\n", path);
-    }
-    aw_buf json;
-    aw_buf_init(&json);
-    aw_contest_write_json(&k->stats, &ci, &json);
-    snprintf(path, sizeof path, "%s/results.json", k->dir);
-    if ((f = fopen(path, "we"))) {
-        fwrite(json.data, 1, json.len, f);
-        if (fclose(f) != 0)
-            fprintf(stderr, "aiwolf contest: writing %s failed\n", path);
-    }
-    snprintf(path, sizeof path, "%s/report.html", k->dir);
-    if ((f = fopen(path, "we"))) {
-        int hw = aw_contest_write_html(f, json.data, json.len);
-        if (fclose(f) != 0 || hw < 0)
-            fprintf(stderr, "aiwolf contest: writing %s failed\n", path);
-    }
-    aw_buf_free(&json);
-    if (to_stdout)
-        aw_contest_write_md(&k->stats, &ci, stdout);
+    ci.rating = aw_rating_fit_report(k->rating, &k->stats, &k->c.policy, &rating) ? &rating : NULL;
+    aw_contest_write_reports(k->dir, &k->stats, &ci, to_stdout ? stdout : NULL);
     aw_rating_free(&rating);
 }
 
@@ -540,58 +488,69 @@ static int on_unit(void *ud, int unit, const char *lines, size_t len)
     return 0;
 }
 
+/* --keep-instance 1 (any other value: 0). */
+static int keep_instance_opt(void *to, const char *v)
+{
+    *(bool *)to = strcmp(v, "1") == 0;
+    return 0;
+}
+
+/* `contest --worker --dir DIR --budget MS ... -- ENTRY...`: the arguments
+ * worker_args_make writes, read with a table like a command's (internal:
+ * it has no --help). */
 static int worker_main(int argc, char **argv)
 {
     aw_worker_opts o;
     memset(&o, 0, sizeof o);
     const char *sets[MAX_SETS];
-    o.sets = sets;
+    aw_opt_list set_list = {sets, 0, MAX_SETS, "too many --set options"};
     o.preset = "seed2015";
     o.copies = 1;
-    o.budget_ms = 100;
-    o.memory_bytes = 64u << 20;
-    int i = 2;
-    for (; i < argc; i++) {
-        const char *a = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (strcmp(a, "--") == 0) {
-            i++;
-            break;
-        }
-        if (!v)
-            return bad("worker: %s needs a value", a);
-        if (strcmp(a, "--dir") == 0)
-            o.dir = v;
-        else if (strcmp(a, "--budget") == 0)
-            o.budget_ms = atoi(v);
-        else if (strcmp(a, "--memory") == 0)
-            o.memory_bytes = (size_t)atol(v) << 20;
-        else if (strcmp(a, "--work") == 0)
-            o.work = strtoull(v, NULL, 10);
-        else if (strcmp(a, "--copies") == 0)
-            o.copies = atoi(v);
-        else if (strcmp(a, "--preset") == 0)
-            o.preset = v;
-        else if (strcmp(a, "--set") == 0 && o.nsets < MAX_SETS)
-            sets[o.nsets++] = v;
-        else if (strcmp(a, "--keep-instance") == 0)
-            o.keep_instance = strcmp(v, "1") == 0;
-        else
-            return bad("worker: unknown option %s", a);
-        i++;
+    aw_cli_limits_opts lo;
+    memset(&lo, 0, sizeof lo);
+    lo.limits.budget_ms = 100;
+    lo.limits.memory_bytes = (size_t)64 << 20;
+    aw_opt *limit_rows = aw_cli_limits_group(&lo, AW_LIMIT_BUDGET | AW_LIMIT_MEMORY | AW_LIMIT_WORK);
+    /* The runner sends the contest's figures as its folder keeps them
+     * (contest.cfg; 0: the default) and --work 0 when there is none. */
+    aw_opts_set_range(limit_rows, "--budget", 0, INT_MAX, NULL);
+    aw_opts_set_range(limit_rows, "--memory", 0, 100000000, NULL);
+    aw_opts_set_range(limit_rows, "--work", 0, 0, NULL);
+    const char **args = aw_xcalloc((size_t)argc, sizeof *args);
+    aw_opt_list entry_list = {args, 0, argc, NULL};
+    const aw_opt opts[] = {
+        {.name = "--dir", .arg = "DIR", .kind = AW_OPT_STR, .to = &o.dir},
+        {.kind = AW_OPT_GROUP, .to = limit_rows},
+        {.name = "--copies", .arg = "N", .kind = AW_OPT_INT, .to = &o.copies, .min = 1, .max = INT_MAX},
+        {.name = "--preset", .arg = "P", .kind = AW_OPT_STR, .to = &o.preset},
+        {.name = "--set", .arg = "NAME=VALUE", .kind = AW_OPT_LIST, .to = &set_list},
+        {.name = "--keep-instance", .arg = "0|1", .kind = AW_OPT_CALL, .to = &o.keep_instance,
+         .call = keep_instance_opt},
+        {0},
+    };
+    const aw_opts_cmd cmd = {"contest --worker", NULL, opts, NULL, &entry_list, 0};
+    if (aw_opts_parse(&cmd, argc, argv, 2) != AW_OPTS_OK) {
+        free(args);
+        return 2;
     }
-    o.nentries = argc - i;
-    if (!o.dir || o.nentries < 1 || o.copies < 1)
+    o.limits = lo.limits;
+    o.sets = sets;
+    o.nsets = set_list.n;
+    o.nentries = entry_list.n;
+    if (!o.dir || o.nentries < 1) {
+        free(args);
         return bad("%s", "worker: missing arguments");
-    const char **mains = aw_xcalloc((size_t)o.nentries, sizeof *mains);
+    }
     const char **dirs = aw_xcalloc((size_t)o.nentries, sizeof *dirs);
     const char **names = aw_xcalloc((size_t)o.nentries, sizeof *names);
     for (int e = 0; e < o.nentries; e++) {
-        /* "main file \x1f folder \x1f name", resolved by the runner. */
-        mains[e] = argv[i + e];
-        char *s1 = strchr(argv[i + e], '\x1f'), *s2 = s1 ? strchr(s1 + 1, '\x1f') : NULL;
+        /* "main file \x1f folder \x1f name", resolved by the runner; cut
+         * in place (the operands are argv's own strings), args[e] keeps
+         * the main file. */
+        char *arg = (char *)args[e];
+        char *s1 = strchr(arg, '\x1f'), *s2 = s1 ? strchr(s1 + 1, '\x1f') : NULL;
         if (!s2) {
-            free(mains);
+            free(args);
             free(dirs);
             free(names);
             return bad("%s", "worker: bad entry argument");
@@ -600,13 +559,13 @@ static int worker_main(int argc, char **argv)
         dirs[e] = s1 + 1;
         names[e] = s2 + 1;
     }
-    o.entries = mains;
+    o.entries = args;
     o.read_dirs = dirs;
     o.names = names;
     /* Die with the runner. */
     prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
     int rc = aw_contest_worker(&o, stdin, stdout);
-    free(mains);
+    free(args);
     free(dirs);
     free(names);
     return rc;
@@ -687,6 +646,7 @@ static void contest_free(contest *k)
     aw_schedule_free(&k->sched);
     aw_contest_stats_free(&k->stats);
     aw_rating_data_free(k->rating);
+    aw_separation_free(k->sep);
     free(k->names);
     free(k->paths);
     aw_provenance_free(&k->prov);
@@ -762,6 +722,7 @@ static int contest_prepare(contest *k)
         k->paths[i] = k->c.entries[i].path;
     }
     k->base_games = k->sched.ngames;
+    k->round_policy = k->c.policy;
     k->unresolved = -1;
     k->total = 0;
     for (int u = 0; u < k->sched.nunits; u++)
@@ -806,9 +767,11 @@ static int report_main(int argc, char **argv)
         fprintf(stderr, "aiwolf contest: %s\n", why);
         return 2;
     }
-    /* Another policy for this report only (contest.cfg keeps its own). */
+    /* Another policy for this report only (contest.cfg keeps its own, and
+     * the rounds of --until-separated were drawn under it). */
     aw_error perr;
-    if (policy && aw_fault_policy_parse(policy, &k.c.policy, &perr) < 0) {
+    aw_fault_policy report_policy = k.c.policy;
+    if (policy && aw_fault_policy_parse(policy, &report_policy, &perr) < 0) {
         aw_contest_cfg_free(&k.c);
         return bad("%s", perr.msg);
     }
@@ -816,6 +779,7 @@ static int report_main(int argc, char **argv)
         contest_free(&k);
         return 2;
     }
+    k.c.policy = report_policy;
     while (next_round(&k) > 0) /* --until-separated: the rounds its games asked for */
         ;
     bool *done = aw_xcalloc((size_t)k.sched.nunits + 1, sizeof *done);
@@ -1365,9 +1329,10 @@ static int shard_opt(void *to, const char *v)
 
 typedef struct contest_args {
     const char *dir;
-    bool have_seed, have_players, have_budget, until;
-    long max_games, games_per_entry, sets, set_games, jobs_opt, budget, memory, duplicate;
+    bool have_seed, have_players, until;
+    long max_games, games_per_entry, sets, set_games, jobs_opt, duplicate;
     aw_cli_rule_opts ro;
+    aw_cli_limits_opts lim;
     const char *args[MAX_ENTRIES];
     aw_opt_list entries;
     aw_opt rows[24];
@@ -1379,8 +1344,22 @@ static aw_opts_cmd contest_table(contest *k, contest_args *a)
     a->games_per_entry = 1000;
     a->sets = 10;
     a->set_games = 100;
-    a->budget = 100;
-    a->memory = 64;
+    a->lim.limits.budget_ms = 100;
+    a->lim.limits.memory_bytes = (size_t)64 << 20;
+    aw_opt *limit_rows = aw_cli_limits_group(&a->lim, AW_LIMIT_BUDGET | AW_LIMIT_MEMORY | AW_LIMIT_WORK);
+    /* Larger figures are taken and capped (at 600000 ms and 65536 MB). */
+    aw_opts_set_range(limit_rows, "--budget", 1, 100000000, "'%s' is not a positive whole number");
+    aw_opts_set_range(limit_rows, "--memory", 1, 100000000, "'%s' is not a positive whole number");
+    aw_opts_set_help(limit_rows, "--budget",
+                     "CPU time per agent call (default 100; 1000 with --work,\n"
+                     "where it is only a safety net); a call that runs far\n"
+                     "past it is killed with the agent's process (the\n"
+                     "bounds: docs/contest.md, \"Outer kill\")");
+    aw_opts_set_help(limit_rows, "--work",
+                     "also a deterministic budget per call, in work units (VM\n"
+                     "instructions plus library work; docs/sandbox.md): the\n"
+                     "results, faults included, are then the same on any\n"
+                     "machine and load");
     a->entries = (aw_opt_list){a->args, 0, MAX_ENTRIES, "too many entries (1000 at most)"};
     const aw_opt rows[] = {
         {.name = "--out", .arg = "DIR", .kind = AW_OPT_STR, .to = &a->dir,
@@ -1418,23 +1397,7 @@ static aw_opts_cmd contest_table(contest *k, contest_args *a)
          .bad = "'%s' is not a positive whole number",
          .help =
                "worker processes (default: every core)"},
-        {.name = "--budget", .arg = "MS", .kind = AW_OPT_LONG, .to = &a->budget, .min = 1, .max = 100000000, .seen = &a->have_budget,
-         .bad = "'%s' is not a positive whole number",
-         .help =
-               "CPU time per agent call (default 100; 1000 with --work,\n"
-               "where it is only a safety net); a call that runs far\n"
-               "past it is killed with the agent's process (the\n"
-               "bounds: docs/contest.md, \"Outer kill\")"},
-        {.name = "--work", .arg = "UNITS", .kind = AW_OPT_U64, .to = &k->c.work, .min = 1, .bad = "'%s' is not a positive number of work units",
-         .help =
-               "also a deterministic budget per call, in work units (VM\n"
-               "instructions plus library work; docs/sandbox.md): the\n"
-               "results, faults included, are then the same on any\n"
-               "machine and load"},
-        {.name = "--memory", .arg = "MB", .kind = AW_OPT_LONG, .to = &a->memory, .min = 1, .max = 100000000,
-         .bad = "'%s' is not a positive whole number",
-         .help =
-               "memory cap per agent (default 64)"},
+        {.kind = AW_OPT_GROUP, .to = limit_rows},
         {.name = "--fault-policy", .arg = "P", .kind = AW_OPT_CALL, .to = &k->c.policy, .call = policy_opt,
          .help =
                "which entries are ranked: calls=5%,games=50% (the\n"
@@ -1452,15 +1415,15 @@ static aw_opts_cmd contest_table(contest *k, contest_args *a)
         {.name = "--duplicate", .arg = "K", .kind = AW_OPT_LONG, .to = &a->duplicate, .min = 1, .max = 100,
          .bad = "'%s' is not a number of copies from 1 to 100",
          .help =
-               "seed2015: play each deal (seed and roles) K times,\n"
+               "--format seed2015 (any preset): play each deal K times,\n"
                "the entries rotated through its seats, so that the\n"
                "luck of roles and seats cancels within a deal"},
         {.name = "--until-separated", .kind = AW_OPT_FLAG, .to = &a->until,
          .help =
-               "seed2015: after the games above, keep playing rounds\n"
-               "of games for the entries still in doubt until every\n"
-               "two entries adjacent in the skill rating are\n"
-               "separated at 95 %, or --max-games is reached"},
+               "--format seed2015 (any preset): after the games above,\n"
+               "keep playing rounds of games for the entries still in\n"
+               "doubt until every two entries adjacent in the skill\n"
+               "rating are separated at 95 %, or --max-games is reached"},
         {.name = "--max-games", .arg = "N", .kind = AW_OPT_LONG, .to = &a->max_games, .min = 1, .max = 100000000,
          .bad = "'%s' is not a positive whole number",
          .help =
@@ -1520,7 +1483,7 @@ int cmd_contest(int argc, char **argv)
     dir = ca->dir;
     have_seed = ca->have_seed;
     have_players = ca->have_players;
-    have_budget = ca->have_budget;
+    have_budget = ca->lim.have_budget;
     until = ca->until;
     max_games = ca->max_games;
     nargs = ca->entries.n;
@@ -1529,8 +1492,9 @@ int cmd_contest(int argc, char **argv)
     c->set_games = (int)ca->set_games;
     if (ca->jobs_opt)
         jobs = (int)(ca->jobs_opt > 256 ? 256 : ca->jobs_opt);
-    c->budget_ms = (int)(ca->budget > 600000 ? 600000 : ca->budget);
-    c->memory_mb = (int)(ca->memory > 65536 ? 65536 : ca->memory);
+    c->budget_ms = ca->lim.limits.budget_ms > 600000 ? 600000 : ca->lim.limits.budget_ms;
+    c->memory_mb = (int)((ca->lim.limits.memory_bytes >> 20) > 65536 ? 65536 : ca->lim.limits.memory_bytes >> 20);
+    c->work = ca->lim.limits.work_budget;
     if (ca->duplicate)
         c->duplicate = ca->duplicate > 1 ? (int)ca->duplicate : 0;
     if (ca->ro.have_preset) {
@@ -1552,7 +1516,10 @@ int cmd_contest(int argc, char **argv)
         goto out;
     }
     if ((c->duplicate || until) && c->format != AW_FORMAT_SEED2015) {
-        bad("%s", "--duplicate and --until-separated are for the seed2015 format");
+        bad("%s", "--duplicate and --until-separated are for --format seed2015 (with any --preset: aiwolf, seed2015, "
+                  "regulation, nlp5, nlp13): a --format regulation set keeps its seats and agent instances for all "
+                  "its games, which rotating the entries through a deal's seats, or a round of games for the "
+                  "entries in doubt, would break");
         goto out;
     }
     if (until && c->nshards > 1) {
@@ -1755,7 +1722,7 @@ int cmd_contest(int argc, char **argv)
         k.t0 = aw_now_ns();
         int status = ntodo ? aw_runner_run(&r) : AW_RUNNER_DONE;
         /* --until-separated: rounds while adjacent pairs are in doubt. */
-        while (status == AW_RUNNER_DONE && sort_games(dir, c->nentries) == 0) {
+        while (status == AW_RUNNER_DONE) {
             int before = k.sched.nunits;
             if (next_round(&k) <= 0)
                 break;
@@ -1765,14 +1732,6 @@ int cmd_contest(int argc, char **argv)
                 todo[u] = true;
             r.todo = todo;
             r.warned = true;
-            /* sort_games put a new file in games.tsv's place. */
-            close(k.games_fd);
-            k.games_fd = open(gpath, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0666);
-            if (k.games_fd < 0) {
-                fprintf(stderr, "aiwolf contest: cannot write %s: %s\n", gpath, strerror(errno));
-                status = AW_RUNNER_FAILED;
-                break;
-            }
             if (!k.quiet)
                 fprintf(stderr, "aiwolf contest: %d adjacent %s not separated at 95 %%: round %d, %ld more games\n",
                         k.unresolved, k.unresolved == 1 ? "pair" : "pairs", k.round,

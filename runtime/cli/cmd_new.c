@@ -25,7 +25,7 @@ extern const aw_luamod aw_meta_files[];
 
 /* --help: the head, the options (the table in cmd_new), the foot. */
 static const char new_head[] =
-    "usage: aiwolf new [--role-aware] [--dir PARENT] NAME\n"
+    "usage: aiwolf new [--role-aware | --nlp] [--dir PARENT] NAME\n"
     "\n"
     "Creates the folder NAME (in PARENT, default the current folder) with a new\n"
     "agent to start from:\n"
@@ -241,13 +241,17 @@ static void print_next(const char *dir, const char *name)
 int cmd_new(int argc, char **argv)
 {
     const char *name = NULL, *parent = ".";
-    bool roles = false;
+    bool roles = false, nlp = false;
     const char *names[1];
     aw_opt_list name_list = {names, 0, 1, "give one NAME"};
     const aw_opt opts[] = {
         {.name = "--role-aware", .kind = AW_OPT_FLAG, .to = &roles,
          .help = "main.lua has a part for each role (seer, medium, bodyguard,\n"
                  "werewolf, possessed, villager) instead of one for all"},
+        {.name = "--nlp", .kind = AW_OPT_FLAG, .to = &nlp,
+         .help = "main.lua is an agent for the NLP division (aiwolf connect\n"
+                 "--nlp): it talks English or Japanese with the templates of\n"
+                 "aiwolf.nlp and reads the others' text (docs/nlp.md)"},
         {.name = "--dir", .arg = "PARENT", .kind = AW_OPT_STR, .to = &parent,
          .help = "create NAME inside PARENT (which must exist)"},
         {.name = "--help", .alias = "-h", .kind = AW_OPT_HELP, .help = "show this help"},
@@ -259,6 +263,10 @@ int cmd_new(int argc, char **argv)
         return prc == AW_OPTS_EXIT ? 0 : 2;
     if (name_list.n)
         name = names[0];
+    if (roles && nlp) {
+        fprintf(stderr, "aiwolf new: --role-aware and --nlp are two different agents: choose one (aiwolf new --help)\n");
+        return 2;
+    }
     if (!name) {
         fprintf(stderr, "aiwolf new: no NAME given: aiwolf new NAME creates the folder NAME (aiwolf new --help)\n");
         return 2;
@@ -297,7 +305,7 @@ int cmd_new(int argc, char **argv)
     cls[k] = 0;
 
     int rc = 0;
-    const aw_luamod *main_t = template_named(roles ? "main_roles" : "main");
+    const aw_luamod *main_t = template_named(nlp ? "main_nlp" : roles ? "main_roles" : "main");
     const aw_luamod *spec_t = template_named("spec");
     if (!main_t || !spec_t) {
         fprintf(stderr, "aiwolf new: this binary was built without its templates\n");

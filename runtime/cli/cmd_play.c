@@ -218,21 +218,23 @@ static void play_first_fault(void *ud, long gno, int entry, const char *version,
 static void play_progress(void *ud, const aw_tally *t, long games)
 {
     (void)ud;
-    double rate = t->secs > 0 ? t->played / t->secs : 0;
+    double rate = t->secs > 0 ? t->st.games / t->secs : 0;
     char left[48] = "Ctrl-C for the summary";
     if (games != LONG_MAX && rate > 0) {
-        long s = (long)((double)(games - t->played) / rate);
+        long s = (long)((double)(games - t->st.games) / rate);
         snprintf(left, sizeof left, "%ld:%02ld left", s / 60, s % 60);
     }
     char done[40];
     if (games == LONG_MAX)
-        snprintf(done, sizeof done, "%ld game%s", t->played, t->played == 1 ? "" : "s");
+        snprintf(done, sizeof done, "%ld game%s", t->st.games, t->st.games == 1 ? "" : "s");
     else
-        snprintf(done, sizeof done, "%ld/%ld games", t->played, games);
-    double w = t->entry_games[0] ? 100.0 * t->entry_wins[0] / t->entry_games[0] : 0;
+        snprintf(done, sizeof done, "%ld/%ld games", t->st.games, games);
+    long seats0, wins0;
+    aw_stats_entry(&t->st, 0, &seats0, &wins0);
+    double w = seats0 ? 100.0 * wins0 / seats0 : 0;
     char rs[32];
     fprintf(stderr, "%saiwolf play: %s, %s games/s, %s, faults %ld, %.40s wins %.1f%%%s", progress_tty ? "\r\033[K" : "",
-            done, aw_cli_rate(rs, sizeof rs, rate), left, t->faults, aw_term(progress_names[0]).s, w,
+            done, aw_cli_rate(rs, sizeof rs, rate), left, t->st.fault_calls, aw_term(progress_names[0]).s, w,
             progress_tty ? "" : "\n");
     fflush(stderr);
     progress_shown = true;
@@ -283,9 +285,9 @@ int cmd_play(int argc, char **argv)
     bool vs = false, hide_over = false, reveal = false;
     long humans = 0, human_timeout = 120, pace_ms = 0;
     long jobs = -1;
-    long games = 1, budget = 0, memory = 0;
-    uint64_t seed = 0, work = 0;
-    bool have_seed = false, quiet = false, list = false, watch = false, watch_live = false, isolate = false;
+    long games = 1;
+    uint64_t seed = 0;
+    bool have_seed = false, quiet = false, list = false, watch = false, watch_live = false;
     bool profile = false, fixed_seats = false;
     int agent_output = -1;
     const char *agents[256];
@@ -298,6 +300,11 @@ int cmd_play(int argc, char **argv)
                                                 NULL,
                                                 "players, 3..18, with the official role table\n"
                                                 "(default: 5, or the number of agents if more)")};
+    aw_cli_limits_opts lo;
+    memset(&lo, 0, sizeof lo);
+    aw_opt limit_rows = {.kind = AW_OPT_GROUP,
+                         .to = aw_cli_limits_group(&lo, AW_LIMIT_BUDGET | AW_LIMIT_MEMORY | AW_LIMIT_WORK |
+                                                            AW_LIMIT_ISOLATE)};
     const aw_opt opts[] = {
         rule_rows,
         {.name = "--seed", .arg = "S", .kind = AW_OPT_U64, .to = &seed, .seen = &have_seed, .bad = "'%s' is not an unsigned 64-bit integer",
@@ -338,18 +345,7 @@ int cmd_play(int argc, char **argv)
         {.name = "--events", .arg = "FILE", .kind = AW_OPT_STR, .to = &events_path,
          .help =
                "write every event, fault and call time as JSON lines"},
-        {.name = "--budget", .arg = "MS", .kind = AW_OPT_LONG, .to = &budget, .min = 1, .max = 3600000,
-         .bad = "'%s' is not a number of milliseconds (1 to 3600000)",
-         .help =
-               "time per agent call (default: the preset's)"},
-        {.name = "--memory", .arg = "MB", .kind = AW_OPT_LONG, .to = &memory, .min = 1, .max = 65536, .bad = "'%s' is not a number of megabytes (1 to 65536)",
-         .help =
-               "memory cap per agent (default 64)"},
-        {.name = "--work", .arg = "UNITS", .kind = AW_OPT_U64, .to = &work, .min = 1, .bad = "'%s' is not a positive number of work units",
-         .help =
-               "also a deterministic budget per call, in work units (VM\n"
-               "instructions plus library work; docs/sandbox.md): the same\n"
-               "agent stops at the same point on any machine and load"},
+        limit_rows,
         {.name = "--profile", .kind = AW_OPT_FLAG, .to = &profile,
          .help =
                "after the games, where each agent file's Lua ran: its\n"
@@ -366,10 +362,6 @@ int cmd_play(int argc, char **argv)
          .help =
                "the record says what each talk means, in English or\n"
                "Japanese, instead of the protocol text"},
-        {.name = "--isolate", .kind = AW_OPT_FLAG, .to = &isolate,
-         .help =
-               "run each agent in its own confined child process, kept\n"
-               "across games (docs/isolation.md)"},
         {.name = "--agent-output", .kind = AW_OPT_SETINT, .to = &agent_output, .min = 1,
          .help =
                "show what agents print (default: on for one game; with\n"
@@ -456,8 +448,8 @@ int cmd_play(int argc, char **argv)
         memcpy(set.role_count, counts, sizeof counts);
         set.players = nplayers;
     }
-    if (budget)
-        set.time_limit_ms = (int)budget;
+    if (lo.limits.budget_ms)
+        set.time_limit_ms = lo.limits.budget_ms;
     if (aw_settings_check_playable(&set, &err) < 0)
         return bad("%s", err.msg);
     if (list) {
@@ -468,23 +460,12 @@ int cmd_play(int argc, char **argv)
         aw_buf_free(&b);
         return 0;
     }
-    /* --summary FILE.json|FILE.csv, or json:FILE / csv:FILE ("-": stdout). */
-    bool summary_json = false;
+    /* --summary FILE.json|FILE.csv, or json:FILE / csv:FILE ("-": stdout):
+     * a row of the summary's formats (aw_tally_writers). */
+    const aw_report_writer *summary_w = NULL;
     const char *summary_path = NULL;
-    if (summary_spec) {
-        size_t sl = strlen(summary_spec);
-        if (strncmp(summary_spec, "json:", 5) == 0 || strncmp(summary_spec, "csv:", 4) == 0) {
-            summary_json = summary_spec[0] == 'j';
-            summary_path = strchr(summary_spec, ':') + 1;
-        } else if (sl > 5 && strcmp(summary_spec + sl - 5, ".json") == 0) {
-            summary_json = true;
-            summary_path = summary_spec;
-        } else if (sl > 4 && strcmp(summary_spec + sl - 4, ".csv") == 0) {
-            summary_path = summary_spec;
-        }
-        if (!summary_path || !*summary_path)
-            return bad("--summary: '%s' is neither FILE.json, FILE.csv, json:FILE nor csv:FILE", summary_spec);
-    }
+    if (summary_spec && !(summary_w = aw_report_writer_spec(aw_tally_writers, summary_spec, &summary_path)))
+        return bad("--summary: '%s' is neither FILE.json, FILE.csv, json:FILE nor csv:FILE", summary_spec);
     if (vs && nagents != 2)
         return bad("%s", "--vs takes exactly two agent files (aiwolf play --vs --games 1000 mine.lua theirs.lua)");
     if (vs && games == 1)
@@ -517,13 +498,13 @@ int cmd_play(int argc, char **argv)
                                                     : "%s is written by one process: use --jobs 1",
                    one_process);
     if (jobs < 0)
-        jobs = games > 1 && !one_process && !isolate ? sysconf(_SC_NPROCESSORS_ONLN) : 1;
+        jobs = games > 1 && !one_process && !lo.limits.isolate ? sysconf(_SC_NPROCESSORS_ONLN) : 1;
     if (watch && games == 1)
         return bad("%s", "--watch reloads an agent between games: give --games N (0: until Ctrl-C), or "
                          "--watch-live for changes during one game");
-    if (isolate && profile)
+    if (lo.limits.isolate && profile)
         return bad("%s", "--profile does not work with --isolate yet (the agents run in confined children)");
-    if (isolate && (watch || watch_live))
+    if (lo.limits.isolate && (watch || watch_live))
         return bad("%s", "--watch does not work with --isolate yet (a confined child cannot read the file)");
     if (nagents == 0 && humans < set.players)
         return bad("%s", "no agents given (aiwolf play agents/sample.lua ...)");
@@ -543,14 +524,12 @@ int cmd_play(int argc, char **argv)
         agent_output = games == 1 && !quiet;
     aw_agent_opts ao;
     memset(&ao, 0, sizeof ao);
+    ao.limits = lo.limits;
     ao.limits.budget_ms = set.time_limit_ms;
-    ao.limits.memory_bytes = (size_t)memory << 20;
-    ao.limits.work_budget = work;
-    ao.limits.isolate = isolate;
     ao.output = agent_output ? stderr : NULL;
     ao.watch = watch;
     ao.watch_live = watch_live;
-    ao.number_games = games > 1 && !isolate; /* (a child seat counts one game per child) */
+    ao.number_games = games > 1 && !lo.limits.isolate; /* (a child seat counts one game per child) */
     ao.profile = profile;
     /* A word that is not a file is more likely a mistyped option. */
     for (int i = 0; i < nagents; i++) {
@@ -716,27 +695,24 @@ int cmd_play(int argc, char **argv)
         rc = 2;
     }
     if (mrc == AW_MATCH_INTERRUPTED)
-        fprintf(stderr, "aiwolf play: interrupted after %ld game%s\n", tally.played, tally.played == 1 ? "" : "s");
-    if (games > 1 && tally.played > 0)
+        fprintf(stderr, "aiwolf play: interrupted after %ld game%s\n", tally.st.games, tally.st.games == 1 ? "" : "s");
+    if (games > 1 && tally.st.games > 0)
         aw_tally_print(&tally, stdout, &set, seed, entry_names);
-    if (summary_path && tally.played > 0) {
+    if (summary_path && tally.st.games > 0) {
         FILE *sf = strcmp(summary_path, "-") == 0 ? stdout : fopen(summary_path, "w");
         if (!sf) {
             fprintf(stderr, "aiwolf play: cannot write %s: %s\n", summary_path, strerror(errno));
             rc = 1;
         } else {
-            if (summary_json)
-                aw_tally_write_json(&tally, sf, &set, seed, entry_names);
-            else
-                aw_tally_write_csv(&tally, sf, entry_names);
+            aw_tally_write(summary_w, &tally, sf, &set, seed, entry_names);
             if (sf == stdout ? fflush(sf) != 0 : fclose(sf) != 0) {
                 fprintf(stderr, "aiwolf play: writing %s failed\n", summary_path);
                 rc = 1;
             }
         }
     }
-    if (profile && tally.played > 0)
-        print_profiles(seats, mirror, set.players, entry_of, mirror_entry_of, entry_names, nentries, tally.played);
+    if (profile && tally.st.games > 0)
+        print_profiles(seats, mirror, set.players, entry_of, mirror_entry_of, entry_names, nentries, tally.st.games);
     aw_tally_free(&tally);
     if (live && mrc != AW_MATCH_INTERRUPTED && !play_stop)
         linger();

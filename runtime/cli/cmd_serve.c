@@ -491,10 +491,10 @@ int cmd_serve(int argc, char **argv)
         goto done;
     }
     const char *entries[2] = {"remote agents", "local agents"};
-    if (tally.played)
+    if (tally.st.games)
         aw_tally_print(&tally, stdout, &set, seed, entries);
     rc = tally.output_errors ? 1 : 0;
-    bool all_played = tally.played >= games;
+    bool all_played = tally.st.games >= games;
     aw_tally_free(&tally);
     if (web && all_played) {
         fprintf(stderr, "aiwolf serve: the games are over; the pages stay up until Ctrl-C\n");

@@ -82,6 +82,7 @@ static int take(const aw_opts_cmd *cmd, const aw_opt *r, const char *given, cons
         break;
     case AW_OPT_LONG:
     case AW_OPT_INT:
+    case AW_OPT_MIB:
         if (aw_parse_long(v, r->min, r->max, &x) != 0) {
             if (r->bad)
                 goto bad;
@@ -89,8 +90,10 @@ static int take(const aw_opts_cmd *cmd, const aw_opt *r, const char *given, cons
         }
         if (r->kind == AW_OPT_LONG)
             *(long *)r->to = x;
-        else
+        else if (r->kind == AW_OPT_INT)
             *(int *)r->to = (int)x;
+        else
+            *(size_t *)r->to = (size_t)x << 20;
         break;
     case AW_OPT_U64:
         if (aw_parse_u64(v, &u) != 0 || u < (uint64_t)r->min) {
@@ -264,6 +267,16 @@ void aw_opts_set_help(aw_opt *rows, const char *name, const char *help)
             rows->help = help;
 }
 
+void aw_opts_set_range(aw_opt *rows, const char *name, long min, long max, const char *bad)
+{
+    for (; rows->kind != AW_OPT_END; rows++)
+        if (rows->name && strcmp(rows->name, name) == 0) {
+            rows->min = min;
+            rows->max = max;
+            rows->bad = bad;
+        }
+}
+
 aw_opt *aw_cli_rule_group(aw_cli_rule_opts *r, unsigned which, const char *preset_help, const char *players_help)
 {
     int n = 0;
@@ -294,4 +307,30 @@ aw_opt *aw_cli_rule_group(aw_cli_rule_opts *r, unsigned which, const char *prese
                                         "seat's place in the order given; with --games the role\n"
                                         "follows that seat's agent to the number it is drawn)"};
     return r->rows;
+}
+
+aw_opt *aw_cli_limits_group(aw_cli_limits_opts *l, unsigned which)
+{
+    int n = 0;
+    memset(l->rows, 0, sizeof l->rows);
+    if (which & AW_LIMIT_BUDGET)
+        l->rows[n++] = (aw_opt){.name = "--budget", .arg = "MS", .kind = AW_OPT_INT, .to = &l->limits.budget_ms,
+                                .min = 1, .max = 3600000, .seen = &l->have_budget,
+                                .bad = "'%s' is not a number of milliseconds (1 to 3600000)",
+                                .help = "time per agent call (default: the preset's)"};
+    if (which & AW_LIMIT_MEMORY)
+        l->rows[n++] = (aw_opt){.name = "--memory", .arg = "MB", .kind = AW_OPT_MIB, .to = &l->limits.memory_bytes,
+                                .min = 1, .max = 65536, .bad = "'%s' is not a number of megabytes (1 to 65536)",
+                                .help = "memory cap per agent (default 64)"};
+    if (which & AW_LIMIT_WORK)
+        l->rows[n++] = (aw_opt){.name = "--work", .arg = "UNITS", .kind = AW_OPT_U64, .to = &l->limits.work_budget,
+                                .min = 1, .bad = "'%s' is not a positive number of work units",
+                                .help = "also a deterministic budget per call, in work units (VM\n"
+                                        "instructions plus library work; docs/sandbox.md): the same\n"
+                                        "agent stops at the same point on any machine and load"};
+    if (which & AW_LIMIT_ISOLATE)
+        l->rows[n++] = (aw_opt){.name = "--isolate", .kind = AW_OPT_FLAG, .to = &l->limits.isolate,
+                                .help = "run each agent in its own confined child process, kept\n"
+                                        "across games (docs/isolation.md)"};
+    return l->rows;
 }

@@ -4,13 +4,17 @@
  * from the same rows, so an option cannot be parsed and left out of the help
  * or the other way round. The rule options shared by play, serve, contest,
  * check and replay (--preset, --set, --roles, --deal, --players) are one
- * group, aw_cli_rule_group, that a command's table includes. */
+ * group, aw_cli_rule_group, that a command's table includes; so are an
+ * agent's limits (--budget, --memory, --work, --isolate), aw_cli_limits_group,
+ * which fill one aw_agent_limits value (agent.h). */
 #ifndef AW_CLI_OPTIONS_H
 #define AW_CLI_OPTIONS_H
 
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+
+#include "agent.h"
 
 typedef enum aw_opt_kind {
     AW_OPT_END = 0, /* the end of a table */
@@ -22,6 +26,7 @@ typedef enum aw_opt_kind {
     AW_OPT_LONG,    /* long *to = a whole number from min to max */
     AW_OPT_INT,     /* int *to = a whole number from min to max (max <= INT_MAX) */
     AW_OPT_U64,     /* uint64_t *to = an unsigned 64-bit number, at least min (0 or 1) */
+    AW_OPT_MIB,     /* size_t *to = a number of MiB from min to max, in bytes (max < 2^44) */
     AW_OPT_CHOICE,  /* const char **to = the value, one of the words of arg ("en|ja") */
     AW_OPT_LIST,    /* aw_opt_list *to: the value appended (repeatable) */
     AW_OPT_CALL,    /* call(to, value): 0 taken, -1 bad value (message: bad), 2 said why itself */
@@ -42,7 +47,7 @@ typedef struct aw_opt {
     const char *arg;   /* the value's name in --help ("N"), NULL for an option that takes none */
     aw_opt_kind kind;
     void *to;          /* where the value goes (see the kinds) */
-    long min, max;     /* LONG/INT: the range; U64: the least value; SETINT: the value */
+    long min, max;     /* LONG/INT/MIB: the range; U64: the least value; SETINT: the value */
     const char *bad;   /* a bad value's message after "NAME: ", with %s for the value;
                         * NULL: "'V' is not a number from MIN to MAX" (or the kind's own) */
     const char *help;  /* --help's text: lines separated by '\n' */
@@ -106,10 +111,36 @@ typedef struct aw_cli_rule_opts {
  * `to`. preset_help and players_help are --preset's and --players' help
  * texts when the command's defaults differ from the shared ones (NULL: the
  * shared text). */
+aw_opt *aw_cli_rule_group(aw_cli_rule_opts *r, unsigned which, const char *preset_help, const char *players_help);
+
 /* A command's own help text for the row `name` of a group (rows). */
 void aw_opts_set_help(aw_opt *rows, const char *name, const char *help);
 
-aw_opt *aw_cli_rule_group(aw_cli_rule_opts *r, unsigned which, const char *preset_help, const char *players_help);
+/* A command's own range and bad-value message (NULL: the kind's) for the
+ * row `name` of a group (rows). */
+void aw_opts_set_range(aw_opt *rows, const char *name, long min, long max, const char *bad);
+
+/* The shared options of an agent's limits, taken by play, connect and the
+ * contest (and the contest's workers): they fill one aw_agent_limits value
+ * (agent.h), which the command passes whole to aw_agent_new. The rows a
+ * command takes are chosen by `which`; the shared texts and checks are
+ * play's, and a command whose defaults or bounds differ says so with
+ * aw_opts_set_help and aw_opts_set_range. */
+enum {
+    AW_LIMIT_BUDGET = 1 << 0,  /* --budget MS: 1 to 3600000 (limits.budget_ms) */
+    AW_LIMIT_MEMORY = 1 << 1,  /* --memory MB: 1 to 65536 (limits.memory_bytes, in bytes) */
+    AW_LIMIT_WORK = 1 << 2,    /* --work UNITS: at least 1 (limits.work_budget) */
+    AW_LIMIT_ISOLATE = 1 << 3, /* --isolate (limits.isolate) */
+};
+typedef struct aw_cli_limits_opts {
+    aw_agent_limits limits; /* what the options give; what the command set before stays otherwise */
+    bool have_budget;       /* --budget was given */
+    aw_opt rows[5];         /* the group's table, made by aw_cli_limits_group */
+} aw_cli_limits_opts;
+
+/* Fills l's rows for the options in `which` (l->limits is kept, for a
+ * command's defaults) and returns them, for an AW_OPT_GROUP row's `to`. */
+aw_opt *aw_cli_limits_group(aw_cli_limits_opts *l, unsigned which);
 
 /* cmd_files.c: the last rows of check's and replay's tables: -h, --help and
  * the "--" line of their --help. */

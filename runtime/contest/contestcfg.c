@@ -39,7 +39,7 @@ void aw_contest_cfg_format_rating(const aw_contest_cfg *c, aw_buf *b)
     if (c->duplicate > 1)
         aw_buf_printf(b, "duplicate\t%d\n", c->duplicate);
     if (c->until_separated > 0)
-        aw_buf_printf(b, "until-separated\t%ld\n", c->until_separated);
+        aw_buf_printf(b, "until-separated\t%ld\nrounds\tranked\n", c->until_separated);
 }
 
 /* Everything that decides the results (the shard aside when !with_shard). */
@@ -112,7 +112,7 @@ int aw_contest_cfg_read(const char *dir, aw_contest_cfg *c, char *why, size_t wh
     c->shard = c->nshards = 1;
     aw_fault_policy_parse(AW_FAULT_POLICY_DEFAULT, &c->policy, &err);
     char *save = NULL;
-    bool head = false;
+    bool head = false, rounds_ranked = false;
     for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
         char *tab = strchr(line, '\t');
         if (!tab) {
@@ -149,6 +149,11 @@ int aw_contest_cfg_read(const char *dir, aw_contest_cfg *c, char *why, size_t wh
             c->duplicate = atoi(v);
         else if (strcmp(k, "until-separated") == 0)
             c->until_separated = atol(v);
+        else if (strcmp(k, "rounds") == 0) {
+            if (strcmp(v, "ranked") != 0)
+                rc = -1;
+            rounds_ranked = true;
+        }
         else if (strcmp(k, "set") == 0 && c->nsets_kv < AW_CONTEST_MAX_SETS)
             c->sets_kv[c->nsets_kv++] = aw_xstrdup(v);
         else if (strcmp(k, "shard") == 0) {
@@ -174,6 +179,18 @@ int aw_contest_cfg_read(const char *dir, aw_contest_cfg *c, char *why, size_t wh
             break;
     }
     free(text);
+    if (rc == 0 && head && c->until_separated > 0 && !rounds_ranked) {
+        /* Rounds drawn before they looked only at the ranked entries: this
+         * version would draw others and read the folder's round games as
+         * them. */
+        snprintf(why, whylen,
+                 "%.400s: its --until-separated rounds were drawn by an earlier version (over every entry, "
+                 "ranked or not); this version draws them over ranked entries only, and cannot continue, "
+                 "report or verify this contest: use the version it was played with",
+                 path);
+        aw_contest_cfg_free(c);
+        return -1;
+    }
     if (rc < 0 || !head || !c->nplayers || !c->nentries) {
         snprintf(why, whylen, "%.400s is not a contest configuration this version understands", path);
         aw_contest_cfg_free(c);

@@ -10,6 +10,8 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "jsonw.h"
+#include "reports.h"
 #include "results.h"
 #include "sha256.h"
 
@@ -236,11 +238,6 @@ int aw_entry_sha256(const char *path, char hex[65], aw_error *err)
 
 /* ---- in the report ---------------------------------------------------------- */
 
-static void json_str(aw_buf *b, const char *s)
-{
-    aw_buf_add_json(b, s, strlen(s));
-}
-
 /* What the sessions add up to: the first start, the last end, the versions
  * that played (each once), the last session. */
 typedef struct prov_summary {
@@ -279,38 +276,29 @@ void aw_provenance_json(const aw_provenance *p, const aw_contest_info *ci, aw_bu
     summarize(p, &u);
     const aw_contest_session *last = u.last;
     aw_buf_adds(b, "\"provenance\": {\"program_version\": ");
-    if (u.versions.len)
-        json_str(b, u.versions.data);
-    else
-        aw_buf_adds(b, "null");
+    aw_json_str(b, u.versions.len ? u.versions.data : NULL);
     aw_buf_adds(b, ", \"report_version\": ");
-    json_str(b, p->version ? p->version : "");
+    aw_json_str(b, p->version ? p->version : "");
     aw_buf_adds(b, ", \"started\": ");
-    if (u.start)
-        json_str(b, u.start);
-    else
-        aw_buf_adds(b, "null");
+    aw_json_str(b, u.start);
     aw_buf_adds(b, ", \"finished\": ");
-    if (u.finished)
-        json_str(b, u.end);
-    else
-        aw_buf_adds(b, "null");
+    aw_json_str(b, u.finished ? u.end : NULL);
     if (last)
         aw_buf_printf(b, ", \"host_cores\": %d, \"jobs\": %d", last->cores, last->jobs);
     else
         aw_buf_adds(b, ", \"host_cores\": null, \"jobs\": null");
     aw_buf_adds(b, ",\n    \"options\": {\"format\": ");
-    json_str(b, ci->format);
+    aw_json_str(b, ci->format);
     aw_buf_adds(b, ", \"players\": [");
     for (int i = 0; i < ci->nplayers; i++)
         aw_buf_printf(b, "%s%d", i ? ", " : "", ci->players[i]);
     aw_buf_printf(b, "], \"seed\": \"%llu\", \"preset\": ", (unsigned long long)ci->seed);
-    json_str(b, p->preset ? p->preset : "");
+    aw_json_str(b, p->preset ? p->preset : "");
     aw_buf_adds(b, ", \"set\": [");
     for (int i = 0; i < p->nsets; i++) {
         if (i)
             aw_buf_adds(b, ", ");
-        json_str(b, p->sets[i]);
+        aw_json_str(b, p->sets[i]);
     }
     aw_buf_printf(b,
                   "], \"games_per_entry\": %ld, \"sets\": %d, \"set_games\": %d, \"budget_ms\": %d, "
@@ -319,30 +307,27 @@ void aw_provenance_json(const aw_provenance *p, const aw_contest_info *ci, aw_bu
                   (unsigned long long)ci->work, ci->shard, ci->nshards);
     for (int i = 0; i < p->nentries; i++) {
         aw_buf_adds(b, i ? ",\n      {\"name\": " : "\n      {\"name\": ");
-        json_str(b, ci->names[i]);
+        aw_json_str(b, ci->names[i]);
         aw_buf_adds(b, ", \"path\": ");
-        json_str(b, ci->paths[i]);
+        aw_json_str(b, ci->paths[i]);
         aw_buf_adds(b, ", \"sha256\": ");
-        if (p->sha256[i][0])
-            json_str(b, p->sha256[i]);
-        else
-            aw_buf_adds(b, "null");
+        aw_json_str(b, p->sha256[i][0] ? p->sha256[i] : NULL);
         aw_buf_adds(b, "}");
     }
     aw_buf_adds(b, "],\n    \"sessions\": [");
     for (int i = 0; i < p->nsessions; i++) {
         const aw_contest_session *s = &p->sessions[i];
         aw_buf_adds(b, i ? ",\n      {\"shard\": " : "\n      {\"shard\": ");
-        json_str(b, s->shard);
+        aw_json_str(b, s->shard);
         aw_buf_adds(b, ", \"start\": ");
-        json_str(b, s->start);
+        aw_json_str(b, s->start);
         aw_buf_adds(b, ", \"end\": ");
-        json_str(b, s->end);
+        aw_json_str(b, s->end);
         aw_buf_adds(b, ", \"version\": ");
-        json_str(b, s->version);
+        aw_json_str(b, s->version);
         aw_buf_printf(b, ", \"host_cores\": %d, \"jobs\": %d, \"games\": %ld, \"status\": ", s->cores, s->jobs,
                       s->games);
-        json_str(b, s->status);
+        aw_json_str(b, s->status);
         aw_buf_adds(b, "}");
     }
     aw_buf_adds(b, "]}");

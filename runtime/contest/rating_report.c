@@ -6,6 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jsonw.h"
+#include "reports.h"
+
 #define MD_MATRIX_MAX 20
 #define Z95 1.959963984540054
 
@@ -26,6 +29,19 @@ static int rated_order(const aw_rating *r, int **order, int **place)
     for (int j = 0; j < k; j++)
         (*place)[(*order)[j]] = j;
     return k;
+}
+
+bool aw_rating_fit_report(const aw_rating_data *d, const aw_contest_stats *s, const aw_fault_policy *p, aw_rating *r)
+{
+    aw_error err;
+    bool *include = aw_xcalloc((size_t)s->n, sizeof *include);
+    char why[200];
+    for (int i = 0; i < s->n; i++)
+        include[i] = aw_contest_eligible(s, i, p, why, sizeof why);
+    aw_rating_opts o = {.include = include};
+    bool ok = aw_rating_fit(d, &o, r, &err) == 0;
+    free(include);
+    return ok;
 }
 
 void aw_rating_write_md(const aw_rating *r, const aw_contest_info *ci, FILE *out)
@@ -82,14 +98,7 @@ void aw_rating_write_md(const aw_rating *r, const aw_contest_info *ci, FILE *out
         for (int q = 0; q < AW_NROLES; q++)
             used[q] |= r->rated[i] && r->role_games[i * AW_NROLES + q] > 0;
     fprintf(out, "\nSkill by role (± its standard error; games):\n\n| entry |");
-    for (int q = 0; q < AW_NROLES; q++)
-        if (used[q])
-            fprintf(out, " %s |", aw_role_name((aw_role)q));
-    fprintf(out, "\n|---|");
-    for (int q = 0; q < AW_NROLES; q++)
-        if (used[q])
-            fprintf(out, "---:|");
-    fprintf(out, "\n");
+    aw_contest_md_role_columns(out, used);
     for (int j = 0; j < k; j++) {
         int i = order[j];
         fprintf(out, "| ");
@@ -148,41 +157,48 @@ void aw_rating_write_json(const aw_rating *r, const aw_contest_info *ci, aw_buf 
         return;
     int *order, *place;
     int k = rated_order(r, &order, &place);
-    aw_buf_adds(b, ",\n  \"rating\": {\"model\": ");
-    aw_buf_add_json(b, model_text, strlen(model_text));
-    aw_buf_printf(b,
-                  ", \"games_fitted\": %ld, \"games_skipped\": %ld, \"clusters\": %ld, \"converged\": %s, "
-                  "\"ranking_se\": %.6f, \"ranking_se_independent\": %.6f, \"unresolved_adjacent\": %d, "
-                  "\"village_win\": {",
-                  r->games_fitted, r->games_skipped, r->clusters, r->converged ? "true" : "false", r->se_diff,
-                  r->se_diff_indep, aw_rating_unresolved(r, 0.95, NULL));
+    aw_json_kstr(b, ",\n  \"rating\": {", "model", model_text);
+    aw_json_kint(b, ", ", "games_fitted", r->games_fitted);
+    aw_json_kint(b, ", ", "games_skipped", r->games_skipped);
+    aw_json_kint(b, ", ", "clusters", r->clusters);
+    aw_json_key(b, ", ", "converged");
+    aw_buf_adds(b, r->converged ? "true" : "false");
+    aw_json_knum(b, ", ", "ranking_se", r->se_diff, 6);
+    aw_json_knum(b, ", ", "ranking_se_independent", r->se_diff_indep, 6);
+    aw_json_kint(b, ", ", "unresolved_adjacent", aw_rating_unresolved(r, 0.95, NULL));
+    aw_buf_adds(b, ", \"village_win\": {");
     bool comma = false;
     for (int p = 0; p <= AW_MAX_PLAYERS; p++)
         if (r->village_p[p] >= 0) {
-            aw_buf_printf(b, "%s\"%d\": %.6f", comma ? ", " : "", p, r->village_p[p]);
+            char key[8];
+            snprintf(key, sizeof key, "%d", p);
+            aw_json_knum(b, comma ? ", " : NULL, key, r->village_p[p], 6);
             comma = true;
         }
     aw_buf_adds(b, "},\n    \"entries\": [");
     for (int j = 0; j < k; j++) {
         int i = order[j];
-        aw_buf_printf(b, "%s\n      {\"name\": ", j ? "," : "");
-        aw_buf_add_json(b, ci->names[i], strlen(ci->names[i]));
-        aw_buf_printf(b,
-                      ", \"skill_rank\": %d, \"skill\": %.6f, \"se\": %.6f, \"ci_low\": %.6f, \"ci_high\": %.6f, "
-                      "\"games\": %ld, \"p_outranks_next\": ",
-                      j + 1, r->skill[i], r->se[i], r->skill[i] - Z95 * r->se[i], r->skill[i] + Z95 * r->se[i],
-                      r->games[i]);
+        aw_json_kstr(b, j ? ",\n      {" : "\n      {", "name", ci->names[i]);
+        aw_json_kint(b, ", ", "skill_rank", j + 1);
+        aw_json_knum(b, ", ", "skill", r->skill[i], 6);
+        aw_json_knum(b, ", ", "se", r->se[i], 6);
+        aw_json_knum(b, ", ", "ci_low", r->skill[i] - Z95 * r->se[i], 6);
+        aw_json_knum(b, ", ", "ci_high", r->skill[i] + Z95 * r->se[i], 6);
+        aw_json_kint(b, ", ", "games", r->games[i]);
+        aw_json_key(b, ", ", "p_outranks_next");
         if (j + 1 < k)
-            aw_buf_printf(b, "%.6f", aw_rating_outranks(r, i, order[j + 1]));
+            aw_json_num(b, aw_rating_outranks(r, i, order[j + 1]), 6);
         else
             aw_buf_adds(b, "null");
         aw_buf_adds(b, ", \"by_role\": {");
         comma = false;
         for (int q = 0; q < AW_NROLES; q++)
             if (r->role_games[i * AW_NROLES + q]) {
-                aw_buf_printf(b, "%s\"%s\": {\"skill\": %.6f, \"se\": %.6f, \"games\": %ld}", comma ? ", " : "",
-                              aw_role_name((aw_role)q), r->role_skill[i * AW_NROLES + q],
-                              r->role_se[i * AW_NROLES + q], r->role_games[i * AW_NROLES + q]);
+                aw_json_key(b, comma ? ", " : NULL, aw_role_name((aw_role)q));
+                aw_json_knum(b, "{", "skill", r->role_skill[i * AW_NROLES + q], 6);
+                aw_json_knum(b, ", ", "se", r->role_se[i * AW_NROLES + q], 6);
+                aw_json_kint(b, ", ", "games", r->role_games[i * AW_NROLES + q]);
+                aw_buf_addc(b, '}');
                 comma = true;
             }
         aw_buf_adds(b, "}}");
@@ -192,8 +208,11 @@ void aw_rating_write_json(const aw_rating *r, const aw_contest_info *ci, aw_buf 
         aw_buf_adds(b, ",\n    \"outranks\": [");
         for (int a = 0; a < k; a++) {
             aw_buf_adds(b, a ? ",\n      [" : "\n      [");
-            for (int c = 0; c < k; c++)
-                aw_buf_printf(b, "%s%.4f", c ? ", " : "", aw_rating_outranks(r, order[a], order[c]));
+            for (int c = 0; c < k; c++) {
+                if (c)
+                    aw_buf_adds(b, ", ");
+                aw_json_num(b, aw_rating_outranks(r, order[a], order[c]), 4);
+            }
             aw_buf_adds(b, "]");
         }
         aw_buf_adds(b, "\n    ]");

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "jsonw.h"
 #include "report_template.h"
 
 /* Where the results go in report.html: the only occurrence (the page's own
@@ -14,28 +15,6 @@ static const char placeholder[] = "@RESULTS@";
 static int put(FILE *out, const char *s, size_t n)
 {
     return n == 0 || fwrite(s, 1, n, out) == n ? 0 : -1;
-}
-
-/* The JSON, with the three characters HTML could read as markup written as
- * JSON escapes. Outside strings none of them is valid JSON, so a valid
- * document only has them inside strings, where the escape means the same
- * character. */
-static int put_json(FILE *out, const char *s, size_t len)
-{
-    size_t from = 0;
-    for (size_t i = 0; i < len; i++) {
-        const char *esc;
-        switch (s[i]) {
-        case '<': esc = "\\u003c"; break;
-        case '>': esc = "\\u003e"; break;
-        case '&': esc = "\\u0026"; break;
-        default: continue;
-        }
-        if (put(out, s + from, i - from) != 0 || put(out, esc, 6) != 0)
-            return -1;
-        from = i + 1;
-    }
-    return put(out, s + from, len - from);
 }
 
 int aw_contest_write_html(FILE *out, const char *results_json, size_t len)
@@ -49,7 +28,7 @@ int aw_contest_write_html(FILE *out, const char *results_json, size_t len)
         return -1;
     }
     size_t head = (size_t)(at - page), skip = head + sizeof placeholder - 1;
-    if (put(out, page, head) != 0 || put_json(out, results_json, len) != 0 ||
+    if (put(out, page, head) != 0 || aw_json_write_html_safe(out, results_json, len) != 0 ||
         put(out, page + skip, aw_report_template_len - skip) != 0 || ferror(out))
         return -1;
     return 0;

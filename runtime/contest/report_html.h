@@ -2,7 +2,7 @@
  * network, no external files) that draws a results.json (docs/contest.md)
  * with its own JavaScript. The page is report.html in this folder, compiled
  * into the library as a C string (cmake/embed_text.cmake); this module only
- * puts the JSON into it. Uses nothing but the C library.
+ * puts the JSON into it (made safe for the page by jsonw.h).
  *
  * Ownership: the caller owns `out` and `results_json`. */
 #ifndef AW_REPORT_HTML_H

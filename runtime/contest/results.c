@@ -1,24 +1,11 @@
 /* results: contest game lines and the report (see results.h). */
 #include "results.h"
 
-#include "rating_report.h"
-#include "provenance.h"
 
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-static const char *const fault_names[AW_NFAULTS] = {"none", "error", "timeout", "memory", "reply", "lost"};
-
-int aw_time_bucket(uint64_t ns)
-{
-    double us = (double)ns / 1000.0;
-    if (us < 1.0)
-        return 0;
-    int b = 1 + (int)floor(4.0 * log2(us));
-    return b < AW_TIME_BUCKETS ? b : AW_TIME_BUCKETS - 1;
-}
 
 static const char *team_word(aw_team t)
 {
@@ -264,99 +251,22 @@ int aw_record_parse(const char *line, size_t len, int nentries, aw_game_record *
 
 void aw_contest_stats_init(aw_contest_stats *s, int n)
 {
-    memset(s, 0, sizeof *s);
-    s->n = n;
-    s->e = aw_xcalloc((size_t)n, sizeof *s->e);
-    s->meet = aw_xcalloc((size_t)n * (size_t)n, sizeof *s->meet);
-    s->role_expect = aw_xcalloc((size_t)n * AW_NROLES, sizeof *s->role_expect);
+    aw_stats_init(s, n, AW_STATS_BY_ENTRY);
 }
 
 void aw_contest_stats_free(aw_contest_stats *s)
 {
-    free(s->e);
-    free(s->meet);
-    free(s->role_expect);
-    memset(s, 0, sizeof *s);
+    aw_stats_free(s);
 }
 
 void aw_contest_stats_add(aw_contest_stats *s, const aw_game_record *r, const int role_count[AW_NROLES])
 {
-    s->games++;
-    /* Per entry in this game: its seats, their wins, whether one faulted. */
-    int seats[AW_MAX_PLAYERS + 1] = {0}, wins[AW_MAX_PLAYERS + 1] = {0};
-    bool faulty[AW_MAX_PLAYERS + 1] = {0};
-    int first[AW_MAX_PLAYERS + 1]; /* the first seat of each entry in this game */
-    for (int a = 1; a <= r->players; a++) {
-        aw_entry_stats *e = &s->e[r->entry[a]];
-        aw_role role = r->role[a];
-        aw_team team = aw_role_team(role);
-        bool won = r->winner != AW_TEAM_NONE && team == r->winner;
-        int f = 1;
-        while (r->entry[f] != r->entry[a])
-            f++;
-        first[a] = f;
-        seats[f]++;
-        wins[f] += won;
-        e->seats++;
-        e->wins += won;
-        e->role_games[role]++;
-        e->role_wins[role] += won;
-        if (team >= 0 && team < 3) {
-            e->team_games[team]++;
-            e->team_wins[team] += won;
-        }
-        e->pl_games[r->players]++;
-        e->pl_wins[r->players] += won;
-        for (int k = 1; k < AW_NFAULTS; k++) {
-            e->faults[k] += r->faults[a][k];
-            faulty[f] |= r->faults[a][k] > 0;
-        }
-        e->calls += r->calls[a];
-        for (int b = 0; b < AW_TIME_BUCKETS; b++) {
-            e->times[b] += r->times[a][b];
-            e->cpu[b] += r->cpu[a][b];
-        }
-        if (r->cpu_max_us[a] > e->cpu_max_us)
-            e->cpu_max_us = r->cpu_max_us[a];
-        for (int k = 0; k < AW_NROLES; k++)
-            s->role_expect[r->entry[a] * AW_NROLES + k] += (double)role_count[k] / r->players;
-    }
-    /* Once per entry and game: games, the per-game win rate, meetings. */
-    for (int a = 1; a <= r->players; a++) {
-        if (first[a] != a)
-            continue;
-        aw_entry_stats *e = &s->e[r->entry[a]];
-        e->games++;
-        e->faulty_games += faulty[a];
-        aw_winrate_add(&e->wr, wins[a], seats[a]);
-        for (int b = 1; b < a; b++)
-            if (first[b] == b) {
-                s->meet[r->entry[a] * s->n + r->entry[b]]++;
-                s->meet[r->entry[b] * s->n + r->entry[a]]++;
-            }
-    }
-}
-
-double aw_time_quantile(const uint64_t *t, double q)
-{
-    uint64_t total = 0;
-    for (int b = 0; b < AW_TIME_BUCKETS; b++)
-        total += t[b];
-    if (!total)
-        return 0;
-    double want = q * (double)total;
-    uint64_t cum = 0;
-    for (int b = 0; b < AW_TIME_BUCKETS; b++) {
-        cum += t[b];
-        if ((double)cum >= want && t[b])
-            return b == 0 ? 0.5 : pow(2.0, ((double)b - 1 + 0.5) / 4.0); /* the bucket's middle */
-    }
-    return pow(2.0, (AW_TIME_BUCKETS - 1.5) / 4.0);
-}
-
-static double rate(long w, long n)
-{
-    return n ? (double)w / (double)n : 0;
+    aw_stat_game g = {.players = r->players, .entry = r->entry, .role = r->role, .winner = r->winner,
+                      .faults = (const int(*)[AW_NFAULTS])r->faults, .calls = r->calls,
+                      .times = (const uint32_t(*)[AW_TIME_BUCKETS])r->times,
+                      .cpu = (const uint32_t(*)[AW_TIME_BUCKETS])r->cpu, .cpu_max_us = r->cpu_max_us,
+                      .role_count = role_count};
+    aw_stats_add(s, &g);
 }
 
 /* ---- the fault policy and the ranking ---------------------------------- */
@@ -422,7 +332,7 @@ void aw_fault_policy_format(const aw_fault_policy *p, char *buf, size_t n)
         snprintf(buf, n, "calls=%g%%,games=%g%%", p->max_calls * 100, p->max_games * 100);
 }
 
-static const aw_fault_policy *policy_of(const aw_contest_info *ci)
+const aw_fault_policy *aw_contest_policy(const aw_contest_info *ci)
 {
     static aw_fault_policy def;
     static bool have;
@@ -502,7 +412,7 @@ static int rank_cmp(const void *a, const void *b)
 int aw_contest_rank(const aw_contest_stats *s, const aw_contest_info *ci, int *order, int *rank)
 {
     bool *ok = aw_xcalloc((size_t)s->n + 1, sizeof *ok);
-    const aw_fault_policy *p = policy_of(ci);
+    const aw_fault_policy *p = aw_contest_policy(ci);
     int nok = 0;
     for (int i = 0; i < s->n; i++) {
         char why[8];
@@ -526,357 +436,4 @@ int aw_contest_rank(const aw_contest_stats *s, const aw_contest_info *ci, int *o
         }
     free(ok);
     return nok;
-}
-
-/* "4" or "4=" (a rank shared with another entry). */
-static void rank_label(const int *rank, int k, int nok, char *buf, size_t n)
-{
-    bool tied = (k > 0 && rank[k - 1] == rank[k]) || (k + 1 < nok && rank[k + 1] == rank[k]);
-    snprintf(buf, n, "%d%s", rank[k], tied ? "=" : "");
-}
-
-/* The entry's figures the writers share. */
-typedef struct figures {
-    double rate, lo, hi;
-    double cpu_med, cpu_p99, wall_med, wall_p99;
-} figures;
-
-static void figures_of(const aw_entry_stats *e, figures *f)
-{
-    f->rate = rate(e->wins, e->seats);
-    aw_winrate_interval(&e->wr, &f->lo, &f->hi);
-    f->cpu_med = aw_time_quantile(e->cpu, 0.5);
-    f->cpu_p99 = aw_time_quantile(e->cpu, 0.99);
-    f->wall_med = aw_time_quantile(e->times, 0.5);
-    f->wall_p99 = aw_time_quantile(e->times, 0.99);
-}
-
-#define RANKING_RULE                                                                                               \
-    "ranked by win rate (points / seats); equal win rates share a rank (marked =) and are listed by name, with no " \
-    "further tie-break"
-#define INTERVAL_RULE                                                                                              \
-    "95 % interval per game (an entry's seats in one game are one result: Wilson's interval at the effective "     \
-    "number of seats of the cluster-robust ratio estimator, with Student's t)"
-
-/* Seating fairness as measured: seats per entry, the largest gap between an
- * entry's share of a role and the share its seats lead one to expect, and
- * how often pairs of entries met. */
-typedef struct fairness {
-    long seats_min, seats_max;
-    double role_dev;
-    long meet_min, meet_max;
-} fairness;
-
-static void measure(const aw_contest_stats *s, fairness *f)
-{
-    memset(f, 0, sizeof *f);
-    for (int i = 0; i < s->n; i++) {
-        const aw_entry_stats *e = &s->e[i];
-        if (i == 0 || e->seats < f->seats_min)
-            f->seats_min = e->seats;
-        if (e->seats > f->seats_max)
-            f->seats_max = e->seats;
-        for (int r = 0; r < AW_NROLES && e->seats; r++) {
-            double d = fabs((double)e->role_games[r] - s->role_expect[i * AW_NROLES + r]) / (double)e->seats;
-            if (d > f->role_dev)
-                f->role_dev = d;
-        }
-        for (int j = 0; j < s->n; j++) {
-            if (j == i)
-                continue;
-            long m = s->meet[i * s->n + j];
-            if ((i == 0 && j == 1) || m < f->meet_min)
-                f->meet_min = m;
-            if (m > f->meet_max)
-                f->meet_max = m;
-        }
-    }
-}
-
-static void fmt_players(const aw_contest_info *ci, char *buf, size_t n)
-{
-    size_t k = 0;
-    buf[0] = 0;
-    for (int i = 0; i < ci->nplayers && k < n; i++)
-        k += (size_t)snprintf(buf + k, n - k, "%s%d", i ? "," : "", ci->players[i]);
-}
-
-/* Markdown table cells must not hold | or line breaks, and the report goes
- * to terminals too: control bytes and the like come escaped (util.h). */
-void aw_contest_md_text(FILE *out, const char *s)
-{
-    aw_buf b;
-    aw_buf_init(&b);
-    aw_buf_add_term(&b, s, strlen(s));
-    for (size_t i = 0; i < b.len; i++)
-        fputs(b.data[i] == '|' ? "\\|" : (char[2]){b.data[i], 0}, out);
-    aw_buf_free(&b);
-}
-
-void aw_contest_write_md(const aw_contest_stats *s, const aw_contest_info *ci, FILE *out)
-{
-    int *order = aw_xcalloc((size_t)s->n, sizeof *order);
-    int *rank = aw_xcalloc((size_t)s->n, sizeof *rank);
-    int nok = aw_contest_rank(s, ci, order, rank);
-    const aw_fault_policy *pol = policy_of(ci);
-    char pl[64], pol_text[64];
-    fmt_players(ci, pl, sizeof pl);
-    aw_fault_policy_format(pol, pol_text, sizeof pol_text);
-    fairness f;
-    measure(s, &f);
-    fprintf(out, "# Contest results\n\n");
-    fprintf(out, "Format %s, %s players, seed %llu, %ld of %ld games", ci->format, pl, (unsigned long long)ci->seed,
-            s->games, ci->games_total);
-    if (ci->nshards > 1)
-        fprintf(out, " (shard %d/%d)", ci->shard, ci->nshards);
-    fprintf(out, ", %d ms and %d MiB per call", ci->budget_ms, ci->memory_mb);
-    if (ci->work)
-        fprintf(out, ", %llu work units per call", (unsigned long long)ci->work);
-    fprintf(out, ".\n\n");
-    fprintf(out, "| # | entry | games | seats | points | win rate | 95 %% interval | villager team | werewolf team |");
-    for (int i = 0; i < ci->nplayers; i++)
-        fprintf(out, " %dp |", ci->players[i]);
-    fprintf(out, " faults (error/timeout/memory/reply/lost) | games with faults | CPU µs per call (median / p99 / "
-                 "max) | wall µs per call (median / p99) |\n");
-    fprintf(out, "|---:|---|---:|---:|---:|---:|---|---:|---:|");
-    for (int i = 0; i < ci->nplayers; i++)
-        fprintf(out, "---:|");
-    fprintf(out, "---|---:|---:|---:|\n");
-    for (int k = 0; k < nok; k++) {
-        int i = order[k];
-        const aw_entry_stats *e = &s->e[i];
-        figures g;
-        figures_of(e, &g);
-        char rl[16];
-        rank_label(rank, k, nok, rl, sizeof rl);
-        fprintf(out, "| %s | ", rl);
-        aw_contest_md_text(out, ci->names[i]);
-        fprintf(out, " | %ld | %ld | %ld | %.3f | %.3f–%.3f | %.3f | %.3f |", e->games, e->seats, e->wins, g.rate, g.lo,
-                g.hi, rate(e->team_wins[0], e->team_games[0]), rate(e->team_wins[1], e->team_games[1]));
-        for (int p = 0; p < ci->nplayers; p++)
-            fprintf(out, " %.3f |", rate(e->pl_wins[ci->players[p]], e->pl_games[ci->players[p]]));
-        fprintf(out, " %ld/%ld/%ld/%ld/%ld | %ld | %.0f / %.0f / %u | %.0f / %.0f |\n", e->faults[1], e->faults[2],
-                e->faults[3], e->faults[4], e->faults[5], e->faulty_games, g.cpu_med, g.cpu_p99, e->cpu_max_us,
-                g.wall_med, g.wall_p99);
-    }
-    fprintf(out, "\nRanking: %s. Points are seats on the winning team; games are the games an entry played in, "
-                 "seats the seats it held. The %s. CPU time is the entry's own (what the budget counts); wall time "
-                 "runs from request to answer and grows with the machine's load. Fault policy: %s",
-            RANKING_RULE, INTERVAL_RULE, pol_text);
-    if (pol->thresholds)
-        fprintf(out, " (an entry is not ranked when more than %g %% of its calls or more than %g %% of its games "
-                     "had faults, or when it answered no call)",
-                pol->max_calls * 100, pol->max_games * 100);
-    else
-        fprintf(out, " (only an entry that answered no call is not ranked)");
-    fprintf(out, ".\n");
-    if (nok < s->n) {
-        fprintf(out, "\nNot ranked:\n\n| entry | why | games | seats | points | calls | faults "
-                     "(error/timeout/memory/reply/lost) | games with faults | CPU µs per call (median / p99 / max) |\n"
-                     "|---|---|---:|---:|---:|---:|---|---:|---:|\n");
-        for (int k = nok; k < s->n; k++) {
-            int i = order[k];
-            const aw_entry_stats *e = &s->e[i];
-            figures g;
-            figures_of(e, &g);
-            char why[200];
-            aw_contest_eligible(s, i, pol, why, sizeof why);
-            fprintf(out, "| ");
-            aw_contest_md_text(out, ci->names[i]);
-            fprintf(out, " | %s | %ld | %ld | %ld | %ld | %ld/%ld/%ld/%ld/%ld | %ld | %.0f / %.0f / %u |\n", why,
-                    e->games, e->seats, e->wins, e->calls, e->faults[1], e->faults[2], e->faults[3], e->faults[4],
-                    e->faults[5], e->faulty_games, g.cpu_med, g.cpu_p99, e->cpu_max_us);
-        }
-    }
-    fprintf(out, "\nWin rate by role (wins / seats, seats in brackets):\n\n| entry |");
-    bool used[AW_NROLES] = {0};
-    for (int i = 0; i < s->n; i++)
-        for (int r = 0; r < AW_NROLES; r++)
-            used[r] |= s->e[i].role_games[r] > 0;
-    for (int r = 0; r < AW_NROLES; r++)
-        if (used[r])
-            fprintf(out, " %s |", aw_role_name((aw_role)r));
-    fprintf(out, "\n|---|");
-    for (int r = 0; r < AW_NROLES; r++)
-        if (used[r])
-            fprintf(out, "---:|");
-    fprintf(out, "\n");
-    for (int k = 0; k < s->n; k++) {
-        int i = order[k];
-        fprintf(out, "| ");
-        aw_contest_md_text(out, ci->names[i]);
-        fprintf(out, "%s |", k >= nok ? " (not ranked)" : "");
-        for (int r = 0; r < AW_NROLES; r++)
-            if (used[r])
-                fprintf(out, " %.3f (%ld) |", rate(s->e[i].role_wins[r], s->e[i].role_games[r]),
-                        s->e[i].role_games[r]);
-        fprintf(out, "\n");
-    }
-    fprintf(out,
-            "\nSeating: %ld–%ld seats per entry; every entry's share of each role within %.3f of the share its "
-            "seats lead one to expect; pairs of entries met in %ld–%ld games.\n",
-            f.seats_min, f.seats_max, f.role_dev, f.meet_min, f.meet_max);
-    aw_rating_write_md(ci->rating, ci, out);
-    if (ci->prov)
-        aw_provenance_md(ci->prov, ci, out);
-    free(order);
-    free(rank);
-}
-
-void aw_contest_write_csv(const aw_contest_stats *s, const aw_contest_info *ci, FILE *out)
-{
-    int *order = aw_xcalloc((size_t)s->n, sizeof *order);
-    int *rank = aw_xcalloc((size_t)s->n, sizeof *rank);
-    int nok = aw_contest_rank(s, ci, order, rank);
-    const aw_fault_policy *pol = policy_of(ci);
-    fprintf(out, "rank,tied,entry,path,games,seats,points,win_rate,ci_low,ci_high,villager_seats,villager_wins,"
-                 "werewolf_seats,werewolf_wins");
-    for (int r = 0; r < AW_NROLES; r++)
-        fprintf(out, ",%s_seats,%s_wins", aw_role_name((aw_role)r), aw_role_name((aw_role)r));
-    for (int p = 0; p < ci->nplayers; p++)
-        fprintf(out, ",seats_%dp,wins_%dp", ci->players[p], ci->players[p]);
-    fprintf(out, ",faults_error,faults_timeout,faults_memory,faults_reply,faults_lost,faulty_games,calls,"
-                 "not_ranked_because");
-    aw_rating_write_csv_header(out);
-    /* the measurements last: every column before them is the same on a rerun with --work */
-    fprintf(out, ",cpu_us_median,cpu_us_p99,cpu_us_max,wall_us_median,wall_us_p99\n");
-    for (int k = 0; k < s->n; k++) {
-        int i = order[k];
-        const aw_entry_stats *e = &s->e[i];
-        figures g;
-        figures_of(e, &g);
-        char why[200] = "";
-        if (k < nok) {
-            char rl[16];
-            rank_label(rank, k, nok, rl, sizeof rl);
-            fprintf(out, "%d,%d,", rank[k], rl[strlen(rl) - 1] == '=');
-        } else {
-            aw_contest_eligible(s, i, pol, why, sizeof why);
-            fprintf(out, ",,");
-        }
-        aw_csv_field(out, ci->names[i]);
-        fputc(',', out);
-        aw_csv_field(out, ci->paths[i]);
-        fprintf(out, ",%ld,%ld,%ld,%.6f,%.6f,%.6f,%ld,%ld,%ld,%ld", e->games, e->seats, e->wins, g.rate, g.lo, g.hi,
-                e->team_games[0], e->team_wins[0], e->team_games[1], e->team_wins[1]);
-        for (int r = 0; r < AW_NROLES; r++)
-            fprintf(out, ",%ld,%ld", e->role_games[r], e->role_wins[r]);
-        for (int p = 0; p < ci->nplayers; p++)
-            fprintf(out, ",%ld,%ld", e->pl_games[ci->players[p]], e->pl_wins[ci->players[p]]);
-        fprintf(out, ",%ld,%ld,%ld,%ld,%ld,%ld,%ld,", e->faults[1], e->faults[2], e->faults[3], e->faults[4],
-                e->faults[5], e->faulty_games, e->calls);
-        aw_csv_field(out, why);
-        aw_rating_write_csv_row(ci->rating, i, out);
-        fprintf(out, ",%.1f,%.1f,%u,%.1f,%.1f\n", g.cpu_med, g.cpu_p99, e->cpu_max_us, g.wall_med, g.wall_p99);
-    }
-    free(order);
-    free(rank);
-}
-
-/* (report_html escapes '<' where it puts this JSON into the page.) */
-static void json_str(aw_buf *b, const char *s)
-{
-    aw_buf_add_json(b, s, strlen(s));
-}
-
-static void json_gw(aw_buf *b, const char *key, long g, long w, bool comma)
-{
-    aw_buf_printf(b, "%s", comma ? ", " : "");
-    json_str(b, key);
-    aw_buf_printf(b, ": {\"seats\": %ld, \"wins\": %ld}", g, w);
-}
-
-/* One entry's figures in results.json, from its name to its times. */
-static void json_entry(aw_buf *b, const aw_contest_stats *s, const aw_contest_info *ci, int i)
-{
-    const aw_entry_stats *e = &s->e[i];
-    figures g;
-    figures_of(e, &g);
-    aw_buf_adds(b, "\"name\": ");
-    json_str(b, ci->names[i]);
-    aw_buf_adds(b, ", \"path\": ");
-    json_str(b, ci->paths[i]);
-    aw_buf_printf(b,
-                  ", \"games\": %ld, \"seats\": %ld, \"points\": %ld, \"win_rate\": %.6f, \"ci_low\": %.6f, "
-                  "\"ci_high\": %.6f,\n     \"by_role\": {",
-                  e->games, e->seats, e->wins, g.rate, g.lo, g.hi);
-    bool comma = false;
-    for (int r = 0; r < AW_NROLES; r++)
-        if (e->role_games[r]) {
-            json_gw(b, aw_role_name((aw_role)r), e->role_games[r], e->role_wins[r], comma);
-            comma = true;
-        }
-    aw_buf_adds(b, "},\n     \"by_team\": {");
-    comma = false;
-    for (int t = 0; t < 3; t++)
-        if (e->team_games[t]) {
-            json_gw(b, aw_team_name((aw_team)t), e->team_games[t], e->team_wins[t], comma);
-            comma = true;
-        }
-    aw_buf_adds(b, "},\n     \"by_players\": {");
-    comma = false;
-    for (int p = 0; p <= AW_MAX_PLAYERS; p++)
-        if (e->pl_games[p]) {
-            char key[8];
-            snprintf(key, sizeof key, "%d", p);
-            json_gw(b, key, e->pl_games[p], e->pl_wins[p], comma);
-            comma = true;
-        }
-    aw_buf_adds(b, "},\n     \"faults\": {");
-    for (int k2 = 1; k2 < AW_NFAULTS; k2++)
-        aw_buf_printf(b, "%s\"%s\": %ld", k2 > 1 ? ", " : "", fault_names[k2], e->faults[k2]);
-    aw_buf_printf(b,
-                  "}, \"faulty_games\": %ld, \"calls\": %ld,\n     \"time\": {\"cpu_us_median\": %.1f, "
-                  "\"cpu_us_p99\": %.1f, \"cpu_us_max\": %u, \"wall_us_median\": %.1f, \"wall_us_p99\": %.1f}}",
-                  e->faulty_games, e->calls, g.cpu_med, g.cpu_p99, e->cpu_max_us, g.wall_med, g.wall_p99);
-}
-
-void aw_contest_write_json(const aw_contest_stats *s, const aw_contest_info *ci, aw_buf *b)
-{
-    int *order = aw_xcalloc((size_t)s->n, sizeof *order);
-    int *rank = aw_xcalloc((size_t)s->n, sizeof *rank);
-    int nok = aw_contest_rank(s, ci, order, rank);
-    const aw_fault_policy *pol = policy_of(ci);
-    char pol_text[64];
-    aw_fault_policy_format(pol, pol_text, sizeof pol_text);
-    fairness f;
-    measure(s, &f);
-    aw_buf_adds(b, "{\n  \"format\": \"aiwolf-contest-results\",\n  \"version\": 2,\n  \"contest\": {\"format\": ");
-    json_str(b, ci->format);
-    aw_buf_adds(b, ", \"players\": [");
-    for (int i = 0; i < ci->nplayers; i++)
-        aw_buf_printf(b, "%s%d", i ? ", " : "", ci->players[i]);
-    aw_buf_printf(b,
-                  "], \"seed\": \"%llu\", \"games_total\": %ld, \"games_done\": %ld, \"budget_ms\": %d, "
-                  "\"memory_mb\": %d, \"work\": %llu, \"shard\": \"%d/%d\", \"fairness\": {\"seats_per_entry_min\": %ld, "
-                  "\"seats_per_entry_max\": %ld, \"role_share_max_dev\": %.4f, \"meetings_min\": %ld, "
-                  "\"meetings_max\": %ld},\n   \"fault_policy\": \"%s\", \"ranking\": \"%s\", \"interval\": \"%s\"},\n  ",
-                  (unsigned long long)ci->seed, ci->games_total, s->games, ci->budget_ms, ci->memory_mb,
-                  (unsigned long long)ci->work, ci->shard, ci->nshards, f.seats_min, f.seats_max, f.role_dev,
-                  f.meet_min, f.meet_max, pol_text, RANKING_RULE, INTERVAL_RULE);
-    if (ci->prov) {
-        aw_provenance_json(ci->prov, ci, b);
-        aw_buf_adds(b, ",\n  ");
-    }
-    aw_buf_adds(b, "\"entries\": [");
-    for (int k = 0; k < nok; k++) {
-        char rl[16];
-        rank_label(rank, k, nok, rl, sizeof rl);
-        aw_buf_printf(b, "%s\n    {\"rank\": %d, \"rank_label\": \"%s\", ", k ? "," : "", rank[k], rl);
-        json_entry(b, s, ci, order[k]);
-    }
-    aw_buf_adds(b, "\n  ],\n  \"not_ranked\": [");
-    for (int k = nok; k < s->n; k++) {
-        char why[200];
-        aw_contest_eligible(s, order[k], pol, why, sizeof why);
-        aw_buf_printf(b, "%s\n    {\"why\": ", k > nok ? "," : "");
-        json_str(b, why);
-        aw_buf_adds(b, ", ");
-        json_entry(b, s, ci, order[k]);
-    }
-    aw_buf_adds(b, "\n  ]");
-    aw_rating_write_json(ci->rating, ci, b);
-    aw_buf_adds(b, "\n}\n");
-    free(order);
-    free(rank);
 }

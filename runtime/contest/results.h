@@ -1,7 +1,8 @@
-/* results: one line per game played in a contest (games.tsv), and what the
- * report says of them — per entry games, points, win rate with its Wilson
- * interval, by role, team and player count, faults by kind, time per call —
- * as Markdown, CSV and JSON (results.json, which report.html shows).
+/* results: one line per game played in a contest (games.tsv), their
+ * statistics — per entry games, points, win rate with its per-game
+ * interval, by role, team and player count, faults by kind, time per call,
+ * all in the reports' statistics model (stats.h) — the fault policy and
+ * the ranking. The report files that show them are reports.h's.
  *
  * games.tsv, tab-separated, one game per line, appended unit by unit:
  *   index unit game seed players entries roles winner days calls faults log times
@@ -24,7 +25,7 @@
  * pass the fault policy are not ranked but listed apart with the reason;
  * entries with equal win rates share a rank.
  *
- * Uses core and game types only; no I/O but the FILE* it is given.
+ * Uses core types and stats only; no I/O.
  * Ownership: aw_contest_stats_free releases what _init took. */
 #ifndef AW_RESULTS_H
 #define AW_RESULTS_H
@@ -34,11 +35,9 @@
 #include <stdio.h>
 
 #include "settings.h"
+#include "stats.h"
 #include "util.h"
 #include "winrate.h"
-
-#define AW_NFAULTS 6        /* aw_fault_kind: NONE (unused here) .. LOST */
-#define AW_TIME_BUCKETS 128 /* bucket 0: under 1 µs; b: 2^((b-1)/4) µs and up */
 
 typedef struct aw_game_record {
     long index;
@@ -57,48 +56,22 @@ typedef struct aw_game_record {
     uint32_t cpu_max_us[AW_MAX_PLAYERS + 1];
 } aw_game_record;
 
-/* The bucket of a call that took ns. */
-int aw_time_bucket(uint64_t ns);
-
 /* Appends rec's line (with its newline) to out. */
 void aw_record_format(const aw_game_record *rec, aw_buf *out);
 /* Parses one line (without its newline). nentries bounds the entry numbers.
  * Returns 0, or -1 with err filled. */
 int aw_record_parse(const char *line, size_t len, int nentries, aw_game_record *rec, aw_error *err);
 
-typedef struct aw_entry_stats {
-    long games;  /* distinct games it played in */
-    long seats;  /* seats it held (several per game when there are fewer entries than seats) */
-    long wins;   /* points: its seats on the winning team */
-    aw_winrate wr; /* per game: wins over seats (the interval) */
-    /* by role, team and table size: seats and wins */
-    long role_games[AW_NROLES], role_wins[AW_NROLES];
-    long team_games[3], team_wins[3];
-    long pl_games[AW_MAX_PLAYERS + 1], pl_wins[AW_MAX_PLAYERS + 1];
-    long faults[AW_NFAULTS];
-    long faulty_games; /* games in which one of its calls faulted */
-    long calls;
-    uint64_t times[AW_TIME_BUCKETS]; /* wall-clock time per call */
-    uint64_t cpu[AW_TIME_BUCKETS];   /* its own CPU time per call */
-    uint32_t cpu_max_us;
-} aw_entry_stats;
-
-typedef struct aw_contest_stats {
-    int n;
-    aw_entry_stats *e; /* [n] */
-    long games;
-    long *meet;        /* [n][n]: games two entries played together */
-    double *role_expect; /* [n][AW_NROLES]: the roles each entry's seats lead one to expect */
-} aw_contest_stats;
+/* The contest's statistics are the reports' one model (stats.h), a row per
+ * entry (AW_STATS_BY_ENTRY: e[i] is entry i). */
+typedef aw_stat_row aw_entry_stats;
+typedef aw_stats aw_contest_stats;
 
 void aw_contest_stats_init(aw_contest_stats *s, int nentries);
 void aw_contest_stats_free(aw_contest_stats *s);
-/* role_count: the role table of a game of rec->players players. */
+/* Adds a game line. role_count: the role table of a game of rec->players
+ * players. */
 void aw_contest_stats_add(aw_contest_stats *s, const aw_game_record *rec, const int role_count[AW_NROLES]);
-
-/* (The interval is winrate.h's: per game, not per seat.) */
-/* The time per call at quantile q (0..1) of a histogram, in µs (0: none). */
-double aw_time_quantile(const uint64_t *times, double q);
 
 /* What the report says about the contest besides the entries. */
 typedef struct aw_contest_info {
@@ -142,11 +115,7 @@ bool aw_contest_eligible(const aw_contest_stats *s, int i, const aw_fault_policy
  * for a tie; 0 for an ineligible entry). Returns the number of eligible
  * entries. */
 int aw_contest_rank(const aw_contest_stats *s, const aw_contest_info *ci, int *order, int *rank);
-void aw_contest_write_md(const aw_contest_stats *s, const aw_contest_info *ci, FILE *out);
-/* Text in a Markdown table cell of a report that also goes to terminals:
- * control bytes and the like escaped (aw_buf_add_term), | as \|. */
-void aw_contest_md_text(FILE *out, const char *s);
-void aw_contest_write_csv(const aw_contest_stats *s, const aw_contest_info *ci, FILE *out);
-void aw_contest_write_json(const aw_contest_stats *s, const aw_contest_info *ci, aw_buf *out);
+/* The fault policy the report uses: ci's, or the default. */
+const aw_fault_policy *aw_contest_policy(const aw_contest_info *ci);
 
 #endif

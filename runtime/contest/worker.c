@@ -150,7 +150,7 @@ static const aw_settings *settings_for(worker *w, int players, aw_error *err)
     if (!w->have_set[players]) {
         if (aw_settings_from(&w->set[players], w->o->preset, players, w->o->sets, w->o->nsets, err) < 0)
             return NULL;
-        w->set[players].time_limit_ms = w->o->budget_ms;
+        w->set[players].time_limit_ms = w->o->limits.budget_ms;
         w->have_set[players] = true;
     }
     return &w->set[players];
@@ -327,9 +327,7 @@ int aw_contest_worker(const aw_worker_opts *o, FILE *in, FILE *out)
     w.child = aw_xcalloc((size_t)n, sizeof *w.child);
     aw_agent_opts ao;
     memset(&ao, 0, sizeof ao);
-    ao.limits.budget_ms = o->budget_ms;
-    ao.limits.memory_bytes = o->memory_bytes;
-    ao.limits.work_budget = o->work;
+    ao.limits = o->limits;
     ao.limits.isolate = true;
     ao.keep_instance = o->keep_instance;
     ao.no_load_check = true; /* no entry's code runs in the worker */

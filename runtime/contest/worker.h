@@ -15,7 +15,7 @@
  *                    E message               the worker cannot go on
  *                    W message               a warning for the organiser
  * Uses game, log (gzlog), luahost (the Lua seat), isolate (child seats),
- * results. */
+ * results, agent (the limits value and the seats). */
 #ifndef AW_WORKER_H
 #define AW_WORKER_H
 
@@ -24,6 +24,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "agent.h"
+
 typedef struct aw_worker_opts {
     const char *dir;               /* the contest's folder (logs go to dir/logs) */
     int nentries;
@@ -31,9 +33,9 @@ typedef struct aw_worker_opts {
     const char *const *read_dirs;  /* [nentries]: the folder each entry may read */
     const char *const *names;      /* [nentries]: for the fault notes */
     int copies;                    /* children per entry (the most seats an entry holds in one game) */
-    int budget_ms;
-    size_t memory_bytes;
-    uint64_t work;                 /* work units per call (0: none; docs/sandbox.md) */
+    aw_agent_limits limits;        /* each agent's budget, memory and work (agent.h); every agent is
+                                      isolated, reading its entry's read_dirs[e], whatever
+                                      limits.isolate and limits.read_dir say */
     bool keep_instance;            /* regulation: one instance per unit */
     const char *preset;            /* the settings preset, with sets[0..nsets) applied */
     const char *const *sets;

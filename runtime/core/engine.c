@@ -159,12 +159,7 @@ static int count_alive(const aw_engine *g, bool wolves)
 
 static aw_team winner_now(const aw_engine *g)
 {
-    int wolves = count_alive(g, true), humans = count_alive(g, false);
-    if (wolves == 0)
-        return AW_TEAM_VILLAGER;
-    if (humans <= wolves)
-        return AW_TEAM_WEREWOLF;
-    return AW_TEAM_NONE;
+    return aw_winner(count_alive(g, false), count_alive(g, true));
 }
 
 /* Fills out with the living agents (ascending) that satisfy the filter. */

@@ -1,6 +1,8 @@
 /* nlprules: character names and the length rule of the NLP division (see
- * nlprules.h). Uses settings and util. */
+ * nlprules.h). Uses settings, protocol and util. */
 #include "nlprules.h"
+
+#include "protocol.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -47,48 +49,77 @@ int aw_nlp_agent_of(const aw_settings *s, int n, const char *name, size_t len)
     return 0;
 }
 
-/* Spaces are kept but not counted: ASCII space, tab, ideographic space. */
-static size_t space_len(const char *s, size_t left)
+/* The bytes of the character at s (at least 1) and whether it is white
+ * space as Go's unicode.IsSpace says (nlprules.h). */
+static size_t char_at(const unsigned char *s, size_t left, bool *space)
 {
-    if (left >= 1 && (s[0] == ' ' || s[0] == '\t'))
-        return 1;
-    if (left >= 3 && memcmp(s, "\xe3\x80\x80", 3) == 0)
-        return 3;
-    return 0;
+    size_t n = aw_utf8_char_len((const char *)s, left);
+    if (n == 0)
+        n = 1;
+    unsigned cp = 0;
+    if (n == 1)
+        cp = s[0];
+    else if (n == 2)
+        cp = (unsigned)(s[0] & 0x1f) << 6 | (s[1] & 0x3f);
+    else if (n == 3)
+        cp = (unsigned)(s[0] & 0x0f) << 12 | (unsigned)(s[1] & 0x3f) << 6 | (s[2] & 0x3f);
+    *space = cp == ' ' || (cp >= 9 && cp <= 13) || cp == 0x85 || cp == 0xa0 || cp == 0x1680 ||
+             (cp >= 0x2000 && cp <= 0x200a) || cp == 0x2028 || cp == 0x2029 || cp == 0x202f || cp == 0x205f ||
+             cp == 0x3000;
+    return n;
 }
 
-/* How many bytes of s[0..len) hold at most limit counted characters
- * (limit 0: no limit): the cut falls just before the first character past
- * the limit. A byte that is not valid UTF-8 counts as one character. */
-static size_t keep_bytes(const char *s, size_t len, int limit)
+/* Walks s counting as the rule does; stops before the character that would
+ * take the count past max (max < 0: never). Returns the bytes to keep: all
+ * of s when it fits, else up to the end of the last character counted
+ * (with count_spaces every character counts; otherwise white space after
+ * the last counted character is not kept, as util.TrimLength cuts).
+ * *count gets the count. */
+static size_t walk(const char *s, size_t len, int max, bool in_word, bool spaces, int *count)
 {
-    if (limit <= 0)
-        return len;
-    size_t i = 0;
-    int counted = 0;
+    const unsigned char *u = (const unsigned char *)s;
+    size_t i = 0, end = 0;
+    int c = 0;
+    bool in = false;
     while (i < len) {
-        size_t sp = space_len(s + i, len - i);
-        if (sp) {
-            i += sp;
-            continue;
+        bool sp;
+        size_t n = char_at(u + i, len - i, &sp);
+        int add = in_word ? (!sp && !in) : (spaces || !sp);
+        if (max >= 0 && c + add > max) {
+            *count = c;
+            return end;
         }
-        if (counted == limit)
-            break;
-        size_t c = aw_utf8_char_len(s + i, len - i);
-        i += c ? c : 1;
-        counted++;
+        c += add;
+        in = !sp;
+        i += n;
+        if (spaces || !sp)
+            end = i;
     }
-    return i;
+    *count = c;
+    return len;
+}
+
+int aw_nlp_count_length(const char *s, size_t len, bool count_in_word, bool count_spaces)
+{
+    int c;
+    walk(s, len, -1, count_in_word, count_spaces, &c);
+    return c;
+}
+
+size_t aw_nlp_trim_length(const char *s, size_t len, int max, bool count_in_word, bool count_spaces)
+{
+    int c;
+    return walk(s, len, max, count_in_word, count_spaces, &c);
 }
 
 /* Where the first "@Name" of an agent other than speaker starts in text, or
  * -1; *mlen: the mention's length in bytes. The earliest wins; at the same
- * place, the first agent in number order (as the official server). */
-static long first_mention(const aw_settings *s, int n, int speaker, const char *text, size_t len, size_t *mlen)
+ * place, the first agent in number order. */
+static long first_mention(const char *const *names, int n, int speaker, const char *text, size_t len, size_t *mlen)
 {
     long best = -1;
     for (int a = 1; a <= n; a++) {
-        const char *c = aw_nlp_character(s, a);
+        const char *c = names[a];
         if (!c || a == speaker)
             continue;
         size_t cl = strlen(c);
@@ -105,25 +136,118 @@ static long first_mention(const aw_settings *s, int n, int speaker, const char *
     return best;
 }
 
+bool aw_nlp_fit(const char *text, size_t len, int speaker, const char *const *names, int n, const aw_nlp_length *r,
+                aw_buf *out)
+{
+    size_t mlen = 0;
+    long at = r->mentions ? first_mention(names, n, speaker, text, len, &mlen) : -1;
+    size_t before = at < 0 ? len : (size_t)at;
+    const char *after = at < 0 ? text + len : text + at + mlen;
+    size_t alen = at < 0 ? 0 : len - (size_t)at - mlen;
+    size_t keep = aw_nlp_trim_length(text, before, r->before, r->in_word, r->count_spaces);
+    size_t akeep = at < 0 ? 0 : aw_nlp_trim_length(after, alen, r->after, r->in_word, r->count_spaces);
+    if (r->per_talk >= 0) {
+        /* as the server does (logic/communication.go): when the text before
+         * the mention alone is past per_talk, it is cut and the mention and
+         * what follows go; else what follows gets what is left */
+        int used = aw_nlp_count_length(text, keep, r->in_word, r->count_spaces);
+        if (used > r->per_talk) {
+            keep = aw_nlp_trim_length(text, keep, r->per_talk, r->in_word, r->count_spaces);
+            at = -1;
+        } else if (at >= 0) {
+            akeep = aw_nlp_trim_length(after, akeep, r->per_talk - used, r->in_word, r->count_spaces);
+        }
+    }
+    aw_buf_add(out, text, keep);
+    bool cut = keep < before;
+    if (at >= 0) {
+        aw_buf_add(out, text + at, mlen);
+        aw_buf_add(out, after, akeep);
+        cut |= akeep < alen;
+    } else {
+        cut |= before < len; /* the mention dropped */
+    }
+    return cut;
+}
+
 bool aw_nlp_cut(const aw_settings *s, int n, int speaker, const char *text, size_t len, aw_buf *out)
 {
     if (s->talk_length <= 0 && s->mention_length <= 0) {
         aw_buf_add(out, text, len);
         return false;
     }
-    size_t mlen = 0;
-    long at = first_mention(s, n, speaker, text, len, &mlen);
-    size_t before = at < 0 ? len : (size_t)at;
-    size_t keep = keep_bytes(text, before, s->talk_length);
-    aw_buf_add(out, text, keep);
-    bool cut = keep < before;
-    if (at >= 0) {
-        const char *after = text + at + mlen;
-        size_t alen = len - (size_t)at - mlen;
-        size_t akeep = keep_bytes(after, alen, s->mention_length);
-        aw_buf_add(out, text + at, mlen);
-        aw_buf_add(out, after, akeep);
-        cut |= akeep < alen;
+    const char *names[AW_MAX_PLAYERS + 1] = {NULL};
+    if (n > AW_MAX_PLAYERS)
+        n = AW_MAX_PLAYERS;
+    for (int a = 1; a <= n; a++)
+        names[a] = aw_nlp_character(s, a);
+    aw_nlp_length r = {.mentions = true,
+                       .before = s->talk_length > 0 ? s->talk_length : -1,
+                       .after = s->mention_length > 0 ? s->mention_length : -1,
+                       .per_talk = -1};
+    return aw_nlp_fit(text, len, speaker, names, n, &r, out);
+}
+
+/* ---- protocol sentences in natural language ---- */
+
+/* Appends text with each Agent[NN] (1..n) replaced by its name. */
+static void add_named(aw_buf *out, const char *s, size_t len, const char *const *names, int n)
+{
+    size_t i = 0;
+    while (i < len) {
+        if (len - i >= 9 && !memcmp(s + i, "Agent[", 6) && s[i + 6] >= '0' && s[i + 6] <= '9' && s[i + 7] >= '0' &&
+            s[i + 7] <= '9' && s[i + 8] == ']') {
+            int k = (s[i + 6] - '0') * 10 + (s[i + 7] - '0');
+            if (k >= 1 && k <= n && names[k]) {
+                aw_buf_adds(out, names[k]);
+                i += 9;
+                continue;
+            }
+        }
+        aw_buf_addc(out, s[i++]);
     }
-    return cut;
+}
+
+void aw_nlp_one_line(const char *s, size_t len, aw_buf *out)
+{
+    size_t i = 0;
+    while (i < len) {
+        size_t n = aw_utf8_char_len(s + i, len - i);
+        if (n == 0) {
+            i++;
+            continue;
+        }
+        unsigned char c = (unsigned char)s[i];
+        if (n == 1 && (c < 0x20 || c == 0x7f))
+            aw_buf_addc(out, ' ');
+        else
+            aw_buf_add(out, s + i, n);
+        i += n;
+    }
+}
+
+bool aw_nlp_render(const char *text, size_t len, int speaker, const char *const *names, int n, const char *lang,
+                   aw_buf *out)
+{
+    bool plain = len == 4 && (!memcmp(text, "Skip", 4) || !memcmp(text, "Over", 4));
+    aw_sentence *s = plain ? NULL : aw_protocol_parse(text, len, AW_VALIDATE_LENIENT, NULL);
+    if (!s) {
+        aw_nlp_one_line(text, len, out);
+        return false;
+    }
+    aw_buf d, named;
+    aw_buf_init(&d);
+    aw_buf_init(&named);
+    aw_protocol_describe(s, speaker, lang, &d);
+    add_named(&named, d.data ? d.data : "", d.len, names, n);
+    aw_nlp_one_line(named.data ? named.data : "", named.len, out);
+    aw_buf_free(&d);
+    aw_buf_free(&named);
+    aw_sentence_free(s);
+    return true;
+}
+
+const char *aw_nlp_lang(const aw_settings *s)
+{
+    return s->character_names == AW_NAMES_JA ? "ja" : "en";
 }

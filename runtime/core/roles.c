@@ -51,6 +51,15 @@ bool aw_role_is_wolf(aw_role r)
     return aw_role_info_of(r)->wolf;
 }
 
+aw_team aw_winner(int humans, int wolves)
+{
+    if (wolves == 0)
+        return AW_TEAM_VILLAGER;
+    if (humans <= wolves)
+        return AW_TEAM_WEREWOLF;
+    return AW_TEAM_NONE;
+}
+
 const char *aw_species_name(aw_species s)
 {
     return s == AW_WOLF ? "WEREWOLF" : "HUMAN";

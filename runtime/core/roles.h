@@ -49,6 +49,12 @@ aw_role aw_role_parse(const char *s);          /* exact upper-case name, or AW_R
 aw_species aw_role_species(aw_role r);
 aw_team aw_role_team(aw_role r);
 bool aw_role_is_wolf(aw_role r);               /* counts as a werewolf */
+/* The win rule: the team that has won with these living humans (every
+ * agent that does not count as a werewolf) and werewolves — VILLAGER when
+ * no werewolf lives, WEREWOLF when the werewolves are at least as many as
+ * the humans — or AW_TEAM_NONE while the game goes on. The engine ends its
+ * games by it and the log checker checks their results by it. */
+aw_team aw_winner(int humans, int wolves);
 const char *aw_species_name(aw_species s);    /* "HUMAN" / "WEREWOLF" */
 const char *aw_team_name(aw_team t);          /* "VILLAGER" / "WEREWOLF" / "OTHERS" */
 

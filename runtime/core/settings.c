@@ -420,7 +420,7 @@ int aw_settings_check_playable(const aw_settings *s, aw_error *err)
         return rc;
     int wolves = wolf_count(s);
     int humans = s->players - wolves;
-    if (humans <= wolves)
+    if (aw_winner(humans, wolves) != AW_TEAM_NONE) /* (wolves >= 1: aw_settings_check) */
         return aw_fail(err, AW_EINVAL,
                        "impossible role table: %d werewolves against %d humans is decided before it starts",
                        wolves, humans);

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 int aw_fail(aw_error *err, int code, const char *fmt, ...)
 {
@@ -435,4 +436,22 @@ const char *aw_fault_kind_name(aw_fault_kind k)
         return "lost";
     }
     return "unknown";
+}
+
+int aw_write_all(int fd, const void *p, size_t n)
+{
+    const char *c = p;
+    while (n > 0) {
+        ssize_t w = write(fd, c, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            if (w == 0)
+                errno = EIO;
+            return -1;
+        }
+        c += w;
+        n -= (size_t)w;
+    }
+    return 0;
 }

@@ -132,4 +132,8 @@ typedef enum aw_fault_kind {
 /* "none", "error", "timeout", "memory", "reply", "lost". */
 const char *aw_fault_kind_name(aw_fault_kind k);
 
+/* Writes all n bytes of p to fd, again after EINTR and short writes.
+ * Returns 0, or -1 with errno set (EIO when write returned 0). */
+int aw_write_all(int fd, const void *p, size_t n);
+
 #endif

@@ -11,6 +11,17 @@
 
 #include "engine.h"
 
+/* What the NLP division adds to a view (agents have names there, talks
+ * are free text), or NULL in the protocol division. Built by the NLP client
+ * (nlpagent.c); borrowed for the call. */
+typedef struct aw_info_nlp {
+    const char *const *names; /* names[1..n]: each agent's character name */
+    const char *profile;      /* the receiver's profile (NULL: none) */
+    const char *lang;         /* "en" or "ja": the language the game is played in */
+    int remain_count, remain_length, remain_skip; /* -1: not given by the server */
+    int per_talk, base_length, mention_length;    /* the length rule (-1: none) */
+} aw_info_nlp;
+
 typedef struct aw_info {
     int agent; /* the receiver */
     int day;
@@ -43,6 +54,7 @@ typedef struct aw_info {
     const aw_vote *latest_attack_votes;
     int nlatest_attack_votes;
     int guarded; /* bodyguard only */
+    const aw_info_nlp *nlp; /* NULL but in an NLP game */
 } aw_info;
 
 /* Builds agent's view of the game as of the request `kind` (FINISH reveals

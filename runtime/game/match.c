@@ -1,328 +1,32 @@
 /* match: many games between the same seats (see match.h). */
 #include "match.h"
 
-#include <errno.h>
-#include <math.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
-#include <sys/types.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
+#include "pool.h"
 #include "rng.h"
 
 void aw_tally_init(aw_tally *t, int nentries)
 {
     memset(t, 0, sizeof *t);
-    t->nentries = nentries;
-    t->entry_games = aw_xcalloc((size_t)nentries, sizeof(int));
-    t->entry_wins = aw_xcalloc((size_t)nentries, sizeof(int));
+    aw_stats_init(&t->st, nentries, AW_STATS_BY_VERSION);
 }
 
 void aw_tally_free(aw_tally *t)
 {
-    free(t->entry_games);
-    free(t->entry_wins);
-    free(t->rows);
-    t->entry_games = t->entry_wins = NULL;
-    t->rows = NULL;
-    t->nrows = t->caprows = 0;
-}
-
-/* The row of an entry in a version, made when first seen; rows stay sorted
- * by entry (versions in the order they appeared). */
-static aw_tally_row *row_of(aw_tally *t, int entry, const char *version)
-{
-    char v[sizeof t->rows[0].version];
-    snprintf(v, sizeof v, "%s", version ? version : "");
-    int at = t->nrows;
-    for (int i = 0; i < t->nrows; i++) {
-        if (t->rows[i].entry == entry && strcmp(t->rows[i].version, v) == 0)
-            return &t->rows[i];
-        if (t->rows[i].entry > entry && at == t->nrows)
-            at = i;
-    }
-    if (t->nrows == t->caprows) {
-        t->caprows = t->caprows ? t->caprows * 2 : 8;
-        t->rows = aw_xrealloc(t->rows, (size_t)t->caprows * sizeof *t->rows);
-    }
-    memmove(t->rows + at + 1, t->rows + at, (size_t)(t->nrows - at) * sizeof *t->rows);
-    t->nrows++;
-    aw_tally_row *r = &t->rows[at];
-    memset(r, 0, sizeof *r);
-    r->entry = entry;
-    memcpy(r->version, v, sizeof v);
-    return r;
+    aw_stats_free(&t->st);
 }
 
 void aw_tally_add(aw_tally *t, const aw_game_result *res, int players, const int *entry_of,
                   const char *const *version_of)
 {
-    t->played++;
-    t->faults += res->faults;
-    if (res->winner >= 0 && res->winner < 3)
-        t->team_wins[res->winner]++;
-    else
-        t->draws++;
-    for (int a = 1; a <= players; a++) {
-        bool won = aw_role_team(res->role[a]) == res->winner;
-        t->role_games[res->role[a]]++;
-        t->role_wins[res->role[a]] += won;
-        int e = entry_of[a];
-        if (e >= 0 && e < t->nentries) {
-            t->entry_games[e]++;
-            t->entry_wins[e] += won;
-            aw_tally_row *r = row_of(t, e, version_of ? version_of[a] : NULL);
-            r->games++;
-            r->wins += won;
-            r->role_games[res->role[a]]++;
-            r->role_wins[res->role[a]] += won;
-            for (int k = 0; k <= AW_FAULT_LOST; k++)
-                r->faults[k] += res->seat_faults[a][k];
-        }
-    }
-    /* Once per row and game: its seats' wins over its seats, for the
-     * interval (the seats of one entry in one game are not independent). */
-    for (int a = 1; a <= players; a++) {
-        int e = entry_of[a], first = a, seats = 0, wins = 0;
-        const char *v = version_of && version_of[a] ? version_of[a] : "";
-        if (e < 0 || e >= t->nentries)
-            continue;
-        for (int b = 1; b <= players; b++) {
-            const char *vb = version_of && version_of[b] ? version_of[b] : "";
-            if (entry_of[b] != e || strncmp(vb, v, sizeof t->rows[0].version - 1) != 0)
-                continue;
-            if (b < first)
-                first = b;
-            seats++;
-            wins += aw_role_team(res->role[b]) == res->winner;
-        }
-        if (first == a)
-            aw_winrate_add(&row_of(t, e, version_of ? version_of[a] : NULL)->wr, wins, seats);
-    }
-}
-
-void aw_wilson(long w, long n, double *lo, double *hi)
-{
-    if (n <= 0) {
-        *lo = 0;
-        *hi = 1;
-        return;
-    }
-    const double z = 1.959963984540054;
-    double p = (double)w / (double)n, nn = (double)n;
-    double den = 1 + z * z / nn;
-    double centre = (p + z * z / (2 * nn)) / den;
-    double half = z * sqrt(p * (1 - p) / nn + z * z / (4 * nn * nn)) / den;
-    *lo = centre - half < 0 ? 0 : centre - half;
-    *hi = centre + half > 1 ? 1 : centre + half;
-}
-
-static double pct(long w, long n)
-{
-    return n ? 100.0 * (double)w / (double)n : 0.0;
-}
-
-/* Whether an entry played in more than one version (--watch). */
-static bool versions_differ(const aw_tally *t)
-{
-    for (int i = 1; i < t->nrows; i++)
-        if (t->rows[i].entry == t->rows[i - 1].entry)
-            return true;
-    return false;
-}
-
-#define LABEL_MAX 60
-
-/* A row's name: the agent's file (its end, when long) and, when versions
- * differ, @ and the version. */
-static void row_label(const aw_tally_row *r, const char *const *names, bool with_version, char *buf, size_t n)
-{
-    char v[16] = "";
-    if (with_version && r->version[0])
-        snprintf(v, sizeof v, "@%.8s", r->version);
-    aw_term_text safe = aw_term(names[r->entry]); /* an entry's name may hold anything: escaped */
-    const char *name = safe.s;
-    size_t room = LABEL_MAX - strlen(v), len = strlen(name);
-    if (len > room)
-        snprintf(buf, n, "...%.*s%.15s", (int)(room - 3), name + len - (room - 3), v);
-    else
-        snprintf(buf, n, "%.*s%.15s", (int)len, name, v);
-}
-
-static int label_width(const aw_tally *t, const char *const *names, bool with_version)
-{
-    int w = 24;
-    for (int i = 0; i < t->nrows; i++) {
-        char label[LABEL_MAX + 8];
-        row_label(&t->rows[i], names, with_version, label, sizeof label);
-        if ((int)strlen(label) > w)
-            w = (int)strlen(label);
-    }
-    return w;
-}
-
-/* The head-to-head difference (entry 0 minus entry 1) and its 95 %
- * interval (normal approximation over the pairs). */
-static void pair_interval(const aw_tally *t, double *mean, double *half)
-{
-    double n = (double)t->pairs;
-    *mean = t->pairs ? t->pair_sum / n : 0;
-    double var = t->pairs > 1 ? (t->pair_sumsq - n * *mean * *mean) / (n - 1) : 0;
-    *half = t->pairs > 1 ? 1.959963984540054 * sqrt(var > 0 ? var : 0) / sqrt(n) : 1;
-}
-
-void aw_tally_print(const aw_tally *t, FILE *out, const aw_settings *set, uint64_t first_seed,
-                    const char *const *entry_names)
-{
-    long played = t->played;
-    double secs = t->secs;
-    uint64_t last_seed = first_seed + (uint64_t)(t->pairs ? (played + 1) / 2 : played) - 1;
-    /* "1 game", "seed S" for one seed; a rate under 10 games/s with two
-     * significant digits (0.5, 0.0012), never a 0.0 for games that were played */
-    double rate = secs > 0 ? played / secs : 0.0;
-    char seeds[64];
-    if (last_seed == first_seed)
-        snprintf(seeds, sizeof seeds, "seed %llu", (unsigned long long)first_seed);
-    else
-        snprintf(seeds, sizeof seeds, "seeds %llu..%llu", (unsigned long long)first_seed, (unsigned long long)last_seed);
-    fprintf(out, "%ld game%s of %d players (preset %s, %s) in %.2f s: ", played, played == 1 ? "" : "s",
-            set->players, set->preset, seeds, secs);
-    fprintf(out, rate >= 10 ? "%.1f games/s\n" : "%.2g games/s\n", rate);
-    fprintf(out, "\n%-10s %8s %7s\n", "team", "wins", "rate");
-    for (int tm = 0; tm < 2; tm++)
-        fprintf(out, "%-10s %8d %6.1f%%\n", aw_team_name((aw_team)tm), t->team_wins[tm],
-                pct(t->team_wins[tm], played));
-    if (t->draws)
-        fprintf(out, "%-10s %8ld %6.1f%%  (the day limit, max_days, ended them)\n", "no winner", t->draws,
-                100.0 * t->draws / played);
-    fprintf(out, "\n%-10s %8s %8s %7s\n", "role", "played", "won", "rate");
-    for (int r = 0; r < AW_NROLES; r++)
-        if (t->role_games[r])
-            fprintf(out, "%-10s %8d %8d %6.1f%%\n", aw_role_name((aw_role)r), t->role_games[r], t->role_wins[r],
-                    100.0 * t->role_wins[r] / t->role_games[r]);
-    bool with_version = versions_differ(t);
-    int lw = label_width(t, entry_names, with_version);
-    fprintf(out, "\n%-*s %8s %8s %7s  %-15s  %s\n", lw, with_version ? "agent@version" : "agent", "played", "won",
-            "rate", "95% interval", "faults: error/timeout/memory/reply/lost");
-    for (int i = 0; i < t->nrows; i++) {
-        const aw_tally_row *r = &t->rows[i];
-        char label[LABEL_MAX + 8], ci[32];
-        row_label(r, entry_names, with_version, label, sizeof label);
-        double lo, hi;
-        aw_winrate_interval(&r->wr, &lo, &hi);
-        snprintf(ci, sizeof ci, "%.1f-%.1f%%", 100 * lo, 100 * hi);
-        fprintf(out, "%-*s %8ld %8ld %6.1f%%  %-15s  %ld/%ld/%ld/%ld/%ld\n", lw, label, r->games, r->wins,
-                pct(r->wins, r->games), ci, r->faults[AW_FAULT_ERROR], r->faults[AW_FAULT_TIMEOUT],
-                r->faults[AW_FAULT_MEMORY], r->faults[AW_FAULT_REPLY], r->faults[AW_FAULT_LOST]);
-    }
-    /* Win rate by role, per row: only the roles of this game. */
-    fprintf(out, "\n%-*s", lw, "win rate by role");
-    for (int r = 0; r < AW_NROLES; r++)
-        if (t->role_games[r])
-            fprintf(out, " %10s", aw_role_name((aw_role)r));
-    fputc('\n', out);
-    for (int i = 0; i < t->nrows; i++) {
-        const aw_tally_row *r = &t->rows[i];
-        char label[LABEL_MAX + 8];
-        row_label(r, entry_names, with_version, label, sizeof label);
-        fprintf(out, "%-*s", lw, label);
-        for (int k = 0; k < AW_NROLES; k++) {
-            if (!t->role_games[k])
-                continue;
-            if (r->role_games[k])
-                fprintf(out, " %9.1f%%", pct(r->role_wins[k], r->role_games[k]));
-            else
-                fprintf(out, " %10s", "-");
-        }
-        fputc('\n', out);
-    }
-    if (t->pairs) {
-        double mean, half;
-        pair_interval(t, &mean, &half);
-        fprintf(out,
-                "\nhead to head over %ld mirrored pairs of games: %s wins %+.1f points (95%% interval %+.1f to "
-                "%+.1f) against %s%s\n",
-                t->pairs, entry_names[0], 100 * mean, 100 * (mean - half), 100 * (mean + half), entry_names[1],
-                mean - half > 0   ? ": better"
-                : mean + half < 0 ? ": worse"
-                                  : ": no clear difference yet");
-    }
-    fprintf(out, "\nagent faults (errors, time-outs, bad replies): %ld\n", t->faults);
-}
-
-/* A JSON string (util's escaping) on a stream. */
-static void json_str(FILE *out, const char *s)
-{
-    aw_buf b;
-    aw_buf_init(&b);
-    aw_buf_add_json(&b, s, strlen(s));
-    fputs(b.data, out);
-    aw_buf_free(&b);
-}
-
-void aw_tally_write_json(const aw_tally *t, FILE *out, const aw_settings *set, uint64_t first_seed,
-                         const char *const *entry_names)
-{
-    fprintf(out, "{\"games\": %ld, \"players\": %d, \"preset\": ", t->played, set->players);
-    json_str(out, set->preset);
-    fprintf(out, ", \"first_seed\": \"%llu\", \"seconds\": %.3f, \"wins\": {\"VILLAGER\": %d, \"WEREWOLF\": %d, "
-                 "\"none\": %ld}, \"faults\": %ld,\n \"agents\": [",
-            (unsigned long long)first_seed, t->secs, t->team_wins[0], t->team_wins[1], t->draws, t->faults);
-    for (int i = 0; i < t->nrows; i++) {
-        const aw_tally_row *r = &t->rows[i];
-        double lo, hi;
-        aw_winrate_interval(&r->wr, &lo, &hi);
-        fprintf(out, "%s\n  {\"agent\": ", i ? "," : "");
-        json_str(out, entry_names[r->entry]);
-        fprintf(out, ", \"version\": ");
-        json_str(out, r->version);
-        fprintf(out, ", \"games\": %ld, \"wins\": %ld, \"win_rate\": %.6f, \"ci_low\": %.6f, \"ci_high\": %.6f, "
-                     "\"by_role\": {",
-                r->games, r->wins, r->games ? (double)r->wins / (double)r->games : 0.0, lo, hi);
-        bool comma = false;
-        for (int k = 0; k < AW_NROLES; k++)
-            if (r->role_games[k]) {
-                fprintf(out, "%s\"%s\": {\"games\": %ld, \"wins\": %ld}", comma ? ", " : "", aw_role_name((aw_role)k),
-                        r->role_games[k], r->role_wins[k]);
-                comma = true;
-            }
-        fprintf(out, "}, \"faults\": {\"error\": %ld, \"timeout\": %ld, \"memory\": %ld, \"reply\": %ld, \"lost\": %ld}}",
-                r->faults[AW_FAULT_ERROR], r->faults[AW_FAULT_TIMEOUT], r->faults[AW_FAULT_MEMORY],
-                r->faults[AW_FAULT_REPLY], r->faults[AW_FAULT_LOST]);
-    }
-    fprintf(out, "\n ]");
-    if (t->pairs) {
-        double mean, half;
-        pair_interval(t, &mean, &half);
-        fprintf(out, ",\n \"head_to_head\": {\"pairs\": %ld, \"difference\": %.6f, \"ci_low\": %.6f, \"ci_high\": %.6f}",
-                t->pairs, mean, mean - half, mean + half);
-    }
-    fprintf(out, "\n}\n");
-}
-
-void aw_tally_write_csv(const aw_tally *t, FILE *out, const char *const *entry_names)
-{
-    fprintf(out, "agent,version,games,wins,win_rate,ci_low,ci_high");
-    for (int k = 0; k < AW_NROLES; k++)
-        fprintf(out, ",%s_games,%s_wins", aw_role_name((aw_role)k), aw_role_name((aw_role)k));
-    fprintf(out, ",faults_error,faults_timeout,faults_memory,faults_reply,faults_lost\n");
-    for (int i = 0; i < t->nrows; i++) {
-        const aw_tally_row *r = &t->rows[i];
-        double lo, hi;
-        aw_winrate_interval(&r->wr, &lo, &hi);
-        aw_csv_field(out, entry_names[r->entry]);
-        fprintf(out, ",%s,%ld,%ld,%.6f,%.6f,%.6f", r->version, r->games, r->wins,
-                r->games ? (double)r->wins / (double)r->games : 0.0, lo, hi);
-        for (int k = 0; k < AW_NROLES; k++)
-            fprintf(out, ",%ld,%ld", r->role_games[k], r->role_wins[k]);
-        fprintf(out, ",%ld,%ld,%ld,%ld,%ld\n", r->faults[AW_FAULT_ERROR], r->faults[AW_FAULT_TIMEOUT],
-                r->faults[AW_FAULT_MEMORY], r->faults[AW_FAULT_REPLY], r->faults[AW_FAULT_LOST]);
-    }
+    aw_stat_game g = {.players = players, .entry = entry_of, .role = res->role, .winner = res->winner,
+                      .fault_calls = res->faults, .faults = (const int(*)[AW_NFAULTS])res->seat_faults,
+                      .version = version_of};
+    aw_stats_add(&t->st, &g);
 }
 
 /* The game's call hook during a match: passes every call on to the
@@ -350,6 +54,21 @@ typedef struct wrec {
     char msg[256];
 } wrec;
 
+/* The parent's side of a run on worker processes (pool.h). */
+typedef struct match_pool {
+    const aw_match_opts *o;
+    aw_seat **seats;
+    aw_tally *t;
+    aw_error *err;
+    int status;
+    wrec **pending; /* results waiting for an earlier game's: slot i is game next + i */
+    long next, cap;
+    long pair[4];
+    match_calls mc; /* the first faults already passed on */
+    uint64_t t0, last_progress;
+    double secs0;
+} match_pool;
+
 static bool seen_before(match_calls *mc, int entry, const char *v)
 {
     char key[24];
@@ -367,18 +86,7 @@ static bool seen_before(match_calls *mc, int entry, const char *v)
 
 static int write_rec(int fd, const wrec *r)
 {
-    const char *p = (const char *)r;
-    size_t n = sizeof *r;
-    while (n) {
-        ssize_t w = write(fd, p, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return -1;
-        p += w;
-        n -= (size_t)w;
-    }
-    return 0;
+    return aw_write_all(fd, r, sizeof *r);
 }
 
 static void match_fault(match_calls *mc, int agent, aw_req_kind kind, const aw_seat_fault *f);
@@ -579,10 +287,12 @@ static void on_worker_int(int sig)
         *worker_stop = 1;
 }
 
-/* A worker's whole life: every jobs-th game (pair, head to head) from
- * `first`, a record for each, then the end record. */
-static void worker(const aw_match_opts *o, aw_seat **seats, int id, int fd)
+/* A worker's whole life (the pool's work): every jobs-th game (pair, head
+ * to head) from `first`, a record for each, then the end record. */
+static void worker(void *ud, int id, int fd)
 {
+    const match_pool *mp = ud;
+    const aw_match_opts *o = mp->o;
     match_calls mc = {.o = o, .fwd = fd};
     worker_stop = o->stop;
     signal(SIGINT, worker_stop ? on_worker_int : SIG_IGN);
@@ -599,7 +309,7 @@ static void worker(const aw_match_opts *o, aw_seat **seats, int id, int fd)
             }
             memset(r, 0, sizeof *r);
             const char *versions[AW_MAX_PLAYERS + 1] = {0};
-            int rc = play_one(o, seats, &mc, gno, &r->res, versions, &output_errors, &err);
+            int rc = play_one(o, mp->seats, &mc, gno, &r->res, versions, &output_errors, &err);
             if (rc <= 0) {
                 status = rc == 0 ? AW_MATCH_STOPPED : AW_MATCH_FAILED;
                 break;
@@ -622,169 +332,98 @@ static void worker(const aw_match_opts *o, aw_seat **seats, int id, int fd)
     write_rec(fd, r);
     free(r);
     free(mc.seen);
-    fflush(NULL);
-    _exit(0);
+}
+
+/* A worker's record here (the pool's take): a first fault is passed on, a
+ * game's result waits until every earlier game's has come, the end record
+ * ends the worker. */
+static bool take(void *ud, int id, const void *rec)
+{
+    (void)id;
+    match_pool *mp = ud;
+    const aw_match_opts *o = mp->o;
+    const wrec *r = rec;
+    if (r->type == 'F') {
+        if (o->first_fault && !seen_before(&mp->mc, r->entry, r->versions[0]))
+            o->first_fault(o->ud, r->gno, r->entry, r->versions[0][0] ? r->versions[0] : NULL, r->agent, r->kind,
+                           &r->fault);
+    } else if (r->type == 'E') {
+        mp->t->output_errors += r->output_errors;
+        if (r->status == AW_MATCH_FAILED) {
+            aw_fail(mp->err, AW_EINVAL, "%s", r->msg);
+            mp->status = AW_MATCH_FAILED;
+        } else if (r->status == AW_MATCH_STOPPED && mp->status == AW_MATCH_DONE) {
+            mp->status = AW_MATCH_STOPPED;
+        } else if (r->status == AW_MATCH_INTERRUPTED && mp->status == AW_MATCH_DONE) {
+            mp->status = AW_MATCH_INTERRUPTED;
+        }
+        return true;
+    } else if (r->type == 'R' && r->gno >= mp->next) {
+        while (r->gno - mp->next >= mp->cap) {
+            mp->pending = aw_xrealloc(mp->pending, (size_t)mp->cap * 2 * sizeof *mp->pending);
+            memset(mp->pending + mp->cap, 0, (size_t)mp->cap * sizeof *mp->pending);
+            mp->cap *= 2;
+        }
+        wrec *k = aw_xmalloc(sizeof *k);
+        *k = *r;
+        /* The window starts at `next`: slot (gno - next). */
+        mp->pending[r->gno - mp->next] = k;
+        while (mp->pending[0]) {
+            const char *versions[AW_MAX_PLAYERS + 1];
+            for (int a = 0; a <= AW_MAX_PLAYERS; a++)
+                versions[a] = mp->pending[0]->versions[a][0] ? mp->pending[0]->versions[a] : NULL;
+            account(o, mp->t, mp->next, &mp->pending[0]->res, versions, mp->pair);
+            free(mp->pending[0]);
+            memmove(mp->pending, mp->pending + 1, (size_t)(mp->cap - 1) * sizeof *mp->pending);
+            mp->pending[mp->cap - 1] = NULL;
+            mp->next++;
+        }
+    }
+    return false;
+}
+
+/* After every wait (the pool's tick): the time so far, and progress. */
+static void tick(void *ud)
+{
+    match_pool *mp = ud;
+    uint64_t now = aw_now_ns();
+    mp->t->secs = mp->secs0 + (now - mp->t0) / 1e9;
+    if (mp->o->progress && now - mp->last_progress > 2000000000ull) {
+        mp->last_progress = now;
+        mp->o->progress(mp->o->ud, mp->t, mp->o->games);
+    }
 }
 
 static int run_workers(const aw_match_opts *o, aw_seat **seats, aw_tally *t, aw_error *err)
 {
-    int jobs = o->jobs;
-    uint64_t t0 = aw_now_ns(), last_progress = t0;
-    double secs0 = t->secs;
-    pid_t *pid = aw_xcalloc((size_t)jobs, sizeof *pid);
-    int *fd = aw_xcalloc((size_t)jobs, sizeof *fd);
-    size_t *have = aw_xcalloc((size_t)jobs, sizeof *have);
-    wrec *in = aw_xcalloc((size_t)jobs, sizeof *in);
-    fflush(NULL); /* nothing buffered here is written twice */
-    int started = 0;
-    for (int j = 0; j < jobs; j++) {
-        int p[2];
-        if (pipe(p) != 0)
-            break;
-        pid_t c = fork();
-        if (c < 0) {
-            close(p[0]);
-            close(p[1]);
-            break;
-        }
-        if (c == 0) {
-            /* Die with the parent (a second Ctrl-C ends it at once). */
-            prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
-            close(p[0]);
-            for (int k = 0; k < j; k++)
-                close(fd[k]);
-            worker(o, seats, j, p[1]);
-        }
-        close(p[1]);
-        pid[j] = c;
-        fd[j] = p[0];
-        started++;
-    }
-    int status = AW_MATCH_DONE;
-    if (started < jobs) {
-        /* Fewer workers than asked: the games of the missing ones would be
-         * lost, so stop them all and say so. */
-        for (int j = 0; j < started; j++)
-            kill(pid[j], SIGKILL);
-        aw_fail(err, AW_EIO, "cannot start %d worker processes: %s", jobs, strerror(errno));
-        status = AW_MATCH_FAILED;
-    }
-    /* Results wait here until every earlier game's has come. */
-    long next = 0, cap = 64;
-    wrec **pending = aw_xcalloc((size_t)cap, sizeof *pending);
-    long pair[4] = {0, 0, 0, 0};
-    match_calls mc = {.o = o, .fwd = -1};
-    int open = status == AW_MATCH_DONE ? started : 0;
-    bool bad_end = false, told = false;
-    while (open > 0) {
-        /* A stop (Ctrl-C) here reaches the workers too: each plays out its
-         * game and ends. */
-        if (o->stop && *o->stop && !told) {
-            told = true;
-            for (int j = 0; j < started; j++)
-                kill(pid[j], SIGINT);
-        }
-        struct pollfd pf[64];
-        int map[64], np = 0;
-        for (int j = 0; j < jobs && np < 64; j++)
-            if (fd[j] >= 0) {
-                pf[np] = (struct pollfd){fd[j], POLLIN, 0};
-                map[np++] = j;
-            }
-        int pr = poll(pf, (nfds_t)np, 500);
-        for (int i = 0; i < np && pr > 0; i++) {
-            if (!(pf[i].revents & (POLLIN | POLLHUP | POLLERR)))
-                continue;
-            int j = map[i];
-            ssize_t n = read(fd[j], (char *)&in[j] + have[j], sizeof in[j] - have[j]);
-            if (n < 0 && errno == EINTR)
-                continue;
-            if (n <= 0) {
-                /* Ended without its end record: it died. */
-                close(fd[j]);
-                fd[j] = -1;
-                open--;
-                bad_end = true;
-                continue;
-            }
-            have[j] += (size_t)n;
-            if (have[j] < sizeof in[j])
-                continue;
-            have[j] = 0;
-            wrec *r = &in[j];
-            if (r->type == 'F') {
-                if (o->first_fault && !seen_before(&mc, r->entry, r->versions[0]))
-                    o->first_fault(o->ud, r->gno, r->entry, r->versions[0][0] ? r->versions[0] : NULL, r->agent,
-                                   r->kind, &r->fault);
-            } else if (r->type == 'E') {
-                t->output_errors += r->output_errors;
-                if (r->status == AW_MATCH_FAILED) {
-                    aw_fail(err, AW_EINVAL, "%s", r->msg);
-                    status = AW_MATCH_FAILED;
-                } else if (r->status == AW_MATCH_STOPPED && status == AW_MATCH_DONE) {
-                    status = AW_MATCH_STOPPED;
-                } else if (r->status == AW_MATCH_INTERRUPTED && status == AW_MATCH_DONE) {
-                    status = AW_MATCH_INTERRUPTED;
-                }
-                close(fd[j]);
-                fd[j] = -1;
-                open--;
-            } else if (r->type == 'R' && r->gno >= next) {
-                while (r->gno - next >= cap) {
-                    pending = aw_xrealloc(pending, (size_t)cap * 2 * sizeof *pending);
-                    memset(pending + cap, 0, (size_t)cap * sizeof *pending);
-                    cap *= 2;
-                }
-                wrec *k = aw_xmalloc(sizeof *k);
-                *k = *r;
-                /* The window starts at `next`: slot (gno - next). */
-                pending[r->gno - next] = k;
-                while (pending[0]) {
-                    const char *versions[AW_MAX_PLAYERS + 1];
-                    for (int a = 0; a <= AW_MAX_PLAYERS; a++)
-                        versions[a] = pending[0]->versions[a][0] ? pending[0]->versions[a] : NULL;
-                    account(o, t, next, &pending[0]->res, versions, pair);
-                    free(pending[0]);
-                    memmove(pending, pending + 1, (size_t)(cap - 1) * sizeof *pending);
-                    pending[cap - 1] = NULL;
-                    next++;
-                }
-            }
-        }
-        uint64_t now = aw_now_ns();
-        t->secs = secs0 + (now - t0) / 1e9;
-        if (o->progress && now - last_progress > 2000000000ull) {
-            last_progress = now;
-            o->progress(o->ud, t, o->games);
-        }
-    }
+    match_pool mp = {.o = o, .seats = seats, .t = t, .err = err, .status = AW_MATCH_DONE, .cap = 64,
+                     .mc = {.o = o, .fwd = -1}};
+    mp.t0 = mp.last_progress = aw_now_ns();
+    mp.secs0 = t->secs;
+    mp.pending = aw_xcalloc((size_t)mp.cap, sizeof *mp.pending);
+    aw_pool_opts po = {.jobs = o->jobs, .rec_size = sizeof(wrec), .work = worker, .take = take, .tick = tick,
+                       .stop = o->stop, .ud = &mp};
+    int prc = aw_pool_run(&po, err);
+    int status = prc == AW_POOL_NO_START ? AW_MATCH_FAILED : mp.status;
     /* After an interruption or a failure, later games may have come before
      * earlier ones: count them too, in order. */
-    for (long i = 0; i < cap; i++)
-        if (pending[i]) {
+    for (long i = 0; i < mp.cap; i++)
+        if (mp.pending[i]) {
             const char *versions[AW_MAX_PLAYERS + 1];
             for (int a = 0; a <= AW_MAX_PLAYERS; a++)
-                versions[a] = pending[i]->versions[a][0] ? pending[i]->versions[a] : NULL;
-            account(o, t, next + i, &pending[i]->res, versions, pair);
-            free(pending[i]);
+                versions[a] = mp.pending[i]->versions[a][0] ? mp.pending[i]->versions[a] : NULL;
+            account(o, t, mp.next + i, &mp.pending[i]->res, versions, mp.pair);
+            free(mp.pending[i]);
         }
-    for (int j = 0; j < started; j++) {
-        while (waitpid(pid[j], NULL, 0) < 0 && errno == EINTR)
-            ;
-    }
-    if (bad_end && status == AW_MATCH_DONE) {
+    if (prc == AW_POOL_DIED && status == AW_MATCH_DONE) {
         aw_fail(err, AW_EIO, "a worker process died; the summary counts the games it finished");
         status = AW_MATCH_FAILED;
     }
-    if (o->stop && *o->stop && status == AW_MATCH_DONE && next < o->games)
+    if (o->stop && *o->stop && status == AW_MATCH_DONE && mp.next < o->games)
         status = AW_MATCH_INTERRUPTED;
-    t->secs = secs0 + (aw_now_ns() - t0) / 1e9;
-    free(pending);
-    free(mc.seen);
-    free(pid);
-    free(fd);
-    free(have);
-    free(in);
+    t->secs = mp.secs0 + (aw_now_ns() - mp.t0) / 1e9;
+    free(mp.pending);
+    free(mp.mc.seen);
     return status;
 }
 

@@ -1,7 +1,9 @@
-/* match: runs many games between the same seats and tallies them — wins by
- * team, by role and by entry (the agent files behind the seats) — with
- * progress as it goes. `play --games` uses it; the contest runner and
- * `serve --games` are meant to. Uses game, gamelog, engine, util.
+/* match: runs many games between the same seats and tallies them in the
+ * reports' statistics model (stats.h) — wins by team, by role and by entry
+ * (the agent files behind the seats) and version — with progress as it
+ * goes, on worker processes (pool.h) with jobs > 1. `play --games` runs it;
+ * `serve --games` tallies its games with aw_tally_add. Uses game, gamelog,
+ * engine, util, stats, pool.
  *
  * Ownership: the caller owns the seats and the tally (aw_tally_free). */
 #ifndef AW_MATCH_H
@@ -12,26 +14,14 @@
 #include <stdio.h>
 
 #include "game.h"
+#include "stats.h"
 #include "winrate.h"
+#include "writers.h"
 
-/* One row of the summary: an entry (an agent file) in one version. */
-typedef struct aw_tally_row {
-    int entry;
-    char version[20]; /* "" when the seat does not say */
-    long games, wins;
-    long role_games[AW_NROLES], role_wins[AW_NROLES];
-    long faults[AW_FAULT_LOST + 1]; /* faulty calls by kind */
-    aw_winrate wr;  /* per game: its seats' wins over its seats (the interval; winrate.h) */
-} aw_tally_row;
-
+/* The tally of a match: the reports' statistics model (stats.h) with a
+ * row per entry (an agent file) and version, and what a match adds. */
 typedef struct aw_tally {
-    long played, draws, faults;
-    int team_wins[3];
-    int role_games[AW_NROLES], role_wins[AW_NROLES];
-    int nentries;
-    int *entry_games, *entry_wins; /* [nentries] */
-    aw_tally_row *rows;            /* by entry, then by version in order of appearance */
-    int nrows, caprows;
+    aw_stats st;                   /* AW_STATS_BY_VERSION; st.games: the games counted */
     /* Head to head (aw_match_opts.mirror): per pair of mirrored games, the
      * difference between entry 0's and entry 1's win rates. */
     long pairs;
@@ -46,21 +36,28 @@ void aw_tally_free(aw_tally *t);
  * version_of[a] (may be NULL, or hold NULLs) the version that seat played. */
 void aw_tally_add(aw_tally *t, const aw_game_result *res, int players, const int *entry_of,
                   const char *const *version_of);
-/* The summary people read: games and speed, wins by team, by role, and by
- * entry and version with 95 % intervals per game (an entry's seats in one
- * game are one result: winrate.h), win rates by role and
- * faults by kind; the head-to-head difference when there was one.
- * first_seed is the first game's seed. */
+/* The summary's formats (writers.h), each given an aw_report whose ctx is
+ * an aw_tally_report:
+ *   text  the summary people read: games and speed, wins by team, by role,
+ *         and by entry and version with 95 % intervals per game (an
+ *         entry's seats in one game are one result: winrate.h), win rates
+ *         by role and faults by kind; the head-to-head difference when
+ *         there was one
+ *   json  (--summary FILE.json or json:FILE) the same for tools, one object
+ *   csv   (--summary FILE.csv or csv:FILE) a header and a row per entry and
+ *         version */
+typedef struct aw_tally_report {
+    const aw_tally *t;
+    const aw_settings *set;
+    uint64_t first_seed; /* the first game's seed */
+} aw_tally_report;
+extern const aw_report_writer aw_tally_writers[];
+/* Writes t in w's format; 0, or -1 when a write failed. */
+int aw_tally_write(const aw_report_writer *w, const aw_tally *t, FILE *out, const aw_settings *set,
+                   uint64_t first_seed, const char *const *entry_names);
+/* The "text" summary. */
 void aw_tally_print(const aw_tally *t, FILE *out, const aw_settings *set, uint64_t first_seed,
                     const char *const *entry_names);
-/* The rows for tools: JSON (one object) or CSV (a header and a row per
- * entry and version). */
-void aw_tally_write_json(const aw_tally *t, FILE *out, const aw_settings *set, uint64_t first_seed,
-                         const char *const *entry_names);
-void aw_tally_write_csv(const aw_tally *t, FILE *out, const char *const *entry_names);
-
-/* The 95 % Wilson score interval of w wins in n games. */
-void aw_wilson(long w, long n, double *lo, double *hi);
 
 typedef struct aw_match_opts {
     aw_game_opts game;   /* for every game; seed, log and game_no are set per game */

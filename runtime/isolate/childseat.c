@@ -136,21 +136,6 @@ static void set_fault(aw_seat_fault *f, aw_fault_kind k, const char *fmt, ...)
 
 /* ---- the child ------------------------------------------------------------ */
 
-static int write_all(int fd, const void *p, size_t n)
-{
-    const char *c = p;
-    while (n) {
-        ssize_t w = write(fd, c, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return -1;
-        c += w;
-        n -= (size_t)w;
-    }
-    return 0;
-}
-
 /* The inner seat as the child runs it. */
 typedef struct child_agent {
     aw_seat *inner;
@@ -293,12 +278,12 @@ static void child_main(childseat *c, int rd, int wr, int outfd)
         aw_seat_fault f = {AW_FAULT_NONE, ""};
         if (confine_fault.kind != AW_FAULT_NONE) {
             aw_cf_answer_encode(&out, h.request, h.seq, &confine_fault, NULL, 0, AW_NO_AGENT);
-            write_all(wr, out.data, out.len);
+            aw_write_all(wr, out.data, out.len);
             _exit(3);
         }
         if (c->opts.child_hook) {
             /* (what the hook writes comes after the answers before it) */
-            if (out.len && write_all(wr, out.data, out.len) < 0)
+            if (out.len && aw_write_all(wr, out.data, out.len) < 0)
                 _exit(0);
             aw_buf_clear(&out);
             chained = false;
@@ -339,7 +324,7 @@ static void child_main(childseat *c, int rd, int wr, int outfd)
          * up once, for the answer, and finds the output already there. */
         if (c->out)
             fflush(c->out);
-        if (write_all(wr, out.data, out.len) < 0)
+        if (aw_write_all(wr, out.data, out.len) < 0)
             _exit(0);
         aw_buf_clear(&out);
     }

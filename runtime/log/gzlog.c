@@ -27,24 +27,6 @@ typedef struct gz_writer {
     unsigned char out[GZ_OUT_CHUNK];
 } gz_writer;
 
-/* Writes all of buf to the file; 0, or -1 with errno set. */
-static int write_all(int fd, const unsigned char *buf, size_t n)
-{
-    while (n > 0) {
-        ssize_t w = write(fd, buf, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0) {
-            if (w == 0)
-                errno = EIO;
-            return -1;
-        }
-        buf += w;
-        n -= (size_t)w;
-    }
-    return 0;
-}
-
 /* Runs deflate with flush over what is in w->z.next_in, writing every
  * output chunk; 0, or -1 (and w->failed) on a deflate or write error. */
 static int deflate_out(gz_writer *w, int flush)
@@ -59,7 +41,7 @@ static int deflate_out(gz_writer *w, int flush)
             return -1;
         }
         size_t have = sizeof w->out - w->z.avail_out;
-        if (have > 0 && write_all(w->fd, w->out, have) != 0) {
+        if (have > 0 && aw_write_all(w->fd, w->out, have) != 0) {
             w->failed = 1;
             w->error = errno;
             return -1;

@@ -216,12 +216,7 @@ static int count_alive(const ctx *c, int want_wolf)
 
 static aw_team winner_now(const ctx *c)
 {
-    int wolves = count_alive(c, 1), humans = count_alive(c, 0);
-    if (wolves == 0)
-        return AW_TEAM_VILLAGER;
-    if (humans <= wolves)
-        return AW_TEAM_WEREWOLF;
-    return AW_TEAM_NONE;
+    return aw_winner(count_alive(c, 0), count_alive(c, 1));
 }
 
 static const char *rname(const ctx *c, int i)

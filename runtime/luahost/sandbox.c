@@ -459,7 +459,7 @@ static void sb_abandon(aw_sandbox *sb)
  * deadline where nothing else can stop it. Kept small so that nothing of
  * the caller lives across sigsetjmp. */
 #define SB_KILLED (-1)
-static int sb_pcall_killable(aw_sandbox *volatile sb, int nres, int armed)
+static int sb_pcall_killable(aw_sandbox *volatile sb, int nres, int msgh, int armed)
 {
     /* No signal mask saved (that would be a system call per call): the
      * handler unblocks its signal itself before it jumps. */
@@ -477,18 +477,20 @@ static int sb_pcall_killable(aw_sandbox *volatile sb, int nres, int armed)
     sb->kill_at = sb->deadline + (sb->budget_ns > 100000000u ? sb->budget_ns : 100000000u);
     sb->wall_kill_at = sb->wall_start + 2 * sb_wall_bound_ns(sb);
     sb->kill_armed = armed;
-    int status = lua_pcall(sb->L, 1, nres, 0);
+    int status = lua_pcall(sb->L, 1, nres, msgh);
     sb->kill_armed = 0;
     return status;
 }
 
 /* Runs fn(ud) as the protected, budgeted call behind load and run. */
-static int sb_unguarded_call(aw_sandbox *sb, lua_CFunction fn, void *ud, int nres, aw_fault *fault);
+static int sb_unguarded_call(aw_sandbox *sb, lua_CFunction fn, lua_CFunction msgh, void *ud, int nres,
+                             aw_fault *fault);
 
-static int sb_protected(aw_sandbox *sb, lua_CFunction fn, void *ud, int nres, aw_fault *fault)
+/* msgh, when not NULL, is the call's message handler (then nres is 0). */
+static int sb_protected(aw_sandbox *sb, lua_CFunction fn, lua_CFunction msgh, void *ud, int nres, aw_fault *fault)
 {
     if (sb->lim.unguarded && !sb->dead)
-        return sb_unguarded_call(sb, fn, ud, nres, fault);
+        return sb_unguarded_call(sb, fn, msgh, ud, nres, fault);
     lua_State *L = sb->L;
     aw_fault local;
     if (!fault)
@@ -546,9 +548,11 @@ static int sb_protected(aw_sandbox *sb, lua_CFunction fn, void *ud, int nres, aw
         lua_gc(L, LUA_GCCOLLECT);
         sb->since_gc = 0;
     }
+    if (msgh)
+        lua_pushcfunction(L, msgh);
     lua_pushcfunction(L, fn); /* light C functions and light userdata allocate nothing */
     lua_pushlightuserdata(L, ud);
-    int status = sb_pcall_killable(sb, nres, armed);
+    int status = sb_pcall_killable(sb, nres, msgh ? base + 1 : 0, armed);
     if (status == SB_KILLED) {
         sb_wd_disarm();
         sb_wd_running = outer;
@@ -576,8 +580,11 @@ static int sb_protected(aw_sandbox *sb, lua_CFunction fn, void *ud, int nres, aw
     sb->cur = NULL;
     sb->deadline = UINT64_MAX;
     sb->wall_limit = UINT64_MAX;
-    if (status == LUA_OK && !expired)
+    if (status == LUA_OK && !expired) {
+        if (msgh)
+            lua_settop(L, base);
         return 0;
+    }
     double cpu_ms = (double)fault->elapsed_ns / 1e6, wall_ms = (double)fault->wall_ns / 1e6;
     if (status == LUA_ERRMEM && sb->cap_first) {
         /* The cap came first (a deadline may have passed since, in the
@@ -631,7 +638,8 @@ static void *sb_plain_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
 }
 
 /* sb_protected for an unguarded sandbox: a plain protected call. */
-static int sb_unguarded_call(aw_sandbox *sb, lua_CFunction fn, void *ud, int nres, aw_fault *fault)
+static int sb_unguarded_call(aw_sandbox *sb, lua_CFunction fn, lua_CFunction msgh, void *ud, int nres,
+                             aw_fault *fault)
 {
     lua_State *L = sb->L;
     if (sb->in_call || !lua_checkstack(L, 4)) {
@@ -642,13 +650,18 @@ static int sb_unguarded_call(aw_sandbox *sb, lua_CFunction fn, void *ud, int nre
     int base = lua_gettop(L);
     sb->in_call = 1;
     sb->cur = L;
+    if (msgh)
+        lua_pushcfunction(L, msgh);
     lua_pushcfunction(L, fn);
     lua_pushlightuserdata(L, ud);
-    int status = lua_pcall(L, 1, nres, 0);
+    int status = lua_pcall(L, 1, nres, msgh ? base + 1 : 0);
     sb->in_call = 0;
     sb->cur = NULL;
-    if (status == LUA_OK)
+    if (status == LUA_OK) {
+        if (msgh)
+            lua_settop(L, base);
         return 0;
+    }
     fault->kind = status == LUA_ERRMEM ? AW_FAULT_MEMORY : sb->reply_fault ? AW_FAULT_REPLY : AW_FAULT_ERROR;
     sb->reply_fault = 0;
     size_t len = 0;
@@ -736,7 +749,7 @@ int aw_sandbox_renew(aw_sandbox *sb, uint64_t seed, aw_fault *fault)
         lua_settop(sb->L, 0);
     sb->lim.seed = seed;
     aw_sandbox_clear_output(sb);
-    if (sb_protected(sb, sb_renew_body, sb, 0, fault) < 0)
+    if (sb_protected(sb, sb_renew_body, NULL, sb, 0, fault) < 0)
         return -1;
     sb_own_clock_reset(sb);
     sb->peak = sb->used;
@@ -809,7 +822,7 @@ int aw_sandbox_load_keep(aw_sandbox *sb, const char *src, size_t len, const char
 {
     sb_load_args a = {src, len, chunkname ? chunkname : "=agent", code, 0, NULL};
     size_t had = code ? code->len : 0;
-    int rc = sb_protected(sb, sb_load_body, &a, 1, fault);
+    int rc = sb_protected(sb, sb_load_body, NULL, &a, 1, fault);
     if (rc < 0 && code)
         code->len = had; /* a chunk that does not run is not kept */
     return rc;
@@ -824,12 +837,17 @@ int aw_sandbox_load_code_kept(aw_sandbox *sb, const char *code, size_t len, cons
                               aw_fault *fault)
 {
     sb_load_args a = {code, len, chunkname ? chunkname : "=agent", NULL, 1, key};
-    return sb_protected(sb, sb_load_body, &a, 1, fault);
+    return sb_protected(sb, sb_load_body, NULL, &a, 1, fault);
 }
 
 int aw_sandbox_run(aw_sandbox *sb, lua_CFunction fn, void *ud, aw_fault *fault)
 {
-    return sb_protected(sb, fn, ud, 0, fault);
+    return sb_protected(sb, fn, NULL, ud, 0, fault);
+}
+
+int aw_sandbox_run_handled(aw_sandbox *sb, lua_CFunction fn, lua_CFunction msgh, void *ud, aw_fault *fault)
+{
+    return sb_protected(sb, fn, msgh, ud, 0, fault);
 }
 
 static int sb_ref_body(lua_State *L)
@@ -891,7 +909,7 @@ int aw_sandbox_preload(aw_sandbox *sb, const char *name, lua_CFunction open, aw_
     sb_preload_args a = {name, open};
     if (!name || !open)
         return aw_fail(err, AW_EINVAL, "sandbox: preload needs a name and a function");
-    if (sb_protected(sb, sb_preload_body, &a, 0, &f) < 0)
+    if (sb_protected(sb, sb_preload_body, NULL, &a, 0, &f) < 0)
         return aw_fail(err, AW_ENOMEM, "sandbox: cannot preload '%s': %s", name, f.msg);
     return 0;
 }

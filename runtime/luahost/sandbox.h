@@ -131,6 +131,13 @@ int aw_sandbox_renew(aw_sandbox *sb, uint64_t seed, aw_fault *fault);
  * was. Returns 0, or a negative value with *fault filled. */
 int aw_sandbox_run(aw_sandbox *sb, lua_CFunction fn, void *ud, aw_fault *fault);
 
+/* aw_sandbox_run with msgh as the call's message handler (lua_pcall's): it
+ * sees every error raised inside (not memory errors) where it was raised,
+ * so fn can call agent code with lua_call and still have, say, a traceback
+ * of the agent's frames added, without a protected call of its own per
+ * call into the agent. */
+int aw_sandbox_run_handled(aw_sandbox *sb, lua_CFunction fn, lua_CFunction msgh, void *ud, aw_fault *fault);
+
 /* The last resort: a call still running a whole budget (of CPU time) past
  * its deadline, or twice its wall-clock bound (20x the budget, at least 2 s)
  * after its start, is stuck where nothing can stop it (inside Lua's garbage

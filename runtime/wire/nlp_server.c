@@ -107,9 +107,39 @@ static bool is(const aw_talk *t, const char *w)
     return t->text && t->len == strlen(w) && memcmp(t->text, w, t->len) == 0;
 }
 
+/* What an NLP agent reads of talk t in a game of n players: a protocol
+ * sentence (a Lua seat's "VOTE Agent[02]") rendered in the game's language
+ * with the characters' names and cut to the game's length rule, as
+ * `connect --nlp` renders its agents' sentences; any other text as the log
+ * holds it. */
+static json_t *jtext(const aw_settings *s, int players, const aw_talk *t)
+{
+    const char *text = t->text ? t->text : "";
+    size_t len = t->text ? t->len : 0;
+    const char *names[AW_MAX_PLAYERS + 1] = {NULL};
+    if (players > AW_MAX_PLAYERS)
+        players = AW_MAX_PLAYERS;
+    for (int a = 1; a <= players; a++)
+        names[a] = aw_nlp_character(s, a);
+    aw_buf r;
+    aw_buf_init(&r);
+    json_t *j;
+    if (aw_nlp_render(text, len, t->agent, names, players, aw_nlp_lang(s), &r)) {
+        aw_buf cut;
+        aw_buf_init(&cut);
+        aw_nlp_cut(s, players, t->agent, r.data ? r.data : "", r.len, &cut);
+        j = aw_wire_json_text(cut.data ? cut.data : "", cut.len);
+        aw_buf_free(&cut);
+    } else {
+        j = aw_wire_json_text(text, len);
+    }
+    aw_buf_free(&r);
+    return j;
+}
+
 /* The entries of list[0..n) not sent yet (from *sent on), and *sent moved
- * past them. */
-static json_t *jhistory(const aw_settings *s, const aw_talk *list, int n, int *sent)
+ * past them; players: the game's. */
+static json_t *jhistory(const aw_settings *s, int players, const aw_talk *list, int n, int *sent)
 {
     json_t *arr = json_array();
     int from = *sent <= n ? *sent : 0;
@@ -120,7 +150,7 @@ static json_t *jhistory(const aw_settings *s, const aw_talk *list, int n, int *s
         oset(o, "day", json_integer(t->day));
         oset(o, "turn", json_integer(t->turn));
         oset(o, "agent", jname(s, t->agent));
-        oset(o, "text", aw_wire_json_text(t->text ? t->text : "", t->text ? t->len : 0));
+        oset(o, "text", jtext(s, players, t));
         oset(o, "skip", json_boolean(is(t, "Skip")));
         oset(o, "over", json_boolean(is(t, "Over")));
         json_array_append_new(arr, o);
@@ -238,9 +268,9 @@ int aw_nlp_srv_send(aw_nlp_srv *c, int request, const aw_info *info, const aw_se
             oset(p, "setting", jsetting(set));
         bool wolf_view = info->whispers != NULL;
         if (request == AW_REQ_TALK || request == AW_REQ_DAILY_FINISH)
-            oset(p, "talk_history", jhistory(set, info->talks, info->ntalks, &c->talk_sent));
+            oset(p, "talk_history", jhistory(set, info->n, info->talks, info->ntalks, &c->talk_sent));
         if (request == AW_REQ_WHISPER || request == AW_REQ_ATTACK || (request == AW_REQ_DAILY_FINISH && wolf_view))
-            oset(p, "whisper_history", jhistory(set, info->whispers, info->nwhispers, &c->whisper_sent));
+            oset(p, "whisper_history", jhistory(set, info->n, info->whispers, info->nwhispers, &c->whisper_sent));
     }
     aw_error err;
     if (aw_wire_json_dump(p, out, &err) < 0) {

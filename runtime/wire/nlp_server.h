@@ -4,7 +4,9 @@
  * answers. A request becomes one JSON text message {request, info?,
  * setting?, talk_history?, whisper_history?} in which agents are the
  * characters' names (nlprules.h), the histories carry only the entries the
- * agent has not been sent yet (from INITIALIZE or DAILY_INITIALIZE on), and
+ * agent has not been sent yet (from INITIALIZE or DAILY_INITIALIZE on; a
+ * talk that is a protocol sentence, a Lua seat's, rendered in the game's
+ * language with the names and cut to the length rule: nlprules.h), and
  * `setting` comes with INITIALIZE and DAILY_INITIALIZE. An answer is one
  * raw text message: free text for TALK and WHISPER (its line breaks
  * dropped as the official server drops them, tabs made spaces,

@@ -51,6 +51,26 @@ done
 i=0; args=""; while [ $i -le 64 ]; do args="$args --set maxTalk=3"; i=$((i + 1)); done
 # shellcheck disable=SC2086
 expect 2 "aiwolf play: too many --set options" play $args agents/random.lua
+# the limits group: the same checks wherever it is taken (the contest: its
+# own bounds, capped after)
+for c in play connect contest; do
+  expect 2 "aiwolf $c: --memory needs a value" $c --memory
+  expect 2 "aiwolf $c: --work: '0' is not a positive number of work units" $c --work 0 agents/random.lua
+done
+for c in play connect; do
+  expect 2 "aiwolf $c: --budget: '3600001' is not a number of milliseconds (1 to 3600000)" $c --budget 3600001 agents/random.lua
+  expect 2 "aiwolf $c: --memory: '65537' is not a number of megabytes (1 to 65536)" $c --memory 65537 agents/random.lua
+done
+expect 2 "aiwolf contest: --budget: '0' is not a positive whole number" contest --budget 0 agents/random.lua
+expect 2 "aiwolf contest: --memory: 'x' is not a positive whole number" contest --memory x agents/random.lua
+expect 2 "aiwolf play: --isolate takes no value" play --isolate=1 agents/random.lua
+expect 2 "aiwolf connect: unknown option '--isolate'" connect --isolate agents/random.lua
+expect 2 "aiwolf contest: unknown option '--isolate'" contest --isolate agents/random.lua
+# the contest's workers read their arguments (runner to worker) from a table
+expect 2 "aiwolf contest --worker: unknown option '--bogus'" contest --worker --dir "$tmp" --bogus 1 -- x
+expect 2 "aiwolf contest --worker: --work: '-1' is not" contest --worker --dir "$tmp" --work -1 -- x
+expect 2 "aiwolf contest: worker: missing arguments" contest --worker --dir "$tmp" --budget 100 --
+expect 2 "aiwolf contest: worker: bad entry argument" contest --worker --dir "$tmp" --work 0 -- x
 # --name=value wherever an option takes a value
 expect 0 "" play --quiet --seed=5 --players=5 --set=maxTalk=3 agents/random.lua
 "$bin" play --quiet --seed 5 --players 5 --set maxTalk=3 agents/random.lua > "$tmp/b" 2>&1

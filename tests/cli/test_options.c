@@ -1,7 +1,8 @@
 /* test_options: runtime/cli/options.c, the command options as tables: every
  * kind of row, the messages for an unknown option, a missing value, a value
  * given to a flag, a bad value and one value too many, the repeated option,
- * "--" and "-", the shared rule group, and --help from the same rows. */
+ * "--" and "-", the shared rule and limits groups, and --help from the same
+ * rows. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,6 +51,8 @@ static int even(void *to, const char *v)
     return 0;
 }
 
+static int run(const aw_opts_cmd *cmd, char **argv);
+
 /* Parses argv (NULL-terminated, argv[0] the command) against the test
  * table; returns aw_opts_parse's result, with said/printed filled. */
 static int parse(vals *x, char **argv)
@@ -85,6 +88,12 @@ static int parse(vals *x, char **argv)
     };
     const aw_opts_cmd cmd = {"t", "usage: aiwolf t [OPTIONS] FILE...\n\noptions:\n", opts, "\nExit status: 100%%.\n",
                              &x->pos, 0};
+    return run(&cmd, argv);
+}
+
+/* Parses argv against cmd, with said/printed filled. */
+static int run(const aw_opts_cmd *cmd, char **argv)
+{
     int argc = 0;
     while (argv[argc])
         argc++;
@@ -93,7 +102,7 @@ static int parse(vals *x, char **argv)
         abort();
     stderr = err;
     stdout = out;
-    int rc = aw_opts_parse(&cmd, argc, argv, 1);
+    int rc = aw_opts_parse(cmd, argc, argv, 1);
     fflush(err);
     fflush(out);
     stderr = olderr;
@@ -259,6 +268,86 @@ static void test_rule_group(void)
     CHECK_INT(rows[3].kind, AW_OPT_END);
 }
 
+/* Parses argv against a table of the limits group's rows `which` (with a
+ * command's defaults in l->limits, kept unless given) and --help. */
+static int parse_limits(aw_cli_limits_opts *l, unsigned which, char **argv)
+{
+    const aw_opt opts[] = {
+        {.kind = AW_OPT_GROUP, .to = aw_cli_limits_group(l, which)},
+        {.name = "--help", .kind = AW_OPT_HELP, .help = "this text"},
+        {0},
+    };
+    const aw_opts_cmd cmd = {"t", NULL, opts, NULL, NULL, 0};
+    return run(&cmd, argv);
+}
+
+static void test_limits_group(void)
+{
+    unsigned all = AW_LIMIT_BUDGET | AW_LIMIT_MEMORY | AW_LIMIT_WORK | AW_LIMIT_ISOLATE;
+    aw_cli_limits_opts l;
+    memset(&l, 0, sizeof l);
+    CHECK_INT(parse_limits(&l, all, ARGV("--budget", "250", "--memory=3", "--work", "1000", "--isolate")),
+              AW_OPTS_OK);
+    CHECK_STR(said, "");
+    CHECK_INT(l.limits.budget_ms, 250);
+    CHECK(l.limits.memory_bytes == (size_t)3 << 20);
+    CHECK(l.limits.work_budget == 1000);
+    CHECK(l.limits.isolate && l.have_budget);
+    CHECK(l.limits.read_dir == NULL);
+    /* the bounds: megabytes become bytes past 32 bits */
+    CHECK_INT(parse_limits(&l, all, ARGV("--budget", "3600000", "--memory", "65536", "--work", "18446744073709551615")),
+              AW_OPTS_OK);
+    CHECK_INT(l.limits.budget_ms, 3600000);
+    CHECK(l.limits.memory_bytes == (size_t)65536 << 20);
+    CHECK(l.limits.work_budget == UINT64_MAX);
+    /* nothing given: the command's defaults stay */
+    memset(&l, 0, sizeof l);
+    l.limits.budget_ms = 100;
+    l.limits.memory_bytes = (size_t)64 << 20;
+    CHECK_INT(parse_limits(&l, all, ARGV("--help")), AW_OPTS_EXIT);
+    CHECK(l.limits.budget_ms == 100 && l.limits.memory_bytes == (size_t)64 << 20 && l.limits.work_budget == 0);
+    CHECK(!l.limits.isolate && !l.have_budget);
+    CHECK_STR(printed, "  --budget MS   time per agent call (default: the preset's)\n"
+                       "  --memory MB   memory cap per agent (default 64)\n"
+                       "  --work UNITS  also a deterministic budget per call, in work units (VM\n"
+                       "                instructions plus library work; docs/sandbox.md): the same\n"
+                       "                agent stops at the same point on any machine and load\n"
+                       "  --isolate     run each agent in its own confined child process, kept\n"
+                       "                across games (docs/isolation.md)\n"
+                       "  --help        this text\n");
+    /* bad values: the same messages wherever the group is taken */
+    CHECK_INT(parse_limits(&l, all, ARGV("--budget", "0")), AW_OPTS_BAD);
+    CHECK_STR(said, "aiwolf t: --budget: '0' is not a number of milliseconds (1 to 3600000) (aiwolf t --help)\n");
+    CHECK_INT(parse_limits(&l, all, ARGV("--budget", "3600001")), AW_OPTS_BAD);
+    CHECK_INT(parse_limits(&l, all, ARGV("--memory", "65537")), AW_OPTS_BAD);
+    CHECK_STR(said, "aiwolf t: --memory: '65537' is not a number of megabytes (1 to 65536) (aiwolf t --help)\n");
+    CHECK_INT(parse_limits(&l, all, ARGV("--memory", "0")), AW_OPTS_BAD);
+    CHECK_INT(parse_limits(&l, all, ARGV("--memory", "1.5")), AW_OPTS_BAD);
+    CHECK_INT(parse_limits(&l, all, ARGV("--work", "0")), AW_OPTS_BAD);
+    CHECK_STR(said, "aiwolf t: --work: '0' is not a positive number of work units (aiwolf t --help)\n");
+    CHECK_INT(parse_limits(&l, all, ARGV("--isolate=1")), AW_OPTS_BAD);
+    CHECK_STR(said, "aiwolf t: --isolate takes no value (aiwolf t --help)\n");
+    CHECK(l.limits.budget_ms == 100 && l.limits.memory_bytes == (size_t)64 << 20);
+    /* rows the command did not take are unknown to it */
+    CHECK_INT(parse_limits(&l, AW_LIMIT_BUDGET | AW_LIMIT_WORK, ARGV("--isolate")), AW_OPTS_BAD);
+    CHECK_STR(said, "aiwolf t: unknown option '--isolate' (aiwolf t --help)\n");
+    CHECK_INT(parse_limits(&l, AW_LIMIT_BUDGET | AW_LIMIT_WORK, ARGV("--memory", "3")), AW_OPTS_BAD);
+    /* a command's own bounds and message (the contest's, capped after) */
+    memset(&l, 0, sizeof l);
+    aw_opt *rows = aw_cli_limits_group(&l, all);
+    aw_opts_set_range(rows, "--memory", 1, 100000000, "'%s' is not a positive whole number");
+    aw_opts_set_range(rows, "--work", 0, 0, NULL);
+    aw_opts_set_range(rows, "--budget", 0, 10, NULL);
+    const aw_opt opts[] = {{.kind = AW_OPT_GROUP, .to = rows}, {0}};
+    const aw_opts_cmd cmd = {"t", NULL, opts, NULL, NULL, 0};
+    CHECK_INT(run(&cmd, ARGV("--memory", "100000000", "--work", "0", "--budget", "0")), AW_OPTS_OK);
+    CHECK(l.limits.memory_bytes == (size_t)100000000 << 20);
+    CHECK_INT(run(&cmd, ARGV("--memory", "0")), AW_OPTS_BAD);
+    CHECK_STR(said, "aiwolf t: --memory: '0' is not a positive whole number (aiwolf t --help)\n");
+    CHECK_INT(run(&cmd, ARGV("--budget", "11")), AW_OPTS_BAD);
+    CHECK_STR(said, "aiwolf t: --budget: '11' is not a number from 0 to 10 (aiwolf t --help)\n");
+}
+
 static void test_help(void)
 {
     vals x;
@@ -299,6 +388,7 @@ int main(void)
     test_values();
     test_bad_input();
     test_rule_group();
+    test_limits_group();
     test_help();
     return test_done();
 }

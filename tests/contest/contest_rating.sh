@@ -9,6 +9,11 @@
 #    players), and `contest report` draws the same rounds from games.tsv;
 #  - --until-separated stops at --max-games when the entries do not
 #    separate;
+#  - --until-separated looks only at the entries the fault policy ranks: an
+#    entry that crashes in every call beside two working ones is in no pair
+#    in doubt (one pair at most), and the run stops when those two separate;
+#    `contest report --fault-policy` draws the rounds under contest.cfg's
+#    policy;
 #  - the report's files carry the rating; bad usage gets a clear message.
 # The separated contest runs with --budget 1000, so that a loaded machine
 # cannot make a game differ by a time-out when verify plays it again.
@@ -84,24 +89,68 @@ cmp -s "$tmp/u.md" "$tmp/u/report.md" || fail "'contest report' draws other roun
 grep -qx "$n games played again (all $n played): $n the same, 0 differ" "$tmp/v.out" ||
   fail "verify of an --until-separated contest: $(cat "$tmp/v.out")"
 
-# Games where they matter: the cap.
+# A folder whose rounds an earlier version drew (over every entry: its
+# contest.cfg has no 'rounds' line) is refused, not re-drawn and misread.
+cp -r "$tmp/u" "$tmp/old"
+grep -qx "rounds	ranked" "$tmp/old/contest.cfg" || fail "contest.cfg does not say how its rounds were drawn"
+grep -vx "rounds	ranked" "$tmp/u/contest.cfg" > "$tmp/old/contest.cfg"
+if "$bin" contest report "$tmp/old" > /dev/null 2> "$tmp/old.err"; then
+  fail "'contest report' took rounds an earlier version drew"
+fi
+grep -q "drawn by an earlier version" "$tmp/old.err" || fail "no reason given: $(cat "$tmp/old.err")"
+
+# Games where they matter: only the entries the policy ranks count. The
+# crashing entry is never ranked; counted, it kept the run going for 21
+# rounds with two pairs in doubt.
+"$bin" contest --players 5 --games-per-entry 15 --seed 7 --jobs 2 --budget 1000 --until-separated --max-games 300 \
+  --out "$tmp/e" agents/sample.lua tests/contest/entries/traitor tests/contest/entries/crash > /dev/null 2> "$tmp/e.err" ||
+  fail "--until-separated with a crashing entry failed: $(cat "$tmp/e.err")"
+grep -q "every adjacent pair separated at 95 %" "$tmp/e.err" || fail "not separated: $(cat "$tmp/e.err")"
+grep -q "round 1," "$tmp/e.err" || fail "no round was played (the test needs one): $(cat "$tmp/e.err")"
+! grep -q "adjacent pairs not separated" "$tmp/e.err" ||
+  fail "a pair with the unranked entry was counted: $(grep 'not separated' "$tmp/e.err")"
+python3 -c "
+import json; d=json.load(open('$tmp/e/results.json')); r=d['rating']
+assert r['unresolved_adjacent'] == 0 and [e['name'] for e in r['entries']] == ['sample', 'traitor'], r['entries']" ||
+  fail "the report of the run with a crashing entry is wrong"
+n=$(wc -l < "$tmp/e/games.tsv")
+"$bin" contest report --fault-policy none "$tmp/e" > /dev/null 2> "$tmp/e2.err"
+[ ! -s "$tmp/e2.err" ] || fail "report under another policy drew other rounds: $(cat "$tmp/e2.err")"
+python3 -c "
+import json; d=json.load(open('$tmp/e/results.json'))
+assert d['contest']['games_done'] == d['contest']['games_total'] == $n, d['contest']" || fail "report under another policy counts other games"
+
+# Games where they matter: the cap (two entries that do not separate in 30
+# games).
 "$bin" contest --quiet --games-per-entry 15 --seed 7 --jobs 2 --until-separated --max-games 30 \
-  --out "$tmp/c" agents/sample.lua tests/contest/entries/broken 2> "$tmp/c.err" || fail "capped run failed"
+  --out "$tmp/c" agents/random.lua agents/tutorial.lua 2> "$tmp/c.err" || fail "capped run failed"
 n=$(wc -l < "$tmp/c/games.tsv")
 [ "$n" -eq 30 ] || fail "--max-games 30 played $n games"
 grep -q "^until-separated	30$" "$tmp/c/contest.cfg" || fail "contest.cfg does not keep the cap"
 # Run again: the rounds are drawn again from games.tsv, nothing is left to play.
 cp "$tmp/c/games.tsv" "$tmp/c.tsv"
 "$bin" contest --games-per-entry 15 --jobs 2 --until-separated --max-games 30 \
-  --out "$tmp/c" agents/sample.lua tests/contest/entries/broken > /dev/null 2> "$tmp/c2.err" || fail "run again failed"
+  --out "$tmp/c" agents/random.lua agents/tutorial.lua > /dev/null 2> "$tmp/c2.err" || fail "run again failed"
 grep -q "continuing .*: 30 of 30 games played" "$tmp/c2.err" || fail "run again: $(cat "$tmp/c2.err")"
 cmp -s "$tmp/c.tsv" "$tmp/c/games.tsv" || fail "run again changed games.tsv"
+
+# Both with another rule set (nlp5, five players): deals of three copies
+# share their seed and roles, rounds are drawn, verify plays them again.
+"$bin" contest --quiet --preset nlp5 --players 5 --duplicate 3 --until-separated --max-games 30 --games-per-entry 6 \
+  --seed 3 --jobs 2 --budget 1000 --out "$tmp/n" agents/sample.lua tests/contest/entries/traitor 2> "$tmp/n.err" ||
+  fail "--duplicate --until-separated with --preset nlp5 failed: $(cat "$tmp/n.err")"
+grep -q "^preset	nlp5$" "$tmp/n/contest.cfg" || fail "contest.cfg does not keep the preset"
+n=$(wc -l < "$tmp/n/games.tsv")
+[ "$n" -gt 6 ] && [ $((n % 3)) -eq 0 ] || fail "--preset nlp5: $n games, not whole deals after a round"
+awk -F'\t' '$1 % 3 == 0 { seed = $4; roles = $7; next } $4 != seed || $7 != roles { bad = 1 } END { exit bad }' \
+  "$tmp/n/games.tsv" || fail "--preset nlp5: the copies of a deal differ"
+"$bin" contest verify "$tmp/n" > "$tmp/nv.out" || fail "verify --preset nlp5: $(cat "$tmp/nv.out")"
 
 # Bad usage.
 st=0; "$bin" contest --max-games 10 --out "$tmp/x" agents/sample.lua 2> "$tmp/x.err" || st=$?
 [ $st -eq 2 ] && grep -q "cap of --until-separated" "$tmp/x.err" || fail "--max-games alone: $st $(cat "$tmp/x.err")"
 st=0; "$bin" contest --format regulation --duplicate 2 --out "$tmp/x" agents/sample.lua 2> "$tmp/x.err" || st=$?
-[ $st -eq 2 ] && grep -q "seed2015" "$tmp/x.err" || fail "--duplicate with regulation: $st"
+[ $st -eq 2 ] && grep -q "for --format seed2015 (with any --preset" "$tmp/x.err" || fail "--duplicate with regulation: $st"
 st=0; "$bin" contest --until-separated --seed 1 --shard 1/2 --out "$tmp/x" agents/sample.lua 2> "$tmp/x.err" || st=$?
 [ $st -eq 2 ] && grep -q "shards" "$tmp/x.err" || fail "--until-separated with --shard: $st"
 st=0; "$bin" contest --duplicate 0 --out "$tmp/x" agents/sample.lua 2> "$tmp/x.err" || st=$?

@@ -13,36 +13,21 @@
 #include "rng.h"
 #include "schedule.h"
 #include "test.h"
+#include "sim_contest.h"
 
 #define N 8
 static const double true_skill[N] = {-0.5, -0.3, -0.1, 0.0, 0.05, 0.15, 0.3, 0.4}; /* sums to 0 */
 #define BASE (-0.2)
 
-static double unif(aw_rng *r)
-{
-    return ((double)(aw_rng_next(r) >> 11) + 0.5) / 9007199254740992.0;
-}
-
 static double gauss(aw_rng *r)
 {
-    return sqrt(-2 * log(unif(r))) * cos(6.283185307179586 * unif(r));
+    return sqrt(-2 * log(sim_unif(r))) * cos(6.283185307179586 * sim_unif(r));
 }
 
 static void sched(aw_schedule *s, long games_per_entry, int duplicate, uint64_t seed)
 {
-    aw_schedule_opts o;
-    memset(&o, 0, sizeof o);
-    o.format = AW_FORMAT_SEED2015;
-    o.nentries = N;
-    o.nplayers = 1;
-    o.players[0] = 15;
-    o.games_per_entry = games_per_entry;
-    o.seed = seed;
-    o.duplicate = duplicate;
     aw_error err;
-    aw_default_roles(15, o.role_count[15], &err);
-    int rc = aw_schedule_build(s, &o, &err);
-    CHECK(rc == 0);
+    CHECK(sim_schedule(s, N, games_per_entry, duplicate, seed, &err) == 0);
 }
 
 /* The synthetic game, from the team strength
@@ -65,7 +50,7 @@ static aw_team play(const aw_sched_unit *u, const aw_sched_game *g, double rho, 
     if (rho > 0)
         return eta + 1.7 * (sqrt(rho) * z_deal + sqrt(1 - rho) * gauss(r)) > 0 ? AW_TEAM_VILLAGER
                                                                                 : AW_TEAM_WEREWOLF;
-    return unif(r) < 1 / (1 + exp(-eta)) ? AW_TEAM_VILLAGER : AW_TEAM_WEREWOLF;
+    return sim_unif(r) < 1 / (1 + exp(-eta)) ? AW_TEAM_VILLAGER : AW_TEAM_WEREWOLF;
 }
 
 /* Simulates the schedule into d. */

@@ -18,6 +18,7 @@
 #include "logcheck.h"
 #include "protocol.h"
 #include "test.h"
+#include "c_game.h"
 
 /* ---- the spy: wraps a player and records every view it is given -------- */
 
@@ -137,14 +138,6 @@ static int validate_text(void *ud, const char *text, size_t len, aw_validation m
     return aw_protocol_validate(text, len, mode, err);
 }
 
-static int engine_validate(void *ud, const char *text, size_t len, aw_validation mode, void **parsed,
-                           aw_error *err)
-{
-    (void)ud;
-    *parsed = NULL;
-    return aw_protocol_validate(text, len, mode, err);
-}
-
 /* Plays one game and returns its CSV log (caller frees). */
 static char *play(const aw_settings *set, uint64_t seed, bool chaos, aw_seat **seats_out_or_null,
                   aw_game_result *res)
@@ -158,18 +151,9 @@ static char *play(const aw_settings *set, uint64_t seed, bool chaos, aw_seat **s
     char *buf = NULL;
     size_t len = 0;
     FILE *csv = open_memstream(&buf, &len);
-    aw_gamelog log;
-    aw_gamelog_init(&log, csv, NULL, NULL);
-    aw_game_opts go;
-    memset(&go, 0, sizeof go);
-    go.settings = set;
-    go.seed = seed;
-    go.log = &log;
-    go.talk.validate = engine_validate;
     aw_error err;
-    int rc = aw_game_play(&go, seats, res, &err);
+    int rc = c_game_play(set, seed, seats, c_game_validate, csv, res, &err);
     CHECK_MSG(rc == 0, "game failed to start: %s", err.msg);
-    aw_gamelog_free(&log);
     fclose(csv);
 
     char ctx[96];

@@ -67,28 +67,11 @@ for players in 7 15; do
   }
 done
 
-cat > "$tmp/raises.lua" <<'LUA'
-local a = {}
-function a:talk() error("talk is broken") end
-function a:vote() error({}) end
-return a
-LUA
-cat > "$tmp/wrongtype.lua" <<'LUA'
-return {
-  talk = function() return {} end,
-  vote = function() return "three" end,
-  divine = function() return 2.5 end,
-  attack = function() return true end,
-}
-LUA
-cat > "$tmp/loops.lua" <<'LUA'
-return { vote = function() while true do end end }
-LUA
 cat > "$tmp/hog.lua" <<'LUA'
 return { talk = function() local t = {} for i = 1, 1e9 do t[i] = ("x"):rep(1000) .. i end end }
 LUA
 "$bin" play --isolate --quiet --players 5 --seed 5 --budget 500 --memory 16 --log "$tmp/game.log" \
-  --events "$tmp/ev.jsonl" "$tmp/raises.lua" "$tmp/wrongtype.lua" "$tmp/loops.lua" "$tmp/hog.lua" agents/random.lua
+  --events "$tmp/ev.jsonl" tests/play/faulty/raises.lua tests/play/faulty/wrongtype.lua tests/play/faulty/loops.lua "$tmp/hog.lua" agents/random.lua
 "$bin" check --quiet "$tmp/game.log"
 grep -q '"fault":"error","message":"[^"]*talk is broken' "$tmp/ev.jsonl" || { echo "no error fault"; exit 1; }
 grep -q '"fault":"reply"' "$tmp/ev.jsonl" || { echo "no reply fault"; exit 1; }

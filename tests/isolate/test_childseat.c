@@ -53,6 +53,7 @@
 #include "talkhooks.h"
 #include "test.h"
 #include "test_load.h"
+#include "seat_game.h"
 
 static int count_fds(void)
 {
@@ -519,20 +520,6 @@ static int child_hook(void *ud, int request, unsigned seq, int fd)
     return 0;
 }
 
-static aw_seat *make_random(void *ud, FILE *out, aw_error *err)
-{
-    (void)out;
-    (void)err;
-    return aw_cseat_random(*(uint64_t *)ud);
-}
-
-typedef struct played {
-    char *csv, *events;
-    size_t csv_len, events_len;
-    aw_game_result res;
-    int rc;
-} played;
-
 static void play(const aw_settings *s, uint64_t seed, bool isolated, hook *h, int budget_ms, played *out)
 {
     aw_seat *seats[AW_MAX_PLAYERS + 1] = {0};
@@ -551,34 +538,23 @@ static void play(const aw_settings *s, uint64_t seed, bool isolated, hook *h, in
             co.hook_ud = h;
         }
         aw_error err;
-        seats[a] = aw_childseat_new(make_random, &seat_seed[a], &co, &err);
+        seats[a] = aw_childseat_new(seat_game_crandom, &seat_seed[a], &co, &err);
         CHECK_MSG(seats[a] != NULL, "%s", err.msg);
     }
-    FILE *csv = open_memstream(&out->csv, &out->csv_len);
-    FILE *ev = open_memstream(&out->events, &out->events_len);
-    aw_gamelog log;
-    aw_gamelog_init(&log, csv, NULL, ev);
+    played_log pl;
+    played_log_open(out, &pl);
     aw_game_opts go;
     memset(&go, 0, sizeof go);
     go.settings = s;
     go.seed = seed;
-    go.log = &log;
+    go.log = &pl.log;
     aw_error err;
     out->rc = aw_game_play(&go, seats, &out->res, &err);
     CHECK_MSG(out->rc == 0, "%s", err.msg);
-    aw_gamelog_flush(&log);
-    aw_gamelog_free(&log);
-    fclose(csv);
-    fclose(ev);
+    played_log_close(&pl);
     for (int a = 1; a <= s->players; a++)
         if (seats[a])
             seats[a]->ops->free(seats[a]);
-}
-
-static void played_free(played *p)
-{
-    free(p->csv);
-    free(p->events);
 }
 
 static void legal(const played *p, const aw_settings *s, const char *what)
@@ -713,7 +689,7 @@ static void restart(void)
     memset(&co, 0, sizeof co);
     co.budget_ms = 200;
     aw_error err;
-    aw_seat *seat = aw_childseat_new(make_random, &seed, &co, &err);
+    aw_seat *seat = aw_childseat_new(seat_game_crandom, &seed, &co, &err);
     aw_seat_fault f = {AW_FAULT_NONE, ""};
     CHECK(seat->ops->begin(seat, 1, 1, &f) != NULL);
     pid_t first = aw_childseat_pid(seat);
@@ -821,7 +797,7 @@ static void unscheduled_child(void)
     co.budget_ms = 200;
     co.child_hook = sleep_at_name;
     aw_error err;
-    aw_seat *seat = aw_childseat_new(make_random, &seed, &co, &err);
+    aw_seat *seat = aw_childseat_new(seat_game_crandom, &seed, &co, &err);
     CHECK_MSG(seat != NULL, "%s", err.msg);
     if (seat) {
         aw_seat_fault f = {AW_FAULT_NONE, ""};
@@ -845,16 +821,6 @@ static aw_seat *make_lua(void *ud, FILE *out, aw_error *err)
     aw_luaseat_talks(&lo);
     lo.output = out;
     return aw_luaseat_new(ud, &lo, err);
-}
-
-static void write_file(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-    CHECK(f != NULL);
-    if (f) {
-        fputs(text, f);
-        fclose(f);
-    }
 }
 
 /* A thread that child_prepare starts (as the sandbox's watchdog is) is

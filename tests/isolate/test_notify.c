@@ -28,6 +28,7 @@
 #include "spectate.h"
 #include "talkhooks.h"
 #include "test.h"
+#include "seat_game.h"
 
 enum { IN_PROCESS, QUEUED, WAITING };
 static const char *mode_name[] = {"in process", "child seats", "child seats that wait"};
@@ -85,19 +86,6 @@ static aw_seat *exit_finish(void *ud, FILE *out, aw_error *err)
     return make_exiter(ud, out, err, AW_REQ_DAILY_FINISH);
 }
 
-static aw_seat *make_crandom(void *ud, FILE *out, aw_error *err)
-{
-    (void)out;
-    (void)err;
-    return aw_cseat_random(*(uint64_t *)ud);
-}
-
-typedef struct played {
-    char *csv, *events;
-    size_t csv_len, events_len;
-    aw_game_result res;
-} played;
-
 static void to_buf(void *ud, const char *line, size_t len)
 {
     aw_buf_add(ud, line, len);
@@ -136,34 +124,29 @@ static void play(int mode, const char **paths, int n, uint64_t seed, played *out
             aw_luaseat_spec m = {p, &clo};
             aw_childseat_make mk = strcmp(p, "exit") == 0          ? exit_initialize
                                    : strcmp(p, "exit-finish") == 0 ? exit_finish
-                                                                    : make_crandom;
+                                                                    : seat_game_crandom;
             seats[a] = c ? aw_childseat_new(mk, &cseed[a], &co, &err)
                          : aw_childseat_new(aw_luaseat_make, &m, &co, &err);
         }
         CHECK_MSG(seats[a] != NULL, "%s", err.msg);
     }
-    FILE *csv = open_memstream(&out->csv, &out->csv_len);
-    FILE *ev = open_memstream(&out->events, &out->events_len);
-    aw_gamelog log;
-    aw_gamelog_init(&log, csv, NULL, ev);
+    played_log pl;
+    played_log_open(out, &pl);
     /* a live spectator: after the result line it gets the full record,
      * late lines included, exactly as the events file has it */
     aw_buf live;
     aw_buf_init(&live);
     aw_spectate *sp = aw_spectate_new(false, to_buf, &live);
-    aw_spectate_attach(sp, &log);
+    aw_spectate_attach(sp, &pl.log);
     aw_game_opts go;
     memset(&go, 0, sizeof go);
     go.settings = &s;
     go.seed = seed;
-    go.log = &log;
+    go.log = &pl.log;
     aw_talkhooks_game(&go);
     aw_error err;
     CHECK_MSG(aw_game_play(&go, seats, &out->res, &err) == 0, "%s", err.msg);
-    aw_gamelog_flush(&log);
-    aw_gamelog_free(&log);
-    fclose(csv);
-    fclose(ev);
+    played_log_close(&pl);
     CHECK_MSG(live.len >= out->events_len &&
                   memcmp(live.data + live.len - out->events_len, out->events, out->events_len) == 0,
               "%s: the spectator's full record is not the events file", mode_name[mode]);
@@ -277,22 +260,6 @@ static void compare(const char *what, const played *a, const played *b, int mb, 
     CHECK(memcmp(b->res.seat_faults, a->res.seat_faults, sizeof a->res.seat_faults) == 0);
     split_free(&x);
     split_free(&y);
-}
-
-static void played_free(played *p)
-{
-    free(p->csv);
-    free(p->events);
-}
-
-static void write_file(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-    CHECK(f != NULL);
-    if (f) {
-        fputs(text, f);
-        fclose(f);
-    }
 }
 
 /* The fault lines of agent a in events, in order. */

@@ -15,8 +15,8 @@
 #include "live.h"
 #include "logcheck.h"
 #include "netserver.h"
-#include "talkhooks.h"
 #include "test.h"
+#include "local_serve.h"
 
 typedef struct ctx {
     aw_seat *human;
@@ -182,24 +182,13 @@ int main(void)
     aw_human_opts ho = {"Person", 150, publish, &c};
     c.human = aw_human_new(&ho, &err);
     aw_settings set;
-    CHECK(aw_settings_preset(&set, "aiwolf", 5, NULL) == 0);
     aw_netserver_opts no;
-    memset(&no, 0, sizeof no);
-    no.port = 0;
-    no.game.settings = &set;
-    no.game.seed = 42;
-    aw_talkhooks_game(&no.game);
-    no.games = 2;
-    no.parallel = 1;
-    no.time_limit_ms = 1000;
-    for (int a = 1; a <= 5; a++)
-        no.local[a] = true;
+    local_serve_opts(&no, &set, 42, 2, 1, &c);
     no.make_local = make_local;
     no.local_take = take;
     no.local_watch = watch;
     no.before = before;
     no.after = after;
-    no.ud = &c;
     pthread_t th;
     pthread_create(&th, NULL, person, &c);
     aw_tally tally;
@@ -210,7 +199,7 @@ int main(void)
     pthread_mutex_unlock(&c.mu);
     pthread_join(th, NULL);
     CHECK_MSG(rc == 0, "%s", err.msg);
-    CHECK_INT(tally.played, 2);
+    CHECK_INT(tally.st.games, 2);
     CHECK_INT(c.games_logged, 2);
     CHECK(c.answered > 5);
     CHECK(c.nrefused < c.answered);

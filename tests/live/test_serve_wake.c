@@ -19,8 +19,8 @@
 #include "humanseat.h"
 #include "live.h"
 #include "netserver.h"
-#include "talkhooks.h"
 #include "test.h"
+#include "local_serve.h"
 
 #define TIMEOUT_MS 2000 /* the person's time per request */
 
@@ -231,22 +231,12 @@ int main(void)
     aw_human_opts ho = {"Person", TIMEOUT_MS, publish, &c};
     c.human = aw_human_new(&ho, &err);
     aw_settings set;
-    CHECK(aw_settings_preset(&set, "aiwolf", 5, NULL) == 0);
     aw_netserver_opts no;
-    memset(&no, 0, sizeof no);
-    no.game.settings = &set;
-    no.game.seed = 7;
-    aw_talkhooks_game(&no.game);
-    no.games = 1;
-    no.parallel = 1;
-    no.time_limit_ms = 1000;
-    for (int a = 1; a <= 5; a++)
-        no.local[a] = true;
+    local_serve_opts(&no, &set, 7, 1, 1, &c);
     no.make_local = make_local;
     no.local_take = take;
     no.local_watch = watch;
     no.after = after;
-    no.ud = &c;
     pthread_t th;
     pthread_create(&th, NULL, person, &c);
     aw_tally tally;
@@ -258,7 +248,7 @@ int main(void)
     pthread_mutex_unlock(&c.mu);
     pthread_join(th, NULL);
     CHECK_MSG(rc == 0, "%s", err.msg);
-    CHECK_INT(tally.played, 1);
+    CHECK_INT(tally.st.games, 1);
     printf("requests %d: answered %d, timed out %d; local_take calls %d (%d found no answer); "
            "for the request answered after 1 s %d, for the one timed out %d, at most %d; "
            "slowest answer taken %.3f ms after it was given\n",

@@ -19,6 +19,7 @@
 #include "gzlog.h"
 #include "logcheck.h"
 #include "test.h"
+#include "c_game.h"
 
 #define FIX "tests/fixtures/official/"
 
@@ -89,19 +90,9 @@ static void play(const aw_settings *set, uint64_t seed, FILE *csv)
     aw_seat *seats[AW_MAX_PLAYERS + 1];
     for (int a = 1; a <= set->players; a++)
         seats[a] = a % 3 ? aw_cseat_chaos(seed * 31 + (uint64_t)a) : aw_cseat_random(seed * 17 + (uint64_t)a);
-    aw_gamelog log;
-    aw_gamelog_init(&log, csv, NULL, NULL);
-    aw_game_opts go;
-    memset(&go, 0, sizeof go);
-    go.settings = set;
-    go.seed = seed;
-    go.log = &log;
-    go.talk.validate = engine_validate;
     aw_game_result res;
     aw_error err;
-    CHECK_MSG(aw_game_play(&go, seats, &res, &err) == 0, "%s", err.msg);
-    CHECK_INT(aw_gamelog_flush(&log), 0);
-    aw_gamelog_free(&log);
+    CHECK_MSG(c_game_play(set, seed, seats, engine_validate, csv, &res, &err) == 0, "%s", err.msg);
     for (int a = 1; a <= set->players; a++)
         seats[a]->ops->free(seats[a]);
 }

@@ -8,6 +8,7 @@
 
 #include "logcheck.h"
 #include "test.h"
+#include "test_lines.h"
 
 #define FIX "tests/fixtures/official/"
 #define G6 FIX "tcp/5p_game6/game.log"    /* 5 players; seer executed day 1, wolf day 2 */
@@ -134,45 +135,6 @@ static const mutation mutations[] = {
      "werewolf 9 cast no attack vote", 0, "invalid_attack=random"},
 };
 
-typedef struct lines {
-    char **v;
-    long n;
-} lines;
-
-static lines split(const char *text)
-{
-    lines L = {NULL, 0};
-    long cap = 64;
-    L.v = malloc((size_t)cap * sizeof *L.v);
-    const char *p = text;
-    while (*p) {
-        const char *nl = strchr(p, '\n');
-        size_t n = nl ? (size_t)(nl - p) : strlen(p);
-        if (L.n == cap)
-            L.v = realloc(L.v, (size_t)(cap *= 2) * sizeof *L.v);
-        L.v[L.n++] = aw_xstrndup(p, n);
-        p += n + (nl ? 1 : 0);
-    }
-    return L;
-}
-
-static char *join(const lines *L, aw_buf *b)
-{
-    aw_buf_clear(b);
-    for (long i = 0; i < L->n; i++) {
-        aw_buf_adds(b, L->v[i]);
-        aw_buf_addc(b, '\n');
-    }
-    return b->data ? b->data : "";
-}
-
-static void free_lines(lines *L)
-{
-    for (long i = 0; i < L->n; i++)
-        free(L->v[i]);
-    free(L->v);
-}
-
 static int check(const char *text, size_t len, const char *set, aw_logcheck_report *rep)
 {
     aw_settings s;
@@ -193,13 +155,11 @@ static void run(const mutation *m)
         return;
     aw_logcheck_report rep;
     CHECK_MSG(check(text, len, NULL, &rep) == AW_LOG_LEGAL, "%s: the unmutated log is not legal", m->name);
-    lines L = split(text);
-    aw_buf b;
-    aw_buf_init(&b);
+    test_lines L = test_lines_split(text);
 
     long i = m->lineno - 1;
-    CHECK_MSG(i >= 0 && i < L.n && strncmp(L.v[i], m->expect, strlen(m->expect)) == 0,
-              "%s: line %ld of %s is '%s', expected '%s...'", m->name, m->lineno, m->path, i < L.n ? L.v[i] : "",
+    CHECK_MSG(i >= 0 && i < L.n && strncmp(L.line[i], m->expect, strlen(m->expect)) == 0,
+              "%s: line %ld of %s is '%s', expected '%s...'", m->name, m->lineno, m->path, i < L.n ? L.line[i] : "",
               m->expect);
     if (i < 0 || i >= L.n)
         goto out;
@@ -216,28 +176,30 @@ static void run(const mutation *m)
     }
     switch (m->op) {
     case REPLACE:
-        free(L.v[i]);
-        L.v[i] = aw_xstrdup(m->text);
+        free(L.line[i]);
+        L.line[i] = aw_xstrdup(m->text);
         break;
     case DELETE:
-        free(L.v[i]);
-        memmove(&L.v[i], &L.v[i + 1], (size_t)(L.n - i - 1) * sizeof *L.v);
+        free(L.line[i]);
+        memmove(&L.line[i], &L.line[i + 1], (size_t)(L.n - i - 1) * sizeof *L.line);
         L.n--;
         break;
     case INSERT_AFTER:
-        L.v = realloc(L.v, (size_t)(L.n + 1) * sizeof *L.v);
-        memmove(&L.v[i + 2], &L.v[i + 1], (size_t)(L.n - i - 1) * sizeof *L.v);
-        L.v[i + 1] = aw_xstrdup(m->text);
+        L.line = realloc(L.line, (size_t)(L.n + 1) * sizeof *L.line);
+        memmove(&L.line[i + 2], &L.line[i + 1], (size_t)(L.n - i - 1) * sizeof *L.line);
+        L.line[i + 1] = aw_xstrdup(m->text);
         L.n++;
         break;
     case TRUNCATE:
         for (long k = i; k < L.n; k++)
-            free(L.v[k]);
+            free(L.line[k]);
         L.n = i;
         break;
     }
-    const char *mutated = join(&L, &b);
-    int v = check(mutated, strlen(mutated), NULL, &rep);
+    size_t mlen;
+    char *mutated = test_lines_join(&L, "\n", &mlen);
+    int v = check(mutated, mlen, NULL, &rep);
+    free(mutated);
     int want = m->want_verdict ? m->want_verdict : AW_LOG_ILLEGAL;
     CHECK_MSG(v == want, "%s: verdict %d, want %d (%s)", m->name, v, want, rep.reason);
     CHECK_MSG(rep.line == m->want_line, "%s: reported at line %ld, want %ld (%s)", m->name, rep.line, m->want_line,
@@ -245,8 +207,7 @@ static void run(const mutation *m)
     CHECK_MSG(strstr(rep.reason, m->want) != NULL, "%s: reason '%s' lacks '%s'", m->name, rep.reason, m->want);
     printf("%-55s -> line %ld: %s\n", m->name, rep.line, rep.reason);
 out:
-    aw_buf_free(&b);
-    free_lines(&L);
+    test_lines_free(&L);
     free(text);
 }
 

@@ -221,6 +221,42 @@ describe("aiwolf.agent base agent", function()
     assert.are.equal(1, ag.divinations[2].day)
   end)
 
+  it("keeps today's voters sorted, as A.sorted_keys(declared) gives them", function()
+    local ag = A.new{}
+    local talks = {}
+    local i = info{n = 9, day = 1, talks = talks}
+    ag:initialize(info{n = 9, day = 0}, {})
+    -- voters come in out of order, change their minds, and one only requests
+    for k, t in ipairs{{6, P.vote(2)}, {3, P.vote(6)}, {8, P.vote(1)}, {3, P.vote(7)},
+                       {1, P.vote(3)}, {5, P.request(4, P.vote(2))}, {4, P.vote(4)}, {1, P.vote(3)}} do
+      talks[k] = talk(t[1], t[2], 1, k - 1)
+      ag:update(i)
+      assert.are.same(A.sorted_keys(ag.declared), ag.voters)
+    end
+    assert.are.same({1, 3, 4, 6, 8}, ag.voters)
+    -- hand-built trees with an explicit subject count for their subject
+    talks[#talks + 1] = {agent = 9, day = 1, idx = 8, turn = 0, text = "Agent[02] VOTE Agent[05]",
+      parsed = P.by(2, P.vote(5))}
+    ag:update(i)
+    assert.are.same({1, 2, 3, 4, 6, 8}, ag.voters)
+    ag:update(info{n = 9, day = 2, talks = {}})
+    assert.are.same({}, ag.voters)
+  end)
+
+  it("hears every sentence through an agent's own _hear when it has one", function()
+    local ag = A.new{}
+    local heard = {}
+    function ag:_hear(t, who, s)
+      heard[#heard + 1] = who .. " " .. tostring(s)
+      A.Agent._hear(self, t, who, s)
+    end
+    local talks = {talk(2, P.vote(3), 1, 0), talk(4, P.comingout(4, "SEER"), 1, 1), talk(5, P.vote(3), 1, 2)}
+    ag:initialize(info{day = 0}, {})
+    ag:update(info{day = 1, talks = talks})
+    assert.are.same({"2 VOTE Agent[03]", "4 COMINGOUT Agent[04] SEER", "5 VOTE Agent[03]"}, heard)
+    assert.are.same({[2] = 3, [5] = 3}, ag.declared)
+  end)
+
   it("reads a growing talk list once and resets daily state", function()
     local ag = A.new{}
     local seen = 0

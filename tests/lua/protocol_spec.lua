@@ -94,6 +94,11 @@ describe("builders and printing", function()
     -- the builders' checks
     assert.has_error(function() P.say("VOTE", 0) end)
     assert.has_error(function() P.say("VOTE", "3") end)
+    assert.has_error(function() P.say("VOTE", 3.0) end) -- a float, though the texts of 1..99 are kept by number
+    assert.has_error(function() P.say("VOTE", -1) end)
+    assert.has_error(function() P.say("VOTE") end)
+    assert.has_error(function() P.say("COMINGOUT", 3, "HUMAN") end) -- a species where a role goes
+    assert.has_error(function() P.say("VOTE", 3.5) end)
     assert.has_error(function() P.say("ESTIMATE", 3, "KING") end)
     assert.has_error(function() P.say("ESTIMATE", 3) end)
     assert.has_error(function() P.say("DIVINED", 3, "SEER") end)

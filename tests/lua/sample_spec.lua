@@ -108,13 +108,13 @@ describe("sample.lua", function()
     end)
 
     it("reports every result once, across days", function()
-      local i1 = info{n = 5, me = 2, role = "SEER", day = 1,
+      local i1 = info{n = 15, me = 2, role = "SEER", day = 1,
         divineResult = {agent = 2, day = 0, target = 4, result = "HUMAN"}}
       local ag = start(i1)
       local said = talk_all(ag, i1)
       assert.are.equal("COMINGOUT Agent[02] SEER", said[1])
       assert.are.equal("DIVINED Agent[04] HUMAN", said[2])
-      local i2 = info{n = 5, me = 2, role = "SEER", day = 2, dead = {1, 3},
+      local i2 = info{n = 15, me = 2, role = "SEER", day = 2, dead = {1, 3},
         divineResult = {agent = 2, day = 1, target = 5, result = "WEREWOLF"}}
       ag:update(i2)
       ag:dayStart()
@@ -122,6 +122,23 @@ describe("sample.lua", function()
       assert.are.same({"DIVINED Agent[05] WEREWOLF", "BECAUSE (DIVINED Agent[05] WEREWOLF) (VOTE Agent[05])",
         "REQUEST ANY (VOTE Agent[05])"}, said2)
       assert.are.equal(5, ag:vote())
+    end)
+
+    it("with 5 players keeps quiet on day 1 with only a human found, then reports it all on day 2", function()
+      local i1 = info{n = 5, me = 2, role = "SEER", day = 1,
+        divineResult = {agent = 2, day = 0, target = 4, result = "HUMAN"}}
+      local ag = start(i1)
+      for _, s in ipairs(talk_all(ag, i1)) do
+        assert.is_nil(s:find("COMINGOUT", 1, true), s)
+        assert.is_nil(s:find("DIVINED", 1, true), s)
+      end
+      local i2 = info{n = 5, me = 2, role = "SEER", day = 2, dead = {1, 3},
+        divineResult = {agent = 2, day = 1, target = 5, result = "HUMAN"}}
+      ag:update(i2)
+      ag:dayStart()
+      local said2 = talk_all(ag, i2)
+      assert.are.same({"COMINGOUT Agent[02] SEER", "DIVINED Agent[04] HUMAN", "DIVINED Agent[05] HUMAN"},
+        {said2[1], said2[2], said2[3]})
     end)
 
     it("never votes for an agent it found human when another is left", function()

@@ -1,7 +1,8 @@
 /* lua_game.h: what the Lua seat tests share (include after test.h): a
  * 5-player game of the aiwolf preset with the seat under test in seat 1
  * and C random players in seats 2..5, its CSV log kept in memory; the
- * name seat 1 gave, read from that log; and writing an agent's file. */
+ * name seat 1 gave, read from that log; and writing an agent's file.
+ * lua_game_play_calls also hands every seat call to call (aw_game_opts). */
 #ifndef AW_TEST_LUA_GAME_H
 #define AW_TEST_LUA_GAME_H
 
@@ -16,7 +17,10 @@
  * (malloc'd) and fills *res. Not inlined: GCC 12 takes the log that
  * open_memstream filled for a pointer to the local it was written through
  * (-Wdangling-pointer). */
-static __attribute__((unused, noinline)) char *lua_game_play(aw_seat *seat1, uint64_t seed, aw_game_result *res)
+static __attribute__((unused, noinline)) char *lua_game_play_calls(aw_seat *seat1, uint64_t seed, aw_game_result *res,
+                                                                  void (*call)(void *, int, aw_req_kind, uint64_t,
+                                                                               const aw_seat_fault *),
+                                                                  void *call_ud)
 {
     aw_settings set;
     aw_error err;
@@ -35,6 +39,8 @@ static __attribute__((unused, noinline)) char *lua_game_play(aw_seat *seat1, uin
     go.settings = &set;
     go.seed = seed;
     go.log = &log;
+    go.call = call;
+    go.call_ud = call_ud;
     memset(res, 0, sizeof *res);
     CHECK(aw_game_play(&go, seats, res, &err) == 0);
     aw_gamelog_free(&log);
@@ -42,6 +48,11 @@ static __attribute__((unused, noinline)) char *lua_game_play(aw_seat *seat1, uin
     for (int a = 2; a <= 5; a++)
         seats[a]->ops->free(seats[a]);
     return buf;
+}
+
+static __attribute__((unused)) char *lua_game_play(aw_seat *seat1, uint64_t seed, aw_game_result *res)
+{
+    return lua_game_play_calls(seat1, seed, res, NULL, NULL);
 }
 
 /* The name seat 1 gave, from the log's "0,status,1,ROLE,ALIVE,NAME,NAME"

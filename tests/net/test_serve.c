@@ -255,7 +255,7 @@ static void local_numbers(void)
         int first = 0;
         for (int run = 0; run < (seed == 1 ? 2 : 1); run++) {
             snprintf(logdir, sizeof logdir, "%s/local_numbers_%d_%d", dir, seed, run);
-            char *args[] = {"-n", "5", "--games", "3", "--seed", sd, "--quiet", "--log-dir", logdir,
+            char *args[] = {"-p", "0", "-n", "5", "--games", "3", "--seed", sd, "--quiet", "--log-dir", logdir,
                             "--agent", "1=agents/sample.lua", "--agent", "2=agents/random.lua", "--agent",
                             "3=agents/random.lua", "--agent", "4=agents/random.lua", "--agent",
                             "5=agents/random.lua", NULL};
@@ -418,7 +418,8 @@ int main(void)
     char logdir[256], out[256], cmd[1024];
     snprintf(logdir, sizeof logdir, "%s/local", dir);
     snprintf(out, sizeof out, "%s/local.out", dir);
-    char *args[] = {"-n", "5", "--games", "2", "--seed", "11", "--quiet", "--fixed-seats", "--log-dir", logdir,
+    char *args[] = {"-p", "0", "-n", "5", "--games", "2", "--seed", "11", "--quiet", "--fixed-seats",
+                    "--log-dir", logdir,
                     "--agent", "1=agents/sample.lua", "--agent", "2=agents/random.lua", "--agent",
                     "3=agents/sample.lua", "--agent", "4=agents/random.lua", "--agent", "5=agents/sample.lua", NULL};
     pid_t spid = spawn_aiwolf("serve", out, args);

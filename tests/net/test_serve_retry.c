@@ -11,8 +11,8 @@
 
 #include "cseat.h"
 #include "netserver.h"
-#include "talkhooks.h"
 #include "test.h"
+#include "local_serve.h"
 
 typedef struct ctx {
     int made, refused;     /* make_local calls that gave a seat / failed */
@@ -66,28 +66,18 @@ int main(void)
     c.seat_fail = 3;
     c.log_fail = 2;
     aw_settings set;
-    CHECK(aw_settings_preset(&set, "aiwolf", 5, NULL) == 0);
     aw_netserver_opts no;
-    memset(&no, 0, sizeof no);
-    no.game.settings = &set;
-    no.game.seed = 21;
-    aw_talkhooks_game(&no.game);
-    no.games = 4;
-    no.parallel = 2;
-    no.time_limit_ms = 1000;
-    for (int a = 1; a <= 5; a++)
-        no.local[a] = true;
+    local_serve_opts(&no, &set, 21, 4, 2, &c);
     no.make_local = make_local;
     no.before = before;
     no.after = after;
-    no.ud = &c;
     no.log = stderr;
     aw_tally tally;
     aw_tally_init(&tally, 2);
     aw_error err;
     int rc = aw_netserver_run(&no, &tally, &err);
     CHECK_MSG(rc == 0, "%s", err.msg);
-    CHECK_INT(tally.played, 4);
+    CHECK_INT(tally.st.games, 4);
     CHECK_INT(c.refused, 3);
     CHECK_INT(c.retried, 2);
     /* every game made its five seats once it could, and game 3 twice more

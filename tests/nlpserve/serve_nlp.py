@@ -11,7 +11,8 @@ what the agents saw or got:
   mixed      one WebSocket agent and four local Lua seats, two games (the
              agent is closed after each, as by the official server, and
              connects again); a free-text talk past the length rule is cut in the
-             log and in what the agents are sent
+             log and in what the agents are sent; the Lua seats' protocol
+             sentences stay in the log, the agent hears them rendered
   thirteen   nlp13: three WebSocket agents and ten Lua seats
   frames     before its NAME: a binary frame, a message past --max-message,
              two answers to one NAME; each such client is closed, then an
@@ -192,6 +193,17 @@ def part_mixed():
     ev = open(os.path.join(s.dir, "events.jsonl"), encoding="utf-8").read()
     if "cut to the length rule" not in ev:
         fail("mixed: no event says a talk was cut")
+    # the Lua seats' protocol sentences: the log keeps them as said, the NLP
+    # agent hears them rendered in Japanese with the characters' names
+    if not re.search(r"^\d+,talk,\d+,\d+,\d+,(COMINGOUT|VOTE|ESTIMATE|DIVINED|REQUEST|BECAUSE)\b.*Agent\[\d\d\]",
+                     log, re.M):
+        fail("mixed: no Lua seat's protocol sentence is in the log as it was said")
+    raw = [t for (_, _, w, t) in a.talks
+           if "Agent[" in t or re.match(r"(COMINGOUT|VOTE|ESTIMATE|DIVINED|REQUEST|BECAUSE) ", t)]
+    if raw:
+        fail("mixed: the NLP agent heard protocol sentences unrendered: %r" % raw[:3])
+    if not any(w != a.me and re.search(r"(ミナト|タクミ|ケンジ|リュウジ|ダイスケ)(は|が|を|に)", t) for (_, _, w, t) in a.talks):
+        fail("mixed: the NLP agent heard no rendered sentence naming a character")
 
 
 def part_thirteen():

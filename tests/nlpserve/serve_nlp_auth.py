@@ -13,6 +13,8 @@ code). One server, one remote seat and four Lua seats, two games:
   - then two honest agents play a game each: one with its token in the
     query string, one in an Authorization: Bearer header, answering NAME
     kanolab2 (its team is kanolab: the digits are not the team's);
+  - our own client, `aiwolf connect --nlp --token`, with a token signed
+    with another secret plays no game; with the right one it plays;
   - the secret never reaches the output; --jwt-secret without --nlp, an
     empty or missing secret file are refused with exit status 2.
 Nothing here depends on timing: each refused client is read until the
@@ -94,6 +96,20 @@ def part_tokens(secret_path):
         fail("tokens: the secret reached the output")
 
 
+def part_connect(secret_path):
+    s = serve_nlp.Server("connect", ["--seed", "9", "--jwt-secret", secret_path] + serve_nlp.lua(4, 2))
+    url = "ws://127.0.0.1:%d/ws" % s.port
+    for secret, want in ((b"a guess", "0 games played"), (SECRET, "1 game played")):
+        t = jwt_tokens.token(secret, player("luawolf"))
+        r = subprocess.run([AIWOLF, "connect", "--nlp", url, "--team", "luawolf3", "--token", t, "agents/sample.lua"],
+                           capture_output=True, text=True, timeout=serve_nlp.LIVE * 3)
+        if want not in r.stderr + r.stdout:
+            fail("connect: a token signed with %r: %s%s" % (secret, r.stdout[-300:], r.stderr[-300:]))
+    s.finish("connect", 1)
+    if "wrong signature" not in s.err():
+        fail("connect: the server does not say why it closed the client: %s" % s.err()[-600:])
+
+
 def part_usage(secret_path, tmp):
     empty = os.path.join(tmp, "empty")
     with open(empty, "w") as f:
@@ -117,6 +133,8 @@ def main():
     os.close(fd)
     note("part tokens")
     part_tokens(secret_path)
+    note("part connect")
+    part_connect(secret_path)
     note("part usage")
     part_usage(secret_path, tmp)
     if serve_nlp.fails:

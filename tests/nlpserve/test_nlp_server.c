@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "nlp_server.h"
+#include "nlprules.h"
 #include "test.h"
 
 static json_t *parse(const aw_buf *b)
@@ -150,6 +151,39 @@ int main(void)
     CHECK_INT(aw_nlp_srv_feed(&c, "Minato", 6, &f), 0); /* the late vote */
     CHECK_INT(aw_nlp_srv_feed(&c, "Mei", 3, &f), 1);
     CHECK_INT(aw_nlp_srv_reply(&c, AW_REQ_DIVINE, &r, &f), -1); /* May, not Mei */
+
+    /* a protocol sentence (a Lua seat's talk) reaches an NLP agent rendered
+     * in the game's language with the characters' names, and cut to the
+     * length rule; free text, Skip and Over as they are */
+    aw_talk said[4] = {{1, 0, 0, 1, "VOTE Agent[02]", 14, NULL},
+                       {1, 1, 0, 3, "vote Agent[02] please", 21, NULL},
+                       {1, 2, 0, 5, "Skip", 4, NULL},
+                       {1, 3, 0, 4, "BECAUSE (DIVINED Agent[03] WEREWOLF) (REQUEST ANY (VOTE Agent[03]))", 68, NULL}};
+    info.talks = said;
+    info.ntalks = 4;
+    const char *langs[] = {"nlp5-en", "nlp5"};
+    const char *first[] = {"Minato will vote for Takumi", "ミナトはタクミに投票する"};
+    for (int l = 0; l < 2; l++) {
+        aw_settings ls;
+        CHECK_INT(aw_settings_preset(&ls, langs[l], 5, &err), 0);
+        ls.talk_length = 23; /* the rendering is cut as any talk is */
+        aw_nlp_srv_reset(&c, gid);
+        b.len = 0;
+        CHECK_INT(aw_nlp_srv_send(&c, AW_REQ_TALK, &info, &ls, &b, &f), 0);
+        p = parse(&b);
+        h = json_object_get(p, "talk_history");
+        CHECK_INT(json_array_size(h), 4);
+        CHECK_STR(str(json_array_get(h, 0), "text", NULL), first[l]);
+        CHECK_STR(str(json_array_get(h, 1), "text", NULL), "vote Agent[02] please");
+        CHECK_STR(str(json_array_get(h, 2), "text", NULL), "Skip");
+        const char *because = str(json_array_get(h, 3), "text", NULL);
+        CHECK_MSG(strstr(because, "Agent[") == NULL && strstr(because, "BECAUSE") == NULL, "not rendered: %s",
+                  because);
+        CHECK_INT(aw_nlp_count_length(because, strlen(because), false, false), 23);
+        json_decref(p);
+        CHECK_INT(aw_nlp_srv_feed(&c, "Skip", 4, &f), 1);
+        CHECK_INT(aw_nlp_srv_reply(&c, AW_REQ_TALK, &r, &f), 0);
+    }
 
     aw_buf_free(&b);
     aw_nlp_srv_free(&c);

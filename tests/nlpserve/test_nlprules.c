@@ -104,8 +104,10 @@ int main(void)
     CHECK_STR(r, "I think @Takumi is a we");
     CHECK(was);
     free(r);
-    r = cut(&s, 1, "well well well well @Kenji hello there @Takumi", &was); /* the first mention */
-    CHECK_STR(r, "well well we@Kenji hello ");
+    /* the first mention; the white space after the last character kept
+     * goes, as the official server's util.TrimLength cuts */
+    r = cut(&s, 1, "well well well well @Kenji hello there @Takumi", &was);
+    CHECK_STR(r, "well well we@Kenji hello");
     free(r);
     /* the speaker's own name is no mention */
     r = cut(&s, 1, "@Minato says hello", &was);
@@ -131,6 +133,16 @@ int main(void)
     free(r);
     r = cut(&ja, 2, "あい　うえおか", &was);
     CHECK_STR(r, "あい　うえお");
+    free(r);
+    /* every white space of Go's unicode.IsSpace is not counted (here
+     * U+00A0), and none is kept after the cut (here U+3000), as the
+     * official server counts and cuts */
+    r = cut(&ja, 2, "あい\xc2\xa0" "うえおか", &was);
+    CHECK_STR(r, "あい\xc2\xa0" "うえお");
+    free(r);
+    r = cut(&ja, 2, "あいうえお　かき", &was);
+    CHECK_STR(r, "あいうえお");
+    CHECK(was);
     free(r);
     r = cut(&ja, 2, "ねえ@ミナト、あなたは人狼？", &was);
     CHECK_STR(r, "ねえ@ミナト、あな");

@@ -6,25 +6,8 @@ set -eu
 bin=$1
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-cat > "$tmp/raises.lua" <<'LUA'
-local a = {}
-function a:talk() error("talk is broken") end
-function a:vote() error({}) end
-return a
-LUA
-cat > "$tmp/wrongtype.lua" <<'LUA'
-return {
-  talk = function() return {} end,
-  vote = function() return "three" end,
-  divine = function() return 2.5 end,
-  attack = function() return true end,
-}
-LUA
-cat > "$tmp/loops.lua" <<'LUA'
-return { vote = function() while true do end end }
-LUA
 "$bin" play --quiet --players 5 --seed 5 --budget 50 --log "$tmp/game.log" --events "$tmp/ev.jsonl" \
-  "$tmp/raises.lua" "$tmp/wrongtype.lua" "$tmp/loops.lua" agents/random.lua agents/random.lua
+  tests/play/faulty/raises.lua tests/play/faulty/wrongtype.lua tests/play/faulty/loops.lua agents/random.lua agents/random.lua
 "$bin" check --quiet "$tmp/game.log"
 grep -q '"fault":"error","message":"[^"]*talk is broken' "$tmp/ev.jsonl" || { echo "no error fault"; exit 1; }
 grep -q '"fault":"reply"' "$tmp/ev.jsonl" || { echo "no reply fault"; exit 1; }

@@ -7,18 +7,7 @@ BIN=$1
 FIX=tests/fixtures/official
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-fails=0
-ok() { printf 'ok   %s\n' "$1"; }
-bad() { printf 'FAIL %s\n' "$1"; fails=$((fails + 1)); }
-expect_rc() { # name want_rc actual_rc
-    if [ "$3" -eq "$2" ]; then ok "$1"; else bad "$1 (exit $3, want $2)"; fi
-}
-expect_grep() { # name pattern file
-    if grep -q -- "$2" "$3"; then ok "$1"; else bad "$1 (no '$2' in output:)"; cat "$3"; fi
-}
-expect_no_grep() { # name pattern file
-    if grep -q -- "$2" "$3"; then bad "$1 ('$2' in output:)"; cat "$3"; else ok "$1"; fi
-}
+. "$(dirname "$0")/../cli_expect.sh"
 
 "$BIN" replay --help >"$T/out" 2>&1; expect_rc "--help exits 0" 0 $?
 for opt in --preset --set --record --quiet --verbose; do

@@ -8,20 +8,17 @@
 #include <string.h>
 
 #include "logreplay.h"
+#include "fuzz_rules.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    static const char *const presets[] = {"aiwolf", "seed2015", "regulation"};
     const char *text = (const char *)data;
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < FUZZ_NRULES; i++) {
         aw_settings s;
         aw_error err;
-        if (aw_settings_preset(&s, presets[i], 5, &err) != 0)
-            abort();
-        if (i == 0 && size > 0 && (data[0] & 1))
-            (void)aw_settings_set(&s, "whisper_before_revote=true", &err);
+        fuzz_rules(i, data, size, &s);
         aw_replay_report a, b;
         int v = aw_replay(text, size, &s, NULL, &a, &err);
         if (v < AW_REPLAY_REPRODUCED || v > AW_REPLAY_UNUSABLE || v != (int)a.verdict)

@@ -15,82 +15,31 @@
 #include "logreplay.h"
 #include "rng.h"
 #include "test.h"
+#include "test_lines.h"
 
 #define FIX "tests/fixtures/official/"
 
 static aw_settings rules;
 
 /* A log as an array of lines (without their newlines). */
-typedef struct doc {
-    char **line;
-    int n;
-} doc;
-
-static doc load(const char *path)
+static test_lines load(const char *path)
 {
-    doc d = {NULL, 0};
+    test_lines d = {NULL, 0};
     aw_error err;
     size_t len;
     char *text = aw_read_file(path, &len, &err);
     CHECK_MSG(text != NULL, "%s", err.msg);
     if (!text)
         return d;
-    int cap = 0;
-    for (size_t i = 0; i < len; i++)
-        cap += text[i] == '\n';
-    d.line = malloc(sizeof(char *) * (size_t)(cap + 2));
-    for (char *p = text; *p;) {
-        char *nl = strchr(p, '\n');
-        if (!nl)
-            break;
-        d.line[d.n++] = aw_xstrndup(p, (size_t)(nl - p));
-        p = nl + 1;
-    }
+    d = test_lines_split(text);
     free(text);
     return d;
 }
 
-static doc copy(const doc *d)
-{
-    doc c = {malloc(sizeof(char *) * (size_t)(d->n + 2)), d->n};
-    for (int i = 0; i < d->n; i++)
-        c.line[i] = aw_xstrdup(d->line[i]);
-    return c;
-}
-
-static void drop(doc *d)
-{
-    for (int i = 0; i < d->n; i++)
-        free(d->line[i]);
-    free(d->line);
-    d->line = NULL;
-    d->n = 0;
-}
-
-static void set_line(doc *d, int i, const char *s)
-{
-    free(d->line[i]);
-    d->line[i] = aw_xstrdup(s);
-}
-
-static char *join(const doc *d, const char *eol, size_t *len)
-{
-    aw_buf b;
-    aw_buf_init(&b);
-    for (int i = 0; i < d->n; i++) {
-        aw_buf_adds(&b, d->line[i]);
-        aw_buf_adds(&b, eol);
-    }
-    if (!b.data)
-        aw_buf_add(&b, "", 0);
-    *len = b.len;
-    return b.data;
-}
-
-static int replay_doc(const doc *d, const char *eol, aw_replay_report *rep)
+static int replay_doc(const test_lines *d, const char *eol, aw_replay_report *rep)
 {
     size_t len;
-    char *text = join(d, eol, &len);
+    char *text = test_lines_join(d, eol, &len);
     aw_error err;
     int v = aw_replay(text, len, &rules, NULL, rep, &err);
     free(text);
@@ -130,7 +79,7 @@ static int num(const char *line, int k)
     return atoi(field(line, k, f, sizeof f));
 }
 
-static int first_of(const doc *d, const char *type, int from)
+static int first_of(const test_lines *d, const char *type, int from)
 {
     for (int i = from; i < d->n; i++)
         if (is_type(d->line[i], type))
@@ -142,7 +91,7 @@ static int mutations_tried;
 
 /* The mutated copy must differ, and the first difference (or the problem
  * found while answering) must not come before the changed line. */
-static void expect_differs(const doc *m, const char *what, const char *path, int changed, bool exact)
+static void expect_differs(const test_lines *m, const char *what, const char *path, int changed, bool exact)
 {
     aw_replay_report rep;
     int v = replay_doc(m, "\n", &rep);
@@ -161,7 +110,7 @@ static void expect_differs(const doc *m, const char *what, const char *path, int
 
 static void mutate_log(const char *path)
 {
-    doc d = load(path);
+    test_lines d = load(path);
     if (d.n == 0)
         return;
     char buf[512], f[64];
@@ -172,13 +121,13 @@ static void mutate_log(const char *path)
     /* 1. a talk moved to another agent (the next one, cyclically) */
     int t = first_of(&d, "talk", 0);
     if (t >= 0) {
-        doc m = copy(&d);
+        test_lines m = test_lines_copy(&d);
         int a = num(d.line[t], 4) % n + 1;
         snprintf(buf, sizeof buf, "%d,talk,%d,%d,%d,%s", num(d.line[t], 0), num(d.line[t], 2), num(d.line[t], 3), a,
                  field(d.line[t], 5, f, sizeof f));
-        set_line(&m, t, buf);
+        test_lines_set(&m, t, buf);
         expect_differs(&m, "talk moved to another agent", path, t, false);
-        drop(&m);
+        test_lines_free(&m);
     }
     /* 2. a real utterance replaced by text the validator rejects: our engine
      * logs Skip right there */
@@ -188,52 +137,52 @@ static void mutate_log(const char *path)
         field(d.line[i], 5, f, sizeof f);
         if (!strcmp(f, "Skip") || !strcmp(f, "Over"))
             continue;
-        doc m = copy(&d);
+        test_lines m = test_lines_copy(&d);
         snprintf(buf, sizeof buf, "%d,talk,%d,%d,%d,hello world", num(d.line[i], 0), num(d.line[i], 2),
                  num(d.line[i], 3), num(d.line[i], 4));
-        set_line(&m, i, buf);
+        test_lines_set(&m, i, buf);
         expect_differs(&m, "invalid talk text", path, i, true);
-        drop(&m);
+        test_lines_free(&m);
         break;
     }
     /* 3. a vote for oneself */
     int v = first_of(&d, "vote", 0);
     if (v >= 0) {
-        doc m = copy(&d);
+        test_lines m = test_lines_copy(&d);
         snprintf(buf, sizeof buf, "%d,vote,%d,%d", num(d.line[v], 0), num(d.line[v], 2), num(d.line[v], 2));
-        set_line(&m, v, buf);
+        test_lines_set(&m, v, buf);
         expect_differs(&m, "vote for oneself", path, v, false);
-        drop(&m);
+        test_lines_free(&m);
     }
     /* 4. another agent executed (the voters' favourite is fixed by the votes) */
     int e = first_of(&d, "execute", 0);
     if (e >= 0) {
-        doc m = copy(&d);
+        test_lines m = test_lines_copy(&d);
         snprintf(buf, sizeof buf, "%d,execute,%d,%s", num(d.line[e], 0), num(d.line[e], 2) % n + 1,
                  field(d.line[e], 3, f, sizeof f));
-        set_line(&m, e, buf);
+        test_lines_set(&m, e, buf);
         expect_differs(&m, "another agent executed", path, e, true);
-        drop(&m);
+        test_lines_free(&m);
     }
     /* 5. a divination with the other result */
     int dv = first_of(&d, "divine", 0);
     if (dv >= 0) {
-        doc m = copy(&d);
+        test_lines m = test_lines_copy(&d);
         snprintf(buf, sizeof buf, "%d,divine,%d,%d,%s", num(d.line[dv], 0), num(d.line[dv], 2), num(d.line[dv], 3),
                  strcmp(field(d.line[dv], 4, f, sizeof f), "HUMAN") ? "HUMAN" : "WEREWOLF");
-        set_line(&m, dv, buf);
+        test_lines_set(&m, dv, buf);
         expect_differs(&m, "divine result flipped", path, dv, true);
-        drop(&m);
+        test_lines_free(&m);
     }
     /* 6. an attack with the other outcome */
     int at = first_of(&d, "attack", 0);
     if (at >= 0 && num(d.line[at], 2) > 0) {
-        doc m = copy(&d);
+        test_lines m = test_lines_copy(&d);
         snprintf(buf, sizeof buf, "%d,attack,%d,%s", num(d.line[at], 0), num(d.line[at], 2),
                  strcmp(field(d.line[at], 3, f, sizeof f), "true") ? "true" : "false");
-        set_line(&m, at, buf);
+        test_lines_set(&m, at, buf);
         expect_differs(&m, "attack outcome flipped", path, at, true);
-        drop(&m);
+        test_lines_free(&m);
     }
     /* 7. a role changed in the day-1 status block */
     int s1 = -1;
@@ -241,76 +190,76 @@ static void mutate_log(const char *path)
         if (is_type(d.line[i], "status"))
             s1 = i;
     if (s1 >= 0) {
-        doc m = copy(&d);
+        test_lines m = test_lines_copy(&d);
         snprintf(buf, sizeof buf, "%d,status,%d,%s,%s,%s", num(d.line[s1], 0), num(d.line[s1], 2),
                  strcmp(field(d.line[s1], 3, f, sizeof f), "VILLAGER") ? "VILLAGER" : "SEER",
                  field(d.line[s1], 4, f + 32, 32), field(d.line[s1], 5, buf + 400, 100));
-        set_line(&m, s1, buf);
+        test_lines_set(&m, s1, buf);
         expect_differs(&m, "status role changed", path, s1, true);
-        drop(&m);
-        m = copy(&d);
+        test_lines_free(&m);
+        m = test_lines_copy(&d);
         snprintf(buf, sizeof buf, "%s-renamed", d.line[s1]);
-        set_line(&m, s1, buf);
+        test_lines_set(&m, s1, buf);
         expect_differs(&m, "agent renamed", path, s1, true);
-        drop(&m);
+        test_lines_free(&m);
     }
     /* 8. the result line with another winner */
     {
         int r = d.n - 1;
-        doc m = copy(&d);
+        test_lines m = test_lines_copy(&d);
         snprintf(buf, sizeof buf, "%d,result,%d,%d,%s", num(d.line[r], 0), num(d.line[r], 2), num(d.line[r], 3),
                  strcmp(field(d.line[r], 4, f, sizeof f), "VILLAGER") ? "VILLAGER" : "WEREWOLF");
-        set_line(&m, r, buf);
+        test_lines_set(&m, r, buf);
         expect_differs(&m, "winner changed", path, r, true);
-        drop(&m);
+        test_lines_free(&m);
     }
     /* 9. a vote line deleted, a talk line duplicated */
     if (v >= 0) {
-        doc m = copy(&d);
+        test_lines m = test_lines_copy(&d);
         free(m.line[v]);
         memmove(m.line + v, m.line + v + 1, sizeof(char *) * (size_t)(m.n - v - 1));
         m.n--;
         expect_differs(&m, "vote deleted", path, v, false);
-        drop(&m);
+        test_lines_free(&m);
     }
     if (t >= 0) {
-        doc m = copy(&d);
+        test_lines m = test_lines_copy(&d);
         memmove(m.line + t + 1, m.line + t, sizeof(char *) * (size_t)(m.n - t));
         m.line[t] = aw_xstrdup(d.line[t]);
         m.n++;
         expect_differs(&m, "talk duplicated", path, t + 1, false);
-        drop(&m);
+        test_lines_free(&m);
     }
     /* 10. two talks of turn 0 swapped as whole lines (their idx out of
      * order): differs; swapped keeping idx and turn (another talk order,
      * which the rules allow): replays */
     if (t >= 0 && t + 1 < d.n && is_type(d.line[t + 1], "talk") && num(d.line[t + 1], 3) == num(d.line[t], 3)) {
-        doc m = copy(&d);
+        test_lines m = test_lines_copy(&d);
         char *x = m.line[t];
         m.line[t] = m.line[t + 1];
         m.line[t + 1] = x;
         expect_differs(&m, "talk lines swapped", path, t, true);
-        drop(&m);
-        m = copy(&d);
+        test_lines_free(&m);
+        m = test_lines_copy(&d);
         char g[256];
         snprintf(buf, sizeof buf, "%d,talk,%d,%d,%d,%s", num(d.line[t], 0), num(d.line[t], 2), num(d.line[t], 3),
                  num(d.line[t + 1], 4), field(d.line[t + 1], 5, g, sizeof g));
-        set_line(&m, t, buf);
+        test_lines_set(&m, t, buf);
         snprintf(buf, sizeof buf, "%d,talk,%d,%d,%d,%s", num(d.line[t + 1], 0), num(d.line[t + 1], 2),
                  num(d.line[t + 1], 3), num(d.line[t], 4), field(d.line[t], 5, g, sizeof g));
-        set_line(&m, t + 1, buf);
+        test_lines_set(&m, t + 1, buf);
         aw_replay_report rep;
         CHECK_MSG(replay_doc(&m, "\n", &rep) == AW_REPLAY_REPRODUCED,
                   "%s: another talk order (lines %d, %d) does not replay: line %ld %s / %s; %s", path, t + 1, t + 2,
                   rep.diff_line, rep.ours, rep.theirs, rep.problem);
-        drop(&m);
+        test_lines_free(&m);
     }
     /* 11. CRLF line endings: the same lines, so the same game */
     {
         aw_replay_report rep;
         CHECK_INT(replay_doc(&d, "\r\n", &rep), AW_REPLAY_REPRODUCED);
     }
-    drop(&d);
+    test_lines_free(&d);
 }
 
 /* Every prefix that ends at a line break is incomplete; every cut inside a
@@ -406,7 +355,7 @@ static void decided_at_start(void)
 /* The last line differs: reported there, with both lines. */
 static void last_line(void)
 {
-    doc d = load(FIX "tcp/5p_game6/game.log");
+    test_lines d = load(FIX "tcp/5p_game6/game.log");
     if (d.n == 0)
         return;
     char buf[256];
@@ -414,7 +363,7 @@ static void last_line(void)
     char *team = strrchr(buf, ',');
     if (team)
         snprintf(team + 1, sizeof buf - (size_t)(team + 1 - buf), "WEREWOLF");
-    set_line(&d, d.n - 1, buf);
+    test_lines_set(&d, d.n - 1, buf);
     aw_replay_report rep;
     CHECK_INT(replay_doc(&d, "\n", &rep), AW_REPLAY_DIFFERS);
     CHECK_INT(rep.diff_line, d.n);
@@ -432,7 +381,7 @@ static void last_line(void)
     CHECK_INT(replay_doc(&d, "\n", &rep), AW_REPLAY_UNUSABLE);
     CHECK_INT(rep.error_line, d.n);
     CHECK(strstr(rep.error, "after the result line") != NULL);
-    drop(&d);
+    test_lines_free(&d);
 }
 
 /* Random damage (bytes changed, deleted, inserted, lines cut) never crashes

@@ -16,16 +16,8 @@
 #include "cseat.h"
 #include "game.h"
 #include "logreplay.h"
-#include "protocol.h"
 #include "test.h"
-
-static int engine_validate(void *ud, const char *text, size_t len, aw_validation mode, void **parsed,
-                           aw_error *err)
-{
-    (void)ud;
-    *parsed = NULL;
-    return aw_protocol_validate(text, len, mode, err);
-}
+#include "c_game.h"
 
 /* Plays one game and returns its CSV log (caller frees). */
 static char *play(const aw_settings *set, uint64_t seed, size_t *len)
@@ -37,19 +29,10 @@ static char *play(const aw_settings *set, uint64_t seed, size_t *len)
     char *buf = NULL;
     *len = 0;
     FILE *csv = open_memstream(&buf, len);
-    aw_gamelog log;
-    aw_gamelog_init(&log, csv, NULL, NULL);
-    aw_game_opts go;
-    memset(&go, 0, sizeof go);
-    go.settings = set;
-    go.seed = seed;
-    go.log = &log;
-    go.talk.validate = engine_validate;
     aw_game_result res;
     aw_error err;
-    int rc = aw_game_play(&go, seats, &res, &err);
+    int rc = c_game_play(set, seed, seats, c_game_validate, csv, &res, &err);
     CHECK_MSG(rc == 0, "game failed to start: %s", err.msg);
-    aw_gamelog_free(&log);
     fclose(csv);
     for (int a = 1; a <= set->players; a++)
         seats[a]->ops->free(seats[a]);

@@ -15,6 +15,7 @@
 #include "protocol.h"
 #include "settings.h"
 #include "test.h"
+#include "c_game.h"
 #include "view.h"
 
 static void test_table(void)
@@ -108,11 +109,8 @@ static char *play(const aw_settings *set, uint64_t seed, const aw_role *deal, aw
     aw_gamelog log;
     aw_gamelog_init(&log, csv, NULL, NULL);
     aw_game_opts go;
-    memset(&go, 0, sizeof go);
-    go.settings = set;
-    go.seed = seed;
+    c_game_opts(&go, set, seed, &log);
     go.deal = deal;
-    go.log = &log;
     aw_error err;
     aw_game *gm = aw_game_start(&go, seats, &err);
     CHECK_MSG(gm != NULL, "%s", err.msg);

@@ -1,0 +1,227 @@
+/* A request the agent has nothing for (no info yet, no update, no method)
+ * does not enter the sandbox (ls_runs_nothing); everything an agent can
+ * see of a call stays as it was: an agent whose methods come through a
+ * metatable is asked for update and each method at every request, and
+ * methods an agent adds to itself mid-game are called from the next
+ * request on (what the host found of the agent's table is forgotten
+ * whenever agent code runs); without getName an agent keeps its file's
+ * name. */
+#define _GNU_SOURCE
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "luaseat.h"
+#include "test.h"
+#include "lua_game.h"
+
+/* The faults of seat 1, one message a line. */
+static void keep_fault(void *ud, int agent, aw_req_kind kind, uint64_t ns, const aw_seat_fault *f)
+{
+    (void)kind;
+    (void)ns;
+    if (agent == 1 && f)
+        fprintf(ud, "%s\n", f->msg);
+}
+
+/* Plays one game with the agent text in seat 1; returns what it printed
+ * (faults: its faults' messages instead, and it may fault). */
+static char *play_agent(const char *dir, const char *text, uint64_t seed, bool faults)
+{
+    char path[300];
+    snprintf(path, sizeof path, "%s/agent.lua", dir);
+    lua_game_write(path, text);
+    char *out = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&out, &len);
+    aw_luaseat_opts lo;
+    memset(&lo, 0, sizeof lo);
+    lo.output = faults ? NULL : f;
+    aw_error err;
+    aw_seat *lua = aw_luaseat_new(path, &lo, &err);
+    CHECK_MSG(lua != NULL, "%s", err.msg);
+    if (lua) {
+        aw_game_result res;
+        free(lua_game_play_calls(lua, seed, &res, faults ? keep_fault : NULL, f));
+        if (!faults)
+            CHECK_INT(res.faults, 0);
+        lua->ops->free(lua);
+    }
+    fclose(f);
+    unlink(path);
+    return out;
+}
+
+static char *play_printed(const char *dir, const char *text, uint64_t seed)
+{
+    return play_agent(dir, text, seed, false);
+}
+
+static char *play_faults(const char *dir, const char *text, uint64_t seed)
+{
+    return play_agent(dir, text, seed, true);
+}
+
+static int count_after(const char *out, const char *label)
+{
+    const char *p = strstr(out, label);
+    return p ? atoi(p + strlen(label)) : -1;
+}
+
+int main(void)
+{
+    char dir[256];
+    snprintf(dir, sizeof dir, "/tmp/aiwolf_calls_XXXXXX");
+    CHECK(mkdtemp(dir) != NULL);
+
+    /* Class-style through a function __index: every request looks its
+     * methods up, so the agent sees each lookup. */
+    char *out = play_printed(dir,
+                             "local n = {}\n"
+                             "local agent = setmetatable({}, {__index = function(t, k)\n"
+                             "  n[k] = (n[k] or 0) + 1\n"
+                             "  if k == 'finish' then return function()\n"
+                             "    print('initialize ' .. (n.initialize or 0) .. ' update ' .. (n.update or 0) ..\n"
+                             "          ' dayStart ' .. (n.dayStart or 0))\n"
+                             "  end end\n"
+                             "end})\n"
+                             "return agent\n",
+                             3);
+    CHECK_MSG(count_after(out, "initialize ") == 1, "initialize was looked up %d times, not once: %s",
+              count_after(out, "initialize "), out);
+    CHECK_MSG(count_after(out, "dayStart ") >= 2, "dayStart was looked up %d times: %s", count_after(out, "dayStart "),
+              out);
+    CHECK_MSG(count_after(out, "update ") > count_after(out, "dayStart "), "update was looked up %d times: %s",
+              count_after(out, "update "), out);
+    free(out);
+
+    /* A plain table that gains update and vote mid-game: both are called
+     * from then on. */
+    out = play_printed(dir,
+                       "local updates, votes = 0, 0\n"
+                       "local agent = {}\n"
+                       "function agent:dayStart()\n"
+                       "  if not self.update then\n"
+                       "    self.update = function() updates = updates + 1 end\n"
+                       "    self.vote = function() votes = votes + 1 end\n"
+                       "  end\n"
+                       "end\n"
+                       "function agent:finish() print('updates ' .. updates .. ' votes ' .. votes) end\n"
+                       "return agent\n",
+                       3);
+    CHECK_MSG(count_after(out, "updates ") > 0 && count_after(out, "votes ") > 0,
+              "methods added mid-game were not called: %s", out);
+    free(out);
+
+    /* update added at the first dayStart is called at every request from
+     * then on, as for an agent that had it all along and counts from its
+     * first dayStart (the same game: neither answers anything): what the
+     * host found of the agent's table is not kept past a call. */
+    out = play_printed(dir,
+                       "local updates = 0\n"
+                       "local agent = {}\n"
+                       "function agent:dayStart()\n"
+                       "  if not self.update then self.update = function() updates = updates + 1 end end\n"
+                       "end\n"
+                       "function agent:finish() print('updates ' .. updates) end\n"
+                       "return agent\n",
+                       5);
+    char *ref = play_printed(dir,
+                             "local updates, started = 0, false\n"
+                             "local agent = {}\n"
+                             "function agent:update() if started then updates = updates + 1 end end\n"
+                             "function agent:dayStart() started = true end\n"
+                             "function agent:finish() print('updates ' .. updates) end\n"
+                             "return agent\n",
+                             5);
+    CHECK_MSG(count_after(out, "updates ") > 0 && count_after(out, "updates ") == count_after(ref, "updates "),
+              "update added mid-game ran %d times, %d expected", count_after(out, "updates "),
+              count_after(ref, "updates "));
+    free(out);
+    free(ref);
+
+    /* Only finish: every other request runs nothing, finish still runs. */
+    out = play_printed(dir, "return { finish = function() print('finished') end }\n", 3);
+    CHECK_MSG(strstr(out, "finished") != NULL, "finish did not run: %s", out);
+    free(out);
+
+    /* getName: an agent without it keeps its file's name and what its file
+     * printed while loading is shown, game after game; one whose getName
+     * comes through a metatable is asked for it. */
+    static const struct {
+        const char *text, *name;
+    } named[] = {
+        {"print('loaded')\nreturn { finish = function() end }\n", "agent"},
+        {"return setmetatable({}, {__index = {getName = function() return 'classy' end}})\n", "classy"},
+    };
+    for (size_t i = 0; i < sizeof named / sizeof named[0]; i++) {
+        char path[300];
+        snprintf(path, sizeof path, "%s/agent.lua", dir);
+        lua_game_write(path, named[i].text);
+        char *printed = NULL;
+        size_t plen = 0;
+        FILE *f = open_memstream(&printed, &plen);
+        aw_luaseat_opts lo;
+        memset(&lo, 0, sizeof lo);
+        lo.output = f;
+        aw_error err;
+        aw_seat *lua = aw_luaseat_new(path, &lo, &err);
+        CHECK_MSG(lua != NULL, "%s", err.msg);
+        for (int game = 1; lua && game <= 3; game++) {
+            aw_game_result res;
+            char *log = lua_game_play(lua, (uint64_t)game, &res);
+            char name[80];
+            lua_game_name(log, name, sizeof name);
+            CHECK_MSG(strcmp(name, named[i].name) == 0, "game %d: named %s, not %s", game, name, named[i].name);
+            free(log);
+        }
+        if (lua)
+            lua->ops->free(lua);
+        fclose(f);
+        if (i == 0) {
+            int loads = 0;
+            for (const char *p = printed; (p = strstr(p, "loaded")) != NULL; p++)
+                loads++;
+            /* once per game (the load check's run serves the first) */
+            CHECK_MSG(loads == 3, "the file's print was shown %d times, not 3: %s", loads, printed);
+        }
+        free(printed);
+        unlink(path);
+    }
+
+    /* The agent's errors, raised under the call's one message handler: a
+     * traceback of the agent's frames where there are several; none for an
+     * error in a sentence's __tostring (raised again from the host). */
+    const char *thrower = "local agent = {}\n"
+                          "local function deep(n) if n == 0 then error('deep') end return deep(n - 1) end\n"
+                          "local function mid() local x = deep(2); return x end\n"
+                          "local started = false\n"
+                          "function agent:dayStart() if not started then started = true; mid() end end\n"
+                          "function agent:talk()\n"
+                          "  return setmetatable({}, {__tostring = function()\n"
+                          "    local function f() error('text') end\n"
+                          "    local x = f(); return x end})\n"
+                          "end\n"
+                          "function agent:vote() error('vote', 2) end\n"
+                          "return agent\n";
+    char want[3][1200];
+    snprintf(want[0], sizeof want[0],
+             "dayStart(): %s/agent.lua:2: deep [traceback: %s/agent.lua:2 (tail call), %s/agent.lua:3, %s/agent.lua:5]\n",
+             dir, dir, dir, dir);
+    snprintf(want[1], sizeof want[1], "talk(): %s/agent.lua:8: text\n", dir);
+    snprintf(want[2], sizeof want[2], "vote(): %s/agent.lua:11: vote [traceback: %s/agent.lua:11]\n", dir, dir);
+    bool seen[3] = {false, false, false};
+    for (uint64_t seed = 1; seed <= 20 && !(seen[0] && seen[1] && seen[2]); seed++) {
+        out = play_faults(dir, thrower, seed);
+        for (int i = 0; i < 3; i++)
+            seen[i] = seen[i] || strstr(out, want[i]) != NULL;
+        free(out);
+    }
+    for (int i = 0; i < 3; i++)
+        CHECK_MSG(seen[i], "no fault reads %s", want[i]);
+
+    rmdir(dir);
+    return test_done();
+}
