@@ -181,6 +181,9 @@ int cmd_serve(int argc, char **argv)
     uint64_t seed = 0;
     bool have_seed = false, quiet = false, role_requests = true, fixed_seats = false, nlp = false, have_port = false;
     long max_message = 65536;
+    const char *jwt_secret = NULL;
+    unsigned char *secret = NULL;
+    size_t secret_len = 0;
     serve_ctx ctx;
     memset(&ctx, 0, sizeof ctx);
     aw_cli_rule_opts ro = {.preset = "aiwolf", .players = 5};
@@ -239,6 +242,17 @@ int cmd_serve(int argc, char **argv)
          .help =
                "with --nlp: the longest answer taken (default 65536;\n"
                "longer: the agent is closed)"},
+        {.name = "--jwt-secret", .arg = "FILE", .kind = AW_OPT_STR, .to = &jwt_secret,
+         .help =
+               "with --nlp: each agent must bring a JSON Web Token\n"
+               "signed HS256 with the secret in FILE (its bytes, less\n"
+               "trailing line breaks) for its team, as the official\n"
+               "NLP server checks with authentication on: in the\n"
+               "token query parameter or an Authorization: Bearer\n"
+               "header; claims role PLAYER, team = its NAME less\n"
+               "trailing digits; exp and nbf honoured; others closed.\n"
+               "A file, not the secret itself: a command line is seen\n"
+               "by every user (ps)"},
         {.name = "--fixed-seats", .kind = AW_OPT_FLAG, .to = &fixed_seats,
          .help =
                "local seat N is agent N (for debugging); connections\n"
@@ -330,6 +344,8 @@ int cmd_serve(int argc, char **argv)
     if (nlp && !have_port)
         port = 8080; /* the official NLP server's */
     int rc = 2;
+    if (jwt_secret && !nlp)
+        return bad("%s", "--jwt-secret is for --nlp: the TCP protocol has no tokens");
 
     aw_settings set;
     aw_error err;
@@ -445,6 +461,14 @@ int cmd_serve(int argc, char **argv)
         /* the web module's limit on clients stands for the connections' */
         serve_nlp_transport(&nt, bind, (int)port, (size_t)max_message, max_conn ? (unsigned)max_conn : 0);
         no.nlp = &nt.tp;
+        if (jwt_secret) {
+            if (!(secret = serve_nlp_secret(jwt_secret, &secret_len, &err))) {
+                fprintf(stderr, "aiwolf serve: --jwt-secret: %s\n", aw_term(err.msg).s);
+                goto done;
+            }
+            no.jwt_secret = secret;
+            no.jwt_secret_len = secret_len;
+        }
     }
     no.fixed_seats = fixed_seats;
     /* the web server's clients (web.h: 256 by default) and its own */
@@ -482,6 +506,7 @@ int cmd_serve(int argc, char **argv)
         }
     }
 done:
+    serve_nlp_secret_free(secret, secret_len);
     /* The pages first: no callback of theirs may run once the seats go. */
     if (web)
         aw_web_stop(web);

@@ -1,15 +1,30 @@
 /* cmd_serve_nlp: the WebSocket transport of `aiwolf serve --nlp` (see
  * serve_nlp.h): every client of the channel /ws is an agent; its messages
  * go to the netserver, which speaks the NLP protocol to it. */
+#define _DEFAULT_SOURCE /* explicit_bzero */
 #include "serve_nlp.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define SECRET_MAX 4096
+
+/* A client joins: told with what its request said (its token, if any),
+ * before on_join(true), which has nothing left to say. */
+static void on_hello(void *ud, aw_web_chan *c, uint64_t client, const aw_web_hello *h)
+{
+    serve_nlp *n = ud;
+    (void)c;
+    aw_netserver_joined_with(n->srv, client, h->query, h->authorization);
+}
 
 static void on_join(void *ud, aw_web_chan *c, uint64_t client, bool joined)
 {
     serve_nlp *n = ud;
     (void)c;
-    if (joined)
-        aw_netserver_joined(n->srv, client);
-    else
+    if (!joined)
         aw_netserver_left(n->srv, client);
 }
 
@@ -33,6 +48,7 @@ static void *start(void *ud, uv_loop_t *loop, aw_netserver *srv, int *port, aw_e
     if (!(n->web = aw_web_start(&wo, err)))
         return NULL;
     n->chan = aw_web_channel(n->web, "/ws");
+    aw_web_on_hello(n->chan, on_hello, n);
     aw_web_on_join(n->chan, on_join, n);
     aw_web_on_message(n->chan, on_message, n);
     *port = aw_web_port(n->web);
@@ -70,4 +86,37 @@ void serve_nlp_transport(serve_nlp *n, const char *host, int port, size_t max_me
     n->tp.close = close_client;
     n->tp.stop = stop;
     n->tp.ud = n;
+}
+
+unsigned char *serve_nlp_secret(const char *path, size_t *len, aw_error *err)
+{
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > SECRET_MAX) {
+        (void)aw_fail(err, AW_EINVAL, "%s: more than %d bytes: not a secret for --jwt-secret", path, SECRET_MAX);
+        return NULL;
+    }
+    size_t n;
+    char *s = aw_read_file(path, &n, err);
+    if (!s)
+        return NULL;
+    while (n && (s[n - 1] == '\n' || s[n - 1] == '\r'))
+        n--; /* `echo secret > FILE` is the secret */
+    if (n == 0 || n > SECRET_MAX) {
+        (void)aw_fail(err, AW_EINVAL, "%s: %s", path, n ? "too long for a secret" : "empty: no secret for --jwt-secret");
+        explicit_bzero(s, n);
+        free(s);
+        return NULL;
+    }
+    if (stat(path, &st) == 0 && (st.st_mode & 077))
+        fprintf(stderr, "aiwolf serve: warning: %s can be read by other users (chmod 600 it)\n", aw_term(path).s);
+    *len = n;
+    return (unsigned char *)s;
+}
+
+void serve_nlp_secret_free(unsigned char *secret, size_t len)
+{
+    if (secret) {
+        explicit_bzero(secret, len);
+        free(secret);
+    }
 }

@@ -27,4 +27,11 @@ typedef struct serve_nlp {
 /* Fills n->tp for a WebSocket server on host:port (port 0: any free one). */
 void serve_nlp_transport(serve_nlp *n, const char *host, int port, size_t max_message, unsigned max_clients);
 
+/* The secret of --jwt-secret: the file's bytes less its trailing line
+ * breaks (at most 4096, not none), to free (zero it first) after the run;
+ * NULL with err filled when it cannot be. Warns when others may read it. */
+unsigned char *serve_nlp_secret(const char *path, size_t *len, aw_error *err);
+/* Zeroes and frees what serve_nlp_secret gave (NULL: nothing). */
+void serve_nlp_secret_free(unsigned char *secret, size_t len);
+
 #endif

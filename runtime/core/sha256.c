@@ -79,7 +79,7 @@ void aw_sha256_update(aw_sha256 *s, const void *data, size_t len)
     }
 }
 
-void aw_sha256_hex(aw_sha256 *s, char hex[65])
+void aw_sha256_final(aw_sha256 *s, unsigned char out[32])
 {
     uint64_t bits = s->bytes * 8;
     unsigned char pad[72] = {0x80};
@@ -87,8 +87,16 @@ void aw_sha256_hex(aw_sha256 *s, char hex[65])
     for (int i = 0; i < 8; i++)
         pad[padlen + (size_t)i] = (unsigned char)(bits >> (56 - 8 * i));
     aw_sha256_update(s, pad, padlen + 8);
-    for (int i = 0; i < 8; i++)
-        snprintf(hex + 8 * i, 9, "%08x", (unsigned)s->h[i]);
+    for (int i = 0; i < 32; i++)
+        out[i] = (unsigned char)(s->h[i / 4] >> (24 - 8 * (i % 4)));
+}
+
+void aw_sha256_hex(aw_sha256 *s, char hex[65])
+{
+    unsigned char d[32];
+    aw_sha256_final(s, d);
+    for (int i = 0; i < 32; i++)
+        snprintf(hex + 2 * i, 3, "%02x", (unsigned)d[i]);
 }
 
 void aw_sha256_of(const void *data, size_t len, char hex[65])

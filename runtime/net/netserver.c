@@ -34,6 +34,7 @@
 #include <unistd.h>
 #include <uv.h>
 
+#include "nlp_auth.h"
 #include "nlp_server.h"
 #include "rng.h"
 #include "wire.h"
@@ -76,6 +77,7 @@ typedef struct remote {
     struct remote *next; /* in the lobby */
     unsigned char addr[16]; /* its address as counted (addr_key) */
     int timeouts;           /* answers in a row past their deadline */
+    char *token;            /* NLP: the token its request carried, until its NAME is checked */
     char readbuf[16384];
 } remote;
 
@@ -105,7 +107,7 @@ typedef struct addr_slot {
 } addr_slot;
 
 /* What a flood makes happen per connection, logged now and then. */
-enum refusal { REFUSE_FULL, REFUSE_ADDRESS, REFUSE_RESOURCES, DROP_UNNAMED, NREFUSALS };
+enum refusal { REFUSE_FULL, REFUSE_ADDRESS, REFUSE_RESOURCES, DROP_UNNAMED, REFUSE_TOKEN, NREFUSALS };
 
 struct aw_netserver {
     uv_loop_t loop;
@@ -184,6 +186,7 @@ static void remote_free(remote *r)
         aw_nlp_srv_free(&r->nlp);
     else
         aw_wire_seat_free(&r->ws);
+    free(r->token);
     free(r);
 }
 
@@ -363,6 +366,30 @@ static void on_deadline(uv_timer_t *tm)
     remote_fault(r, AW_FAULT_TIMEOUT, m);
 }
 
+/* With --jwt-secret, as on the official NLP server: once an agent has
+ * answered NAME, the token its request carried must be signed with the
+ * secret for its team (the name less its trailing digits). Else it is
+ * closed (and false). */
+static bool token_admits(remote *r, const char *name, size_t len)
+{
+    server *s = r->srv;
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    aw_nlp_token_status st = aw_nlp_token_check(r->token, s->o->jwt_secret, s->o->jwt_secret_len, name,
+                                                aw_nlp_team_len(name, len), (double)ts.tv_sec + ts.tv_nsec / 1e9);
+    free(r->token);
+    r->token = NULL;
+    if (st == AW_NLP_TOKEN_OK)
+        return true;
+    char why[160];
+    snprintf(why, sizeof why, "'%.*s' came with %s", (int)(len < 64 ? len : 64), name, aw_nlp_token_status_text(st));
+    refusal_note(s, REFUSE_TOKEN, why);
+    r->gone = true;
+    snprintf(r->gone_msg, sizeof r->gone_msg, "%s", why);
+    remote_close(r);
+    return false;
+}
+
 /* A reply line is complete. */
 static void remote_reply(remote *r)
 {
@@ -382,6 +409,8 @@ static void remote_reply(remote *r)
             remote_drop(r, "an empty name");
             return;
         }
+        if (r->msg && r->srv->o->jwt_secret && !token_admits(r, reply.text, n))
+            return;
         if (n > sizeof r->name - 1) {
             n = sizeof r->name - 1;
             /* cut on a character boundary: a name stays UTF-8 */
@@ -488,6 +517,11 @@ static remote *msg_find(server *s, uint64_t client)
 
 void aw_netserver_joined(aw_netserver *s, uint64_t client)
 {
+    aw_netserver_joined_with(s, client, NULL, NULL);
+}
+
+void aw_netserver_joined_with(aw_netserver *s, uint64_t client, const char *query, const char *authorization)
+{
     s->tp_clients++;
     if (s->stopping || s->tp_stopped) {
         s->o->nlp->close(s->tp, client);
@@ -504,6 +538,8 @@ void aw_netserver_joined(aw_netserver *s, uint64_t client)
     r->pending = -1;
     r->msg = true;
     r->client = client;
+    if (s->o->jwt_secret)
+        r->token = aw_nlp_token_of(query, authorization);
     aw_nlp_srv_init(&r->nlp);
     uv_timer_init(&s->loop, &r->timer);
     r->timer.data = r;
@@ -1136,12 +1172,14 @@ static void conn_closed(server *s, const unsigned char *key)
 
 static const char *const refusal_what[NREFUSALS] = {
     "refusing connections (over --max-connections)", "refusing connections (over --max-per-address)",
-    "refusing connections (out of resources)", "closing a connection before its NAME"};
+    "refusing connections (out of resources)", "closing a connection before its NAME",
+    "refusing an agent without a valid token (--jwt-secret)"};
 
 static const char *const refusal_line[NREFUSALS] = {
     "aiwolf serve: too many connections; try again later\n",
     "aiwolf serve: too many connections from your address; try again later\n",
     "aiwolf serve: out of resources; try again later\n",
+    NULL,
     NULL,
 };
 

@@ -42,6 +42,10 @@ typedef struct aw_netserver_transport {
 } aw_netserver_transport;
 
 void aw_netserver_joined(aw_netserver *srv, uint64_t client);
+/* aw_netserver_joined for a client whose request said this: its decoded
+ * query string and its Authorization header (NULL: none), where its token
+ * is (jwt_secret below). */
+void aw_netserver_joined_with(aw_netserver *srv, uint64_t client, const char *query, const char *authorization);
 void aw_netserver_message(aw_netserver *srv, uint64_t client, const char *msg, size_t len);
 void aw_netserver_left(aw_netserver *srv, uint64_t client);
 
@@ -120,6 +124,12 @@ typedef struct aw_netserver_opts {
      * As on the official NLP server, each agent is closed after its game
      * (its FINISH sent first) and connects again to play another. */
     const aw_netserver_transport *nlp;
+    /* NLP only. Non-NULL: each agent must come with a JSON Web Token
+     * signed HS256 with jwt_secret[0..jwt_secret_len) for its team
+     * (nlp_auth.h), checked once it has answered NAME, as the official NLP
+     * server checks it; an agent without one is closed. */
+    const unsigned char *jwt_secret;
+    size_t jwt_secret_len;
 } aw_netserver_opts;
 
 #define AW_NETSERVER_RETRY 1

@@ -29,6 +29,7 @@
 #define DEF_CLIENTS 256
 #define HTTP_CHUNK (16 * 1024)
 #define MAX_PATH_LEN 1024
+#define MAX_AUTH_LEN 4096 /* an Authorization header kept for on_hello */
 
 typedef struct wmsg {
     size_t refs; /* under w->mu */
@@ -60,6 +61,8 @@ struct aw_web_chan {
     void *access_ud;
     aw_web_join_fn on_join;
     void *join_ud;
+    aw_web_hello_fn on_hello;
+    void *hello_ud;
     aw_web_message_fn on_message;
     void *message_ud;
     client *clients;
@@ -381,6 +384,18 @@ static int ws_filter(aw_web *w, struct lws *wsi, session *s)
     return 0;
 }
 
+/* Tells the channel's hello callback what the upgrade request said (its
+ * headers are still there while ESTABLISHED is being handled). */
+static void ws_hello(struct lws *wsi, aw_web_chan *c, uint64_t id, aw_web_hello_fn fn, void *ud)
+{
+    char query[2048], auth[MAX_AUTH_LEN];
+    get_query(wsi, query, sizeof query);
+    if (lws_hdr_copy(wsi, auth, (int)sizeof auth, WSI_TOKEN_HTTP_AUTHORIZATION) < 0)
+        auth[0] = '\0'; /* longer than we keep: as if absent */
+    aw_web_hello h = {query, auth};
+    fn(ud, c, id, &h);
+}
+
 static void ws_established(aw_web *w, struct lws *wsi, session *s)
 {
     aw_web_chan *c = s->chan;
@@ -400,10 +415,14 @@ static void ws_established(aw_web *w, struct lws *wsi, session *s)
     aw_web_join_fn fn = c->on_join;
     void *ud = c->join_ud;
     bool any = cl->qlen > 0;
+    aw_web_hello_fn hello = c->on_hello;
+    void *hello_ud = c->hello_ud;
     uv_mutex_unlock(&w->mu);
     s->cl = cl;
     if (any)
         lws_callback_on_writable(wsi);
+    if (hello)
+        ws_hello(wsi, c, cl->id, hello, hello_ud);
     if (fn)
         fn(ud, c, cl->id, true);
 }
@@ -1083,6 +1102,14 @@ void aw_web_chan_access(aw_web_chan *c, aw_web_access_fn fn, void *ud)
     uv_mutex_lock(&c->w->mu);
     c->access = fn;
     c->access_ud = ud;
+    uv_mutex_unlock(&c->w->mu);
+}
+
+void aw_web_on_hello(aw_web_chan *c, aw_web_hello_fn fn, void *ud)
+{
+    uv_mutex_lock(&c->w->mu);
+    c->on_hello = fn;
+    c->hello_ud = ud;
     uv_mutex_unlock(&c->w->mu);
 }
 

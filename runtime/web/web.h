@@ -130,6 +130,18 @@ aw_web_chan *aw_web_channel_guarded(aw_web *w, const char *path, aw_web_access_f
 typedef void (*aw_web_join_fn)(void *ud, aw_web_chan *c, uint64_t client, bool joined);
 void aw_web_on_join(aw_web_chan *c, aw_web_join_fn fn, void *ud);
 
+/* What a client's upgrade request said, for a channel that checks more
+ * than its query (a token in a header): told on the loop thread as the
+ * client joins, just before on_join(true). query is decoded ("" when
+ * none); authorization is its Authorization header ("" when none, or when
+ * longer than 4 KiB). Both are borrowed for the call. NULL: not told. */
+typedef struct aw_web_hello {
+    const char *query;
+    const char *authorization;
+} aw_web_hello;
+typedef void (*aw_web_hello_fn)(void *ud, aw_web_chan *c, uint64_t client, const aw_web_hello *h);
+void aw_web_on_hello(aw_web_chan *c, aw_web_hello_fn fn, void *ud);
+
 /* A text message from a client (msg is NUL-terminated, borrowed for the
  * call). NULL: messages are read and dropped. [any] */
 typedef void (*aw_web_message_fn)(void *ud, aw_web_chan *c, uint64_t client, const char *msg, size_t len);

@@ -18,11 +18,12 @@ class Closed(Exception):
 
 
 class WS:
-    def __init__(self, port, path="/ws", host="127.0.0.1", timeout=None):
+    def __init__(self, port, path="/ws", host="127.0.0.1", timeout=None, headers=()):
         self.s = socket.create_connection((host, port), timeout=timeout)
         key = base64.b64encode(os.urandom(16)).decode()
+        extra = "".join("%s: %s\r\n" % h for h in headers)
         req = ("GET %s HTTP/1.1\r\nHost: %s:%d\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-               "Sec-WebSocket-Key: %s\r\nSec-WebSocket-Version: 13\r\n\r\n" % (path, host, port, key))
+               "Sec-WebSocket-Key: %s\r\nSec-WebSocket-Version: 13\r\n%s\r\n" % (path, host, port, key, extra))
         self.s.sendall(req.encode())
         self.buf = b""
         while b"\r\n\r\n" not in self.buf:
@@ -109,8 +110,8 @@ class Agent:
     """A scripted NLP agent. talk(packet) -> text; errors collects every
     check that failed."""
 
-    def __init__(self, port, team, talk=None):
-        self.ws = WS(port)
+    def __init__(self, port, team, talk=None, path="/ws", headers=()):
+        self.ws = WS(port, path=path, headers=headers)
         self.team = team
         self.talk = talk or (lambda a, p: "I am %s. @%s who do you suspect?" % (a.me, a.other()))
         self.errors = []

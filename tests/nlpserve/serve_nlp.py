@@ -378,4 +378,5 @@ def main():
     print("serve_nlp: all passed")
 
 
-main()
+if __name__ == "__main__":
+    main()
