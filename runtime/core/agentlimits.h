@@ -25,4 +25,10 @@ typedef struct aw_limits {
                              folder (luaseat.h) and this is not used. */
 } aw_limits;
 
+/* The memory cap in whole MiB, as people and contest.cfg give it. */
+static inline int aw_limits_memory_mib(const aw_limits *l)
+{
+    return (int)(l->memory_bytes >> 20);
+}
+
 #endif

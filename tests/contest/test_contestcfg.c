@@ -22,8 +22,8 @@ static void make(aw_contest_cfg *c, int sh, int n, uint64_t seed)
     CHECK_INT(aw_contest_cfg_parse_players("5,15", c), 0);
     c->games_per_entry = 30;
     c->seed = seed;
-    c->budget_ms = 100;
-    c->memory_mb = 64;
+    c->limits.budget_ms = 100;
+    c->limits.memory_bytes = (size_t)64 << 20;
     aw_error err;
     aw_fault_policy_parse(AW_FAULT_POLICY_DEFAULT, &c->policy, &err);
     snprintf(c->preset, sizeof c->preset, "seed2015");
