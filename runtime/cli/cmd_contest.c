@@ -507,7 +507,7 @@ static int worker_main(int argc, char **argv)
     aw_cli_limits_opts lo;
     memset(&lo, 0, sizeof lo);
     lo.limits.budget_ms = 100;
-    lo.limits.memory_bytes = (size_t)64 << 20;
+    aw_limits_set_memory_mib(&lo.limits, 64);
     aw_opt *limit_rows = aw_cli_limits_group(&lo, AW_LIMIT_BUDGET | AW_LIMIT_MEMORY | AW_LIMIT_WORK);
     /* The runner sends the contest's figures as its folder keeps them
      * (contest.cfg; 0: the default) and --work 0 when there is none. */
@@ -1344,7 +1344,7 @@ static aw_opts_cmd contest_table(contest *k, contest_args *a)
     a->sets = 10;
     a->set_games = 100;
     a->lim.limits.budget_ms = 100;
-    a->lim.limits.memory_bytes = (size_t)64 << 20;
+    aw_limits_set_memory_mib(&a->lim.limits, 64);
     aw_opt *limit_rows = aw_cli_limits_group(&a->lim, AW_LIMIT_BUDGET | AW_LIMIT_MEMORY | AW_LIMIT_WORK);
     /* Larger figures are taken and capped (at 600000 ms and 65536 MB). */
     aw_opts_set_range(limit_rows, "--budget", 1, 100000000, "'%s' is not a positive whole number");
@@ -1459,8 +1459,6 @@ int cmd_contest(int argc, char **argv)
     c->games_per_entry = 1000;
     c->sets = 10;
     c->set_games = 100;
-    c->limits.budget_ms = 100;
-    c->limits.memory_bytes = (size_t)64 << 20;
     c->shard = c->nshards = 1;
     aw_error perr;
     aw_fault_policy_parse(AW_FAULT_POLICY_DEFAULT, &c->policy, &perr);
@@ -1494,8 +1492,8 @@ int cmd_contest(int argc, char **argv)
     c->limits = ca->lim.limits;
     if (c->limits.budget_ms > 600000)
         c->limits.budget_ms = 600000;
-    if (c->limits.memory_bytes > (size_t)65536 << 20)
-        c->limits.memory_bytes = (size_t)65536 << 20;
+    if (aw_limits_memory_mib(&c->limits) > 65536)
+        aw_limits_set_memory_mib(&c->limits, 65536);
     if (ca->duplicate)
         c->duplicate = ca->duplicate > 1 ? (int)ca->duplicate : 0;
     if (ca->ro.have_preset) {

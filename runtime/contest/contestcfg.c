@@ -215,7 +215,7 @@ int aw_contest_cfg_read(const char *dir, aw_contest_cfg *c, char *why, size_t wh
             break;
     }
     free(text);
-    c->limits.memory_bytes = (size_t)memory_mib << 20;
+    aw_limits_set_memory_mib(&c->limits, memory_mib);
     if (rc == 0 && head && c->until_separated > 0 && !rounds_ranked) {
         /* Rounds drawn before they looked only at the ranked entries: this
          * version would draw others and read the folder's round games as

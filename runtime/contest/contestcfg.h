@@ -48,8 +48,9 @@ typedef struct aw_contest_cfg {
     long games_per_entry;
     int sets, set_games;
     uint64_t seed;
-    aw_limits limits;       /* budget_ms, memory_bytes (whole MiB) and work_budget (0: none); the
-                               workers play every agent isolated, in its entry's folder */
+    aw_limits limits;       /* the budget, the memory cap (whole MiB) and the work units per call
+                               (0: none); the workers play every agent isolated, in its entry's
+                               folder */
     aw_fault_policy policy;
     char preset[32];
     const char *sets_kv[AW_CONTEST_MAX_SETS]; /* owned copies */

@@ -25,10 +25,15 @@ typedef struct aw_limits {
                              folder (luaseat.h) and this is not used. */
 } aw_limits;
 
-/* The memory cap in whole MiB, as people and contest.cfg give it. */
+/* The memory cap in whole MiB, as people and contest.cfg give it: read
+ * (rounded down) and set (mib <= 0: 0, the default). */
 static inline int aw_limits_memory_mib(const aw_limits *l)
 {
     return (int)(l->memory_bytes >> 20);
+}
+static inline void aw_limits_set_memory_mib(aw_limits *l, long mib)
+{
+    l->memory_bytes = mib > 0 ? (size_t)mib << 20 : 0;
 }
 
 #endif
