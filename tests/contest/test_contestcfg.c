@@ -73,6 +73,12 @@ static void test_roundtrip(void)
     CHECK_STR(b.data, a.data);
     CHECK(strstr(a.data, "duplicate\t2\n") != NULL);
     CHECK(strstr(a.data, "shard\t2/3\n") != NULL);
+    /* The limits as contest.cfg has always kept them: milliseconds and
+     * whole MiB, work only when given; read back whole. */
+    CHECK(strstr(a.data, "\nbudget\t100\nmemory\t64\n") != NULL);
+    CHECK(strstr(a.data, "\nwork\t") == NULL);
+    CHECK(back.limits.budget_ms == 100 && back.limits.memory_bytes == (size_t)64 << 20 &&
+          back.limits.work_budget == 0);
     CHECK_INT(back.nentries, 2);
     CHECK(back.entries[1].hash == 0xabcdef);
     CHECK_STR(back.entries[1].path, "agents/b");
