@@ -59,7 +59,7 @@ static aw_seat *new_seat(kind k, where w, const aw_settings *set, uint64_t *seed
     } else {
         aw_childseat_opts co;
         memset(&co, 0, sizeof co);
-        co.budget_ms = set->time_limit_ms;
+        co.limits.budget_ms = set->time_limit_ms;
         co.talk = k == C_SEATS ? aw_talkhooks() : lua_child_talk;
         co.persistent = w == PERSISTENT || w == PERSISTENT_WAITING;
         /* (each notification alone, waited for: the protocol before

@@ -10,9 +10,7 @@
 void aw_agent_luaseat_opts(const aw_agent_opts *opts, aw_luaseat_opts *lo)
 {
     memset(lo, 0, sizeof *lo);
-    lo->budget_ms = opts->limits.budget_ms;
-    lo->memory_bytes = opts->limits.memory_bytes;
-    lo->work_budget = opts->limits.work_budget;
+    lo->limits = opts->limits;
     lo->output = opts->output;
     lo->watch = opts->watch;
     lo->watch_live = opts->watch_live;
@@ -31,21 +29,18 @@ static aw_seat *isolated(const char *path, const aw_agent_opts *opts, aw_error *
     }
     aw_childseat_opts co;
     memset(&co, 0, sizeof co);
-    co.budget_ms = opts->limits.budget_ms;
-    co.memory_bytes = opts->limits.memory_bytes;
+    co.limits = opts->limits;
     co.output = opts->output;
     /* By default the agent may read its own folder, where its modules are
      * (as in process: the Lua seat's module folder). */
     char dir[4096];
-    if (opts->limits.read_dir) {
-        co.read_dir = opts->limits.read_dir;
-    } else {
+    if (!co.limits.read_dir) {
         const char *slash = strrchr(path, '/');
         if (slash)
             snprintf(dir, sizeof dir, "%.*s", slash > path ? (int)(slash - path) : 1, path);
         else
             snprintf(dir, sizeof dir, ".");
-        co.read_dir = dir;
+        co.limits.read_dir = dir;
     }
     /* Each child parses a talk only when its agent reads `parsed`. */
     aw_luaseat_opts lo;

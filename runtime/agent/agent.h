@@ -1,7 +1,7 @@
 /* agent: the one way to make a Lua agent's seat. A command fills one
- * limits value (aw_agent_limits: budget, memory, work, isolation, the folder
- * it may read) from its options and passes it whole, in aw_agent_opts, to
- * aw_agent_new, which makes the seat in this process (luaseat) or in a
+ * limits value (aw_limits, core/agentlimits.h: budget, memory, work,
+ * isolation, the folder it may read) from its options and passes it whole,
+ * in aw_agent_opts, to aw_agent_new, which makes the seat in this process (luaseat) or in a
  * confined child (childseat), with the protocol's talk hooks wired the way
  * each needs them (luaseat_talks.h). `play`, `serve`, `connect`, `lint` and
  * the contest's workers all make their agents here.
@@ -20,22 +20,12 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "agentlimits.h"
 #include "luaseat.h"
 #include "seat.h"
 
-/* What an agent may spend and reach. Zero everywhere is the defaults. */
-typedef struct aw_agent_limits {
-    int budget_ms;        /* per call (ms); 0: the defaults (luaseat.h and childseat.h say which) */
-    size_t memory_bytes;  /* the agent's memory cap; 0: 64 MiB */
-    uint64_t work_budget; /* work units per call (docs/sandbox.md); 0: time only */
-    bool isolate;         /* play in a confined child process (childseat.h) rather than in this one */
-    const char *read_dir; /* isolated: the folder the agent may read (its modules; Landlock); NULL: the
-                             folder of its file. In process the agent's modules come from its file's
-                             folder (luaseat.h) and this is not used. */
-} aw_agent_limits;
-
 typedef struct aw_agent_opts {
-    aw_agent_limits limits;
+    aw_limits limits; /* handed on whole to the seat (agentlimits.h) */
     FILE *output; /* where the agent's print() goes (prefixed with its agent), or NULL to drop it */
     /* In process only (aw_agent_new refuses them with limits.isolate): hot
      * reload between games and within one, games numbered in what the agent

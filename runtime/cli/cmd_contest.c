@@ -144,14 +144,12 @@ static void info_of(const contest *k, aw_contest_info *ci)
     ci->nplayers = k->c.nplayers;
     ci->seed = k->c.seed;
     ci->games_total = k->total;
-    ci->budget_ms = k->c.budget_ms;
-    ci->memory_mb = k->c.memory_mb;
+    ci->limits = k->c.limits;
     ci->shard = k->c.shard;
     ci->nshards = k->c.nshards;
     ci->names = k->names;
     ci->paths = k->paths;
     ci->policy = &k->c.policy;
-    ci->work = k->c.work;
     ci->prov = &k->prov;
 }
 
@@ -509,7 +507,7 @@ static int worker_main(int argc, char **argv)
     aw_cli_limits_opts lo;
     memset(&lo, 0, sizeof lo);
     lo.limits.budget_ms = 100;
-    lo.limits.memory_bytes = (size_t)64 << 20;
+    aw_limits_set_memory_mib(&lo.limits, 64);
     aw_opt *limit_rows = aw_cli_limits_group(&lo, AW_LIMIT_BUDGET | AW_LIMIT_MEMORY | AW_LIMIT_WORK);
     /* The runner sends the contest's figures as its folder keeps them
      * (contest.cfg; 0: the default) and --work 0 when there is none. */
@@ -589,10 +587,10 @@ static int worker_args_make(const contest *k, const char *dir, worker_args *wa)
     if (sl <= 0)
         return -1;
     wa->self[sl] = 0;
-    snprintf(wa->nb[0], sizeof wa->nb[0], "%d", c->budget_ms);
-    snprintf(wa->nb[1], sizeof wa->nb[1], "%d", c->memory_mb);
+    snprintf(wa->nb[0], sizeof wa->nb[0], "%d", c->limits.budget_ms);
+    snprintf(wa->nb[1], sizeof wa->nb[1], "%d", aw_limits_memory_mib(&c->limits));
     snprintf(wa->nb[2], sizeof wa->nb[2], "%d", k->sched.max_copies);
-    snprintf(wa->nb[3], sizeof wa->nb[3], "%llu", (unsigned long long)c->work);
+    snprintf(wa->nb[3], sizeof wa->nb[3], "%llu", (unsigned long long)c->limits.work_budget);
     int na = 0;
     char **wargv = aw_xcalloc((size_t)(18 + 2 * c->nsets_kv + c->nentries + 1), sizeof *wargv);
     char **owned = aw_xcalloc((size_t)c->nentries + 1, sizeof *owned);
@@ -1346,7 +1344,7 @@ static aw_opts_cmd contest_table(contest *k, contest_args *a)
     a->sets = 10;
     a->set_games = 100;
     a->lim.limits.budget_ms = 100;
-    a->lim.limits.memory_bytes = (size_t)64 << 20;
+    aw_limits_set_memory_mib(&a->lim.limits, 64);
     aw_opt *limit_rows = aw_cli_limits_group(&a->lim, AW_LIMIT_BUDGET | AW_LIMIT_MEMORY | AW_LIMIT_WORK);
     /* Larger figures are taken and capped (at 600000 ms and 65536 MB). */
     aw_opts_set_range(limit_rows, "--budget", 1, 100000000, "'%s' is not a positive whole number");
@@ -1461,8 +1459,6 @@ int cmd_contest(int argc, char **argv)
     c->games_per_entry = 1000;
     c->sets = 10;
     c->set_games = 100;
-    c->budget_ms = 100;
-    c->memory_mb = 64;
     c->shard = c->nshards = 1;
     aw_error perr;
     aw_fault_policy_parse(AW_FAULT_POLICY_DEFAULT, &c->policy, &perr);
@@ -1493,9 +1489,11 @@ int cmd_contest(int argc, char **argv)
     c->set_games = (int)ca->set_games;
     if (ca->jobs_opt)
         jobs = (int)(ca->jobs_opt > 256 ? 256 : ca->jobs_opt);
-    c->budget_ms = ca->lim.limits.budget_ms > 600000 ? 600000 : ca->lim.limits.budget_ms;
-    c->memory_mb = (int)((ca->lim.limits.memory_bytes >> 20) > 65536 ? 65536 : ca->lim.limits.memory_bytes >> 20);
-    c->work = ca->lim.limits.work_budget;
+    c->limits = ca->lim.limits;
+    if (c->limits.budget_ms > 600000)
+        c->limits.budget_ms = 600000;
+    if (aw_limits_memory_mib(&c->limits) > 65536)
+        aw_limits_set_memory_mib(&c->limits, 65536);
     if (ca->duplicate)
         c->duplicate = ca->duplicate > 1 ? (int)ca->duplicate : 0;
     if (ca->ro.have_preset) {
@@ -1548,8 +1546,8 @@ int cmd_contest(int argc, char **argv)
      * budget is only the safety net for what the work model does not see,
      * far enough that it does not act first on a slower or loaded machine
      * (docs/contest.md). */
-    if (c->work && !have_budget)
-        c->budget_ms = 1000;
+    if (c->limits.work_budget && !have_budget)
+        c->limits.budget_ms = 1000;
     if (c->format == AW_FORMAT_SEED2015) {
         c->sets = 0;
         c->set_games = 0;

@@ -6,7 +6,7 @@
  * check and replay (--preset, --set, --roles, --deal, --players) are one
  * group, aw_cli_rule_group, that a command's table includes; so are an
  * agent's limits (--budget, --memory, --work, --isolate), aw_cli_limits_group,
- * which fill one aw_agent_limits value (agent.h). */
+ * which fill one aw_limits value (core/agentlimits.h). */
 #ifndef AW_CLI_OPTIONS_H
 #define AW_CLI_OPTIONS_H
 
@@ -121,10 +121,10 @@ void aw_opts_set_help(aw_opt *rows, const char *name, const char *help);
 void aw_opts_set_range(aw_opt *rows, const char *name, long min, long max, const char *bad);
 
 /* The shared options of an agent's limits, taken by play, connect and the
- * contest (and the contest's workers): they fill one aw_agent_limits value
- * (agent.h), which the command passes whole to aw_agent_new. The rows a
- * command takes are chosen by `which`; the shared texts and checks are
- * play's, and a command whose defaults or bounds differ says so with
+ * contest (and the contest's workers): they fill one aw_limits value
+ * (core/agentlimits.h), which the command passes whole to aw_agent_new. The
+ * rows a command takes are chosen by `which`; the shared texts and checks
+ * are play's, and a command whose defaults or bounds differ says so with
  * aw_opts_set_help and aw_opts_set_range. */
 enum {
     AW_LIMIT_BUDGET = 1 << 0,  /* --budget MS: 1 to 3600000 (limits.budget_ms) */
@@ -133,7 +133,7 @@ enum {
     AW_LIMIT_ISOLATE = 1 << 3, /* --isolate (limits.isolate) */
 };
 typedef struct aw_cli_limits_opts {
-    aw_agent_limits limits; /* what the options give; what the command set before stays otherwise */
+    aw_limits limits; /* what the options give; what the command set before stays otherwise */
     bool have_budget;       /* --budget was given */
     aw_opt rows[5];         /* the group's table, made by aw_cli_limits_group */
 } aw_cli_limits_opts;

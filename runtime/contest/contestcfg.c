@@ -50,14 +50,14 @@ void aw_contest_cfg_format(const aw_contest_cfg *c, bool with_shard, aw_buf *b)
     for (int i = 0; i < c->nplayers; i++)
         aw_buf_printf(b, "%s%d", i ? "," : "", c->players[i]);
     aw_buf_printf(b, "\ngames-per-entry\t%ld\nsets\t%d\nset-games\t%d\nseed\t%llu\nbudget\t%d\nmemory\t%d\npreset\t%s\n",
-                  c->games_per_entry, c->sets, c->set_games, (unsigned long long)c->seed, c->budget_ms, c->memory_mb,
-                  c->preset);
+                  c->games_per_entry, c->sets, c->set_games, (unsigned long long)c->seed, c->limits.budget_ms,
+                  aw_limits_memory_mib(&c->limits), c->preset);
     for (int i = 0; i < c->nsets_kv; i++)
         aw_buf_printf(b, "set\t%s\n", c->sets_kv[i]);
     /* (Written when not the defaults, so that folders of earlier versions
      * continue.) */
-    if (c->work)
-        aw_buf_printf(b, "work\t%llu\n", (unsigned long long)c->work);
+    if (c->limits.work_budget)
+        aw_buf_printf(b, "work\t%llu\n", (unsigned long long)c->limits.work_budget);
     char pol[64], def[64];
     aw_fault_policy dp;
     aw_error err;
@@ -136,13 +136,14 @@ int aw_contest_cfg_read(const char *dir, aw_contest_cfg *c, char *why, size_t wh
     char *save = NULL;
     bool head = false, rounds_ranked = false;
     char bad[160] = "";
+    int memory_mib = 0; /* contest.cfg keeps the memory cap in whole MiB */
     /* the same bounds as the options that wrote them (0: not used) */
     const cfg_key nums[] = {
         {"games-per-entry", 0, 100000000, &c->games_per_entry, NULL},
         {"sets", 0, 100000000, NULL, &c->sets},
         {"set-games", 0, 100000000, NULL, &c->set_games},
-        {"budget", 0, 100000000, NULL, &c->budget_ms},
-        {"memory", 0, 100000000, NULL, &c->memory_mb},
+        {"budget", 0, 100000000, NULL, &c->limits.budget_ms},
+        {"memory", 0, 100000000, NULL, &memory_mib},
         {"duplicate", 0, 100, NULL, &c->duplicate},
         {"until-separated", -1, 100000000, &c->until_separated, NULL},
     };
@@ -175,7 +176,7 @@ int aw_contest_cfg_read(const char *dir, aw_contest_cfg *c, char *why, size_t wh
         else if (strcmp(k, "seed") == 0)
             c->seed = strtoull(v, NULL, 10);
         else if (strcmp(k, "work") == 0)
-            c->work = strtoull(v, NULL, 10);
+            c->limits.work_budget = strtoull(v, NULL, 10);
         else if (strcmp(k, "fault-policy") == 0)
             rc = aw_fault_policy_parse(v, &c->policy, &err);
         else if (strcmp(k, "preset") == 0)
@@ -214,6 +215,7 @@ int aw_contest_cfg_read(const char *dir, aw_contest_cfg *c, char *why, size_t wh
             break;
     }
     free(text);
+    aw_limits_set_memory_mib(&c->limits, memory_mib);
     if (rc == 0 && head && c->until_separated > 0 && !rounds_ranked) {
         /* Rounds drawn before they looked only at the ranked entries: this
          * version would draw others and read the folder's round games as

@@ -16,7 +16,7 @@
  *   entry           HASH  NAME  PATH    (one per entry, in order)
  * Everything but the shard decides the results, so two folders whose files
  * say the same but the shard are slices of one contest.
- * Uses core (util), results (the fault policy), schedule (the formats).
+ * Uses core (util, agentlimits), results (the fault policy), schedule (the formats).
  * Ownership: aw_contest_cfg_free releases the entries and the --set copies. */
 #ifndef AW_CONTESTCFG_H
 #define AW_CONTESTCFG_H
@@ -25,6 +25,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "agentlimits.h"
 #include "results.h"
 #include "schedule.h"
 #include "util.h"
@@ -47,8 +48,9 @@ typedef struct aw_contest_cfg {
     long games_per_entry;
     int sets, set_games;
     uint64_t seed;
-    int budget_ms, memory_mb;
-    uint64_t work;          /* work units per call, 0: none */
+    aw_limits limits;       /* the budget, the memory cap (whole MiB) and the work units per call
+                               (0: none); the workers play every agent isolated, in its entry's
+                               folder */
     aw_fault_policy policy;
     char preset[32];
     const char *sets_kv[AW_CONTEST_MAX_SETS]; /* owned copies */

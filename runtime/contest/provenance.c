@@ -303,8 +303,8 @@ void aw_provenance_json(const aw_provenance *p, const aw_contest_info *ci, aw_bu
     aw_buf_printf(b,
                   "], \"games_per_entry\": %ld, \"sets\": %d, \"set_games\": %d, \"budget_ms\": %d, "
                   "\"memory_mb\": %d, \"work\": %llu, \"shard\": \"%d/%d\"},\n    \"entries\": [",
-                  p->games_per_entry, p->sets_per_count, p->set_games, ci->budget_ms, ci->memory_mb,
-                  (unsigned long long)ci->work, ci->shard, ci->nshards);
+                  p->games_per_entry, p->sets_per_count, p->set_games, ci->limits.budget_ms,
+                  aw_limits_memory_mib(&ci->limits), (unsigned long long)ci->limits.work_budget, ci->shard, ci->nshards);
     for (int i = 0; i < p->nentries; i++) {
         aw_buf_adds(b, i ? ",\n      {\"name\": " : "\n      {\"name\": ");
         aw_json_str(b, ci->names[i]);
@@ -364,9 +364,9 @@ void aw_provenance_md(const aw_provenance *p, const aw_contest_info *ci, FILE *o
         fprintf(out, ", %ld games per entry", p->games_per_entry);
     if (p->sets_per_count)
         fprintf(out, ", %d sets of %d games", p->sets_per_count, p->set_games);
-    fprintf(out, ", budget %d ms, memory %d MiB", ci->budget_ms, ci->memory_mb);
-    if (ci->work)
-        fprintf(out, ", %llu work units per call", (unsigned long long)ci->work);
+    fprintf(out, ", budget %d ms, memory %d MiB", ci->limits.budget_ms, aw_limits_memory_mib(&ci->limits));
+    if (ci->limits.work_budget)
+        fprintf(out, ", %llu work units per call", (unsigned long long)ci->limits.work_budget);
     fprintf(out, ", shard %d/%d.\n\n", ci->shard, ci->nshards);
     fprintf(out, "| entry | path | SHA-256 |\n|---|---|---|\n");
     for (int i = 0; i < p->nentries; i++) {

@@ -161,9 +161,9 @@ static int contest_md(const aw_report *rep, FILE *out)
             s->games, ci->games_total);
     if (ci->nshards > 1)
         fprintf(out, " (shard %d/%d)", ci->shard, ci->nshards);
-    fprintf(out, ", %d ms and %d MiB per call", ci->budget_ms, ci->memory_mb);
-    if (ci->work)
-        fprintf(out, ", %llu work units per call", (unsigned long long)ci->work);
+    fprintf(out, ", %d ms and %d MiB per call", ci->limits.budget_ms, aw_limits_memory_mib(&ci->limits));
+    if (ci->limits.work_budget)
+        fprintf(out, ", %llu work units per call", (unsigned long long)ci->limits.work_budget);
     fprintf(out, ".\n\n");
     fprintf(out, "| # | entry | games | seats | points | win rate | 95 %% interval | villager team | werewolf team |");
     for (int i = 0; i < ci->nplayers; i++)
@@ -381,9 +381,9 @@ void aw_contest_write_json(const aw_contest_stats *s, const aw_contest_info *ci,
     aw_json_kstr(b, "], ", "seed", seed);
     aw_json_kint(b, ", ", "games_total", ci->games_total);
     aw_json_kint(b, ", ", "games_done", s->games);
-    aw_json_kint(b, ", ", "budget_ms", ci->budget_ms);
-    aw_json_kint(b, ", ", "memory_mb", ci->memory_mb);
-    aw_buf_printf(b, ", \"work\": %llu", (unsigned long long)ci->work);
+    aw_json_kint(b, ", ", "budget_ms", ci->limits.budget_ms);
+    aw_json_kint(b, ", ", "memory_mb", aw_limits_memory_mib(&ci->limits));
+    aw_buf_printf(b, ", \"work\": %llu", (unsigned long long)ci->limits.work_budget);
     aw_json_kstr(b, ", ", "shard", shard);
     aw_json_kint(b, ", \"fairness\": {", "seats_per_entry_min", f.seats_min);
     aw_json_kint(b, ", ", "seats_per_entry_max", f.seats_max);

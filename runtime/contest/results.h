@@ -34,6 +34,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "agentlimits.h"
 #include "settings.h"
 #include "stats.h"
 #include "util.h"
@@ -80,13 +81,12 @@ typedef struct aw_contest_info {
     int nplayers;
     uint64_t seed;
     long games_total;
-    int budget_ms, memory_mb;
+    aw_limits limits;     /* each agent's budget, memory and work (0: none, time budget only) */
     int shard, nshards;
     const char *const *names; /* [n] display names */
     const char *const *paths; /* [n] */
     const struct aw_rating *rating; /* the skill rating (rating.h), or NULL */
     const struct aw_fault_policy *policy; /* NULL: the default */
-    uint64_t work;        /* work units per call (0: none, time budget only) */
     const struct aw_provenance *prov; /* provenance.h: version, digests, times; NULL: none */
 } aw_contest_info;
 

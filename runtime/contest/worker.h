@@ -33,8 +33,8 @@ typedef struct aw_worker_opts {
     const char *const *read_dirs;  /* [nentries]: the folder each entry may read */
     const char *const *names;      /* [nentries]: for the fault notes */
     int copies;                    /* children per entry (the most seats an entry holds in one game) */
-    aw_agent_limits limits;        /* each agent's budget, memory and work (agent.h); every agent is
-                                      isolated, reading its entry's read_dirs[e], whatever
+    aw_limits limits;              /* each agent's budget, memory and work (agentlimits.h); every
+                                      agent is isolated, reading its entry's read_dirs[e], whatever
                                       limits.isolate and limits.read_dir say */
     bool keep_instance;            /* regulation: one instance per unit */
     const char *preset;            /* the settings preset, with sets[0..nsets) applied */

@@ -86,7 +86,7 @@ typedef struct childseat {
     uint64_t agent_seed; /* the seat's own seed (seat.h), sent with INITIALIZE */
     aw_buf pkt;
     char name[65];
-    char *read_dir; /* owned copy of opts.read_dir */
+    char *read_dir; /* owned copy of opts.limits.read_dir */
     int budget_ms; /* of the current exchange */
     int at;        /* the frame in flight the deadlines count for (see moved_on) */
     /* The deadlines of the current exchange (see exchange_send): the
@@ -221,10 +221,10 @@ static void child_main(childseat *c, int rd, int wr, int outfd)
      * fenced thread starts. The seccomp filter, installed last, covers every
      * thread. */
     aw_confine_opts co = {0};
-    int crc = aw_confine_fence(c->opts.read_dir, &co, &err);
+    int crc = aw_confine_fence(c->opts.limits.read_dir, &co, &err);
     if (crc == 0) {
         co.watchdog_thread = c->opts.child_prepare && c->opts.child_prepare() == 1;
-        crc = aw_confine(keep, outfd >= 0 ? 3 : 2, c->opts.read_dir, c->opts.memory_bytes, &co, &err);
+        crc = aw_confine(keep, outfd >= 0 ? 3 : 2, c->opts.limits.read_dir, c->opts.limits.memory_bytes, &co, &err);
     }
     if (crc < 0)
         set_fault(&confine_fault, AW_FAULT_LOST, "cannot confine the agent's process: %.400s", err.msg);
@@ -824,8 +824,8 @@ static int spawn(childseat *c, aw_seat_fault *f)
 
 static int budget_of(const childseat *c, const aw_settings *set)
 {
-    if (c->opts.budget_ms > 0)
-        return c->opts.budget_ms;
+    if (c->opts.limits.budget_ms > 0)
+        return c->opts.limits.budget_ms;
     if (set && set->time_limit_ms > 0)
         return set->time_limit_ms;
     return 1000;
@@ -1011,8 +1011,8 @@ aw_seat *aw_childseat_new(aw_childseat_make make, void *make_ud, const aw_childs
     c->ask_fd = c->ask_rd = c->ans_fd = c->outfd = -1;
     if (opts)
         c->opts = *opts;
-    if (c->opts.read_dir)
-        c->opts.read_dir = c->read_dir = aw_xstrdup(c->opts.read_dir);
+    if (c->opts.limits.read_dir)
+        c->opts.limits.read_dir = c->read_dir = aw_xstrdup(c->opts.limits.read_dir);
     c->rbuf = aw_xmalloc(ANSWER_CAP);
     /* (without it, a fault is charged to the first frame not answered) */
     void *pg = mmap(NULL, sizeof *c->progress, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);

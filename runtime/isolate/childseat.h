@@ -40,6 +40,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include "agentlimits.h"
 #include "seat.h"
 
 /* Creates the inner seat (e.g. aw_luaseat_new), in the host, before any
@@ -50,14 +51,16 @@
 typedef aw_seat *(*aw_childseat_make)(void *ud, FILE *output, aw_error *err);
 
 typedef struct aw_childseat_opts {
-    int budget_ms;          /* the inner seat's budget per call; the child gets twice this per request
-                               (0: the game's time limit, 1000 ms for NAME) */
-    size_t memory_bytes;    /* the agent's memory cap (0: 64 MiB); the child's address space may grow by
-                               this plus 256 MiB */
+    /* The agent's limits (agentlimits.h), of which the child seat acts on
+     * budget_ms (the inner seat's budget per call; the child gets twice
+     * this per request; 0: the game's time limit, 1000 ms for NAME),
+     * memory_bytes (the agent's memory cap, 0: 64 MiB; the child's address
+     * space may grow by this plus 256 MiB) and read_dir (a folder the agent
+     * may read files beneath, its modules, enforced with Landlock; NULL, or
+     * a kernel without Landlock: no file can be opened; copied). The inner
+     * seat has its own copy for the rest (work_budget). */
+    aw_limits limits;
     FILE *output;           /* where the host copies what the agent prints, or NULL */
-    const char *read_dir;   /* a folder the agent may read files beneath (its modules), enforced with
-                               Landlock; NULL, or a kernel without Landlock: no file can be opened
-                               (copied) */
     /* How the child attaches parsed forms to talks (the game's talk hooks,
      * as in aw_game_opts, or for a Lua seat those of
      * aw_luaseat_talks_deferred, which parses when the agent reads); none:

@@ -596,9 +596,9 @@ static int inspect_agent(lua_State *L)
 static void sandbox_limits(const aw_luaseat_opts *opts, const char *dir, aw_sandbox_limits *lim)
 {
     aw_sandbox_limits_default(lim);
-    lim->budget_ms = opts && opts->budget_ms > 0 ? opts->budget_ms : 1000;
-    if (opts && opts->memory_bytes)
-        lim->memory_bytes = opts->memory_bytes;
+    lim->budget_ms = opts && opts->limits.budget_ms > 0 ? opts->limits.budget_ms : 1000;
+    if (opts && opts->limits.memory_bytes)
+        lim->memory_bytes = opts->limits.memory_bytes;
     lim->module_dir = dir;
 }
 

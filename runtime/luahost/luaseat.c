@@ -40,12 +40,12 @@ static const char *seat_begin(aw_seat *base, int agent, uint64_t agent_seed, aw_
     /* The agent's own math.random is seeded from the game and its seat, so a
      * game replays exactly and no two agents draw the same numbers. */
     if (!ls_renew_agent(s, agent_seed, &fault)) {
-        s->sb = ls_open_agent(s, agent_seed, s->opts.budget_ms, &s->agent_ref, &fault);
+        s->sb = ls_open_agent(s, agent_seed, s->opts.limits.budget_ms, &s->agent_ref, &fault);
         if (!s->sb) {
             ls_seat_fault(f, ls_map_fault(fault.kind), fault.msg);
             return NULL;
         }
-        s->sb_budget = s->opts.budget_ms;
+        s->sb_budget = s->opts.limits.budget_ms;
     }
     s->sb_clean = true;
     call_ctx c = {.s = s, .kind = AW_REQ_NONE};
@@ -181,7 +181,7 @@ aw_seat *aw_luaseat_new(const char *path, const aw_luaseat_opts *opts, aw_error 
         return &s->base;
     aw_fault fault = {AW_FAULT_NONE, "", 0, 0};
     int ref;
-    int budget = s->opts.budget_ms > 0 ? s->opts.budget_ms : 1000;
+    int budget = s->opts.limits.budget_ms > 0 ? s->opts.limits.budget_ms : 1000;
     aw_sandbox *sb = ls_open_agent(s, 0, budget, &ref, &fault);
     if (!sb) {
         aw_fail(err, AW_EINVAL, "%s", fault.msg);

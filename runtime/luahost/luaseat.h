@@ -18,6 +18,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "agentlimits.h"
 #include "profile.h"
 #include "seat.h"
 
@@ -26,9 +27,12 @@
 typedef struct lua_State lua_State;
 
 typedef struct aw_luaseat_opts {
-    int budget_ms;        /* per call (ms); 0 = the sandbox's default, 100 (the CLI passes the game's timeLimit) */
-    size_t memory_bytes;  /* 0 = the sandbox default (64 MiB) */
-    uint64_t work_budget; /* 0 = time only; else work units per call (docs/sandbox.md) */
+    /* The agent's limits (agentlimits.h), of which this seat acts on
+     * budget_ms (per call; 0: the sandbox's default, 100; the CLI passes
+     * the game's timeLimit), memory_bytes (0: the sandbox's default, 64
+     * MiB) and work_budget (0: time only); isolate and read_dir are the
+     * child seat's (the agent's modules come from its file's folder). */
+    aw_limits limits;
     FILE *output;         /* where the agent's print() goes (prefixed with its agent), or NULL to drop it */
     /* Pushes the parsed form of a talk (aw_talk.parsed) as a Lua value; when
      * NULL, talks carry no `parsed` field. */

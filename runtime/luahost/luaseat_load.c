@@ -222,13 +222,13 @@ aw_sandbox *ls_open_agent(luaseat *s, uint64_t seed, int budget_ms, int *ref, aw
     lim.seed = seed;
     if (budget_ms > 0)
         lim.budget_ms = budget_ms;
-    if (s->opts.memory_bytes)
-        lim.memory_bytes = s->opts.memory_bytes;
+    if (s->opts.limits.memory_bytes)
+        lim.memory_bytes = s->opts.limits.memory_bytes;
     /* Watching an agent means keeping the version that last loaded, modules
      * included: then modules come from the in-memory snapshot, not the disk. */
     lim.module_dir = ls_watching(s) ? NULL : s->dir;
     lim.module_cache = ls_watching(s) ? NULL : s->modcache;
-    lim.work_budget = s->opts.work_budget;
+    lim.work_budget = s->opts.limits.work_budget;
     lim.unguarded = s->opts.unguarded;
     lim.profile = s->profile;
     aw_error err;
@@ -278,7 +278,7 @@ bool ls_renew_agent(luaseat *s, uint64_t seed, aw_fault *fault)
 {
     if (!s->sb)
         return false;
-    if (!s->sb_clean || s->sb_budget != s->opts.budget_ms) {
+    if (!s->sb_clean || s->sb_budget != s->opts.limits.budget_ms) {
         ls_close_agent(s);
         return false;
     }
@@ -371,7 +371,7 @@ bool ls_maybe_reload(luaseat *s)
     s->nmods = nmods;
     aw_fault fault = {AW_FAULT_NONE, "", 0, 0};
     int ref;
-    aw_sandbox *sb = ls_open_agent(s, 0, s->opts.budget_ms > 0 ? s->opts.budget_ms : 1000, &ref, &fault);
+    aw_sandbox *sb = ls_open_agent(s, 0, s->opts.limits.budget_ms > 0 ? s->opts.limits.budget_ms : 1000, &ref, &fault);
     if (!sb) {
         s->source = old;
         s->source_len = old_len;

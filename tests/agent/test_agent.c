@@ -83,7 +83,7 @@ typedef struct outcome {
 
 /* Plays one game with the agent dir/file in seat 1 under limits; the seat
  * must be made. */
-static outcome play(const char *file, const aw_agent_limits *limits)
+static outcome play(const char *file, const aw_limits *limits)
 {
     outcome out;
     memset(&out, 0, sizeof out);
@@ -134,7 +134,7 @@ static int total_faults(const outcome *o)
 
 /* A game under l gives seat 1 at least one fault of kind, whose message in
  * the events holds text. */
-static void expect_fault(const char *mode, const char *file, const aw_agent_limits *l, aw_fault_kind kind,
+static void expect_fault(const char *mode, const char *file, const aw_limits *l, aw_fault_kind kind,
                          const char *text)
 {
     outcome o = play(file, l);
@@ -146,7 +146,7 @@ static void expect_fault(const char *mode, const char *file, const aw_agent_limi
 static void limits_reach_the_seat(bool isolate)
 {
     const char *mode = isolate ? "isolated" : "in process";
-    aw_agent_limits l;
+    aw_limits l;
 
     /* None of the limits is reached: no fault; a child only when isolated. */
     memset(&l, 0, sizeof l);
@@ -177,7 +177,7 @@ static void read_folder(void)
         printf("read folder: skipped, this kernel has no Landlock\n");
         return;
     }
-    aw_agent_limits l;
+    aw_limits l;
     memset(&l, 0, sizeof l);
     l.budget_ms = 10000;
     l.isolate = true;

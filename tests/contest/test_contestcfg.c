@@ -22,8 +22,8 @@ static void make(aw_contest_cfg *c, int sh, int n, uint64_t seed)
     CHECK_INT(aw_contest_cfg_parse_players("5,15", c), 0);
     c->games_per_entry = 30;
     c->seed = seed;
-    c->budget_ms = 100;
-    c->memory_mb = 64;
+    c->limits.budget_ms = 100;
+    c->limits.memory_bytes = (size_t)64 << 20;
     aw_error err;
     aw_fault_policy_parse(AW_FAULT_POLICY_DEFAULT, &c->policy, &err);
     snprintf(c->preset, sizeof c->preset, "seed2015");
@@ -73,6 +73,12 @@ static void test_roundtrip(void)
     CHECK_STR(b.data, a.data);
     CHECK(strstr(a.data, "duplicate\t2\n") != NULL);
     CHECK(strstr(a.data, "shard\t2/3\n") != NULL);
+    /* The limits as contest.cfg has always kept them: milliseconds and
+     * whole MiB, work only when given; read back whole. */
+    CHECK(strstr(a.data, "\nbudget\t100\nmemory\t64\n") != NULL);
+    CHECK(strstr(a.data, "\nwork\t") == NULL);
+    CHECK(back.limits.budget_ms == 100 && back.limits.memory_bytes == (size_t)64 << 20 &&
+          back.limits.work_budget == 0);
     CHECK_INT(back.nentries, 2);
     CHECK(back.entries[1].hash == 0xabcdef);
     CHECK_STR(back.entries[1].path, "agents/b");

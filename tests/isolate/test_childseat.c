@@ -532,7 +532,7 @@ static void play(const aw_settings *s, uint64_t seed, bool isolated, hook *h, in
         }
         aw_childseat_opts co;
         memset(&co, 0, sizeof co);
-        co.budget_ms = budget_ms;
+        co.limits.budget_ms = budget_ms;
         if (h && h->agent == a) {
             co.child_hook = child_hook;
             co.hook_ud = h;
@@ -687,7 +687,7 @@ static void restart(void)
     uint64_t seed = 5;
     aw_childseat_opts co;
     memset(&co, 0, sizeof co);
-    co.budget_ms = 200;
+    co.limits.budget_ms = 200;
     aw_error err;
     aw_seat *seat = aw_childseat_new(seat_game_crandom, &seed, &co, &err);
     aw_seat_fault f = {AW_FAULT_NONE, ""};
@@ -794,7 +794,7 @@ static void unscheduled_child(void)
     uint64_t seed = 9;
     aw_childseat_opts co;
     memset(&co, 0, sizeof co);
-    co.budget_ms = 200;
+    co.limits.budget_ms = 200;
     co.child_hook = sleep_at_name;
     aw_error err;
     aw_seat *seat = aw_childseat_new(seat_game_crandom, &seed, &co, &err);
@@ -862,8 +862,8 @@ static void lua_modules(void)
                       "return a\n");
     aw_childseat_opts co;
     memset(&co, 0, sizeof co);
-    co.budget_ms = 1000;
-    co.read_dir = dir;
+    co.limits.budget_ms = 1000;
+    co.limits.read_dir = dir;
     aw_error err;
     aw_seat *s = aw_childseat_new(make_lua, agent, &co, &err);
     CHECK_MSG(s != NULL, "%s", err.msg);
@@ -889,7 +889,7 @@ static void lua_modules(void)
         co.child_prepare = NULL;
     }
     /* The same agent with no read folder: the module cannot be read. */
-    co.read_dir = NULL;
+    co.limits.read_dir = NULL;
     s = aw_childseat_new(make_lua, agent, &co, &err);
     if (s) {
         aw_seat_fault f = {AW_FAULT_NONE, ""};

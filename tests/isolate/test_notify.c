@@ -102,7 +102,7 @@ static void play(int mode, const char **paths, int n, uint64_t seed, played *out
     aw_luaseat_opts lo;
     memset(&lo, 0, sizeof lo);
     aw_luaseat_talks(&lo);
-    lo.budget_ms = 100;
+    lo.limits.budget_ms = 100;
     for (int a = 1; a <= n; a++) {
         const char *p = paths[a - 1];
         bool c = strncmp(p, "exit", 4) == 0 || strcmp(p, "random") == 0;
@@ -113,7 +113,7 @@ static void play(int mode, const char **paths, int n, uint64_t seed, played *out
         } else {
             aw_childseat_opts co;
             memset(&co, 0, sizeof co);
-            co.budget_ms = 100;
+            co.limits.budget_ms = 100;
             co.persistent = true;
             co.wait_notifications = mode == WAITING;
             aw_luaseat_opts clo = lo;

@@ -297,7 +297,7 @@ static void play(const char *preset, int players, uint64_t seed, bool sparse)
         memset(&lo, 0, sizeof lo);
         lo.output = c->out;
         aw_luaseat_talks(&lo);
-        lo.budget_ms = 2000; /* views are checked here, not budgets: room for sanitized runs on a loaded machine */
+        lo.limits.budget_ms = 2000; /* views are checked here, not budgets: room for sanitized runs on a loaded machine */
         c->inner = aw_luaseat_new(sparse ? "tests/luaseat/info_sparse.lua" : "tests/luaseat/info_dump.lua", &lo, &err);
         CHECK_MSG(c->inner != NULL, "%s", err.msg);
         if (!c->inner)
@@ -338,7 +338,7 @@ static void play_mutate(uint64_t seed)
     aw_luaseat_opts lo;
     memset(&lo, 0, sizeof lo);
     aw_luaseat_talks(&lo);
-    lo.budget_ms = 2000;
+    lo.limits.budget_ms = 2000;
     char *out = NULL;
     size_t outlen = 0;
     lo.output = open_memstream(&out, &outlen);

@@ -97,7 +97,7 @@ static void test_game(void)
     memset(&lo, 0, sizeof lo);
     aw_luaseat_talks(&lo);
     lo.profile = true;
-    lo.budget_ms = 2000;
+    lo.limits.budget_ms = 2000;
     aw_error err;
     aw_seat *seat = aw_luaseat_new(path, &lo, &err);
     CHECK_MSG(seat != NULL, "%s", err.msg);

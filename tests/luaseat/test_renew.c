@@ -94,8 +94,8 @@ static aw_seat *seat(const char *path, int budget_ms)
 {
     aw_luaseat_opts lo;
     memset(&lo, 0, sizeof lo);
-    lo.budget_ms = budget_ms;
-    lo.memory_bytes = (size_t)30 << 20;
+    lo.limits.budget_ms = budget_ms;
+    lo.limits.memory_bytes = (size_t)30 << 20;
     aw_error err;
     aw_seat *s = aw_luaseat_new(path, &lo, &err);
     CHECK_MSG(s != NULL, "%s", err.msg);

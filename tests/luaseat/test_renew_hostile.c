@@ -67,8 +67,8 @@ static aw_seat *seat(const char *path, int budget_ms, size_t memory)
 {
     aw_luaseat_opts lo;
     memset(&lo, 0, sizeof lo);
-    lo.budget_ms = budget_ms;
-    lo.memory_bytes = memory;
+    lo.limits.budget_ms = budget_ms;
+    lo.limits.memory_bytes = memory;
     aw_luaseat_talks(&lo);
     aw_error err;
     aw_seat *s = aw_luaseat_new(path, &lo, &err);

@@ -101,7 +101,7 @@ static aw_seat *seat(const char *path, int budget_ms)
 {
     aw_luaseat_opts lo;
     memset(&lo, 0, sizeof lo);
-    lo.budget_ms = budget_ms;
+    lo.limits.budget_ms = budget_ms;
     aw_luaseat_talks(&lo); /* the protocol core, as every game has it */
     aw_error err;
     aw_seat *s = aw_luaseat_new(path, &lo, &err);
