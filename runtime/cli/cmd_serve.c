@@ -455,11 +455,16 @@ int cmd_serve(int argc, char **argv)
     no.parallel = (int)parallel;
     no.time_limit_ms = set.time_limit_ms > 0 ? set.time_limit_ms : 1000;
     no.role_requests = role_requests && !nlp;
+    /* the web server's clients (web.h: 256 by default) and its own */
+    no.max_connections = max_conn ? (int)max_conn : aw_netserver_max_connections((int)parallel, http ? 272 : 0);
     serve_nlp nt;
     memset(&nt, 0, sizeof nt);
     if (nlp) {
-        /* the web module's limit on clients stands for the connections' */
-        serve_nlp_transport(&nt, bind, (int)port, (size_t)max_message, max_conn ? (unsigned)max_conn : 0);
+        /* netserver counts the connections (aw_netserver_connected); the
+         * web module's own limit leaves room for those it drops, which
+         * close in the next turns of the loop */
+        long web_max = (long)no.max_connections + 64;
+        serve_nlp_transport(&nt, bind, (int)port, (size_t)max_message, (unsigned)(web_max > 60000 ? 60000 : web_max));
         no.nlp = &nt.tp;
         if (jwt_secret) {
             if (!(secret = serve_nlp_secret(jwt_secret, &secret_len, &err))) {
@@ -471,8 +476,6 @@ int cmd_serve(int argc, char **argv)
         }
     }
     no.fixed_seats = fixed_seats;
-    /* the web server's clients (web.h: 256 by default) and its own */
-    no.max_connections = max_conn ? (int)max_conn : aw_netserver_max_connections((int)parallel, http ? 272 : 0);
     no.max_per_address = (int)max_addr;
     no.name_timeout_ms = (int)name_ms;
     no.lobby_timeout_ms = (int)lobby_ms;
