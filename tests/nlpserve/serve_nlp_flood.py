@@ -9,6 +9,10 @@ serve_nlp.py). Parts, each with its own server:
          else of all; then five honest agents from 127.0.0.1 get in the same
          way and play their game to the end. The first 14 of the flood are
          closed, and the server counts 20 drops in its log lines.
+  raw    --max-connections 8: 8 TCP connections from 127.0.0.3 that send
+         nothing (no HTTP request), then five honest agents: each gets in by
+         dropping the oldest of those (they are counted when accepted, before
+         any handshake), and the game is played to its end.
   full   --max-connections 2 --max-per-address 2 and two honest agents in a
          game (so named): a third connection from 127.0.0.1 is refused at
          the HTTP request (503, the TCP server's line: over
@@ -29,6 +33,13 @@ import nlpclient  # noqa: E402
 import serve_nlp as sn  # noqa: E402  (AIWOLF, Server, the agents' helpers)
 
 LIVE = sn.LIVE
+servers = []  # every server started, killed if a part breaks off
+
+
+def server(name, args):
+    s = sn.Server(name, args)
+    servers.append(s)
+    return s
 
 
 def seated(port, source):
@@ -85,7 +96,7 @@ def named(port, team):
 
 
 def part_flood():
-    s = sn.Server("flood", ["--seed", "5", "--max-connections", "8", "--max-per-address", "6",
+    s = server("flood", ["--seed", "5", "--max-connections", "8", "--max-per-address", "6",
                             "--name-timeout", "3600000"])
     if "at most 8 connections, 6 from one address" not in s.err():
         sn.fail("flood: the server does not say its limits: " + s.err()[-500:])
@@ -108,8 +119,28 @@ def part_flood():
         ws.close()
 
 
+def part_raw():
+    s = server("raw", ["--seed", "5", "--max-connections", "8", "--max-per-address", "100"])
+    raw = [socket.create_connection(("127.0.0.1", s.port), timeout=LIVE, source_address=("127.0.0.3", 0))
+           for _ in range(8)]
+    # the server accepts in order: an agent asked its NAME came after them all
+    agents = [named(s.port, "honest%d" % k) for k in range(5)]
+    for c in raw[:5]:
+        try:
+            while c.recv(4096):
+                pass
+        except OSError:
+            pass  # reset: closed
+        c.close()
+    sn.join(sn.run_agents(agents))
+    s.finish("raw", 1)
+    sn.check_agents("raw", agents, 1)
+    for c in raw[5:]:
+        c.close()
+
+
 def part_full():
-    s = sn.Server("full", ["--seed", "5", "--max-connections", "2", "--max-per-address", "2",
+    s = server("full", ["--seed", "5", "--max-connections", "2", "--max-per-address", "2",
                            "--time-limit", "600000"] + sn.lua(3, 3))
     agents = [named(s.port, "honest%d" % k) for k in range(2)]
     for a in agents:  # the game has started: both are named
@@ -139,10 +170,17 @@ def part_full():
 
 
 def main():
-    parts = {"flood": part_flood, "full": part_full}
+    parts = {"flood": part_flood, "raw": part_raw, "full": part_full}
     for name in sys.argv[2:] or list(parts):
         sn.note("part " + name)
-        parts[name]()
+        try:
+            parts[name]()
+        except (nlpclient.Closed, OSError, ValueError) as e:  # a client refused or closed where it must not be
+            sn.fail("%s: %s" % (name, e))
+        for s in servers:
+            if s.p.poll() is None:
+                s.p.kill()
+                s.p.communicate()
     if sn.fails:
         print("serve_nlp_flood: %d failure(s); files kept in %s" % (sn.fails, sn.TMP))
         sys.exit(1)
