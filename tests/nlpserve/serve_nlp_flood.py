@@ -56,17 +56,19 @@ def refusal(port, source):
     s = socket.create_connection(("127.0.0.1", port), timeout=LIVE, source_address=(source, 0))
     s.sendall(("GET /ws HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
                "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n" % port).encode())
+    return drain(s).decode("utf-8", "replace")
+
+
+def drain(s):
+    """What socket s reads until the server closes it (or resets it)."""
     out = b""
     try:
-        while True:
-            d = s.recv(4096)
-            if not d:
-                break
+        for d in iter(lambda: s.recv(4096), b""):
             out += d
     except OSError:
         pass
     s.close()
-    return out.decode("utf-8", "replace")
+    return out
 
 
 def drops(err):
@@ -126,12 +128,7 @@ def part_raw():
     # the server accepts in order: an agent asked its NAME came after them all
     agents = [named(s.port, "honest%d" % k) for k in range(5)]
     for c in raw[:5]:
-        try:
-            while c.recv(4096):
-                pass
-        except OSError:
-            pass  # reset: closed
-        c.close()
+        drain(c)  # returns only once the server has closed it
     sn.join(sn.run_agents(agents))
     s.finish("raw", 1)
     sn.check_agents("raw", agents, 1)
