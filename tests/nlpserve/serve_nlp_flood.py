@@ -13,7 +13,8 @@ serve_nlp.py). Parts, each with its own server:
          nothing (no HTTP request), then five honest agents: each gets in by
          dropping the oldest of those (they are counted when accepted, before
          any handshake), and the game is played to its end.
-  full   --max-connections 2 --max-per-address 2 and two honest agents in a
+  full   --max-connections 2 --max-per-address 2: a client that connects and
+         goes frees its place; then two honest agents in a
          game (so named): a third connection from 127.0.0.1 is refused at
          the HTTP request (503, the TCP server's line: over
          --max-per-address), one from 127.0.0.2 too (over
@@ -27,6 +28,7 @@ import re
 import shutil
 import socket
 import sys
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import nlpclient  # noqa: E402
@@ -139,6 +141,12 @@ def part_raw():
 def part_full():
     s = server("full", ["--seed", "5", "--max-connections", "2", "--max-per-address", "2",
                            "--time-limit", "600000"] + sn.lua(3, 3))
+    # a connection that goes frees its place: once the server has seen it go
+    # (its line), both agents fit
+    seated(s.port, "127.0.0.2").close()
+    until = time.monotonic() + LIVE
+    while "before its NAME: the connection was closed" not in s.err() and time.monotonic() < until:
+        time.sleep(0.02)  # waits for the line; the outcome below decides
     agents = [named(s.port, "honest%d" % k) for k in range(2)]
     for a in agents:  # the game has started: both are named
         p = json.loads(a.ws.recv())
