@@ -301,13 +301,17 @@ int cmd_serve(int argc, char **argv)
                "connections open at once; past them a new one is told\n"
                "so in one line and closed (default: the descriptor\n"
                "limit, ulimit -n, less 64, 4 per --parallel game and\n"
-               "272 with --http; at least 16)"},
+               "272 with --http; at least 16); with --nlp, when full,\n"
+               "the oldest connection not yet named is dropped instead\n"
+               "(one is refused only when all are named)"},
         {.name = "--max-per-address", .arg = "N", .kind = AW_OPT_LONG, .to = &max_addr, .min = 1, .max = 100000,
          .bad = "'%s' is not a number from 1 to 100000",
          .help =
                "connections open at once from one address (an IPv4\n"
                "address or an IPv6 /64; default: twice the remote\n"
-               "seats of --parallel games, at least 2)"},
+               "seats of --parallel games, at least 2); with --nlp,\n"
+               "when full, its oldest connection not yet named is\n"
+               "dropped instead"},
         {.name = "--name-timeout", .arg = "MS", .kind = AW_OPT_LONG, .to = &name_ms, .min = 1, .max = 3600000,
          .bad = "'%s' is not a number of milliseconds (1 to 3600000)",
          .help =
@@ -455,11 +459,16 @@ int cmd_serve(int argc, char **argv)
     no.parallel = (int)parallel;
     no.time_limit_ms = set.time_limit_ms > 0 ? set.time_limit_ms : 1000;
     no.role_requests = role_requests && !nlp;
+    /* the web server's clients (web.h: 256 by default) and its own */
+    no.max_connections = max_conn ? (int)max_conn : aw_netserver_max_connections((int)parallel, http ? 272 : 0);
     serve_nlp nt;
     memset(&nt, 0, sizeof nt);
     if (nlp) {
-        /* the web module's limit on clients stands for the connections' */
-        serve_nlp_transport(&nt, bind, (int)port, (size_t)max_message, max_conn ? (unsigned)max_conn : 0);
+        /* netserver counts the connections (aw_netserver_connected); the
+         * web module's own limit leaves room for those it drops, which
+         * close in the next turns of the loop */
+        long web_max = (long)no.max_connections + 64;
+        serve_nlp_transport(&nt, bind, (int)port, (size_t)max_message, (unsigned)(web_max > 60000 ? 60000 : web_max));
         no.nlp = &nt.tp;
         if (jwt_secret) {
             if (!(secret = serve_nlp_secret(jwt_secret, &secret_len, &err))) {
@@ -471,8 +480,6 @@ int cmd_serve(int argc, char **argv)
         }
     }
     no.fixed_seats = fixed_seats;
-    /* the web server's clients (web.h: 256 by default) and its own */
-    no.max_connections = max_conn ? (int)max_conn : aw_netserver_max_connections((int)parallel, http ? 272 : 0);
     no.max_per_address = (int)max_addr;
     no.name_timeout_ms = (int)name_ms;
     no.lobby_timeout_ms = (int)lobby_ms;

@@ -13,6 +13,21 @@
 
 /* A client joins: told with what its request said (its token, if any),
  * before on_join(true), which has nothing left to say. */
+/* Each connection as it comes, before its handshake: counted (and maybe
+ * refused) by the netserver's limits. */
+static bool on_accept(void *ud, const struct sockaddr *addr, uint64_t id, const char **refusal)
+{
+    serve_nlp *n = ud;
+    *refusal = aw_netserver_connected(n->srv, id, addr);
+    return !*refusal;
+}
+
+static void on_closed(void *ud, uint64_t id)
+{
+    serve_nlp *n = ud;
+    aw_netserver_disconnected(n->srv, id);
+}
+
 static void on_hello(void *ud, aw_web_chan *c, uint64_t client, const aw_web_hello *h)
 {
     serve_nlp *n = ud;
@@ -47,6 +62,8 @@ static void *start(void *ud, uv_loop_t *loop, aw_netserver *srv, int *port, aw_e
     n->srv = srv;
     if (!(n->web = aw_web_start(&wo, err)))
         return NULL;
+    aw_web_conn_hooks hooks = {on_accept, on_closed, n};
+    aw_web_on_conn(n->web, &hooks);
     n->chan = aw_web_channel(n->web, "/ws");
     aw_web_on_hello(n->chan, on_hello, n);
     aw_web_on_join(n->chan, on_join, n);
@@ -67,6 +84,12 @@ static void close_client(void *tp, uint64_t client)
     aw_web_chan_kick(n->chan, client);
 }
 
+static void drop_client(void *tp, uint64_t client)
+{
+    serve_nlp *n = tp;
+    aw_web_conn_drop(n->web, client);
+}
+
 static void stop(void *tp)
 {
     serve_nlp *n = tp;
@@ -85,6 +108,7 @@ void serve_nlp_transport(serve_nlp *n, const char *host, int port, size_t max_me
     n->tp.send = send_msg;
     n->tp.close = close_client;
     n->tp.stop = stop;
+    n->tp.drop = drop_client;
     n->tp.ud = n;
 }
 

@@ -78,6 +78,7 @@ typedef struct remote {
     unsigned char addr[16]; /* its address as counted (addr_key) */
     int timeouts;           /* answers in a row past their deadline */
     char *token;            /* NLP: the token its request carried, until its NAME is checked */
+    struct tconn *tc;       /* NLP: its connection as counted, if the transport counts them */
     char readbuf[16384];
 } remote;
 
@@ -106,6 +107,16 @@ typedef struct addr_slot {
     int count;
 } addr_slot;
 
+/* A connection of the NLP transport as counted (aw_netserver_connected),
+ * oldest first in the server's list, until it has gone. */
+typedef struct tconn {
+    uint64_t id;
+    unsigned char key[16];
+    remote *r;   /* its agent once joined, until closed */
+    bool joined; /* it joined (so without r: closing) */
+    struct tconn *prev, *next;
+} tconn;
+
 /* What a flood makes happen per connection, logged now and then. */
 enum refusal { REFUSE_FULL, REFUSE_ADDRESS, REFUSE_RESOURCES, DROP_UNNAMED, REFUSE_TOKEN, NREFUSALS };
 
@@ -117,6 +128,7 @@ struct aw_netserver {
     int tp_clients;           /* joined and not yet left */
     uv_timer_t tp_drain;      /* bounds the wait for them at the end */
     remote *msgs;
+    tconn *tc_head, *tc_tail; /* the transport's connections, oldest first */
     uv_signal_t sigint, sigterm;
     uv_timer_t kick;        /* runs lobby_check from the loop */
     uv_async_t wake;        /* a local seat that answers later says its answer came */
@@ -217,6 +229,10 @@ static void remote_close(remote *r)
                 *p = r->next_msg;
                 break;
             }
+        if (r->tc) {
+            r->tc->r = NULL;
+            r->tc = NULL;
+        }
         if (!s->tp_stopped && !r->client_left)
             s->o->nlp->close(s->tp, r->client);
         uv_close((uv_handle_t *)&r->timer, remote_handle_closed);
@@ -538,6 +554,13 @@ void aw_netserver_joined_with(aw_netserver *s, uint64_t client, const char *quer
     r->pending = -1;
     r->msg = true;
     r->client = client;
+    for (tconn *t = s->tc_tail; t; t = t->prev)
+        if (t->id == client) {
+            r->tc = t;
+            t->r = r;
+            t->joined = true;
+            break;
+        }
     if (s->o->jwt_secret)
         r->token = aw_nlp_token_of(query, authorization);
     aw_nlp_srv_init(&r->nlp);
@@ -1170,6 +1193,15 @@ static void conn_closed(server *s, const unsigned char *key)
     s->addrs[i].count = 0;
 }
 
+/* A connection from key is open. */
+static void conn_count(server *s, const unsigned char *key)
+{
+    s->nconn++;
+    addr_slot *e = addr_find(s, key);
+    memcpy(e->key, key, 16);
+    e->count++;
+}
+
 static const char *const refusal_what[NREFUSALS] = {
     "refusing connections (over --max-connections)", "refusing connections (over --max-per-address)",
     "refusing connections (out of resources)", "closing a connection before its NAME",
@@ -1229,10 +1261,7 @@ static void admit(server *s, int fd, const unsigned char *key)
     uv_timer_init(&s->loop, &r->timer);
     r->tcp.data = r->timer.data = r;
     r->handles = 2;
-    s->nconn++; /* counted back when the tcp handle closes */
-    addr_slot *e = addr_find(s, key);
-    memcpy(e->key, key, 16);
-    e->count++;
+    conn_count(s, key); /* counted back when the tcp handle closes */
     if (uv_tcp_open(&r->tcp, fd) != 0) {
         close(fd); /* not the handle's */
         remote_close(r);
@@ -1333,6 +1362,100 @@ static void on_listen(uv_poll_t *h, int status, int events)
         }
         admit(s, fd, key);
     }
+}
+
+/* ---- connections of the NLP transport ---------------------------------- */
+
+static void tconn_unlink(server *s, tconn *t)
+{
+    if (t->prev)
+        t->prev->next = t->next;
+    else
+        s->tc_head = t->next;
+    if (t->next)
+        t->next->prev = t->prev;
+    else
+        s->tc_tail = t->prev;
+    if (t->r)
+        t->r->tc = NULL;
+}
+
+/* Makes room under a full limit: drops the oldest connection not yet named
+ * (from key's address, or from any when key is NULL), at once and
+ * uncounted. False when every one counted is named (or closing). */
+static bool tconn_drop_unnamed(server *s, const unsigned char *key, const char *limit)
+{
+    tconn *t = s->tc_head;
+    while (t && ((t->joined && (!t->r || t->r->named)) || (key && memcmp(t->key, key, 16))))
+        t = t->next;
+    if (!t)
+        return false;
+    tconn_unlink(s, t);
+    conn_closed(s, t->key);
+    char why[128];
+    snprintf(why, sizeof why, "dropped to make room for a new connection (%s)", limit);
+    remote *r = t->r;
+    uint64_t id = t->id;
+    free(t);
+    if (r) {
+        r->tc = NULL;
+        remote_drop(r, why); /* closes it: the transport closes it at once below */
+    } else {
+        refusal_note(s, DROP_UNNAMED, why);
+    }
+    if (s->o->nlp->drop)
+        s->o->nlp->drop(s->tp, id);
+    return true;
+}
+
+const char *aw_netserver_connected(aw_netserver *s, uint64_t client, const struct sockaddr *addr)
+{
+    if (s->stopping || s->tp_stopped)
+        return refusal_line[REFUSE_FULL];
+    struct sockaddr_storage ss;
+    memset(&ss, 0, sizeof ss);
+    memcpy(&ss, addr, addr->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in));
+    unsigned char key[16];
+    addr_key(&ss, key);
+    char at[INET6_ADDRSTRLEN + 64];
+    addr_text(&ss, at, sizeof at);
+    addr_slot *e = addr_find(s, key);
+    if (e->count >= s->max_addr && !tconn_drop_unnamed(s, key, "over --max-per-address")) {
+        snprintf(at + strlen(at), sizeof at - strlen(at), " has %d open", e->count);
+        refusal_note(s, REFUSE_ADDRESS, at);
+        return refusal_line[REFUSE_ADDRESS];
+    }
+    if (s->nconn >= s->max_conn && !tconn_drop_unnamed(s, NULL, "over --max-connections")) {
+        snprintf(at + strlen(at), sizeof at - strlen(at), ", %d connections open", s->nconn);
+        refusal_note(s, REFUSE_FULL, at);
+        return refusal_line[REFUSE_FULL];
+    }
+    tconn *t = calloc(1, sizeof *t);
+    if (!t) {
+        refusal_note(s, REFUSE_RESOURCES, "out of memory");
+        return refusal_line[REFUSE_RESOURCES];
+    }
+    t->id = client;
+    memcpy(t->key, key, 16);
+    t->prev = s->tc_tail;
+    if (s->tc_tail)
+        s->tc_tail->next = t;
+    else
+        s->tc_head = t;
+    s->tc_tail = t;
+    conn_count(s, key);
+    return NULL;
+}
+
+void aw_netserver_disconnected(aw_netserver *s, uint64_t client)
+{
+    for (tconn *t = s->tc_head; t; t = t->next)
+        if (t->id == client) {
+            tconn_unlink(s, t);
+            conn_closed(s, t->key);
+            free(t);
+            return;
+        }
 }
 
 int aw_netserver_max_connections(int parallel, int extra_fds)
@@ -1518,8 +1641,11 @@ int aw_netserver_run(const aw_netserver_opts *o, aw_tally *t, aw_error *err)
     signal(SIGPIPE, SIG_IGN);
     s->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
     if (o->nlp) {
-        say(s, "listening for NLP agents (WebSocket) on port %d for %d remote agent%s a game, %ld game%s", port,
-            s->remote_seats, s->remote_seats == 1 ? "" : "s", o->games, o->games == 1 ? "" : "s");
+        say(s,
+            "listening for NLP agents (WebSocket) on port %d for %d remote agent%s a game, %ld game%s (at most %d "
+            "connections, %d from one address)",
+            port, s->remote_seats, s->remote_seats == 1 ? "" : "s", o->games, o->games == 1 ? "" : "s", s->max_conn,
+            s->max_addr);
     } else {
         uv_poll_start(&s->listen_poll, UV_READABLE, on_listen);
         say(s,
@@ -1538,6 +1664,11 @@ int aw_netserver_run(const aw_netserver_opts *o, aw_tally *t, aw_error *err)
         close(s->listen_fd);
     if (s->spare_fd >= 0)
         close(s->spare_fd);
+    while (s->tc_head) { /* the transport stopped with them */
+        tconn *tc = s->tc_head;
+        s->tc_head = tc->next;
+        free(tc);
+    }
     free(s->addrs);
     free(s);
     if (closed != 0)

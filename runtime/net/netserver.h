@@ -38,8 +38,22 @@ typedef struct aw_netserver_transport {
     void (*send)(void *tp, uint64_t client, const char *msg, size_t len);
     void (*close)(void *tp, uint64_t client);
     void (*stop)(void *tp);
+    /* Closes one connection at once, joined or not (NULL: nothing). */
+    void (*drop)(void *tp, uint64_t client);
     void *ud;
 } aw_netserver_transport;
+
+/* A transport that counts its connections (the WebSocket one does) tells
+ * each as it is accepted, before it costs anything, with the same id it
+ * will join with, and again when it has gone: the server applies
+ * max_connections and max_per_address as over TCP, except that when one is
+ * full the oldest connection of that limit not yet named is dropped (drop
+ * above) to make room, and the new one is refused only when every one is
+ * named. aw_netserver_connected returns NULL to take it, or the line to
+ * refuse it with (static). */
+struct sockaddr;
+const char *aw_netserver_connected(aw_netserver *srv, uint64_t client, const struct sockaddr *addr);
+void aw_netserver_disconnected(aw_netserver *srv, uint64_t client);
 
 void aw_netserver_joined(aw_netserver *srv, uint64_t client);
 /* aw_netserver_joined for a client whose request said this: its decoded
@@ -118,9 +132,9 @@ typedef struct aw_netserver_opts {
     void (*ready)(void *ud, int port);
     FILE *log; /* connections, games, problems; NULL: silent */
     /* Non-NULL: remote agents come over this transport (and speak the NLP
-     * protocol), not over TCP: bind, port, max_connections and
-     * max_per_address are the transport's business, role_requests is
-     * ignored. A name given twice gets a number (kanolab, kanolab2, ...).
+     * protocol), not over TCP: bind and port are the transport's
+     * business, max_connections and max_per_address count what it tells
+     * (aw_netserver_connected), role_requests is ignored. A name given twice gets a number (kanolab, kanolab2, ...).
      * As on the official NLP server, each agent is closed after its game
      * (its FINISH sent first) and connects again to play another. */
     const aw_netserver_transport *nlp;

@@ -70,6 +70,14 @@ struct aw_web_chan {
     size_t dropped; /* clients closed for falling behind (aw_web_chan_dropped) */
 };
 
+/* A connection we accepted (aw_web_on_conn), until lws frees its wsi:
+ * the wsi's opaque user data. Loop thread only. */
+typedef struct conn {
+    uint64_t id;
+    struct lws *wsi;
+    struct conn *prev, *next;
+} conn;
+
 typedef struct route {
     char *prefix;
     aw_web_get_fn fn;
@@ -103,6 +111,8 @@ struct aw_web {
     size_t max_message, max_queue;
     unsigned char *scratch;
     size_t scratch_cap;
+    aw_web_conn_hooks hooks; /* aw_web_on_conn: with accept set, every connection is a conn */
+    conn *conns;
 };
 
 typedef struct session {
@@ -406,7 +416,8 @@ static void ws_established(aw_web *w, struct lws *wsi, session *s)
     cl->chan = c;
     aw_buf_init(&cl->rx);
     uv_mutex_lock(&w->mu);
-    cl->id = ++w->next_client;
+    conn *cn = lws_get_opaque_user_data(wsi);
+    cl->id = cn ? cn->id : ++w->next_client;
     for (size_t i = 0; i < c->bl_len; i++)
         client_offer(w, cl, c->backlog[(c->bl_head + i) % c->bl_max]);
     cl->next = c->clients;
@@ -544,6 +555,26 @@ static int ws_receive(aw_web *w, struct lws *wsi, session *s, const void *in, si
     return 0;
 }
 
+/* lws frees a connection's wsi: the connection has gone (told unless the
+ * server is stopping). */
+static void conn_gone(aw_web *w, struct lws *wsi)
+{
+    conn *cn = lws_get_opaque_user_data(wsi);
+    if (!cn)
+        return;
+    lws_set_opaque_user_data(wsi, NULL);
+    if (cn->prev)
+        cn->prev->next = cn->next;
+    else
+        w->conns = cn->next;
+    if (cn->next)
+        cn->next->prev = cn->prev;
+    uint64_t id = cn->id;
+    free(cn);
+    if (!w->stopped && w->hooks.closed)
+        w->hooks.closed(w->hooks.ud, id);
+}
+
 static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in, size_t len)
 {
     struct lws_context *ctx = lws_get_context(wsi);
@@ -581,6 +612,9 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
     case LWS_CALLBACK_CLOSED:
         if (s)
             ws_closed(w, s);
+        return 0;
+    case LWS_CALLBACK_WSI_DESTROY:
+        conn_gone(w, wsi);
         return 0;
 
     default:
@@ -671,6 +705,10 @@ static void web_free(aw_web *w)
         rn = r->next;
         free(r->prefix);
         free(r);
+    }
+    for (conn *cn = w->conns, *nx; cn; cn = nx) { /* lws freed their wsi without a word */
+        nx = cn->next;
+        free(cn);
     }
     free(w->scratch);
     uv_mutex_destroy(&w->mu);
@@ -769,6 +807,54 @@ static void do_stop(aw_web *w)
     uv_close((uv_handle_t *)&w->wake, on_handle_closed);
 }
 
+/* A new connection, with aw_web_on_conn: the hook takes it, or it gets
+ * the hook's refusal as an HTTP 503 (one write, best effort: the socket
+ * is new, its send buffer empty) and is closed before lws sees it. */
+static void conn_adopt(aw_web *w, int fd)
+{
+    struct sockaddr_storage ss;
+    socklen_t sl = sizeof ss;
+    memset(&ss, 0, sizeof ss);
+    if (getpeername(fd, (struct sockaddr *)&ss, &sl) != 0) {
+        close(fd); /* gone already */
+        return;
+    }
+    uint64_t id;
+    uv_mutex_lock(&w->mu);
+    id = ++w->next_client;
+    uv_mutex_unlock(&w->mu);
+    const char *refusal = NULL;
+    if (!w->hooks.accept(w->hooks.ud, (const struct sockaddr *)&ss, id, &refusal)) {
+        if (refusal) {
+            char head[256];
+            int hl = snprintf(head, sizeof head,
+                              "HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain; charset=utf-8\r\n"
+                              "Content-Length: %zu\r\nConnection: close\r\n\r\n",
+                              strlen(refusal));
+            struct iovec iov[2] = {{head, (size_t)hl}, {(void *)(uintptr_t)refusal, strlen(refusal)}};
+            struct msghdr mh = {.msg_iov = iov, .msg_iovlen = 2};
+            (void)!sendmsg(fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
+            shutdown(fd, SHUT_WR);
+        }
+        close(fd);
+        return;
+    }
+    struct lws *wsi = lws_adopt_socket_vhost(w->vh, fd); /* on failure lws closes fd */
+    if (!wsi) {
+        if (w->hooks.closed)
+            w->hooks.closed(w->hooks.ud, id);
+        return;
+    }
+    conn *cn = aw_xcalloc(1, sizeof *cn);
+    cn->id = id;
+    cn->wsi = wsi;
+    cn->next = w->conns;
+    if (w->conns)
+        w->conns->prev = cn;
+    w->conns = cn;
+    lws_set_opaque_user_data(wsi, cn);
+}
+
 /* New connections: accepted here, handed to lws. */
 static void on_listen(uv_poll_t *h, int status, int events)
 {
@@ -801,7 +887,10 @@ static void on_listen(uv_poll_t *h, int status, int events)
          * wait cost a page about 40 ms per answer). Best effort. */
         int one = 1;
         (void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-        lws_adopt_socket_vhost(w->vh, fd); /* on failure lws closes fd */
+        if (w->hooks.accept)
+            conn_adopt(w, fd);
+        else
+            lws_adopt_socket_vhost(w->vh, fd); /* on failure lws closes fd */
     }
 }
 
@@ -1199,6 +1288,20 @@ void aw_web_chan_close(aw_web_chan *c)
     uv_mutex_unlock(&w->mu);
     if (wake)
         uv_async_send(&w->wake);
+}
+
+void aw_web_on_conn(aw_web *w, const aw_web_conn_hooks *h)
+{
+    w->hooks = *h;
+}
+
+void aw_web_conn_drop(aw_web *w, uint64_t id)
+{
+    for (conn *cn = w->conns; cn; cn = cn->next)
+        if (cn->id == id) {
+            ws_kill(cn->wsi);
+            return;
+        }
 }
 
 void aw_web_chan_kick(aw_web_chan *c, uint64_t id)

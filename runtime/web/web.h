@@ -72,6 +72,28 @@ int aw_web_port(const aw_web *w);
  * any thread but the web's own; returns when the thread has ended. */
 void aw_web_stop(aw_web *w);
 
+/* --- connections --- */
+
+/* Each connection as it is accepted, before anything of it is read (for a
+ * server that counts them: `serve --nlp`). accept(ud, addr, id, &refusal)
+ * returns true to take it; false closes it at once, after `refusal` (when
+ * set: a static line) as the text of an HTTP 503. id is the connection's,
+ * unique for the aw_web's life and never 0; it is also its client id on a
+ * channel it joins. closed(ud, id) when a taken connection has gone (not
+ * told while aw_web_stop closes everything). */
+struct sockaddr;
+typedef struct aw_web_conn_hooks {
+    bool (*accept)(void *ud, const struct sockaddr *addr, uint64_t id, const char **refusal);
+    void (*closed)(void *ud, uint64_t id);
+    void *ud;
+} aw_web_conn_hooks;
+/* Sets the hooks (copied). [loop], before connections come. */
+void aw_web_on_conn(aw_web *w, const aw_web_conn_hooks *h);
+/* Closes connection id at once, joined to a channel or not, whatever is
+ * queued for it (closed() follows when it has gone); nothing when it has
+ * gone. [loop] */
+void aw_web_conn_drop(aw_web *w, uint64_t id);
+
 /* --- GET routes --- */
 
 typedef struct aw_web_request {

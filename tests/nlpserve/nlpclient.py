@@ -18,8 +18,9 @@ class Closed(Exception):
 
 
 class WS:
-    def __init__(self, port, path="/ws", host="127.0.0.1", timeout=None, headers=()):
-        self.s = socket.create_connection((host, port), timeout=timeout)
+    def __init__(self, port, path="/ws", host="127.0.0.1", timeout=None, headers=(), source=None):
+        self.s = socket.create_connection((host, port), timeout=timeout,
+                                          source_address=(source, 0) if source else None)
         key = base64.b64encode(os.urandom(16)).decode()
         extra = "".join("%s: %s\r\n" % h for h in headers)
         req = ("GET %s HTTP/1.1\r\nHost: %s:%d\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
