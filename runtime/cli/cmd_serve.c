@@ -298,20 +298,20 @@ int cmd_serve(int argc, char **argv)
         {.name = "--max-connections", .arg = "N", .kind = AW_OPT_LONG, .to = &max_conn, .min = 1, .max = 100000,
          .bad = "'%s' is not a number from 1 to 100000",
          .help =
-               "connections open at once; past them a new one is told\n"
-               "so in one line and closed (default: the descriptor\n"
-               "limit, ulimit -n, less 64, 4 per --parallel game and\n"
-               "272 with --http; at least 16); with --nlp, when full,\n"
-               "the oldest connection not yet named is dropped instead\n"
-               "(one is refused only when all are named)"},
+               "connections open at once; when full, the oldest\n"
+               "connection not yet named is dropped to make room, and\n"
+               "a new one is told so in one line and closed only when\n"
+               "all are named (default: the descriptor limit, ulimit\n"
+               "-n, less 64, 4 per --parallel game and 272 with\n"
+               "--http; at least 16)"},
         {.name = "--max-per-address", .arg = "N", .kind = AW_OPT_LONG, .to = &max_addr, .min = 1, .max = 100000,
          .bad = "'%s' is not a number from 1 to 100000",
          .help =
                "connections open at once from one address (an IPv4\n"
                "address or an IPv6 /64; default: twice the remote\n"
-               "seats of --parallel games, at least 2); with --nlp,\n"
-               "when full, its oldest connection not yet named is\n"
-               "dropped instead"},
+               "seats of --parallel games, at least 2); when full, its\n"
+               "oldest connection not yet named is dropped to make\n"
+               "room, as for --max-connections"},
         {.name = "--name-timeout", .arg = "MS", .kind = AW_OPT_LONG, .to = &name_ms, .min = 1, .max = 3600000,
          .bad = "'%s' is not a number of milliseconds (1 to 3600000)",
          .help =
