@@ -26,16 +26,17 @@ import os
 import re
 import resource
 import selectors
-import shutil
 import socket
 import subprocess
 import sys
-import tempfile
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import testtmp  # noqa: E402
 
 AIWOLF = sys.argv[1]
 PARTS = sys.argv[2:]
-TMP = tempfile.mkdtemp(prefix="aiwolf_serve_hostile.")
+TMP = testtmp.tmpdir("aiwolf_serve_hostile.")
 fails = 0
 LIVE = 120  # seconds within which something that must happen has happened (a hung server fails, not hangs)
 
@@ -730,9 +731,7 @@ try:
             note("part " + name)
             fn()
 finally:
-    if fails or os.environ.get("KEEP"):
-        note("files kept in " + TMP)
-    else:
-        shutil.rmtree(TMP, ignore_errors=True)
+    if fails and not testtmp.keep():
+        note("AIWOLF_KEEP_TMP=1 keeps the servers' files")
 note("ok" if not fails else "%d failure(s)" % fails)
 sys.exit(1 if fails else 0)

@@ -34,19 +34,19 @@ Nothing here depends on timing: time-outs are set small and the outcome
 import json
 import os
 import re
-import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import threading
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import nlpclient  # noqa: E402
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import testtmp  # noqa: E402
 
 AIWOLF = sys.argv[1]
 PARTS = sys.argv[2:]
-TMP = tempfile.mkdtemp(prefix="aiwolf_serve_nlp.")
+TMP = testtmp.tmpdir("aiwolf_serve_nlp.")
 LIVE = 120  # seconds within which what must happen has happened (a hung server fails, not hangs)
 fails = 0
 
@@ -372,9 +372,9 @@ def main():
         note("part " + name)
         parts[name]()
     if fails:
-        print("serve_nlp: %d failure(s); files kept in %s" % (fails, TMP))
+        print("serve_nlp: %d failure(s)%s" % (fails, "" if testtmp.keep() else
+                                               " (AIWOLF_KEEP_TMP=1 keeps the servers' files)"))
         sys.exit(1)
-    shutil.rmtree(TMP, ignore_errors=True)
     print("serve_nlp: all passed")
 
 
