@@ -105,7 +105,7 @@ static int before(void *ud, long gno, uint64_t seed, aw_gamelog **log)
         snprintf(g->path, sizeof g->path, "%s/%llu.log", c->log_dir, (unsigned long long)seed);
         if (!(g->csv = fopen(g->path, "w"))) {
             int e = errno;
-            fprintf(stderr, "aiwolf serve: cannot write %s: %s\n", g->path, strerror(e));
+            aw_cli_line(stderr, "aiwolf serve: cannot write %s: %s", g->path, strerror(e));
             free(g);
             /* out of descriptors or memory: the game waits and is tried
              * again; anything else (a folder that cannot be written) ends
@@ -143,7 +143,7 @@ static int after(void *ud, long gno, aw_gamelog *log, bool finished)
         char to[4200];
         snprintf(to, sizeof to, "%s.unfinished", g->path);
         if (rename(g->path, to) == 0)
-            fprintf(stderr, "aiwolf serve: an unfinished game's log is %s\n", to);
+            aw_cli_line(stderr, "aiwolf serve: an unfinished game's log is %s", to);
     }
     free(g);
     if (rc < 0)
@@ -422,7 +422,7 @@ int cmd_serve(int argc, char **argv)
         ctx.rules_per_log = claimed == 0;
     }
     if (events_path && !(ctx.events = fopen(events_path, "w"))) {
-        fprintf(stderr, "aiwolf serve: cannot write %s: %s\n", events_path, strerror(errno));
+        aw_cli_line(stderr, "aiwolf serve: cannot write %s: %s", events_path, strerror(errno));
         goto done;
     }
     if (!have_seed)
@@ -519,7 +519,7 @@ done:
         aw_web_stop(web);
     aw_live_free(ctx.live);
     if (ctx.events && fclose(ctx.events) != 0) {
-        fprintf(stderr, "aiwolf serve: writing %s failed\n", events_path);
+        aw_cli_line(stderr, "aiwolf serve: writing %s failed", events_path);
         rc = 1;
     }
     return rc;
