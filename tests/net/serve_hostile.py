@@ -485,8 +485,10 @@ def part_per_address():
     newest get NAME); once the three from 127.0.0.2 are named, a sixth is
     refused with one line; 127.0.0.1 still gets in, and the game is played
     to its end, legal."""
+    # a time limit no load reaches: c, seated at once, keeps its place
+    # (and 127.0.0.2 its three) however long the rest takes
     s = Serve("per_address", ["-n", "5", "--games", "1", "--seed", "34", "--max-per-address", "3",
-                              "--name-timeout", "600000", "--agent", "2=agents/random.lua",
+                              "--name-timeout", "600000", "--time-limit", "600000", "--agent", "2=agents/random.lua",
                               "--agent", "3=agents/random.lua", "--agent", "4=agents/random.lua",
                               "--agent", "5=agents/random.lua"])
     held = [Raw(s.port, "127.0.0.2") for _ in range(5)]
