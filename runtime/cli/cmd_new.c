@@ -171,7 +171,8 @@ static int write_luacheckrc(const char *dir)
     return rc;
 }
 
-/* Shell quoting for the hints: 'text', with ' as '\''. */
+/* Shell quoting for the hints: 'text', with ' as '\''; $'...' for text a
+ * terminal must not get raw. */
 static void put_quoted(FILE *out, const char *s)
 {
     int plain = *s != 0;
@@ -180,6 +181,22 @@ static void put_quoted(FILE *out, const char *s)
             plain = 0;
     if (plain) {
         fputs(s, out);
+        return;
+    }
+    if (strcmp(aw_term(s).s, s) != 0) {
+        /* what a terminal must not get raw (a control byte, U+202E, bytes
+         * not UTF-8): bash's $'...' with every byte outside printable
+         * ASCII as \xNN, safe to show and still a command to paste */
+        fputs("$'", out);
+        for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
+            if (*c == '\'' || *c == '\\')
+                fprintf(out, "\\%c", *c);
+            else if (*c < 0x20 || *c >= 0x7f)
+                fprintf(out, "\\x%02x", *c);
+            else
+                fputc(*c, out);
+        }
+        fputc('\'', out);
         return;
     }
     fputc('\'', out);
@@ -208,7 +225,8 @@ static void print_next(const char *dir, const char *name)
         snprintf(other, sizeof other, "OTHER.lua");
     char main_lua[4200];
     snprintf(main_lua, sizeof main_lua, "%s/main.lua", dir);
-    printf("created %s/ with main.lua, spec/%s_spec.lua, .luarc.json, .luacheckrc, " META_DIR "/\n", dir, name);
+    aw_cli_line(stdout, "created %s/ with main.lua, spec/%s_spec.lua, .luarc.json, .luacheckrc, " META_DIR "/", dir,
+                name);
     printf("next:\n  ");
     put_quoted(stdout, bin);
     printf(" play ");

@@ -175,6 +175,12 @@ paths)
   has "$tmp/out" "file/$shown"
   run fail "$bin" new "$esc"
   has "$tmp/out" "'$shown'"
+  run ok "$bin" new --dir "$tmp/$esc" agent1
+  has "$tmp/out" "created $tmp/$shown/agent1/"
+  # its hints quote the path as bash's $'...': shown escaped, and a command that works
+  grep -a ' lint ' "$tmp/out" | sed 's/#.*//' > "$tmp/hint.sh"
+  has "$tmp/hint.sh" "\$'"
+  bash "$tmp/hint.sh" > "$tmp/lint.out" 2>&1 || { echo "paths: the lint hint did not run:"; cat -v "$tmp/hint.sh" "$tmp/lint.out"; exit 1; }
   run fail "$bin" play "$tmp/no$esc.lua" agents/random.lua
   has "$tmp/out" "no$shown.lua"
   run fail "$bin" "$esc"
