@@ -17,6 +17,7 @@ int cmd_lint(int argc, char **argv);
 int cmd_view(int argc, char **argv);
 
 #include <stddef.h>
+#include <stdio.h>
 
 /* `aiwolf connect` and `connect --nlp` (cmd_connect.c): the foot of their
  * --help, what is wrong being WHAT ("the AIWolf wire format"), and one
@@ -39,6 +40,11 @@ typedef int (*aw_cli_file_fn)(void *ud, const char *path, const char *text, size
  * cannot read ..." and a broken gzip file as "aiwolf CMD: PATH: REASON",
  * both with status 2. Returns the worst status. */
 int aw_cli_each_file(const char *cmd, const char *const *files, int nfiles, aw_cli_file_fn fn, void *ud);
+
+/* Prints one line (fmt without its newline, which is added) to out with
+ * the whole text made safe for a terminal (aw_term_vfprintf): for every
+ * message that names a path, a name or an error that came from input. */
+void aw_cli_line(FILE *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* A rate for people (games/s): "-" before there is one, two significant
  * digits under 10 (0.5, 0.0012: never "0.0" for games that were played),

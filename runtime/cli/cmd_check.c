@@ -79,16 +79,17 @@ static int check_one(void *ud, const char *path, const char *text, size_t len)
     aw_error err;
     int v = aw_logcheck(text, len, &rules, c->opt, &rep, &err);
     if (v < 0) {
-        fprintf(stderr, "aiwolf check: %s: %s\n", path, err.msg);
+        aw_cli_line(stderr, "aiwolf check: %s: %s", path, err.msg);
         return 2;
     }
     if (v == AW_LOG_LEGAL) {
         if (!c->quiet)
-            printf("%s: legal (%d players, winner %s, %d days)\n", path, rep.players, aw_team_name(rep.winner),
-                   rep.days);
+            printf("%s: legal (%d players, winner %s, %d days)\n", aw_term(path).s, rep.players,
+                   aw_team_name(rep.winner), rep.days);
         return 0;
     }
-    printf("%s:%ld: illegal: %s\n", path, rep.line, rep.reason);
+    /* the reason and the line are the checker's, their bytes shown as \xNN already */
+    printf("%s:%ld: illegal: %s\n", aw_term(path).s, rep.line, rep.reason);
     if (rep.text[0])
         printf("    %s\n", rep.text);
     c->text = text;

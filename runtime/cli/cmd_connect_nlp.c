@@ -166,7 +166,7 @@ int cmd_connect_nlp(int argc, char **argv)
     aw_agent_opts ao;
     memset(&ao, 0, sizeof ao);
     ao.limits.budget_ms = (int)budget;
-    ao.limits.memory_bytes = (size_t)memory << 20;
+    aw_limits_set_memory_mib(&ao.limits, memory);
     ao.limits.work_budget = work;
     ao.output = quiet ? NULL : stderr;
     ao.watch = watch;

@@ -659,7 +659,7 @@ static void prepare_provenance(contest *k)
     aw_provenance_init(&k->prov, k->c.nentries);
     aw_error err;
     if (aw_provenance_load(&k->prov, k->dir, &err) < 0)
-        fprintf(stderr, "aiwolf contest: warning: %s\n", err.msg);
+        aw_cli_line(stderr, "aiwolf contest: warning: %s", err.msg);
     k->prov.version = AIWOLF_VERSION;
     k->prov.preset = k->c.preset;
     k->prov.sets = k->c.sets_kv;
@@ -676,7 +676,7 @@ static void hash_entries(contest *k)
     for (int i = 0; i < k->c.nentries; i++) {
         aw_error err;
         if (aw_entry_sha256(k->c.entries[i].path, k->prov.sha256[i], &err) < 0) {
-            fprintf(stderr, "aiwolf contest: warning: %s\n", err.msg);
+            aw_cli_line(stderr, "aiwolf contest: warning: %s", err.msg);
             k->prov.sha256[i][0] = 0;
         }
     }
@@ -699,7 +699,7 @@ static void end_session(contest *k, const char *start, int jobs, int status)
     aw_provenance_add_session(&k->prov, &s);
     aw_error err;
     if (aw_provenance_save(&k->prov, k->dir, k->names, &err) < 0)
-        fprintf(stderr, "aiwolf contest: %s\n", err.msg);
+        aw_cli_line(stderr, "aiwolf contest: %s", err.msg);
 }
 
 
@@ -762,7 +762,7 @@ static int report_main(int argc, char **argv)
     k.dir = dir;
     char why[600];
     if (aw_contest_cfg_read(k.dir, &k.c, why, sizeof why) < 0) {
-        fprintf(stderr, "aiwolf contest: %s\n", why);
+        aw_cli_line(stderr, "aiwolf contest: %s", why);
         return 2;
     }
     /* Another policy for this report only (contest.cfg keeps its own, and
@@ -836,7 +836,7 @@ static int merge_main(int argc, char **argv)
     char why[600], from[PATH_MAX * 2], to[PATH_MAX * 2], path[PATH_MAX];
     aw_error merr;
     if (aw_contest_merge_slices(shards, n, &first, &seen, &merr) < 0) {
-        fprintf(stderr, "aiwolf contest: %s\n", merr.msg);
+        aw_cli_line(stderr, "aiwolf contest: %s", merr.msg);
         goto out;
     }
     aw_provenance_init(&prov, first.nentries);
@@ -845,7 +845,7 @@ static int merge_main(int argc, char **argv)
             fprintf(stderr, "aiwolf contest: warning: shard %d/%d is missing; the merged results lack its games\n", s,
                     first.nshards);
     if (aw_contest_merge_folder(dir, &merr) < 0) {
-        fprintf(stderr, "aiwolf contest: %s\n", merr.msg);
+        aw_cli_line(stderr, "aiwolf contest: %s", merr.msg);
         goto out;
     }
     rc = 1;
@@ -863,12 +863,12 @@ static int merge_main(int argc, char **argv)
         aw_buf_init(&kept);
         long dropped = load_games(&sk, done, &kept);
         if (dropped != 0 || sk.stats.games < sk.total)
-            fprintf(stderr, "aiwolf contest: warning: %s is not finished (%ld of %ld games); run it again first\n",
-                    shards[i], sk.stats.games, sk.total);
+            aw_cli_line(stderr, "aiwolf contest: warning: %s is not finished (%ld of %ld games); run it again first",
+                        shards[i], sk.stats.games, sk.total);
         int bad_log = aw_contest_bring_logs(shards[i], dir, kept.data, kept.len, sk.c.nentries);
         if (bad_log)
-            fprintf(stderr, "aiwolf contest: warning: %d game logs of %s could not be brought over\n", bad_log,
-                    shards[i]);
+            aw_cli_line(stderr, "aiwolf contest: warning: %d game logs of %s could not be brought over", bad_log,
+                        shards[i]);
         if (kept.len)
             aw_buf_add(&all, kept.data, kept.len);
         aw_buf_free(&kept);
@@ -879,7 +879,7 @@ static int merge_main(int argc, char **argv)
     snprintf(from, sizeof from, "%s/logs/%s", shards[0], AW_LOGRULES_FOLDER);
     snprintf(to, sizeof to, "%s/logs/%s", dir, AW_LOGRULES_FOLDER);
     if (access(from, F_OK) == 0 && aw_contest_bring_file(from, to) < 0)
-        fprintf(stderr, "aiwolf contest: warning: %s could not be brought over\n", from);
+        aw_cli_line(stderr, "aiwolf contest: warning: %s could not be brought over", from);
     first.shard = first.nshards = 1;
     aw_buf cf;
     aw_buf_init(&cf);
@@ -889,7 +889,7 @@ static int merge_main(int argc, char **argv)
     aw_buf_free(&cf);
     snprintf(path, sizeof path, "%s/games.tsv", dir);
     if (w < 0 || aw_contest_write_file(path, all.data ? all.data : "", all.len) < 0 || sort_games(dir, first.nentries) < 0) {
-        fprintf(stderr, "aiwolf contest: cannot write the merged results into %s\n", dir);
+        aw_cli_line(stderr, "aiwolf contest: cannot write the merged results into %s", dir);
         goto out;
     }
     k.dir = dir;
@@ -898,7 +898,7 @@ static int merge_main(int argc, char **argv)
     aw_contest_merge_provenance(&k.prov, &prov);
     aw_error perr;
     if (aw_provenance_save(&k.prov, dir, k.names, &perr) < 0)
-        fprintf(stderr, "aiwolf contest: %s\n", perr.msg);
+        aw_cli_line(stderr, "aiwolf contest: %s", perr.msg);
     {
         bool *done = aw_xcalloc((size_t)k.sched.nunits + 1, sizeof *done);
         aw_buf kept;
@@ -1047,10 +1047,10 @@ static int verify_unit(void *ud, int unit, const char *lines, size_t len)
         if (what) {
             v->differ++;
             if (dl > 0)
-                printf("game %ld (%s): line %ld differs: now %s, recorded %s\n", g, was->log, dl, a, b);
+                aw_cli_line(stdout, "game %ld (%s): line %ld differs: now %s, recorded %s", g, was->log, dl, a, b);
             else if (strcmp(what, "log") != 0)
-                printf("game %ld (%s): %s%s\n", g, was->log, what,
-                       tnow && twas ? " differ from games.tsv (the log is the same)" : "");
+                aw_cli_line(stdout, "game %ld (%s): %s%s", g, was->log, what,
+                            tnow && twas ? " differ from games.tsv (the log is the same)" : "");
         }
         free(tnow);
         free(twas);
@@ -1133,7 +1133,7 @@ static int verify_main(int argc, char **argv)
     v.k.dir = dir;
     char why[600];
     if (aw_contest_cfg_read(dir, &v.k.c, why, sizeof why) < 0) {
-        fprintf(stderr, "aiwolf contest: %s\n", why);
+        aw_cli_line(stderr, "aiwolf contest: %s", why);
         return 2;
     }
     if (contest_prepare(&v.k) < 0) {
@@ -1149,8 +1149,8 @@ static int verify_main(int argc, char **argv)
         entry *e = &c->entries[i];
         aw_error rerr;
         if (aw_contest_entry_resolve(e->path, &now, &rerr) < 0) {
-            fprintf(stderr, "aiwolf contest: %s\n", rerr.msg);
-            printf("entry %s (%s) is gone or broken: its games are not played again\n", e->name, e->path);
+            aw_cli_line(stderr, "aiwolf contest: %s", rerr.msg);
+            aw_cli_line(stdout, "entry %s (%s) is gone or broken: its games are not played again", e->name, e->path);
             changed[i] = true;
             e->main = aw_xstrdup(e->path);
             e->read_dir = aw_xstrdup(".");
@@ -1160,13 +1160,15 @@ static int verify_main(int argc, char **argv)
             bool sha_differs = v.k.prov.sha256[i][0] && aw_entry_sha256(e->path, sha, &err) == 0 &&
                                strcmp(sha, v.k.prov.sha256[i]) != 0;
             if (sha_differs)
-                printf("entry %s (%s) changed since the contest: its SHA-256 is %s, the contest's was %s; its "
-                       "games are not played again\n",
-                       e->name, e->path, sha, v.k.prov.sha256[i]);
+                aw_cli_line(stdout,
+                            "entry %s (%s) changed since the contest: its SHA-256 is %s, the contest's was %s; its "
+                            "games are not played again",
+                            e->name, e->path, sha, v.k.prov.sha256[i]);
             else if (now.hash != e->hash)
-                printf("entry %s (%s) changed since the contest: its files' hash is %016llx, contest.cfg's "
-                       "%016llx; its games are not played again\n",
-                       e->name, e->path, (unsigned long long)now.hash, (unsigned long long)e->hash);
+                aw_cli_line(stdout,
+                            "entry %s (%s) changed since the contest: its files' hash is %016llx, contest.cfg's "
+                            "%016llx; its games are not played again",
+                            e->name, e->path, (unsigned long long)now.hash, (unsigned long long)e->hash);
             changed[i] = sha_differs || now.hash != e->hash;
             e->main = now.main;
             e->read_dir = now.read_dir;
@@ -1238,8 +1240,8 @@ static int verify_main(int argc, char **argv)
     memset(&wa, 0, sizeof wa);
     int status = AW_RUNNER_DONE;
     if (!mkdtemp(v.tmp)) {
-        fprintf(stderr, "aiwolf contest verify: cannot create a folder in %s: %s\n", tdir ? tdir : "/tmp",
-                strerror(errno));
+        aw_cli_line(stderr, "aiwolf contest verify: cannot create a folder in %s: %s", tdir ? tdir : "/tmp",
+                    strerror(errno));
         rc = 2;
         v.tmp[0] = 0;
     } else if (nunits && worker_args_make(&v.k, v.tmp, &wa) < 0) {
@@ -1256,7 +1258,7 @@ static int verify_main(int argc, char **argv)
         r.ud = &v;
         status = aw_runner_run(&r);
         if (status == AW_RUNNER_FAILED && r.error[0])
-            fprintf(stderr, "aiwolf contest verify: %s\n", r.error);
+            aw_cli_line(stderr, "aiwolf contest verify: %s", r.error);
     }
     if (rc != 2) {
         printf("%ld game%s played again (", v.compared, v.compared == 1 ? "" : "s");
@@ -1558,30 +1560,30 @@ int cmd_contest(int argc, char **argv)
     for (int i = 0; i < nargs; i++) {
         aw_error rerr;
         if (aw_contest_entry_resolve(args[i], &c->entries[c->nentries], &rerr) < 0) {
-            fprintf(stderr, "aiwolf contest: %s\n", rerr.msg);
+            aw_cli_line(stderr, "aiwolf contest: %s", rerr.msg);
             c->nentries++;
             goto out;
         }
         c->nentries++;
         for (int j = 0; j < i; j++)
             if (strcmp(c->entries[j].main, c->entries[i].main) == 0) {
-                fprintf(stderr, "aiwolf contest: the entry %s is given twice\n", args[i]);
+                aw_cli_line(stderr, "aiwolf contest: the entry %s is given twice", args[i]);
                 goto out;
             }
     }
     for (int i = 0; i < c->nentries; i++)
         for (int j = 0; j < i; j++)
             if (strcmp(c->entries[j].read_dir, c->entries[i].read_dir) == 0) {
-                fprintf(stderr,
-                        "aiwolf contest: warning: %s and %s share the folder %s, so each can read the other's "
-                        "files; give each entry a folder of its own\n",
-                        c->entries[j].path, c->entries[i].path, c->entries[i].read_dir);
+                aw_cli_line(stderr,
+                            "aiwolf contest: warning: %s and %s share the folder %s, so each can read the other's "
+                            "files; give each entry a folder of its own",
+                            c->entries[j].path, c->entries[i].path, c->entries[i].read_dir);
                 break;
             }
     aw_contest_unique_names(c);
     k.dir = dir;
     if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
-        fprintf(stderr, "aiwolf contest: cannot create the folder %s: %s\n", dir, strerror(errno));
+        aw_cli_line(stderr, "aiwolf contest: cannot create the folder %s: %s", dir, strerror(errno));
         goto out;
     }
     /* A folder with a contest already: continue it, if it is this one. */
@@ -1592,7 +1594,7 @@ int cmd_contest(int argc, char **argv)
         cfg old;
         char why[600];
         if (aw_contest_cfg_read(dir, &old, why, sizeof why) < 0) {
-            fprintf(stderr, "aiwolf contest: %s\n", why);
+            aw_cli_line(stderr, "aiwolf contest: %s", why);
             goto out;
         }
         if (!have_seed)
@@ -1614,10 +1616,10 @@ int cmd_contest(int argc, char **argv)
                 s1--;
             s2 = s1;
             const char *e1 = memchr(p + s1, '\n', a1.len - s1), *e2 = memchr(q + s2, '\n', a2.len - s2);
-            fprintf(stderr,
-                    "aiwolf contest: %s holds another contest (it has '%.*s', this run '%.*s'); give the same "
-                    "options and entries (unchanged) to continue it, or another --out\n",
-                    dir, e2 ? (int)(e2 - q - s2) : 0, q + s2, e1 ? (int)(e1 - p - s1) : 0, p + s1);
+            aw_cli_line(stderr,
+                        "aiwolf contest: %s holds another contest (it has '%.*s', this run '%.*s'); give the same "
+                        "options and entries (unchanged) to continue it, or another --out",
+                        dir, e2 ? (int)(e2 - q - s2) : 0, q + s2, e1 ? (int)(e1 - p - s1) : 0, p + s1);
         }
         aw_buf_free(&a1);
         aw_buf_free(&a2);
@@ -1633,7 +1635,7 @@ int cmd_contest(int argc, char **argv)
         int w = aw_contest_write_file(cfgpath, b.data, b.len);
         aw_buf_free(&b);
         if (w < 0) {
-            fprintf(stderr, "aiwolf contest: cannot write %s: %s\n", cfgpath, strerror(errno));
+            aw_cli_line(stderr, "aiwolf contest: cannot write %s: %s", cfgpath, strerror(errno));
             goto out;
         }
     }
@@ -1658,10 +1660,10 @@ int cmd_contest(int argc, char **argv)
         char gpath[PATH_MAX];
         snprintf(gpath, sizeof gpath, "%s/games.tsv", dir);
         if (dropped < 0) {
-            fprintf(stderr, "aiwolf contest: cannot read %s\n", gpath);
+            aw_cli_line(stderr, "aiwolf contest: cannot read %s", gpath);
             rc = 1;
         } else if (dropped > 0 && aw_contest_write_file(gpath, kept.data ? kept.data : "", kept.len) < 0) {
-            fprintf(stderr, "aiwolf contest: cannot rewrite %s: %s\n", gpath, strerror(errno));
+            aw_cli_line(stderr, "aiwolf contest: cannot rewrite %s: %s", gpath, strerror(errno));
             rc = 1;
         }
         aw_buf_free(&kept);
@@ -1679,21 +1681,22 @@ int cmd_contest(int argc, char **argv)
         }
         if (!k.quiet) {
             if (resume)
-                fprintf(stderr, "aiwolf contest: continuing %s: %ld of %ld games played%s\n", dir, k.stats.games,
-                        k.total, dropped > 0 ? " (the lines of units cut short are dropped and played again)" : "");
+                aw_cli_line(stderr, "aiwolf contest: continuing %s: %ld of %ld games played%s", dir, k.stats.games,
+                            k.total, dropped > 0 ? " (the lines of units cut short are dropped and played again)" : "");
             else {
                 char pl[64] = "";
                 for (int i = 0, o = 0; i < c->nplayers; i++)
                     o += snprintf(pl + o, sizeof pl - (size_t)o, "%s%d", i ? "," : "", c->players[i]);
                 int njobs = jobs < ntodo ? jobs : ntodo;
-                fprintf(stderr, "aiwolf contest: %d entries, %ld games (%s, %s players), seed %llu, %d job%s, into %s\n",
-                        c->nentries, k.total, aw_contest_format_name(c->format), pl, (unsigned long long)c->seed, njobs,
-                        njobs == 1 ? "" : "s", dir);
+                aw_cli_line(stderr,
+                            "aiwolf contest: %d entries, %ld games (%s, %s players), seed %llu, %d job%s, into %s",
+                            c->nentries, k.total, aw_contest_format_name(c->format), pl, (unsigned long long)c->seed,
+                            njobs, njobs == 1 ? "" : "s", dir);
             }
         }
         k.games_fd = open(gpath, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0666);
         if (k.games_fd < 0) {
-            fprintf(stderr, "aiwolf contest: cannot write %s: %s\n", gpath, strerror(errno));
+            aw_cli_line(stderr, "aiwolf contest: cannot write %s: %s", gpath, strerror(errno));
             free(done);
             free(todo);
             rc = 1;
@@ -1749,7 +1752,7 @@ int cmd_contest(int argc, char **argv)
         if (status == AW_RUNNER_FAILED && r.error[0])
             fprintf(stderr, "aiwolf contest: %s\n", aw_term(r.error).s);
         if (status == AW_RUNNER_DONE && sort_games(dir, c->nentries) < 0)
-            fprintf(stderr, "aiwolf contest: cannot sort %s (the results are complete)\n", gpath);
+            aw_cli_line(stderr, "aiwolf contest: cannot sort %s (the results are complete)", gpath);
         if (ntodo)
             end_session(&k, session_start, jobs < ntodo ? jobs : ntodo, status);
         write_reports(&k, !k.quiet);

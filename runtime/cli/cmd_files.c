@@ -37,10 +37,10 @@ int aw_cli_each_file(const char *cmd, const char *const *files, int nfiles, aw_c
             path = "<stdin>";
         int s;
         if (!text) {
-            fprintf(stderr, "aiwolf %s: cannot read %s\n", cmd, err.msg);
+            aw_cli_line(stderr, "aiwolf %s: cannot read %s", cmd, err.msg);
             s = 2;
         } else if (!(text = inflate_if_gzip(text, &len, &err))) {
-            fprintf(stderr, "aiwolf %s: %s: %s\n", cmd, path, err.msg);
+            aw_cli_line(stderr, "aiwolf %s: %s: %s", cmd, path, err.msg);
             s = 2;
         } else {
             s = fn(ud, path, text, len);
@@ -92,7 +92,7 @@ int aw_cli_log_rules(const char *cmd, const char *path, const aw_cli_rules *opt,
         char where[4096];
         found = aw_logrules_find(path, rules, where, sizeof where, &err);
         if (found < 0) {
-            fprintf(stderr, "aiwolf %s: %s: its rules: %s\n", cmd, path, err.msg);
+            aw_cli_line(stderr, "aiwolf %s: %s: its rules: %s", cmd, path, err.msg);
             return 2;
         }
         if (found)
@@ -148,7 +148,7 @@ void aw_cli_preset_hint(const aw_settings *failed, bool (*passes)(void *ud, cons
 {
     const char *pass = passing_preset(failed, passes, ud);
     if (pass)
-        printf("    hint: %s under --preset %s (%s under %s)\n", passed, pass, tried, source);
+        aw_cli_line(stdout, "    hint: %s under --preset %s (%s under %s)", passed, pass, tried, source);
 }
 
 const aw_opt aw_cli_log_file_rows[] = {

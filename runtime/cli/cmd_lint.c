@@ -84,7 +84,7 @@ int cmd_lint(int argc, char **argv)
         aw_buf_clear(&notes);
         int n = aw_lualint(files[i], &lo, &findings, &notes, &err);
         if (n < 0) {
-            fprintf(stderr, "aiwolf lint: %s\n", err.msg);
+            aw_cli_line(stderr, "aiwolf lint: %s", err.msg);
             status = 2;
             continue;
         }
@@ -94,7 +94,7 @@ int cmd_lint(int argc, char **argv)
         if (n > 0 && status == 0)
             status = 1;
         if (n == 0 && !quiet)
-            printf("%s: ok\n", files[i]);
+            aw_cli_line(stdout, "%s: ok", files[i]);
     }
     aw_buf_free(&findings);
     aw_buf_free(&notes);

@@ -112,12 +112,12 @@ static int write_new(const char *dir, const char *rel, const char *data, size_t 
     snprintf(path, sizeof path, "%s/%s", dir, rel);
     FILE *f = fopen(path, "wx");
     if (!f) {
-        fprintf(stderr, "aiwolf new: cannot create %s: %s\n", path, strerror(errno));
+        aw_cli_line(stderr, "aiwolf new: cannot create %s: %s", path, strerror(errno));
         return -1;
     }
     size_t w = fwrite(data, 1, len, f);
     if (fclose(f) != 0 || w != len) {
-        fprintf(stderr, "aiwolf new: cannot write %s\n", path);
+        aw_cli_line(stderr, "aiwolf new: cannot write %s", path);
         return -1;
     }
     return 0;
@@ -128,7 +128,7 @@ static int make_dir(const char *dir, const char *rel)
     char path[4200];
     snprintf(path, sizeof path, "%s/%s", dir, rel);
     if (mkdir(path, 0777) != 0) {
-        fprintf(stderr, "aiwolf new: cannot create the folder %s: %s\n", path, strerror(errno));
+        aw_cli_line(stderr, "aiwolf new: cannot create the folder %s: %s", path, strerror(errno));
         return -1;
     }
     return 0;
@@ -157,7 +157,7 @@ static int write_luacheckrc(const char *dir)
                     "-- this without luacheck; luacheck adds unused and shadowed variables.)\n");
     aw_error err;
     if (aw_lualint_luacheck_std(&b, &err) < 0) {
-        fprintf(stderr, "aiwolf new: %s\n", err.msg);
+        aw_cli_line(stderr, "aiwolf new: %s", err.msg);
         aw_buf_free(&b);
         return -1;
     }
@@ -171,7 +171,8 @@ static int write_luacheckrc(const char *dir)
     return rc;
 }
 
-/* Shell quoting for the hints: 'text', with ' as '\''. */
+/* Shell quoting for the hints: 'text', with ' as '\''; $'...' for text a
+ * terminal must not get raw. */
 static void put_quoted(FILE *out, const char *s)
 {
     int plain = *s != 0;
@@ -180,6 +181,22 @@ static void put_quoted(FILE *out, const char *s)
             plain = 0;
     if (plain) {
         fputs(s, out);
+        return;
+    }
+    if (strcmp(aw_term(s).s, s) != 0) {
+        /* what a terminal must not get raw (a control byte, U+202E, bytes
+         * not UTF-8): bash's $'...' with every byte outside printable
+         * ASCII as \xNN, safe to show and still a command to paste */
+        fputs("$'", out);
+        for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
+            if (*c == '\'' || *c == '\\')
+                fprintf(out, "\\%c", *c);
+            else if (*c < 0x20 || *c >= 0x7f)
+                fprintf(out, "\\x%02x", *c);
+            else
+                fputc(*c, out);
+        }
+        fputc('\'', out);
         return;
     }
     fputc('\'', out);
@@ -208,7 +225,8 @@ static void print_next(const char *dir, const char *name)
         snprintf(other, sizeof other, "OTHER.lua");
     char main_lua[4200];
     snprintf(main_lua, sizeof main_lua, "%s/main.lua", dir);
-    printf("created %s/ with main.lua, spec/%s_spec.lua, .luarc.json, .luacheckrc, " META_DIR "/\n", dir, name);
+    aw_cli_line(stdout, "created %s/ with main.lua, spec/%s_spec.lua, .luarc.json, .luacheckrc, " META_DIR "/", dir,
+                name);
     printf("next:\n  ");
     put_quoted(stdout, bin);
     printf(" play ");
@@ -235,7 +253,8 @@ static void print_next(const char *dir, const char *name)
     }
     printf("busted   # the spec (needs lua-busted)\n");
     if (!on_path)
-        printf("(%s is not the aiwolf on your PATH; installed, docs/install.md, it is plain 'aiwolf')\n", bin);
+        aw_cli_line(stdout,
+                    "(%s is not the aiwolf on your PATH; installed, docs/install.md, it is plain 'aiwolf')", bin);
 }
 
 int cmd_new(int argc, char **argv)
@@ -273,12 +292,12 @@ int cmd_new(int argc, char **argv)
     }
     const char *why = bad_name(name);
     if (why) {
-        fprintf(stderr, "aiwolf new: '%s' is not a plain folder name: %s\n", name, why);
+        aw_cli_line(stderr, "aiwolf new: '%s' is not a plain folder name: %s", name, why);
         return 2;
     }
     struct stat st;
     if (stat(parent, &st) != 0 || !S_ISDIR(st.st_mode)) {
-        fprintf(stderr, "aiwolf new: --dir %s: no such folder\n", parent);
+        aw_cli_line(stderr, "aiwolf new: --dir %s: no such folder", parent);
         return 2;
     }
     char dir[4096];
@@ -287,11 +306,11 @@ int cmd_new(int argc, char **argv)
     else
         snprintf(dir, sizeof dir, "%s%s%s", parent, parent[strlen(parent) - 1] == '/' ? "" : "/", name);
     if (lstat(dir, &st) == 0) {
-        fprintf(stderr, "aiwolf new: %s already exists: choose another NAME (nothing was changed)\n", dir);
+        aw_cli_line(stderr, "aiwolf new: %s already exists: choose another NAME (nothing was changed)", dir);
         return 1;
     }
     if (mkdir(dir, 0777) != 0) {
-        fprintf(stderr, "aiwolf new: cannot create the folder %s: %s\n", dir, strerror(errno));
+        aw_cli_line(stderr, "aiwolf new: cannot create the folder %s: %s", dir, strerror(errno));
         return 1;
     }
 
@@ -347,7 +366,7 @@ int cmd_new(int argc, char **argv)
             rc |= write_new(dir, rel, m->source, m->len);
     }
     if (rc != 0) {
-        fprintf(stderr, "aiwolf new: %s is incomplete: remove it and try again\n", dir);
+        aw_cli_line(stderr, "aiwolf new: %s is incomplete: remove it and try again", dir);
         return 1;
     }
     print_next(dir, name);

@@ -93,7 +93,7 @@ static int parse_deal(const char *spec, int players, aw_role deal[AW_MAX_PLAYERS
         *eq = '\0';
         long a;
         if (aw_parse_long(item, 1, players, &a) != 0) {
-            fprintf(stderr, "aiwolf play: --deal: '%s' is not an agent number from 1 to %d\n", item, players);
+            aw_cli_line(stderr, "aiwolf play: --deal: '%s' is not an agent number from 1 to %d", item, players);
             return 2;
         }
         if (deal[a] != AW_ROLE_NONE) {
@@ -121,7 +121,7 @@ static FILE *open_out(const char *path)
         return stdout;
     FILE *f = fopen(path, "w");
     if (!f)
-        fprintf(stderr, "aiwolf play: cannot write %s: %s\n", path, strerror(errno));
+        aw_cli_line(stderr, "aiwolf play: cannot write %s: %s", path, strerror(errno));
     return f;
 }
 
@@ -191,7 +191,7 @@ static int play_after(void *ud, long gno, aw_gamelog *log)
     po->live_game = NULL;
     aw_gamelog_free(log);
     if (po->csv && fclose(po->csv) != 0) {
-        fprintf(stderr, "aiwolf play: writing %s failed: %s\n", po->log_path, strerror(errno));
+        aw_cli_line(stderr, "aiwolf play: writing %s failed: %s", po->log_path, strerror(errno));
         rc = -1;
     }
     po->csv = NULL;
@@ -535,11 +535,11 @@ int cmd_play(int argc, char **argv)
     for (int i = 0; i < nagents; i++) {
         struct stat st;
         if (stat(agents[i], &st) != 0) {
-            fprintf(stderr, "aiwolf play: no agent file '%s' (aiwolf play --help for the options)\n", agents[i]);
+            aw_cli_line(stderr, "aiwolf play: no agent file '%s' (aiwolf play --help for the options)", agents[i]);
             return 2;
         }
         if (S_ISDIR(st.st_mode)) {
-            fprintf(stderr, "aiwolf play: '%s' is a folder: give an agent's .lua file\n", agents[i]);
+            aw_cli_line(stderr, "aiwolf play: '%s' is a folder: give an agent's .lua file", agents[i]);
             return 2;
         }
     }
@@ -621,7 +621,7 @@ int cmd_play(int argc, char **argv)
         goto done;
     }
     if (log_path && games > 1 && mkdir(log_path, 0777) != 0 && errno != EEXIST) {
-        fprintf(stderr, "aiwolf play: cannot create the folder %s: %s\n", log_path, strerror(errno));
+        aw_cli_line(stderr, "aiwolf play: cannot create the folder %s: %s", log_path, strerror(errno));
         rc = 2;
         goto close_events;
     }
@@ -646,7 +646,7 @@ int cmd_play(int argc, char **argv)
          * the folder's says other rules (an earlier run's). */
         int claimed = aw_logrules_claim_folder(log_path, &set, &err);
         if (claimed < 0) {
-            fprintf(stderr, "aiwolf play: %s\n", err.msg);
+            aw_cli_line(stderr, "aiwolf play: %s", err.msg);
             rc = 2;
             goto close_events;
         }
@@ -701,12 +701,12 @@ int cmd_play(int argc, char **argv)
     if (summary_path && tally.st.games > 0) {
         FILE *sf = strcmp(summary_path, "-") == 0 ? stdout : fopen(summary_path, "w");
         if (!sf) {
-            fprintf(stderr, "aiwolf play: cannot write %s: %s\n", summary_path, strerror(errno));
+            aw_cli_line(stderr, "aiwolf play: cannot write %s: %s", summary_path, strerror(errno));
             rc = 1;
         } else {
             aw_tally_write(summary_w, &tally, sf, &set, seed, entry_names);
             if (sf == stdout ? fflush(sf) != 0 : fclose(sf) != 0) {
-                fprintf(stderr, "aiwolf play: writing %s failed\n", summary_path);
+                aw_cli_line(stderr, "aiwolf play: writing %s failed", summary_path);
                 rc = 1;
             }
         }
@@ -718,7 +718,7 @@ int cmd_play(int argc, char **argv)
         linger();
 close_events:
     if (events && (events == stdout ? fflush(events) : fclose(events)) != 0) {
-        fprintf(stderr, "aiwolf play: writing %s failed: %s\n", events_path, strerror(errno));
+        aw_cli_line(stderr, "aiwolf play: writing %s failed: %s", events_path, strerror(errno));
         rc = 1;
     }
 done:

@@ -54,13 +54,13 @@ static void print_rows(FILE *out, rows *rs, uint64_t total, long games, const ch
         }
         shown++;
         if (callers)
-            fprintf(out, "  %5.1f%%  %12.0f  %s -> %s\n", share, (double)rs->r[i].n / (double)games, rs->r[i].where,
-                    rs->r[i].name);
+            aw_cli_line(out, "  %5.1f%%  %12.0f  %s -> %s", share, (double)rs->r[i].n / (double)games, rs->r[i].where,
+                        rs->r[i].name);
         else if (rs->r[i].name[0])
-            fprintf(out, "  %5.1f%%  %12.0f  %s (%s)\n", share, (double)rs->r[i].n / (double)games, rs->r[i].name,
-                    rs->r[i].where);
+            aw_cli_line(out, "  %5.1f%%  %12.0f  %s (%s)", share, (double)rs->r[i].n / (double)games, rs->r[i].name,
+                        rs->r[i].where);
         else
-            fprintf(out, "  %5.1f%%  %12.0f  %s\n", share, (double)rs->r[i].n / (double)games, rs->r[i].where);
+            aw_cli_line(out, "  %5.1f%%  %12.0f  %s", share, (double)rs->r[i].n / (double)games, rs->r[i].where);
     }
     if (left)
         fprintf(out, "  %5.1f%%  %12.0f  (%zu other %s%s)\n", 100.0 * (double)rest / (double)total,
@@ -72,8 +72,9 @@ void aw_cli_print_profile(FILE *out, const char *entry, const aw_profile *p, int
     uint64_t total = aw_profile_total(p);
     if (games < 1)
         games = 1;
-    fprintf(out, "\nprofile of %s (%d seat%s, %ld game%s): %.0f VM instructions of Lua a game (sampled)\n",
-            entry, seats, seats == 1 ? "" : "s", games, games == 1 ? "" : "s", (double)total / (double)games);
+    fputc('\n', out);
+    aw_cli_line(out, "profile of %s (%d seat%s, %ld game%s): %.0f VM instructions of Lua a game (sampled)",
+                entry, seats, seats == 1 ? "" : "s", games, games == 1 ? "" : "s", (double)total / (double)games);
     if (!total) {
         fprintf(out, "  (no samples: its calls ran too few VM instructions in all)\n");
         return;

@@ -75,16 +75,17 @@ static int replay_one(void *ud, const char *path, const char *text, size_t len)
     aw_replay_report rep;
     int v = aw_replay(text, len, &rules, &opt, &rep, &err);
     if (v < 0) {
-        fprintf(stderr, "aiwolf replay: %s: %s\n", path, err.msg);
+        aw_cli_line(stderr, "aiwolf replay: %s: %s", path, err.msg);
         return 2;
     }
+    /* the lines and problems are the replayer's, their bytes shown as \xNN already */
     if (v == AW_REPLAY_REPRODUCED) {
         if (!c->quiet)
-            printf("%s: reproduced (%ld lines)\n", path, rep.lines);
+            printf("%s: reproduced (%ld lines)\n", aw_term(path).s, rep.lines);
     } else if (v == AW_REPLAY_UNUSABLE) {
-        printf("%s:%ld: cannot replay: %s\n", path, rep.error_line, rep.error);
+        printf("%s:%ld: cannot replay: %s\n", aw_term(path).s, rep.error_line, rep.error);
     } else if (rep.diff_line) {
-        printf("%s:%ld: differs: ours %s%s%s log %s%s%s\n", path, rep.diff_line, rep.ours_eof ? "" : "\"",
+        printf("%s:%ld: differs: ours %s%s%s log %s%s%s\n", aw_term(path).s, rep.diff_line, rep.ours_eof ? "" : "\"",
                rep.ours_eof ? "(end of log)" : rep.ours, rep.ours_eof ? "" : "\"", rep.theirs_eof ? "" : "\"",
                rep.theirs_eof ? "(end of log)" : rep.theirs, rep.theirs_eof ? "" : "\"");
         if (rep.problem[0]) {
@@ -94,7 +95,7 @@ static int replay_one(void *ud, const char *path, const char *text, size_t len)
                 printf("    %s\n", rep.problem);
         }
     } else {
-        printf("%s:%ld: differs: %s\n", path, rep.problem_line, rep.problem);
+        printf("%s:%ld: differs: %s\n", aw_term(path).s, rep.problem_line, rep.problem);
     }
     if (c->verbose && rep.ambiguous_nights && v != AW_REPLAY_UNUSABLE)
         printf("    note: %d night%s with attack votes that fit more than one cut into rounds (first at line "

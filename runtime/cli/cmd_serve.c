@@ -105,7 +105,7 @@ static int before(void *ud, long gno, uint64_t seed, aw_gamelog **log)
         snprintf(g->path, sizeof g->path, "%s/%llu.log", c->log_dir, (unsigned long long)seed);
         if (!(g->csv = fopen(g->path, "w"))) {
             int e = errno;
-            fprintf(stderr, "aiwolf serve: cannot write %s: %s\n", g->path, strerror(e));
+            aw_cli_line(stderr, "aiwolf serve: cannot write %s: %s", g->path, strerror(e));
             free(g);
             /* out of descriptors or memory: the game waits and is tried
              * again; anything else (a folder that cannot be written) ends
@@ -143,7 +143,7 @@ static int after(void *ud, long gno, aw_gamelog *log, bool finished)
         char to[4200];
         snprintf(to, sizeof to, "%s.unfinished", g->path);
         if (rename(g->path, to) == 0)
-            fprintf(stderr, "aiwolf serve: an unfinished game's log is %s\n", to);
+            aw_cli_line(stderr, "aiwolf serve: an unfinished game's log is %s", to);
     }
     free(g);
     if (rc < 0)
@@ -298,20 +298,20 @@ int cmd_serve(int argc, char **argv)
         {.name = "--max-connections", .arg = "N", .kind = AW_OPT_LONG, .to = &max_conn, .min = 1, .max = 100000,
          .bad = "'%s' is not a number from 1 to 100000",
          .help =
-               "connections open at once; past them a new one is told\n"
-               "so in one line and closed (default: the descriptor\n"
-               "limit, ulimit -n, less 64, 4 per --parallel game and\n"
-               "272 with --http; at least 16); with --nlp, when full,\n"
-               "the oldest connection not yet named is dropped instead\n"
-               "(one is refused only when all are named)"},
+               "connections open at once; when full, the oldest\n"
+               "connection not yet named is dropped to make room, and\n"
+               "a new one is told so in one line and closed only when\n"
+               "all are named (default: the descriptor limit, ulimit\n"
+               "-n, less 64, 4 per --parallel game and 272 with\n"
+               "--http; at least 16)"},
         {.name = "--max-per-address", .arg = "N", .kind = AW_OPT_LONG, .to = &max_addr, .min = 1, .max = 100000,
          .bad = "'%s' is not a number from 1 to 100000",
          .help =
                "connections open at once from one address (an IPv4\n"
                "address or an IPv6 /64; default: twice the remote\n"
-               "seats of --parallel games, at least 2); with --nlp,\n"
-               "when full, its oldest connection not yet named is\n"
-               "dropped instead"},
+               "seats of --parallel games, at least 2); when full, its\n"
+               "oldest connection not yet named is dropped to make\n"
+               "room, as for --max-connections"},
         {.name = "--name-timeout", .arg = "MS", .kind = AW_OPT_LONG, .to = &name_ms, .min = 1, .max = 3600000,
          .bad = "'%s' is not a number of milliseconds (1 to 3600000)",
          .help =
@@ -422,7 +422,7 @@ int cmd_serve(int argc, char **argv)
         ctx.rules_per_log = claimed == 0;
     }
     if (events_path && !(ctx.events = fopen(events_path, "w"))) {
-        fprintf(stderr, "aiwolf serve: cannot write %s: %s\n", events_path, strerror(errno));
+        aw_cli_line(stderr, "aiwolf serve: cannot write %s: %s", events_path, strerror(errno));
         goto done;
     }
     if (!have_seed)
@@ -519,7 +519,7 @@ done:
         aw_web_stop(web);
     aw_live_free(ctx.live);
     if (ctx.events && fclose(ctx.events) != 0) {
-        fprintf(stderr, "aiwolf serve: writing %s failed\n", events_path);
+        aw_cli_line(stderr, "aiwolf serve: writing %s failed", events_path);
         rc = 1;
     }
     return rc;

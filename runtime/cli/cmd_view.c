@@ -96,7 +96,7 @@ int cmd_view(int argc, char **argv)
     aw_viewer *v = aw_viewer_new(files, nfiles, &err);
     free(files);
     if (!v) {
-        fprintf(stderr, "aiwolf view: %s\n", err.msg);
+        aw_cli_line(stderr, "aiwolf view: %s", err.msg);
         return 2;
     }
     /* SIGINT and SIGTERM are taken by sigwait below: blocked first, so the
@@ -112,15 +112,16 @@ int cmd_view(int argc, char **argv)
     o.port = (int)port;
     aw_web *w = aw_web_start_thread(&o, &err);
     if (!w) {
-        fprintf(stderr, "aiwolf view: %s\n", err.msg);
+        aw_cli_line(stderr, "aiwolf view: %s", err.msg);
         aw_viewer_free(v);
         return 2;
     }
     aw_viewer_routes(v, w);
     char url[128];
     snprintf(url, sizeof url, "http://%s:%d/", strcmp(host, "localhost") == 0 ? "127.0.0.1" : host, aw_web_port(w));
-    printf("aiwolf view: %zu game%s at %s (Ctrl-C stops)\n", aw_viewer_count(v), aw_viewer_count(v) == 1 ? "" : "s",
-           url);
+    aw_cli_line(stdout,
+                "aiwolf view: %zu game%s at %s (Ctrl-C stops)", aw_viewer_count(v), aw_viewer_count(v) == 1 ? "" : "s",
+                url);
     fflush(stdout);
     if (open_it)
         open_browser(url);

@@ -58,6 +58,6 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (strcmp(argv[1], commands[i].name) == 0)
             return commands[i].run(argc - 1, argv + 1);
-    fprintf(stderr, "aiwolf: unknown command '%s' (aiwolf --help lists the commands)\n", argv[1]);
+    aw_cli_line(stderr, "aiwolf: unknown command '%s' (aiwolf --help lists the commands)", argv[1]);
     return 2;
 }

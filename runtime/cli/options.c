@@ -141,7 +141,8 @@ static int take(const aw_opts_cmd *cmd, const aw_opt *r, const char *given, cons
         *r->seen = true;
     return AW_OPTS_OK;
 bad:
-    fprintf(stderr, "aiwolf %s: %s: ", cmd->name, given);
+    fprintf(stderr, "aiwolf %s: ", cmd->name);
+    term("%s: ", given); /* the option as typed */
     term(r->bad ? r->bad : "'%s' is not a good value", v);
     fprintf(stderr, " (aiwolf %s --help)\n", cmd->name);
     return AW_OPTS_BAD;

@@ -113,23 +113,37 @@ static void count(aw_separation *s, const aw_schedule *sched, const aw_settings 
     aw_contest_stats_add(&s->stats, rec, set[rec->players].role_count);
 }
 
-static void keep_for_later(aw_separation *s, const aw_game_record *r)
+/* The one list of what a later game keeps of its record: copied from r
+ * into g when keep, else from g into r. */
+static void later_copy(later_game *g, aw_game_record *r, bool keep)
+{
+#define LATER_FIELD(f) (keep ? (void)(g->f = r->f) : (void)(r->f = g->f))
+#define LATER_ARRAY(f)                                                                                                 \
+    do {                                                                                                               \
+        _Static_assert(sizeof g->f == sizeof r->f, "later_game." #f " holds the record's");                            \
+        memcpy(keep ? (void *)g->f : (void *)r->f, keep ? (const void *)r->f : (const void *)g->f, sizeof g->f);       \
+    } while (0)
+    LATER_FIELD(index);
+    LATER_FIELD(unit);
+    LATER_FIELD(game);
+    LATER_FIELD(players);
+    LATER_FIELD(seed);
+    LATER_FIELD(winner);
+    LATER_ARRAY(entry);
+    LATER_ARRAY(role);
+    LATER_ARRAY(calls);
+    LATER_ARRAY(faults);
+#undef LATER_FIELD
+#undef LATER_ARRAY
+}
+
+static void keep_for_later(aw_separation *s, aw_game_record *r)
 {
     if (s->nlater == s->cap_later) {
         s->cap_later = s->cap_later ? 2 * s->cap_later : 64;
         s->later = aw_xrealloc(s->later, (size_t)s->cap_later * sizeof *s->later);
     }
-    later_game *g = &s->later[s->nlater++];
-    g->index = r->index;
-    g->unit = r->unit;
-    g->game = r->game;
-    g->players = r->players;
-    g->seed = r->seed;
-    g->winner = r->winner;
-    memcpy(g->entry, r->entry, sizeof g->entry);
-    memcpy(g->role, r->role, sizeof g->role);
-    memcpy(g->calls, r->calls, sizeof g->calls);
-    memcpy(g->faults, r->faults, sizeof g->faults);
+    later_copy(&s->later[s->nlater++], r, true);
 }
 
 /* The lines kept aside whose units the schedule now holds. */
@@ -137,23 +151,13 @@ static void bring_later(aw_separation *s, const aw_schedule *sched, const aw_set
 {
     long k = 0;
     for (long i = 0; i < s->nlater; i++) {
-        const later_game *g = &s->later[i];
-        if (g->unit >= sched->nunits) {
-            s->later[k++] = *g;
+        if (s->later[i].unit >= sched->nunits) {
+            s->later[k++] = s->later[i];
             continue;
         }
         aw_game_record *r = s->rec;
         memset(r, 0, sizeof *r);
-        r->index = g->index;
-        r->unit = g->unit;
-        r->game = g->game;
-        r->players = g->players;
-        r->seed = g->seed;
-        r->winner = g->winner;
-        memcpy(r->entry, g->entry, sizeof g->entry);
-        memcpy(r->role, g->role, sizeof g->role);
-        memcpy(r->calls, g->calls, sizeof g->calls);
-        memcpy(r->faults, g->faults, sizeof g->faults);
+        later_copy(&s->later[i], r, false);
         count(s, sched, set, r);
     }
     s->nlater = k;

@@ -595,10 +595,8 @@ static int inspect_agent(lua_State *L)
 
 static void sandbox_limits(const aw_luaseat_opts *opts, const char *dir, aw_sandbox_limits *lim)
 {
-    aw_sandbox_limits_default(lim);
-    lim->budget_ms = opts && opts->limits.budget_ms > 0 ? opts->limits.budget_ms : 1000;
-    if (opts && opts->limits.memory_bytes)
-        lim->memory_bytes = opts->limits.memory_bytes;
+    aw_sandbox_limits_agent(lim, opts && opts->limits.budget_ms > 0 ? opts->limits.budget_ms : 1000,
+                            opts ? opts->limits.memory_bytes : 0);
     lim->module_dir = dir;
 }
 

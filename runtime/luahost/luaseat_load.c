@@ -218,12 +218,8 @@ uint64_t ls_signature(const luaseat *s, module_src **mods, int *nmods)
 aw_sandbox *ls_open_agent(luaseat *s, uint64_t seed, int budget_ms, int *ref, aw_fault *fault)
 {
     aw_sandbox_limits lim;
-    aw_sandbox_limits_default(&lim);
+    aw_sandbox_limits_agent(&lim, budget_ms, s->opts.limits.memory_bytes);
     lim.seed = seed;
-    if (budget_ms > 0)
-        lim.budget_ms = budget_ms;
-    if (s->opts.limits.memory_bytes)
-        lim.memory_bytes = s->opts.limits.memory_bytes;
     /* Watching an agent means keeping the version that last loaded, modules
      * included: then modules come from the in-memory snapshot, not the disk. */
     lim.module_dir = ls_watching(s) ? NULL : s->dir;

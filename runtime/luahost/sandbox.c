@@ -427,6 +427,15 @@ void aw_sandbox_limits_default(aw_sandbox_limits *l)
     l->module_dir = NULL;
 }
 
+void aw_sandbox_limits_agent(aw_sandbox_limits *l, int budget_ms, size_t memory_bytes)
+{
+    aw_sandbox_limits_default(l);
+    if (budget_ms > 0)
+        l->budget_ms = budget_ms;
+    if (memory_bytes)
+        l->memory_bytes = memory_bytes;
+}
+
 static int sb_panic(lua_State *L)
 {
     /* Every entry into the state is protected; reaching here is a host bug. */

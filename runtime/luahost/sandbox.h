@@ -60,6 +60,10 @@ typedef struct aw_sandbox_limits {
 
 /* Fills l with the defaults above (seed 0, no module folder). */
 void aw_sandbox_limits_default(aw_sandbox_limits *l);
+/* The defaults with what an agent's limits (agentlimits.h's aw_limits)
+ * set: budget_ms when > 0, memory_bytes when not 0. The one conversion of
+ * a seat's and lint's. */
+void aw_sandbox_limits_agent(aw_sandbox_limits *l, int budget_ms, size_t memory_bytes);
 
 /* Why a protected call failed: an aw_fault_kind (util.h), never
  * AW_FAULT_LOST here. */

@@ -14,9 +14,11 @@
  * time-outs. In between, the loop sleeps.
  *
  * Connections are accepted here (not by uv_listen), so that a flood meets
- * limits: at most max_connections open, max_per_address from one address
- * (counted in a small hash table), a refusal line past them; an accept
- * that fails for want of descriptors or memory backs off and resumes. */
+ * limits: at most max_connections open, max_per_address from one address,
+ * counted for both transports by connlimit, whose policy makes room by
+ * dropping the oldest connection not yet named and refuses (one line) only
+ * when all are named; an accept that fails for want of descriptors or
+ * memory backs off and resumes. */
 #define _GNU_SOURCE /* accept4 */
 #include "netserver.h"
 
@@ -34,6 +36,7 @@
 #include <unistd.h>
 #include <uv.h>
 
+#include "connlimit.h"
 #include "nlp_auth.h"
 #include "nlp_server.h"
 #include "rng.h"
@@ -75,10 +78,9 @@ typedef struct remote {
     int pending;      /* the request whose answer is owed, or -1 */
     aw_role asked;    /* the role it asked for (ROLE), or AW_ROLE_NONE */
     struct remote *next; /* in the lobby */
-    unsigned char addr[16]; /* its address as counted (addr_key) */
     int timeouts;           /* answers in a row past their deadline */
     char *token;            /* NLP: the token its request carried, until its NAME is checked */
-    struct tconn *tc;       /* NLP: its connection as counted, if the transport counts them */
+    aw_conn *tc;            /* its connection as counted (the NLP transport's: if it counts them) */
     char readbuf[16384];
 } remote;
 
@@ -101,22 +103,6 @@ struct table {
     uint64_t retry_at;  /* when to try again (aw_now_ns), or 0 */
 };
 
-/* Connections open from one address (addr_key); count 0: a free slot. */
-typedef struct addr_slot {
-    unsigned char key[16];
-    int count;
-} addr_slot;
-
-/* A connection of the NLP transport as counted (aw_netserver_connected),
- * oldest first in the server's list, until it has gone. */
-typedef struct tconn {
-    uint64_t id;
-    unsigned char key[16];
-    remote *r;   /* its agent once joined, until closed */
-    bool joined; /* it joined (so without r: closing) */
-    struct tconn *prev, *next;
-} tconn;
-
 /* What a flood makes happen per connection, logged now and then. */
 enum refusal { REFUSE_FULL, REFUSE_ADDRESS, REFUSE_RESOURCES, DROP_UNNAMED, REFUSE_TOKEN, NREFUSALS };
 
@@ -128,7 +114,6 @@ struct aw_netserver {
     int tp_clients;           /* joined and not yet left */
     uv_timer_t tp_drain;      /* bounds the wait for them at the end */
     remote *msgs;
-    tconn *tc_head, *tc_tail; /* the transport's connections, oldest first */
     uv_signal_t sigint, sigterm;
     uv_timer_t kick;        /* runs lobby_check from the loop */
     uv_async_t wake;        /* a local seat that answers later says its answer came */
@@ -157,10 +142,8 @@ struct aw_netserver {
     uv_timer_t accept_timer; /* ends an accept back-off */
     uv_timer_t retry_timer;  /* the earliest retry_at of the tables */
     unsigned accept_backoff_ms;
-    int nconn, max_conn, max_addr, name_ms, lobby_ms;
-    addr_slot *addrs; /* open addressing, linear probing */
-    size_t addr_mask;
-    uint64_t addr_salt;
+    int name_ms, lobby_ms;
+    aw_connlimit conns; /* both transports' (connlimit.h): the owner of each is its remote */
     uint64_t refusal_said[NREFUSALS]; /* when each kind was last logged (aw_now_ns; 0: never) */
     long refusal_unsaid[NREFUSALS];   /* refusals since, not logged */
 };
@@ -204,13 +187,13 @@ static void remote_free(remote *r)
 
 /* A remote is freed when both its handles are closed and no game holds it
  * (a game that lost it frees it at its end). */
-static void conn_closed(server *s, const unsigned char *key);
-
 static void remote_handle_closed(uv_handle_t *h)
 {
     remote *r = h->data;
-    if (h == (uv_handle_t *)&r->tcp)
-        conn_closed(r->srv, r->addr);
+    if (h == (uv_handle_t *)&r->tcp && r->tc) { /* not dropped before */
+        aw_connlimit_close(&r->srv->conns, r->tc);
+        r->tc = NULL;
+    }
     if (--r->handles == 0 && !r->table)
         remote_free(r);
 }
@@ -229,8 +212,9 @@ static void remote_close(remote *r)
                 *p = r->next_msg;
                 break;
             }
-        if (r->tc) {
-            r->tc->r = NULL;
+        if (r->tc) { /* counted until the transport says it has gone */
+            r->tc->owner = NULL;
+            r->tc->kept = true;
             r->tc = NULL;
         }
         if (!s->tp_stopped && !r->client_left)
@@ -238,6 +222,8 @@ static void remote_close(remote *r)
         uv_close((uv_handle_t *)&r->timer, remote_handle_closed);
         return;
     }
+    if (r->tc)
+        r->tc->kept = true; /* counted until its handle has closed */
     uv_close((uv_handle_t *)&r->tcp, remote_handle_closed);
     uv_close((uv_handle_t *)&r->timer, remote_handle_closed);
 }
@@ -436,6 +422,8 @@ static void remote_reply(remote *r)
         memcpy(r->name, reply.text, n);
         r->name[n] = '\0';
         r->named = true;
+        if (r->tc)
+            r->tc->kept = true; /* never dropped to make room now */
         if (r->msg) {
             msg_unique_name(r);
         } else {
@@ -554,13 +542,8 @@ void aw_netserver_joined_with(aw_netserver *s, uint64_t client, const char *quer
     r->pending = -1;
     r->msg = true;
     r->client = client;
-    for (tconn *t = s->tc_tail; t; t = t->prev)
-        if (t->id == client) {
-            r->tc = t;
-            t->r = r;
-            t->joined = true;
-            break;
-        }
+    if ((r->tc = aw_connlimit_find(&s->conns, client)))
+        r->tc->owner = r;
     if (s->o->jwt_secret)
         r->token = aw_nlp_token_of(query, authorization);
     aw_nlp_srv_init(&r->nlp);
@@ -1135,71 +1118,12 @@ static void lobby_check(server *s)
 
 /* ---- connections --------------------------------------------------------- */
 
-/* The key an address is counted under: an IPv4 address (also when mapped
- * into IPv6), or the /64 prefix of an IPv6 one (what one host usually has). */
-static void addr_key(const struct sockaddr_storage *ss, unsigned char key[16])
-{
-    memset(key, 0, 16);
-    if (ss->ss_family == AF_INET) {
-        memcpy(key, &((const struct sockaddr_in *)ss)->sin_addr, 4);
-    } else if (ss->ss_family == AF_INET6) {
-        const struct in6_addr *a = &((const struct sockaddr_in6 *)ss)->sin6_addr;
-        if (IN6_IS_ADDR_V4MAPPED(a)) {
-            memcpy(key, a->s6_addr + 12, 4);
-        } else {
-            key[4] = 6; /* not an IPv4 key */
-            memcpy(key + 8, a->s6_addr, 8);
-        }
-    }
-}
-
 static void addr_text(const struct sockaddr_storage *ss, char *out, size_t cap)
 {
     const void *a = ss->ss_family == AF_INET6 ? (const void *)&((const struct sockaddr_in6 *)ss)->sin6_addr
                                                 : (const void *)&((const struct sockaddr_in *)ss)->sin_addr;
     if (!inet_ntop(ss->ss_family == AF_INET6 ? AF_INET6 : AF_INET, a, out, (socklen_t)cap))
         snprintf(out, cap, "an unknown address");
-}
-
-/* The slot of key: where it is, or the free slot where it would go. */
-static addr_slot *addr_find(server *s, const unsigned char *key)
-{
-    uint64_t h = aw_fnv64(aw_fnv64(AW_FNV64_INIT, &s->addr_salt, sizeof s->addr_salt), key, 16);
-    for (size_t i = (size_t)h & s->addr_mask;; i = (i + 1) & s->addr_mask)
-        if (!s->addrs[i].count || !memcmp(s->addrs[i].key, key, 16))
-            return &s->addrs[i];
-}
-
-/* A connection from key is closed. A slot that falls to 0 is removed by
- * moving later slots of its run back (no tombstones). */
-static void conn_closed(server *s, const unsigned char *key)
-{
-    s->nconn--;
-    addr_slot *e = addr_find(s, key);
-    if (!e->count || --e->count > 0)
-        return;
-    size_t i = (size_t)(e - s->addrs);
-    for (size_t j = (i + 1) & s->addr_mask; s->addrs[j].count; j = (j + 1) & s->addr_mask) {
-        uint64_t h = aw_fnv64(aw_fnv64(AW_FNV64_INIT, &s->addr_salt, sizeof s->addr_salt), s->addrs[j].key, 16);
-        size_t home = (size_t)h & s->addr_mask;
-        /* j's slot may move to i when its home is not in (i, j] */
-        bool stays = i <= j ? (i < home && home <= j) : (i < home || home <= j);
-        if (!stays) {
-            s->addrs[i] = s->addrs[j];
-            s->addrs[j].count = 0;
-            i = j;
-        }
-    }
-    s->addrs[i].count = 0;
-}
-
-/* A connection from key is open. */
-static void conn_count(server *s, const unsigned char *key)
-{
-    s->nconn++;
-    addr_slot *e = addr_find(s, key);
-    memcpy(e->key, key, 16);
-    e->count++;
 }
 
 static const char *const refusal_what[NREFUSALS] = {
@@ -1244,24 +1168,26 @@ static void refuse(server *s, int fd, enum refusal why, const char *detail)
     refusal_note(s, why, detail);
 }
 
-/* A new connection within the limits: a remote, asked its NAME. */
-static void admit(server *s, int fd, const unsigned char *key)
+/* A new connection within the limits, counted as c: a remote, asked its
+ * NAME. */
+static void admit(server *s, int fd, aw_conn *c)
 {
     remote *r = calloc(1, sizeof *r);
     if (!r) {
+        aw_connlimit_close(&s->conns, c);
         refuse(s, fd, REFUSE_RESOURCES, "out of memory");
         return;
     }
     r->base.ops = &rseat_ops;
     r->srv = s;
     r->pending = -1;
-    memcpy(r->addr, key, 16);
+    r->tc = c; /* counted back when the tcp handle closes */
+    c->owner = r;
     aw_wire_seat_init(&r->ws, NAME_MAX_LINE);
     uv_tcp_init(&s->loop, &r->tcp);
     uv_timer_init(&s->loop, &r->timer);
     r->tcp.data = r->timer.data = r;
     r->handles = 2;
-    conn_count(s, key); /* counted back when the tcp handle closes */
     if (uv_tcp_open(&r->tcp, fd) != 0) {
         close(fd); /* not the handle's */
         remote_close(r);
@@ -1286,6 +1212,8 @@ static void admit(server *s, int fd, const unsigned char *key)
 }
 
 static void on_listen(uv_poll_t *h, int status, int events);
+static aw_conn *conn_open(server *s, const struct sockaddr_storage *ss, uint64_t id, enum refusal *no, char *at,
+                          size_t cap);
 
 static void on_accept_backoff_end(uv_timer_t *tm)
 {
@@ -1344,68 +1272,65 @@ static void on_listen(uv_poll_t *h, int status, int events)
             return;
         }
         s->accept_backoff_ms = 0;
-        unsigned char key[16];
-        addr_key(&ss, key);
         char at[INET6_ADDRSTRLEN + 64];
-        if (s->nconn >= s->max_conn) {
-            addr_text(&ss, at, sizeof at);
-            snprintf(at + strlen(at), sizeof at - strlen(at), ", %d connections open", s->nconn);
-            refuse(s, fd, REFUSE_FULL, at);
+        enum refusal no;
+        aw_conn *c = conn_open(s, &ss, 0, &no, at, sizeof at);
+        if (!c) {
+            refuse(s, fd, no, at);
             continue;
         }
-        addr_slot *e = addr_find(s, key);
-        if (e->count >= s->max_addr) {
-            addr_text(&ss, at, sizeof at);
-            snprintf(at + strlen(at), sizeof at - strlen(at), " has %d open", e->count);
-            refuse(s, fd, REFUSE_ADDRESS, at);
-            continue;
-        }
-        admit(s, fd, key);
+        admit(s, fd, c);
     }
 }
 
-/* ---- connections of the NLP transport ---------------------------------- */
+/* ---- connections counted, both transports ------------------------------ */
 
-static void tconn_unlink(server *s, tconn *t)
+/* c was dropped to make room under limit (connlimit.h): closed at once. */
+static void conn_dropped(server *s, aw_conn *c, enum aw_conn_verdict limit)
 {
-    if (t->prev)
-        t->prev->next = t->next;
-    else
-        s->tc_head = t->next;
-    if (t->next)
-        t->next->prev = t->prev;
-    else
-        s->tc_tail = t->prev;
-    if (t->r)
-        t->r->tc = NULL;
-}
-
-/* Makes room under a full limit: drops the oldest connection not yet named
- * (from key's address, or from any when key is NULL), at once and
- * uncounted. False when every one counted is named (or closing). */
-static bool tconn_drop_unnamed(server *s, const unsigned char *key, const char *limit)
-{
-    tconn *t = s->tc_head;
-    while (t && ((t->joined && (!t->r || t->r->named)) || (key && memcmp(t->key, key, 16))))
-        t = t->next;
-    if (!t)
-        return false;
-    tconn_unlink(s, t);
-    conn_closed(s, t->key);
     char why[128];
-    snprintf(why, sizeof why, "dropped to make room for a new connection (%s)", limit);
-    remote *r = t->r;
-    uint64_t id = t->id;
-    free(t);
+    snprintf(why, sizeof why, "dropped to make room for a new connection (%s)",
+             limit == AW_CONN_OVER_ADDRESS ? "over --max-per-address" : "over --max-connections");
+    remote *r = c->owner;
+    uint64_t id = c->id;
+    free(c);
     if (r) {
         r->tc = NULL;
-        remote_drop(r, why); /* closes it: the transport closes it at once below */
+        remote_drop(r, why); /* closes it (the transport's: at once below) */
     } else {
         refusal_note(s, DROP_UNNAMED, why);
     }
-    if (s->o->nlp->drop)
+    if (s->o->nlp && s->o->nlp->drop)
         s->o->nlp->drop(s->tp, id);
-    return true;
+}
+
+/* A new connection from ss, with the transport's id: counted (perhaps in
+ * the place of one dropped), or NULL with the refusal and its detail in
+ * at[0..cap). */
+static aw_conn *conn_open(server *s, const struct sockaddr_storage *ss, uint64_t id, enum refusal *no, char *at,
+                          size_t cap)
+{
+    unsigned char key[16];
+    aw_conn_addr_key(ss, key);
+    aw_conn *dropped;
+    enum aw_conn_verdict why;
+    aw_conn *c = aw_connlimit_open(&s->conns, key, id, &dropped, &why);
+    if (dropped)
+        conn_dropped(s, dropped, why);
+    if (c)
+        return c;
+    addr_text(ss, at, cap);
+    if (why == AW_CONN_OVER_ADDRESS) {
+        *no = REFUSE_ADDRESS;
+        snprintf(at + strlen(at), cap - strlen(at), " has %d open", aw_connlimit_at(&s->conns, key));
+    } else if (why == AW_CONN_OVER_TOTAL) {
+        *no = REFUSE_FULL;
+        snprintf(at + strlen(at), cap - strlen(at), ", %d connections open", s->conns.open);
+    } else {
+        *no = REFUSE_RESOURCES;
+        snprintf(at, cap, "out of memory");
+    }
+    return NULL;
 }
 
 const char *aw_netserver_connected(aw_netserver *s, uint64_t client, const struct sockaddr *addr)
@@ -1415,47 +1340,22 @@ const char *aw_netserver_connected(aw_netserver *s, uint64_t client, const struc
     struct sockaddr_storage ss;
     memset(&ss, 0, sizeof ss);
     memcpy(&ss, addr, addr->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in));
-    unsigned char key[16];
-    addr_key(&ss, key);
     char at[INET6_ADDRSTRLEN + 64];
-    addr_text(&ss, at, sizeof at);
-    addr_slot *e = addr_find(s, key);
-    if (e->count >= s->max_addr && !tconn_drop_unnamed(s, key, "over --max-per-address")) {
-        snprintf(at + strlen(at), sizeof at - strlen(at), " has %d open", e->count);
-        refusal_note(s, REFUSE_ADDRESS, at);
-        return refusal_line[REFUSE_ADDRESS];
-    }
-    if (s->nconn >= s->max_conn && !tconn_drop_unnamed(s, NULL, "over --max-connections")) {
-        snprintf(at + strlen(at), sizeof at - strlen(at), ", %d connections open", s->nconn);
-        refusal_note(s, REFUSE_FULL, at);
-        return refusal_line[REFUSE_FULL];
-    }
-    tconn *t = calloc(1, sizeof *t);
-    if (!t) {
-        refusal_note(s, REFUSE_RESOURCES, "out of memory");
-        return refusal_line[REFUSE_RESOURCES];
-    }
-    t->id = client;
-    memcpy(t->key, key, 16);
-    t->prev = s->tc_tail;
-    if (s->tc_tail)
-        s->tc_tail->next = t;
-    else
-        s->tc_head = t;
-    s->tc_tail = t;
-    conn_count(s, key);
-    return NULL;
+    enum refusal no;
+    if (conn_open(s, &ss, client, &no, at, sizeof at))
+        return NULL;
+    refusal_note(s, no, at);
+    return refusal_line[no];
 }
 
 void aw_netserver_disconnected(aw_netserver *s, uint64_t client)
 {
-    for (tconn *t = s->tc_head; t; t = t->next)
-        if (t->id == client) {
-            tconn_unlink(s, t);
-            conn_closed(s, t->key);
-            free(t);
-            return;
-        }
+    aw_conn *c = aw_connlimit_find(&s->conns, client);
+    if (!c)
+        return;
+    if (c->owner)
+        ((remote *)c->owner)->tc = NULL;
+    aw_connlimit_close(&s->conns, c);
 }
 
 int aw_netserver_max_connections(int parallel, int extra_fds)
@@ -1577,25 +1477,20 @@ int aw_netserver_run(const aw_netserver_opts *o, aw_tally *t, aw_error *err)
     for (int a = 1; a <= o->game.settings->players; a++)
         s->remote_seats += !o->local[a];
     int par = o->parallel < 1 ? 1 : o->parallel > 64 ? 64 : o->parallel;
-    s->max_conn = o->max_connections > 0 ? o->max_connections : aw_netserver_max_connections(par, 0);
-    s->max_addr = o->max_per_address > 0 ? o->max_per_address : 2 * s->remote_seats * par;
-    if (s->max_addr < 2)
-        s->max_addr = 2;
+    int max_conn = o->max_connections > 0 ? o->max_connections : aw_netserver_max_connections(par, 0);
+    int max_addr = o->max_per_address > 0 ? o->max_per_address : 2 * s->remote_seats * par;
+    if (max_addr < 2)
+        max_addr = 2;
     s->name_ms = o->name_timeout_ms > 0 ? o->name_timeout_ms : NAME_LIMIT_MS;
     s->lobby_ms = o->lobby_timeout_ms > 0 ? o->lobby_timeout_ms : LOBBY_LIMIT_MS;
-    size_t cap = 64;
-    while (cap < 2 * (size_t)s->max_conn + 2)
-        cap *= 2;
-    s->addrs = calloc(cap, sizeof *s->addrs);
-    if (!s->addrs) {
+    if (aw_connlimit_init(&s->conns, max_conn, max_addr, aw_rng_os_seed()) < 0) {
+        aw_connlimit_free(&s->conns);
         free(s);
         return aw_fail(err, AW_ENOMEM, "out of memory");
     }
-    s->addr_mask = cap - 1;
     s->spare_fd = -1;
     aw_rng_seed(&s->seating, aw_rng_derive(o->game.seed, 0x736561747321ull));
     numbers_init(s);
-    s->addr_salt = aw_rng_os_seed();
     const char *host = o->bind ? o->bind : "127.0.0.1";
     s->listen_fd = o->nlp ? -1 : listen_on(host, o->port, err);
     if ((!o->nlp && s->listen_fd < 0) || uv_loop_init(&s->loop) != 0) {
@@ -1603,7 +1498,7 @@ int aw_netserver_run(const aw_netserver_opts *o, aw_tally *t, aw_error *err)
             close(s->listen_fd);
             aw_fail(err, AW_EIO, "cannot start the event loop");
         }
-        free(s->addrs);
+        aw_connlimit_free(&s->conns);
         free(s);
         return -AW_EIO;
     }
@@ -1615,7 +1510,7 @@ int aw_netserver_run(const aw_netserver_opts *o, aw_tally *t, aw_error *err)
             uv_close((uv_handle_t *)&s->tp_drain, NULL);
             uv_run(&s->loop, UV_RUN_DEFAULT); /* what the transport left closing */
             uv_loop_close(&s->loop);
-            free(s->addrs);
+            aw_connlimit_free(&s->conns);
             free(s);
             return -AW_EIO;
         }
@@ -1644,15 +1539,15 @@ int aw_netserver_run(const aw_netserver_opts *o, aw_tally *t, aw_error *err)
         say(s,
             "listening for NLP agents (WebSocket) on port %d for %d remote agent%s a game, %ld game%s (at most %d "
             "connections, %d from one address)",
-            port, s->remote_seats, s->remote_seats == 1 ? "" : "s", o->games, o->games == 1 ? "" : "s", s->max_conn,
-            s->max_addr);
+            port, s->remote_seats, s->remote_seats == 1 ? "" : "s", o->games, o->games == 1 ? "" : "s", s->conns.max_conn,
+            s->conns.max_addr);
     } else {
         uv_poll_start(&s->listen_poll, UV_READABLE, on_listen);
         say(s,
             "listening on %s:%d for %d remote agent%s a game, %ld game%s (at most %d connections, %d from one "
             "address)",
             host, port, s->remote_seats, s->remote_seats == 1 ? "" : "s", o->games, o->games == 1 ? "" : "s",
-            s->max_conn, s->max_addr);
+            s->conns.max_conn, s->conns.max_addr);
     }
     if (o->ready)
         o->ready(o->ud, port);
@@ -1664,12 +1559,7 @@ int aw_netserver_run(const aw_netserver_opts *o, aw_tally *t, aw_error *err)
         close(s->listen_fd);
     if (s->spare_fd >= 0)
         close(s->spare_fd);
-    while (s->tc_head) { /* the transport stopped with them */
-        tconn *tc = s->tc_head;
-        s->tc_head = tc->next;
-        free(tc);
-    }
-    free(s->addrs);
+    aw_connlimit_free(&s->conns); /* the transport stopped with its connections */
     free(s);
     if (closed != 0)
         return aw_fail(err, AW_EIO, "internal error: handles left open at the end (%s)", uv_strerror(closed));

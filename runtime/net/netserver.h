@@ -46,10 +46,10 @@ typedef struct aw_netserver_transport {
 /* A transport that counts its connections (the WebSocket one does) tells
  * each as it is accepted, before it costs anything, with the same id it
  * will join with, and again when it has gone: the server applies
- * max_connections and max_per_address as over TCP, except that when one is
- * full the oldest connection of that limit not yet named is dropped (drop
- * above) to make room, and the new one is refused only when every one is
- * named. aw_netserver_connected returns NULL to take it, or the line to
+ * max_connections and max_per_address as over TCP, with the same policy
+ * (connlimit.h): when one is full the oldest connection of that limit not
+ * yet named is dropped (drop above) to make room, and the new one is
+ * refused only when every one is named. aw_netserver_connected returns NULL to take it, or the line to
  * refuse it with (static). */
 struct sockaddr;
 const char *aw_netserver_connected(aw_netserver *srv, uint64_t client, const struct sockaddr *addr);
@@ -111,10 +111,12 @@ typedef struct aw_netserver_opts {
     int (*before)(void *ud, long gno, uint64_t seed, aw_gamelog **log);
     int (*after)(void *ud, long gno, aw_gamelog *log, bool finished);
     void *ud;
-    /* Connections (docs/network.md). Past max_connections open at once, or
-     * max_per_address from one address (IPv4, or an IPv6 /64), a new
-     * connection gets one line saying so and is closed; the server logs it
-     * at most once every 10 s for each kind. 0: a default
+    /* Connections (docs/network.md). At max_connections open at once, or
+     * max_per_address from one address (IPv4, or an IPv6 /64), the oldest
+     * connection of that limit not yet named is closed to make room for a
+     * new one (connlimit.h); only when every one is named does a new
+     * connection get one line saying so and is closed. The server logs
+     * each kind at most once every 10 s. 0: a default
      * (aw_netserver_max_connections; 2 * the remote seats of parallel games,
      * at least 2). A connection must answer NAME within name_timeout_ms
      * (0: 5000), and a named connection that waits in the lobby more than

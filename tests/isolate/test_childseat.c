@@ -416,7 +416,13 @@ typedef struct hook {
 } hook;
 
 enum { H_NONE, H_CRASH, H_HANG, H_MEGABYTE, H_GARBAGE_VOTE, H_STRAY, H_FLOOD, H_EXIT, H_OPEN_WRITE, H_SOCKET,
-       H_FORK, H_BAD_FRAME, H_DOUBLE, H_TEXT_NOTIFY, H_SLEEP, H_NMODES };
+       H_FORK, H_BAD_FRAME, H_DOUBLE, H_TEXT_NOTIFY, H_SLEEP, H_ADDRESS_SPACE, H_NMODES };
+
+/* More address space than the child's limit (RLIMIT_AS: what it inherited,
+ * twice the agent's memory cap and 256 MiB) allows, and less than a 64-bit
+ * process has: a reservation of it takes no memory, so whether it is
+ * refused depends on the limit alone, never on the machine's memory. */
+#define PAST_THE_LIMIT ((size_t)1 << 40)
 
 /* Writes an answer frame as a (hostile) child would. */
 static void write_answer(int fd, int request, unsigned seq, const char *text, size_t len, int target)
@@ -516,6 +522,21 @@ static int child_hook(void *ud, int request, unsigned seq, int fd)
             return 1;
         }
         return 0;
+    case H_ADDRESS_SPACE:
+        /* Memory taken outside the Lua allocator past the address-space
+         * limit: the reservation is refused (without the limit it is taken
+         * and the seat answers as usual: no fault, and the test fails), and
+         * the host's allocation of it stops the child as out of memory. */
+        if (request == AW_REQ_TALK) {
+            void *p = mmap(NULL, PAST_THE_LIMIT, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+            if (p != MAP_FAILED) {
+                munmap(p, PAST_THE_LIMIT);
+                return 0;
+            }
+            char *q = aw_xmalloc(PAST_THE_LIMIT);
+            q[0] = 1; /* not reached: aw_xmalloc stops the process */
+        }
+        return 0;
     }
     return 0;
 }
@@ -591,7 +612,8 @@ static void determinism(void)
 static void hostile(void)
 {
     const char *names[] = {"none", "crash", "hang", "megabyte", "garbage-vote", "stray", "flood", "exit",
-                           "open-write", "socket", "fork", "bad-frame", "double", "text-notify", "sleep"};
+                           "open-write", "socket", "fork", "bad-frame", "double", "text-notify", "sleep",
+                           "address-space"};
     /* the fault kind the events log must show, and a word of its message */
     const char *want[][2] = {{NULL, NULL},
                              {"lost", "signal 11"},
@@ -607,11 +629,17 @@ static void hostile(void)
                              {"reply", "broken answer frame"},
                              {"reply", "unexpected bytes"},
                              {"reply", "a text reply where none is due"},
-                             {"timeout", "no answer within 7500 ms (the wall-clock bound)"}};
+                             {"timeout", "no answer within 7500 ms (the wall-clock bound)"},
+                             {"lost", "signal 6"}};
     aw_settings s;
     CHECK(aw_settings_preset(&s, "aiwolf", 5, NULL) == 0);
     for (int m = H_CRASH, tries = 1; m < H_NMODES; m++, tries = 1) {
     again:;
+        if (m == H_ADDRESS_SPACE && aw_confine_sanitized()) {
+            /* AddressSanitizer reserves terabytes: a sanitized child has no RLIMIT_AS (docs/isolation.md) */
+            printf("%-13s skipped: no address-space limit under AddressSanitizer\n", names[m]);
+            continue;
+        }
         int fd0 = count_fds();
         /* the misbehaving seat: every agent talks and votes on day 1 */
         hook h = {m, 2};

@@ -7,8 +7,10 @@ import signal
 import socket
 import subprocess
 import sys
-import tempfile
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import testtmp  # noqa: E402
 
 BIN = sys.argv[1]
 srv = socket.socket()
@@ -16,7 +18,7 @@ srv.bind(("127.0.0.1", 0))
 srv.listen(16)
 port = srv.getsockname()[1]
 fails = 0
-tmp = tempfile.mkdtemp(prefix="aiwolf-sigint-")
+tmp = testtmp.tmpdir("aiwolf-sigint-")
 # In an AddressSanitizer build, LeakSanitizer stops every thread with ptrace
 # as the process exits; a SIGSTOP/SIGCONT of ours landing then leaves the
 # process in a tracing stop for good. What this test checks is the exit

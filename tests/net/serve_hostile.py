@@ -26,16 +26,17 @@ import os
 import re
 import resource
 import selectors
-import shutil
 import socket
 import subprocess
 import sys
-import tempfile
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import testtmp  # noqa: E402
 
 AIWOLF = sys.argv[1]
 PARTS = sys.argv[2:]
-TMP = tempfile.mkdtemp(prefix="aiwolf_serve_hostile.")
+TMP = testtmp.tmpdir("aiwolf_serve_hostile.")
 fails = 0
 LIVE = 120  # seconds within which something that must happen has happened (a hung server fails, not hangs)
 
@@ -478,22 +479,52 @@ def part_fifo():
 
 
 def part_per_address():
-    """--max-per-address 3: five connections from 127.0.0.2 and the fourth
-    and fifth are refused with one line; 127.0.0.1 still gets in."""
+    """--max-per-address 3 (one policy with serve --nlp's): three silent
+    connections from 127.0.0.2, then two more: each of those drops the
+    oldest of the silent ones to make room (the first two are closed, the
+    newest get NAME); once the three from 127.0.0.2 are named, a sixth is
+    refused with one line; 127.0.0.1 still gets in, and the game is played
+    to its end, legal."""
+    # a time limit no load reaches: c, seated at once, keeps its place
+    # (and 127.0.0.2 its three) however long the rest takes
     s = Serve("per_address", ["-n", "5", "--games", "1", "--seed", "34", "--max-per-address", "3",
-                              "--name-timeout", "600000",
+                              "--name-timeout", "600000", "--time-limit", "600000", "--agent", "2=agents/random.lua",
                               "--agent", "3=agents/random.lua", "--agent", "4=agents/random.lua",
                               "--agent", "5=agents/random.lua"])
     held = [Raw(s.port, "127.0.0.2") for _ in range(5)]
     first = [c.line() for c in held]
-    refused = [l for l in first if l and b"too many connections from your address" in l]
-    if len(refused) != 2 or any(not (l or b"").startswith(b'{"') for l in first[:3]):
-        fail("per-address: the lines were %s; want three NAME requests, then two refusals" % first)
-    s.finish(1, [Connect(s.port, "honest1"), Connect(s.port, "honest2")])
+    if any(not (l or b"").startswith(b'{"') for l in first):
+        fail("per-address: the first lines were %s; want five NAME requests" % first)
+    # the server closed the two oldest when the fourth and fifth came
+    for i in (0, 1):
+        if not held[i].closed_by_server():
+            fail("per-address: the silent connection %d was not dropped" % i)
+    # the three left answer NAME: the first plays the one remote seat, the
+    # two others wait in the lobby
+    names = ["c", "d", "e"]
+    for c, n in zip(held[2:], names):
+        c.send(n.encode() + b"\n")
+        if not s.wait_err(r"\b%s joined" % n):
+            fail("per-address: %s did not join" % n)
+    sixth = Raw(s.port, "127.0.0.2")
+    line = sixth.line()
+    if not line or b"too many connections from your address" not in line:
+        fail("per-address: the sixth connection, with the three named, got %s; want a refusal" % line)
+    sixth.close()
+    other = Raw(s.port)
+    if not (other.line() or b"").startswith(b'{"'):
+        fail("per-address: 127.0.0.1 did not get NAME")
+    other.close()
+    play(held[2], Honest("c"))
+    s.finish(1)
     for c in held:
         c.close()
-    if not re.search(r"refusing connections \(over --max-per-address\): 127\.0\.0\.2 has 3 open", s.err()):
-        fail("per-address: the refusal is not in the log: %s" % s.err())
+    err = s.err()
+    if not re.search(r"closing a connection before its NAME: dropped to make room for a new connection "
+                     r"\(over --max-per-address\)", err):
+        fail("per-address: the drop is not in the log: %s" % err)
+    if not re.search(r"refusing connections \(over --max-per-address\): 127\.0\.0\.2 has 3 open", err):
+        fail("per-address: the refusal is not in the log: %s" % err)
 
 
 def flood_turn(sel):
@@ -536,11 +567,13 @@ CHUNK = b"m" * 65536
 def part_flood():
     """1,000 connections at once on a server whose descriptor limit is 400
     (so at most 328 connections): half silent, a quarter with a NAME line
-    too long, a quarter sending a megabyte without a newline. The honest
-    client and a Python honest client joined first; the games are played
-    once the flood is in, and finish, legal; the connections past the limit
-    were told so; the log says so in a line now and then, not per
-    connection; the server's peak RSS stays under 150 MB."""
+    too long, a quarter sending a megabyte without a newline. None is
+    refused: each new one past the limit drops the oldest connection not
+    yet named (the policy of serve --nlp too), so every one is asked its
+    NAME. Then, with silent connections filling the server, two honest
+    clients (aiwolf connect and a Python one) come, get in the same way,
+    and play the games to the end, legal; the log says so in a line now and
+    then, not per connection; the server's peak RSS stays under 150 MB."""
     if not NOFILE_OK:
         return
     s = Serve("flood", ["-n", "5", "--games", "6", "--parallel", "2", "--seed", "50", "--time-limit", "2000",
@@ -548,11 +581,6 @@ def part_flood():
                         "--agent", "3=agents/random.lua", "--agent", "4=agents/sample.lua",
                         "--agent", "5=agents/random.lua"], nofile=400)
     t0 = time.time()
-    honest = Connect(s.port, "honest1")
-    if not s.wait_err(r"honest1 joined"):
-        fail("flood: the honest client did not join")
-    gate = Raw(s.port)
-    gate.line()  # NAME: answered once the flood is in
     sel = selectors.DefaultSelector()
     flood = []
     pending, peak_kb = 0, 0
@@ -586,31 +614,37 @@ def part_flood():
     note("flood: %d connections asked NAME, %d told too many, %d unsettled" % (named, told, pending))
     if pending:
         fail("flood: %d connections got neither a NAME request nor a refusal nor a close" % pending)
-    if told < 500 - 328:  # the silent half holds its places: the rest of it at least is refused
-        fail("flood: only %d connections were told there were too many" % told)
-    # The flood is in: the games now.
-    h = Honest("gate")
-    gate.send(b"gate\n")
-    while True:
-        p = gate.packet()
-        if p is None:
-            break
-        out = h.answer(p)
-        if out:
-            gate.send(out)
-        peak_kb = max(peak_kb, s.sample())
+    if told:
+        fail("flood: %d connections were refused; want the oldest unnamed dropped instead" % told)
+    if named < 500:  # more than the server holds: the silent ones at least made room for the others
+        fail("flood: only %d connections were asked NAME" % named)
+    # The flood is in, its silent connections fill the server: the honest
+    # clients now.
+    honest = Connect(s.port, "honest1")
+    gate = Raw(s.port)
+    play(gate, Honest("gate"), each=lambda p: peak_kb_note(s))
     s.finish(6, [honest])
     gate.close()
     for c in flood:
         c.s.close()
+    peak_kb = max(peak_kb, PEAK[0])
     secs = time.time() - t0
-    lines = len(re.findall(r"refusing connections", s.err()))
-    note("flood: %d log lines about refusals in %.1f s; serve's peak RSS %.1f MB, at most %d descriptors" %
+    lines = len(re.findall(r"closing a connection before its NAME", s.err()))
+    note("flood: %d log lines about drops in %.1f s; serve's peak RSS %.1f MB, at most %d descriptors" %
          (lines, secs, peak_kb / 1024, s.peak_fds))
     if lines < 1 or lines > 3 + secs / 10:
-        fail("flood: %d log lines about refusals in %.1f s (want one per 10 s at most)" % (lines, secs))
+        fail("flood: %d log lines about drops in %.1f s (want one per 10 s at most)" % (lines, secs))
     if peak_kb > 150 * 1024:
         fail("flood: serve's peak RSS %.1f MB" % (peak_kb / 1024))
+
+
+PEAK = [0]
+
+
+def peak_kb_note(s):
+    """Keeps serve's peak RSS while a game is played; answers nothing."""
+    PEAK[0] = max(PEAK[0], s.sample())
+    return None
 
 
 def open_flood(port, n):
@@ -699,9 +733,7 @@ try:
             note("part " + name)
             fn()
 finally:
-    if fails or os.environ.get("KEEP"):
-        note("files kept in " + TMP)
-    else:
-        shutil.rmtree(TMP, ignore_errors=True)
+    if fails and not testtmp.keep():
+        note("AIWOLF_KEEP_TMP=1 keeps the servers' files")
 note("ok" if not fails else "%d failure(s)" % fails)
 sys.exit(1 if fails else 0)

@@ -4,7 +4,7 @@
 # — an OSC title (ESC ] 0 ; ... BEL), a clear-screen (ESC [ 2 J), a
 # right-to-left override (U+202E) — comes out as \e]0;PWNED\x07...,
 # \u{202e}, never as the bytes. One command per run:
-#   terminal_safe.sh AIWOLF serve|connect|play|contest
+#   terminal_safe.sh AIWOLF serve|connect|play|contest|paths
 set -eu
 bin=$1
 cmd=$2
@@ -134,8 +134,60 @@ contest)
   has "$tmp/err" 'leader ev_]0;PWNED_il\u{202e}' # the contest names it with C0 bytes as _
   has "$tmp/out" '| ev_]0;PWNED_il\u{202e} |'
   ;;
+paths)
+  # Paths and names given on the command line that hold escapes come back
+  # escaped in every message that names them (check, replay, contest, new,
+  # play, the command itself): a clear-screen, an OSC title, U+202E.
+  esc=$(printf 'x\033]0;PWNED\007y\033[2Jz\342\200\256')
+  shown='x\e]0;PWNED\x07y\e[2Jz\u{202e}'
+  "$bin" play --seed 4 --log "$tmp/game.log" agents/random.lua > /dev/null 2>&1
+  cp "$tmp/game.log" "$tmp/$esc.log"
+  head -3 "$tmp/game.log" > "$tmp/$esc.cut.log"
+  run() { # the output of a command that must fail or pass as asked, both streams
+    want=$1
+    shift
+    set +e
+    "$@" > "$tmp/out" 2>&1
+    rc=$?
+    set -e
+    if [ "$want" = ok ] && [ $rc -ne 0 ]; then echo "paths: $* exited $rc:"; cat -v "$tmp/out"; exit 1; fi
+    if [ "$want" = fail ] && [ $rc -eq 0 ]; then echo "paths: $* passed:"; cat -v "$tmp/out"; exit 1; fi
+    raw_free "$tmp/out"
+  }
+  run fail "$bin" check "$tmp/no$esc.log"
+  has "$tmp/out" "no$shown.log"
+  run ok "$bin" check "$tmp/$esc.log"
+  has "$tmp/out" "$shown.log: legal"
+  run fail "$bin" check "$tmp/$esc.cut.log"
+  has "$tmp/out" "$shown.cut.log:"
+  run ok "$bin" replay "$tmp/$esc.log"
+  has "$tmp/out" "$shown.log: reproduced"
+  run fail "$bin" replay "$tmp/no$esc.log"
+  has "$tmp/out" "no$shown.log"
+  mkdir "$tmp/$esc"
+  cp agents/random.lua "$tmp/$esc/main.lua"
+  run fail "$bin" contest --games-per-entry 1 --out "$tmp/c1" "$tmp/$esc" "$tmp/$esc"
+  has "$tmp/out" "$shown is given twice"
+  run fail "$bin" contest --games-per-entry 1 --out "$tmp/c2" "$tmp/no$esc" agents/random.lua
+  has "$tmp/out" "no$shown"
+  : > "$tmp/file"
+  run fail "$bin" contest --games-per-entry 1 --out "$tmp/file/$esc" "$tmp/$esc" agents/random.lua
+  has "$tmp/out" "file/$shown"
+  run fail "$bin" new "$esc"
+  has "$tmp/out" "'$shown'"
+  run ok "$bin" new --dir "$tmp/$esc" agent1
+  has "$tmp/out" "created $tmp/$shown/agent1/"
+  # its hints quote the path as bash's $'...': shown escaped, and a command that works
+  grep -a ' lint ' "$tmp/out" | sed 's/#.*//' > "$tmp/hint.sh"
+  has "$tmp/hint.sh" "\$'"
+  bash "$tmp/hint.sh" > "$tmp/lint.out" 2>&1 || { echo "paths: the lint hint did not run:"; cat -v "$tmp/hint.sh" "$tmp/lint.out"; exit 1; }
+  run fail "$bin" play "$tmp/no$esc.lua" agents/random.lua
+  has "$tmp/out" "no$shown.lua"
+  run fail "$bin" "$esc"
+  has "$tmp/out" "'$shown'"
+  ;;
 *)
-  echo "usage: terminal_safe.sh AIWOLF serve|connect|play|contest"
+  echo "usage: terminal_safe.sh AIWOLF serve|connect|play|contest|paths"
   exit 2
   ;;
 esac

@@ -432,7 +432,7 @@ int main(void)
     CHECK_MSG(system(cmd) == 0, "serve with local seats and play wrote different logs");
 
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    if (!test_failures && !getenv("KEEP") && system(cmd) != 0)
+    if (!getenv("AIWOLF_KEEP_TMP") && system(cmd) != 0) /* passed or failed */
         fprintf(stderr, "could not remove %s\n", dir);
     return test_done();
 }

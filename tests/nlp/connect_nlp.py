@@ -18,7 +18,9 @@ import signal
 import socket
 import subprocess
 import sys
-import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import testtmp  # noqa: E402
 
 AIWOLF = sys.argv[1]
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -50,7 +52,7 @@ def finish(srv, cli):
 
 def start(fixture, mode, connections, args, agent="agents/sample.lua", tls=None):
     """The fake server and a client on it, both running."""
-    tmp = tempfile.mkdtemp()
+    tmp = testtmp.tmpdir("aiwolf_connect_nlp.")
     port_file, verdict = os.path.join(tmp, "port"), os.path.join(tmp, "v.json")
     cmd = [sys.executable, FAKE, "--port-file", port_file, "--verdict", verdict, "--mode", mode,
            "--connections", str(connections)]
@@ -102,7 +104,7 @@ fixtures = sorted(glob.glob("tests/fixtures/nlp/recorded/*.jsonl.gz")) + \
 if not fixtures:
     raise SystemExit("no fixtures")
 # the agent `aiwolf new --nlp` scaffolds plays too
-scaffold = tempfile.mkdtemp()
+scaffold = testtmp.tmpdir("aiwolf_connect_nlp.")
 subprocess.run([AIWOLF, "new", "--nlp", "--dir", scaffold, "nlpagent"], check=True, capture_output=True)
 games = 0
 for fx in fixtures:
@@ -179,7 +181,7 @@ if v["connections"] != 2 or v["bad"] or cli.returncode != 0 or b"2 games played 
 
 # wss:// with a certificate nobody vouches for: refused (certificates are
 # checked), exit 1 with a message
-tmp = tempfile.mkdtemp()
+tmp = testtmp.tmpdir("aiwolf_connect_nlp.")
 cert, key = os.path.join(tmp, "cert.pem"), os.path.join(tmp, "key.pem")
 gen = subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert,
                       "-days", "2", "-subj", "/CN=127.0.0.1"], capture_output=True)

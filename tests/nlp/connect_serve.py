@@ -16,12 +16,14 @@ import signal
 import re
 import subprocess
 import sys
-import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import testtmp  # noqa: E402
 
 AIWOLF = sys.argv[1]
 HERE = os.path.dirname(os.path.abspath(__file__))
 failures = []
-tmp = tempfile.mkdtemp()
+tmp = testtmp.tmpdir("aiwolf_connect_serve.")
 subprocess.run([AIWOLF, "new", "--nlp", "--dir", tmp, "nlpagent"], check=True, capture_output=True)
 AGENTS = ["agents/sample.lua", "agents/random.lua", os.path.join(tmp, "nlpagent", "main.lua"),
           os.path.join(HERE, "freetext.lua")]

@@ -34,19 +34,21 @@ Nothing here depends on timing: time-outs are set small and the outcome
 import json
 import os
 import re
-import shutil
 import signal
+import socket
 import subprocess
 import sys
-import tempfile
 import threading
+import traceback
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import nlpclient  # noqa: E402
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import testtmp  # noqa: E402
 
 AIWOLF = sys.argv[1]
 PARTS = sys.argv[2:]
-TMP = tempfile.mkdtemp(prefix="aiwolf_serve_nlp.")
+TMP = testtmp.tmpdir("aiwolf_serve_nlp.")
 LIVE = 120  # seconds within which what must happen has happened (a hung server fails, not hangs)
 fails = 0
 
@@ -61,8 +63,13 @@ def note(what):
     print("serve_nlp: " + what, flush=True)
 
 
+SERVERS = []  # every server started: join notices one that ended before finish
+
+
 class Server:
     def __init__(self, name, args):
+        self.finished = self.reported = False
+        SERVERS.append(self)
         self.dir = os.path.join(TMP, name)
         os.makedirs(self.dir)
         self.errpath = os.path.join(self.dir, "stderr")
@@ -80,6 +87,7 @@ class Server:
             return f.read().decode("utf-8", "replace")
 
     def finish(self, part, games):
+        self.finished = True
         try:
             out, _ = self.p.communicate(timeout=LIVE * 3)
         except subprocess.TimeoutExpired:
@@ -111,15 +119,63 @@ class Server:
 
 
 def run_agents(agents):
-    ts = [threading.Thread(target=a.play) for a in agents]
-    for t in ts:
+    """Each agent plays in a thread of its own. An agent whose client dies
+    (an exception here, not a close by the server) closes its connection at
+    once, so that the server sees it gone rather than waiting for its
+    answers' time-outs, and keeps the traceback for join."""
+    def play(a):
+        try:
+            a.play()
+        except Exception:
+            a.died = traceback.format_exc()
+            a.ws.close()
+
+    ts = []
+    for a in agents:
+        a.died = None
+        t = threading.Thread(target=play, args=(a,))
+        t.agent = a
         t.start()
+        ts.append(t)
     return ts
 
 
+def dead_server():
+    """A server that ended before its part finished it: failed, with what it
+    said, once; True if there is one."""
+    dead = False
+    for s in SERVERS:
+        if not s.finished and s.p.poll() is not None:
+            dead = True
+            if not s.reported:
+                s.reported = True
+                fail("the server %s ended (exit %s) while its agents played: %s" %
+                     (os.path.basename(s.dir), s.p.returncode, s.err()[-1500:]))
+    return dead
+
+
 def join(ts):
-    for t in ts:
-        t.join(LIVE * 3)
+    """Waits for the agents' threads, failing at once when a client dies
+    (its traceback) or a server ends under them (its output): then the
+    remaining clients are closed rather than left to their time-outs. A
+    hung server is CTest's time-out."""
+    def died():
+        for t in ts:
+            if t.agent.died and not getattr(t.agent, "reported", False):
+                t.agent.reported = True
+                fail("the client %s died: %s" % (t.agent.team, t.agent.died))
+
+    while any(t.is_alive() for t in ts):
+        for t in ts:
+            t.join(0.1)  # a poll of the processes, not a time limit
+            died()
+        if dead_server():
+            for t in ts:
+                try:
+                    t.agent.ws.s.shutdown(socket.SHUT_RDWR)  # wakes its recv
+                except OSError:
+                    pass
+    died()
 
 
 def check_agents(part, agents, games):
@@ -368,13 +424,19 @@ def main():
     parts = {"five": part_five, "mixed": part_mixed, "thirteen": part_thirteen, "frames": part_frames,
              "silence": part_silence, "odd": part_odd,
              "interrupt": part_interrupt}
-    for name in PARTS or list(parts):
-        note("part " + name)
-        parts[name]()
+    try:
+        for name in PARTS or list(parts):
+            note("part " + name)
+            parts[name]()
+    finally:
+        for srv in SERVERS:  # a part that broke off leaves none running
+            if srv.p.poll() is None:
+                srv.p.kill()
+                srv.p.communicate()
     if fails:
-        print("serve_nlp: %d failure(s); files kept in %s" % (fails, TMP))
+        print("serve_nlp: %d failure(s)%s" % (fails, "" if testtmp.keep() else
+                                               " (AIWOLF_KEEP_TMP=1 keeps the servers' files)"))
         sys.exit(1)
-    shutil.rmtree(TMP, ignore_errors=True)
     print("serve_nlp: all passed")
 
 

@@ -10,7 +10,6 @@ that holds the person's own words, and each view shows no role the seat
 may not know."""
 import json
 import os
-import shutil
 import socket
 import sys
 import threading
@@ -178,8 +177,5 @@ def game(cmd, logdir):
 
 
 for cmd in ("play", "serve"):
-    d = os.path.join(os.environ.get("TMPDIR", "/tmp"), f"human_play_{os.getpid()}_{cmd}")
-    os.makedirs(d, exist_ok=True)
-    game(cmd, d)
-    shutil.rmtree(d)  # the log went; the rules file beside it (aiwolf.rules) goes with the folder
+    game(cmd, C.tmpdir(f"human_play_{cmd}."))  # the folder goes when the test ends
 C.done()

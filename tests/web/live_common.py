@@ -1,17 +1,35 @@
 """Shared by the live and human tests: start `aiwolf play|serve --http 0`,
-read the addresses it prints, stop it, check logs with `aiwolf check`."""
+read the addresses it prints, stop it, check logs with `aiwolf check`.
+The temporary folders made here (tmpdir, tests/testtmp.py) go when the
+test ends, passed or failed, unless AIWOLF_KEEP_TMP is set; a server still
+running then is killed first."""
+import atexit
 import os
 import re
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 import urllib.error
 import urllib.request
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import testtmp  # noqa: E402
+
 BIN = None
 FAILS = []
+_SERVERS = []
+
+
+def _kill_servers():
+    for s in _SERVERS:
+        if s.p.poll() is None:
+            s.p.kill()
+            s.p.wait()
+
+
+atexit.register(_kill_servers)  # registered after testtmp's: runs before its folders go
+tmpdir = testtmp.tmpdir
 
 
 def check(cond, what):
@@ -33,10 +51,11 @@ class Server:
     """aiwolf ARGS... with --http 0 added; .port, .tokens {seat: token}."""
 
     def __init__(self, args, cwd=None):
-        self.dir = tempfile.mkdtemp(prefix="aiwolf-live-")
+        self.dir = tmpdir("aiwolf-live-")
         self.err = open(os.path.join(self.dir, "stderr"), "w+")
         self.out = open(os.path.join(self.dir, "stdout"), "w+")
         self.p = subprocess.Popen([BIN] + args + ["--http", "0"], stdout=self.out, stderr=self.err, cwd=cwd)
+        _SERVERS.append(self)
         self.port, self.tokens = None, {}
         for _ in range(500):
             text = open(self.err.name).read()

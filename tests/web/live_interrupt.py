@@ -30,7 +30,7 @@ def wait_for_question(s):
 
 
 def interrupted(args, what):
-    ev = os.path.join(C.tempfile.mkdtemp(prefix="aiwolf-int-"), "ev.jsonl")
+    ev = os.path.join(C.tmpdir("aiwolf-int-"), "ev.jsonl")
     s = C.Server(["play", "--human", "1", "--human-timeout", "3600", "--events", ev] + args + AGENTS)
     C.check(wait_for_question(s), f"{what}: the person is asked")
     s.p.send_signal(signal.SIGINT)
