@@ -5,7 +5,8 @@
  * earlier game's info kept by the agent into the next game of the same
  * instance (the regulation's sets: INITIALIZE again, no new begin); and
  * the same after the agent's file is reloaded mid-game (watch_live). The
- * seat is driven with views made here, so that each case is exact. */
+ * seat is driven with views made here, so that each case is exact. The
+ * module's functions are those meta/aiwolf/talks.lua annotates. */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,7 @@
 #include "talkhooks.h"
 #include "settings.h"
 #include "test.h"
+#include "util.h"
 #include "lua_game.h"
 
 static const char *agent_v1 =
@@ -39,6 +41,12 @@ static const char *agent_v1 =
     "  print(line)\n"
     "end\n"
     "function a:initialize(info)\n"
+    "  if not self.info then\n"
+    "    local keys = {}\n"
+    "    for k, v in pairs(T) do keys[#keys + 1] = k .. ':' .. type(v) end\n"
+    "    table.sort(keys)\n"
+    "    print('keys ' .. table.concat(keys, ','))\n"
+    "  end\n"
     "  self.old = self.info\n"
     "  self.info = info\n"
     "  self:show('init', info)\n"
@@ -148,6 +156,27 @@ int main(void)
     seat->ops->free(seat);
     fclose(lo.output);
 
+    /* The module's functions are those meta/aiwolf/talks.lua annotates. */
+    aw_buf keys;
+    aw_buf_init(&keys);
+    aw_buf_adds(&keys, "[Agent[01] agent] keys ");
+    FILE *meta = fopen("meta/aiwolf/talks.lua", "r");
+    CHECK(meta != NULL);
+    char line[512];
+    int nkeys = 0;
+    while (meta && fgets(line, sizeof line, meta)) {
+        char name[64];
+        if (sscanf(line, "function T.%63[a-z_](", name) == 1)
+            aw_buf_printf(&keys, "%s%s:function", nkeys++ ? "," : "", name); /* the file lists them sorted */
+    }
+    if (meta)
+        fclose(meta);
+    aw_buf_adds(&keys, "\n");
+    CHECK_INT(nkeys, 3);
+    CHECK_MSG(out && strncmp(out, keys.data, keys.len) == 0, "the module's functions differ from meta/:\n%s\nnot\n%s",
+              out ? out : "", keys.data);
+    const char *got = out && strncmp(out, keys.data, keys.len) == 0 ? out + keys.len : out;
+    aw_buf_free(&keys);
     const char *want = "[Agent[01] agent] init 0[] 0[]\n"
                        "[Agent[01] agent] v1 2[2:1:0:0:VOTE Agent[03]:VOTE,3:1:1:0:Over:-] 0[]\n"
                        "[Agent[01] agent] v1 3[2:1:0:0:VOTE Agent[03]:VOTE,3:1:1:0:Over:-,4:1:2:0:Skip:-] "
@@ -155,7 +184,7 @@ int main(void)
                        "[Agent[01] agent] init 0[] 0[] old nil[]nil[]nil\n"
                        "[Agent[01] agent] v1 1[2:1:0:0:VOTE Agent[03]:VOTE] 0[] old nil[]nil[]nil\n"
                        "[Agent[01] agent] v2 3[3:1:Over,4:2:Skip] 0\n";
-    CHECK_MSG(out && strcmp(out, want) == 0, "the agent read\n%s\nnot\n%s", out ? out : "", want);
+    CHECK_MSG(got && strcmp(got, want) == 0, "the agent read\n%s\nnot\n%s", got ? got : "", want);
     free(out);
     hooks.free_parsed(NULL, vote);
     hooks.free_parsed(NULL, attack);
