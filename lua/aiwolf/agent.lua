@@ -439,47 +439,29 @@ end
 --     it), and the same few texts come again and again ("VOTE Agent[03]"):
 --     each text's tree is read once a game and kept in self._trees, keyed
 --     by the text (`parsed` makes the host build a new tree for every
---     reader of every talk; a look-up by a string costs next to nothing);
---   * a sentence without operands (most of the rest: VOTE, COMINGOUT, ...)
---     is heard as walk would hear it, without the walk.
+--     reader of every talk; a look-up by a string costs next to nothing).
 -- With a hook every tree is the talk's own `parsed`, as the hook may keep
--- or change it. method is the name of the method that records an asserted
--- sentence ("_hear" or "_hear_whisper").
-local function read_new(self, list, from, visit, method, hook)
+-- or change it. (read_host, below, reads what the host holds without the
+-- entries, and hears a sentence without operands without the walk.)
+local function read_new(self, list, from, visit, hook)
   local n = #list
   local trees = self._trees
   if trees == nil then trees = {}; self._trees = trees end
-  local plain = method == "_hear" and self._hear == Agent._hear -- not replaced by the agent
   for i = from + 1, n do
     local t = list[i]
     local text = t.text
+    local tree
     if hook then
-      local tree = t.parsed or A.tree(t)
-      if tree then walk(tree, t.agent, true, nil, 0, visit, self, t) end
+      tree = t.parsed or A.tree(t)
     elseif text ~= "Over" and text ~= "Skip" then
-      local tree = trees[text]
+      tree = trees[text]
       if tree == nil then
         tree = t.parsed or A.tree(t) or false -- false: a text that does not parse
         if type(text) == "string" then trees[text] = tree end
       end
-      if tree then
-        local v = tree.verb
-        if v ~= "OVER" and v ~= "SKIP" then
-          if tree.args == nil then
-            local who = tree.subject
-            if who == nil then who = t.agent end
-            local target = tree.target
-            if v == "VOTE" and plain and mtype(who) == "integer" and mtype(target) == "integer" then
-              declare(self, who, target) -- what _hear does with it, without the method call
-            else
-              self[method](self, t, who, tree)
-            end
-          else
-            walk(tree, t.agent, true, nil, 0, visit, self, t)
-          end
-        end
-      end
+      if tree and (tree.verb == "OVER" or tree.verb == "SKIP") then tree = false end
     end
+    if tree then walk(tree, t.agent, true, nil, 0, visit, self, t) end
   end
   return n
 end
@@ -498,7 +480,9 @@ end
 -- _hear_whisper, over the host's reader (aiwolf.talks) instead of
 -- talkList/whisperList: the same talks, read as plain values, so that no
 -- table is made per talk (nor talkList itself, unless the agent reads it);
--- a text's tree comes from the host only when the text is new.
+-- a text's tree comes from the host only when the text is new. A sentence
+-- without operands (most: VOTE, COMINGOUT, ...) is heard as walk would
+-- hear it, without the walk (a VOTE without hear).
 local function read_host(self, info, from, whisper)
   local trees = self._trees
   if trees == nil then trees = {}; self._trees = trees end
@@ -617,7 +601,7 @@ function Agent:update(info)
   else
     local talks = info.talkList or EMPTY
     if #talks > self._talk_seen then
-      self._talk_seen = read_new(self, talks, self._talk_seen, heard_talk, "_hear", self.onTalk)
+      self._talk_seen = read_new(self, talks, self._talk_seen, heard_talk, self.onTalk)
     end
   end
   n = self.onWhisper == nil and self._hear_whisper == Agent._hear_whisper and host_count and host_count(info, true)
@@ -627,7 +611,7 @@ function Agent:update(info)
     local whispers = info.whisperList or EMPTY
     if #whispers > self._whisper_seen then
       self._whisper_seen =
-        read_new(self, whispers, self._whisper_seen, heard_whisper, "_hear_whisper", self.onWhisper)
+        read_new(self, whispers, self._whisper_seen, heard_whisper, self.onWhisper)
     end
   end
 end
