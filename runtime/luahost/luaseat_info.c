@@ -708,9 +708,10 @@ static void info_meta(lua_State *L, luaseat *s, int fields)
  * whisper]), the iterator talks(info [, from [, whisper]]) (i, agent, day,
  * idx, turn, text) and tree(info, i [, whisper]) (what talkList[i].parsed
  * gives). They answer for one table only: the info of the call under way,
- * of the seat that made it (the check of the lazy fields, lazy_view). For
- * any other table (one the agent made, an earlier game's info) and outside
- * a call, count and tree give nil and talks gives nothing. */
+ * of the seat that made it, with the view complete (as the lazy fields,
+ * lazy_view: see reader_seat). For any other table (one the agent made, an
+ * earlier game's info) and outside a call, count and tree give nil and
+ * talks gives nothing. */
 
 /* Marks info's metatable as the host's; its upvalue is the seat. */
 static int info_seat(lua_State *L)
