@@ -19,6 +19,11 @@
 local type, error, ipairs, pairs, setmetatable, tostring, sort, random, mtype =
   type, error, ipairs, pairs, setmetatable, tostring, table.sort, math.random, math.type
 local P = require "aiwolf.protocol"
+-- The host's reader of the day's talks (docs/agents.md, "aiwolf.talks"):
+-- present when the agent runs in aiwolf, absent under a plain Lua.
+local talks_ok, T = pcall(require, "aiwolf.talks")
+if not talks_ok or type(T) ~= "table" then T = nil end
+local host_count, host_talks, host_tree = T and T.count, T and T.talks, T and T.tree
 
 local A = {}
 
@@ -369,8 +374,9 @@ local function declare(self, who, t)
   end
 end
 
--- Records one talk sentence (idempotent: hearing a talk twice changes nothing).
-function Agent:_hear(talk, who, s)
+-- Records one talk sentence of a talk of day `day` (idempotent: hearing a
+-- talk twice changes nothing). Agent:_hear, below, is this with the talk.
+local function hear(self, day, who, s)
   local v = s.verb
   if mtype(who) ~= "integer" then return end
   if v == "VOTE" then -- the most frequent by far
@@ -388,7 +394,7 @@ function Agent:_hear(talk, who, s)
     if not self._reported[key] then
       self._reported[key] = true
       self.reports[#self.reports + 1] = {who = who, verb = v, target = s.target, species = s.species,
-        day = talk.day}
+        day = day}
       self.version = self.version + 1
     end
   elseif v == "ESTIMATE" and mtype(s.target) == "integer" then
@@ -398,11 +404,16 @@ function Agent:_hear(talk, who, s)
   end
 end
 
-function Agent:_hear_whisper(talk, who, s)
+function Agent:_hear(talk, who, s) hear(self, talk.day, who, s) end
+
+-- Records one whisper sentence of the whisper numbered idx.
+local function hear_whisper(self, idx, who, s)
   if s.verb == "ATTACK" and mtype(s.target) == "integer" and mtype(who) == "integer" then
-    self.attackProposals[#self.attackProposals + 1] = {who = who, target = s.target, idx = talk.idx}
+    self.attackProposals[#self.attackProposals + 1] = {who = who, target = s.target, idx = idx}
   end
 end
+
+function Agent:_hear_whisper(talk, who, s) hear_whisper(self, talk.idx, who, s) end
 
 -- Visitors for walk (above): one sentence of a new talk or whisper. The
 -- asserted ones update the state; then the agent's onTalk/onWhisper, if it
@@ -428,49 +439,88 @@ end
 --     it), and the same few texts come again and again ("VOTE Agent[03]"):
 --     each text's tree is read once a game and kept in self._trees, keyed
 --     by the text (`parsed` makes the host build a new tree for every
---     reader of every talk; a look-up by a string costs next to nothing);
---   * a sentence without operands (most of the rest: VOTE, COMINGOUT, ...)
---     is heard as walk would hear it, without the walk.
+--     reader of every talk; a look-up by a string costs next to nothing).
 -- With a hook every tree is the talk's own `parsed`, as the hook may keep
--- or change it. method is the name of the method that records an asserted
--- sentence ("_hear" or "_hear_whisper").
-local function read_new(self, list, from, visit, method, hook)
+-- or change it. (read_host, below, reads what the host holds without the
+-- entries, and hears a sentence without operands without the walk.)
+local function read_new(self, list, from, visit, hook)
   local n = #list
   local trees = self._trees
   if trees == nil then trees = {}; self._trees = trees end
-  local plain = method == "_hear" and self._hear == Agent._hear -- not replaced by the agent
   for i = from + 1, n do
     local t = list[i]
     local text = t.text
+    local tree
     if hook then
-      local tree = t.parsed or A.tree(t)
-      if tree then walk(tree, t.agent, true, nil, 0, visit, self, t) end
+      tree = t.parsed or A.tree(t)
     elseif text ~= "Over" and text ~= "Skip" then
-      local tree = trees[text]
+      tree = trees[text]
       if tree == nil then
         tree = t.parsed or A.tree(t) or false -- false: a text that does not parse
         if type(text) == "string" then trees[text] = tree end
+      end
+      if tree and (tree.verb == "OVER" or tree.verb == "SKIP") then tree = false end
+    end
+    if tree then walk(tree, t.agent, true, nil, 0, visit, self, t) end
+  end
+  return n
+end
+
+-- walk's visitors for read_host: x is the agent, y the talk's day (the
+-- whisper's idx).
+local function heard_host_talk(self, day, who, s, asserted)
+  if asserted then hear(self, day, who, s) end
+end
+
+local function heard_host_whisper(self, idx, who, s, asserted)
+  if asserted then hear_whisper(self, idx, who, s) end
+end
+
+-- read_new without hooks and with the base agent's own _hear and
+-- _hear_whisper, over the host's reader (aiwolf.talks) instead of
+-- talkList/whisperList: the same talks, read as plain values, so that no
+-- table is made per talk (nor talkList itself, unless the agent reads it);
+-- a text's tree comes from the host only when the text is new. A sentence
+-- without operands (most: VOTE, COMINGOUT, ...) is heard as walk would
+-- hear it, without the walk (a VOTE without hear).
+local function read_host(self, info, from, whisper)
+  local trees = self._trees
+  if trees == nil then trees = {}; self._trees = trees end
+  local seen = from
+  for i, agent, day, idx, _, text in host_talks(info, from, whisper) do
+    seen = i
+    if text ~= "Over" and text ~= "Skip" then
+      local tree = trees[text]
+      if tree == nil then
+        tree = host_tree(info, i, whisper) or P.parse(text, "lenient") or false -- false: does not parse
+        trees[text] = tree
       end
       if tree then
         local v = tree.verb
         if v ~= "OVER" and v ~= "SKIP" then
           if tree.args == nil then
             local who = tree.subject
-            if who == nil then who = t.agent end
-            local target = tree.target
-            if v == "VOTE" and plain and mtype(who) == "integer" and mtype(target) == "integer" then
-              declare(self, who, target) -- what _hear does with it, without the method call
+            if who == nil then who = agent end
+            if whisper then
+              hear_whisper(self, idx, who, tree)
             else
-              self[method](self, t, who, tree)
+              local target = tree.target
+              if v == "VOTE" and mtype(who) == "integer" and mtype(target) == "integer" then
+                declare(self, who, target)
+              else
+                hear(self, day, who, tree)
+              end
             end
+          elseif whisper then
+            walk(tree, agent, true, nil, 0, heard_host_whisper, self, idx)
           else
-            walk(tree, t.agent, true, nil, 0, visit, self, t)
+            walk(tree, agent, true, nil, 0, heard_host_talk, self, day)
           end
         end
       end
     end
   end
-  return n
+  return seen
 end
 
 -- update: keeps self.info and the state listed at initialize, reading only
@@ -541,15 +591,28 @@ function Agent:update(info)
     end
     self.version = self.version + 1
   end
-  -- Talk and whispers: only the entries past those read already.
-  local talks = info.talkList or EMPTY
-  if #talks > self._talk_seen then
-    self._talk_seen = read_new(self, talks, self._talk_seen, heard_talk, "_hear", self.onTalk)
+  -- Talk and whispers: only the entries past those read already; through
+  -- the host's reader when nothing needs the entries themselves (a hook, or
+  -- an agent's own _hear, gets them) and info is the host's (count is nil
+  -- for any other table).
+  local n = self.onTalk == nil and self._hear == Agent._hear and host_count and host_count(info)
+  if n then
+    if n > self._talk_seen then self._talk_seen = read_host(self, info, self._talk_seen, false) end
+  else
+    local talks = info.talkList or EMPTY
+    if #talks > self._talk_seen then
+      self._talk_seen = read_new(self, talks, self._talk_seen, heard_talk, self.onTalk)
+    end
   end
-  local whispers = info.whisperList or EMPTY
-  if #whispers > self._whisper_seen then
-    self._whisper_seen =
-      read_new(self, whispers, self._whisper_seen, heard_whisper, "_hear_whisper", self.onWhisper)
+  n = self.onWhisper == nil and self._hear_whisper == Agent._hear_whisper and host_count and host_count(info, true)
+  if n then
+    if n > self._whisper_seen then self._whisper_seen = read_host(self, info, self._whisper_seen, true) end
+  else
+    local whispers = info.whisperList or EMPTY
+    if #whispers > self._whisper_seen then
+      self._whisper_seen =
+        read_new(self, whispers, self._whisper_seen, heard_whisper, self.onWhisper)
+    end
   end
 end
 

@@ -82,6 +82,7 @@ void ls_view_forget(view_mem *v)
     if (v->ref != LUA_NOREF && v->stale == LUA_NOREF)
         v->stale = v->ref; /* released at the next call, inside the sandbox */
     v->ref = LUA_NOREF;
+    v->info_ptr = NULL;
     v->building = false;
 }
 
@@ -115,6 +116,7 @@ static void set_key_agent(lua_State *L, int t, int kv, int k, int a)
 
 static int talk_index(lua_State *L);
 static int info_index(lua_State *L);
+static int info_seat(lua_State *L);
 static void info_meta(lua_State *L, luaseat *s, int fields);
 
 /* Pushes the view table, making it (with the interned strings, info, its
@@ -202,6 +204,7 @@ static void view_open(lua_State *L, luaseat *s, int n)
     lua_createtable(L, 0, 0); /* info */
     info_meta(L, s, lua_gettop(L) - 1);
     lua_setmetatable(L, -2);
+    v->info_ptr = lua_topointer(L, -1);
     lua_rawseti(L, kv, V_INFO);
     lua_rawseti(L, kv, V_FIELDS);
     for (int slot = V_STATUS; slot <= V_RWHISPER; slot++) {
@@ -689,6 +692,173 @@ static void info_meta(lua_State *L, luaseat *s, int fields)
     /* Protected: getmetatable gives this string, setmetatable refuses. */
     lua_pushliteral(L, "info");
     lua_setfield(L, -2, "__metatable");
+    /* The seat, for aiwolf.talks (reader_view): a closure of info_seat,
+     * which no agent code can make, in a metatable no agent code reaches. */
+    lua_pushlightuserdata(L, s);
+    lua_pushcclosure(L, info_seat, 1);
+    lua_rawseti(L, -2, 1);
+}
+
+/* ---- aiwolf.talks: the day's talks read without a table per talk ----------
+ *
+ * talkList and whisperList are one table per talk, made when the list is
+ * read. An agent that reads each talk once (aiwolf.agent) may read them
+ * through the module aiwolf.talks instead, which gives the same values, as
+ * plain values, from the aw_info of the call under way: count(info [,
+ * whisper]), the iterator talks(info [, from [, whisper]]) (i, agent, day,
+ * idx, turn, text) and tree(info, i [, whisper]) (what talkList[i].parsed
+ * gives). They answer for one table only: the info of the call under way,
+ * of the seat that made it, with the view complete (as the lazy fields,
+ * lazy_view: see reader_seat). For any other table (one the agent made, an
+ * earlier game's info) and outside a call, count and tree give nil and
+ * talks gives nothing. */
+
+/* Marks info's metatable as the host's; its upvalue is the seat. */
+static int info_seat(lua_State *L)
+{
+    (void)L;
+    return 0;
+}
+
+/* The day's talks (whisper: whispers) of in, and their number, as the view
+ * holds them (whispers only for those who hear them; talkList's and
+ * whisperList's content). */
+static const aw_talk *view_talks(const aw_info *in, bool whisper, int *n)
+{
+    if (whisper) {
+        *n = in->whispers ? in->nwhispers : 0;
+        return in->whispers;
+    }
+    *n = in->ntalks;
+    return in->talks;
+}
+
+/* The seat whose info of the call under way is the table at index i, or
+ * NULL. Upvalue 1 of the calling function holds the seat once found (each
+ * sandbox is one seat's): the first time it is taken from info's
+ * metatable (the real one, whatever __metatable says); then the table is
+ * compared with the view's info by address, which no other live table
+ * shares while the view holds its info (a view dropped forgets it). */
+static luaseat *reader_seat(lua_State *L, int i)
+{
+    luaseat *s = lua_touserdata(L, lua_upvalueindex(1));
+    if (!s) {
+        if (!lua_getmetatable(L, i))
+            return NULL;
+        int top = lua_gettop(L) - 1;
+        if (lua_rawgeti(L, -1, 1) == LUA_TFUNCTION && lua_tocfunction(L, -1) == info_seat &&
+            lua_getupvalue(L, -1, 1) != NULL)
+            s = lua_touserdata(L, -1);
+        lua_settop(L, top);
+        if (!s)
+            return NULL;
+        lua_pushlightuserdata(L, s);
+        lua_replace(L, lua_upvalueindex(1));
+    }
+    const view_mem *v = &s->view;
+    if (!s->cur_info || v->building || v->ref == LUA_NOREF || !v->info_ptr || lua_topointer(L, i) != v->info_ptr)
+        return NULL;
+    return s;
+}
+
+/* count(info [, whisper]): how many talks (whispers) the day's list holds. */
+static int talks_count(lua_State *L)
+{
+    luaL_checktype(L, 1, LUA_TTABLE);
+    luaseat *s = reader_seat(L, 1);
+    if (!s) {
+        lua_pushnil(L);
+        return 1;
+    }
+    int n;
+    view_talks(s->cur_info, lua_toboolean(L, 2), &n);
+    lua_pushinteger(L, n);
+    return 1;
+}
+
+/* The iterators' step: (info, i) -> i + 1 and that talk's agent, day, idx,
+ * turn and text; nothing past the last. */
+static int talks_step(lua_State *L, bool whisper)
+{
+    luaseat *s = lua_type(L, 1) == LUA_TTABLE ? reader_seat(L, 1) : NULL;
+    lua_Integer i = lua_tointeger(L, 2);
+    if (!s)
+        return 0;
+    int n;
+    const aw_talk *t = view_talks(s->cur_info, whisper, &n);
+    if (i < 0 || i >= n)
+        return 0;
+    t += i;
+    lua_pushinteger(L, i + 1);
+    lua_pushinteger(L, t->agent);
+    lua_pushinteger(L, t->day);
+    lua_pushinteger(L, t->idx);
+    lua_pushinteger(L, t->turn);
+    lua_pushlstring(L, t->text, t->len);
+    return 6;
+}
+
+static int talks_next(lua_State *L)
+{
+    return talks_step(L, false);
+}
+
+static int whispers_next(lua_State *L)
+{
+    return talks_step(L, true);
+}
+
+/* talks(info [, from [, whisper]]): for i, agent, day, idx, turn, text in
+ * ..., over the talks (whispers) past the first `from`. Upvalues 2 and 3:
+ * the two iterators. */
+static int talks_iter(lua_State *L)
+{
+    luaL_checktype(L, 1, LUA_TTABLE);
+    lua_Integer from = luaL_optinteger(L, 2, 0);
+    luaL_argcheck(L, from >= 0, 2, "from must be 0 or more");
+    lua_pushvalue(L, lua_upvalueindex(lua_toboolean(L, 3) ? 3 : 2));
+    lua_pushvalue(L, 1);
+    lua_pushinteger(L, from);
+    return 3;
+}
+
+/* tree(info, i [, whisper]): the host's tree of the i-th talk (whisper), a
+ * new table at each call, as talkList[i].parsed gives it during the day;
+ * nil where that is absent. */
+static int talks_tree(lua_State *L)
+{
+    luaL_checktype(L, 1, LUA_TTABLE);
+    lua_Integer i = luaL_checkinteger(L, 2);
+    bool whisper = lua_toboolean(L, 3);
+    luaseat *s = reader_seat(L, 1);
+    int n = 0;
+    const aw_talk *t = s ? view_talks(s->cur_info, whisper, &n) : NULL;
+    if (!t || i < 1 || i > n || !t[i - 1].parsed || !s->opts.push_parsed) {
+        lua_pushnil(L);
+        return 1;
+    }
+    s->opts.push_parsed(L, t[i - 1].parsed);
+    return 1;
+}
+
+/* The module's table; every function starts without its seat (false). */
+int ls_open_talks(lua_State *L)
+{
+    lua_createtable(L, 0, 3);
+    lua_pushboolean(L, 0);
+    lua_pushcclosure(L, talks_count, 1);
+    lua_setfield(L, -2, "count");
+    lua_pushboolean(L, 0);
+    lua_pushcclosure(L, talks_tree, 1);
+    lua_setfield(L, -2, "tree");
+    lua_pushboolean(L, 0);
+    lua_pushboolean(L, 0);
+    lua_pushcclosure(L, talks_next, 1);
+    lua_pushboolean(L, 0);
+    lua_pushcclosure(L, whispers_next, 1);
+    lua_pushcclosure(L, talks_iter, 3);
+    lua_setfield(L, -2, "talks");
+    return 1;
 }
 
 /* Pushes the agent's info, updated to in. */

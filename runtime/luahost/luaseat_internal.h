@@ -44,6 +44,7 @@ typedef struct view_mem {
     int ref;       /* registry ref of the view table, LUA_NOREF when none */
     int stale;     /* a dropped view table's ref, released at the next call */
     bool building; /* push_info under way: a call stopped then drops the view */
+    const void *info_ptr; /* the view's info table (its address), NULL with no view: aiwolf.talks */
     int n;         /* players */
     signed char alive[AW_MAX_PLAYERS + 1]; /* statusMap: 1, 0, or -1 for nothing */
     signed char role[AW_MAX_PLAYERS + 1];  /* roleMap: the role, AW_ROLE_NONE for nothing */
@@ -121,6 +122,9 @@ typedef struct call_ctx {
 void ls_view_forget(view_mem *v);
 void ls_push_info(lua_State *L, luaseat *s, const aw_info *in);
 void ls_push_setting(lua_State *L, int kt, const aw_settings *set, uint64_t seed);
+/* The module aiwolf.talks (its loader): the talks of the info of the call
+ * under way, read without a table per talk (docs/agents.md). */
+int ls_open_talks(lua_State *L);
 
 /* luaseat_call.c */
 void ls_seat_fault(aw_seat_fault *f, aw_fault_kind kind, const char *msg);

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "lprotocol.h"
+#include "luaseat_internal.h"
 #include "sandbox.h"
 #include "util.h"
 
@@ -19,7 +20,9 @@ static int push_parsed_text(lua_State *L, const char *text, size_t len, aw_valid
 
 static int prepare(void *sandbox, aw_error *err)
 {
-    return aw_sandbox_preload(sandbox, "aiwolf.protocol_core", aw_luaopen_protocol_core, err);
+    if (aw_sandbox_preload(sandbox, "aiwolf.protocol_core", aw_luaopen_protocol_core, err) < 0)
+        return -1;
+    return aw_sandbox_preload(sandbox, "aiwolf.talks", ls_open_talks, err);
 }
 
 void aw_luaseat_talks(aw_luaseat_opts *lo)

@@ -6,6 +6,7 @@
 -- an odd number instead vandalize their info after each call (top-level
 -- fields, the lists' lengths): the next call must still hold the truth.
 local P = require "aiwolf.protocol"
+local T = require "aiwolf.talks"
 local agent = {}
 
 local function count(t)
@@ -43,6 +44,41 @@ local function talks(l)
   return table.concat(out, "\n") .. "#" .. count(l)
 end
 
+-- The day's talks (whispers) read through aiwolf.talks, in talks()'s form:
+-- each call reads only those past the ones read before (a new day starts
+-- over), the trees during their day; then the list read again from a few
+-- points in it (0 included) and past its end must give the same. Tables that are not this
+-- call's info get nothing.
+local function host(self, info, whisper)
+  local key = whisper and "host_whispers" or "host_talks"
+  local acc = self[key]
+  if not acc or acc.day ~= info.day then
+    acc = {day = info.day}
+    self[key] = acc
+  end
+  for i, agent, day, idx, turn, text in T.talks(info, #acc, whisper) do
+    assert(i == #acc + 1, "talks gave i out of order")
+    local tree = idx % 2 == 0 and T.tree(info, i, whisper)
+    acc[i] = agent .. ":" .. day .. ":" .. idx .. ":" .. turn .. ":" .. text .. ":" ..
+             (idx % 2 == 1 and "?" or tree == nil and "-" or P.print(tree))
+  end
+  local n = T.count(info, whisper)
+  assert(n == #acc, "count differs from what talks gave")
+  for _, from in ipairs({0, n // 3, n > 0 and n - 1 or 0, n, n + 1}) do
+    local k = from
+    for i, agent, day, idx, turn, text in T.talks(info, from, whisper) do
+      k = k + 1
+      assert(i == k and acc[i]:find(agent .. ":" .. day .. ":" .. idx .. ":" .. turn .. ":" .. text .. ":", 1, true) == 1,
+             "talks from " .. from .. " differs")
+    end
+    assert(k == (from > n and from or n), "talks from " .. from .. " ended at " .. k)
+  end
+  assert(T.count({}, whisper) == nil and T.tree({}, 1, whisper) == nil and T.talks({}, 0, whisper)({}, 0) == nil,
+         "aiwolf.talks answered for a table that is not info")
+  assert(T.count(info.roleMap, whisper) == nil, "aiwolf.talks answered for another of the host's tables")
+  return table.concat(acc, "\n") .. "#" .. n
+end
+
 local function judge(j)
   if j == nil then return "-" end
   return j.agent .. ">" .. j.target .. "@" .. j.day .. "=" .. j.result .. "#" .. count(j)
@@ -69,7 +105,8 @@ local function dump(self, info)
     talks(info.talkList), talks(info.whisperList), votes(info.voteList), votes(info.latestVoteList),
     opt(info.executedAgent), opt(info.latestExecutedAgent), table.concat(info.lastDeadAgentList, ","),
     judge(info.divineResult), judge(info.mediumResult), opt(info.attackedAgent), opt(info.guardedAgent),
-    votes(info.attackVoteList), votes(info.latestAttackVoteList), count(info)}, "\n") .. old)
+    votes(info.attackVoteList), votes(info.latestAttackVoteList), count(info),
+    host(self, info, false), host(self, info, true)}, "\n") .. old)
   if info.agent % 2 == 0 and (not self.kept or self.kept_day == info.day) then
     self.kept, self.kept_day = {info.talkList, info.whisperList}, info.day
   end

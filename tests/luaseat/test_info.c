@@ -149,6 +149,11 @@ static void expect(checker *c, const aw_info *in, aw_buf *b)
     add_votes(b, in->latest_attack_votes, in->nlatest_attack_votes);
     aw_buf_printf(b, "\n%d", 15 + (in->executed > 0) + (in->latest_executed > 0) + (in->divine_result.agent != 0) +
                                  (in->medium_result.agent != 0) + (in->attacked > 0) + (in->guarded > 0));
+    /* The same lists read through aiwolf.talks. */
+    aw_buf_adds(b, "\n");
+    add_talks(b, in->talks, in->ntalks);
+    aw_buf_adds(b, "\n");
+    add_talks(b, in->whispers, in->whispers ? in->nwhispers : 0);
     /* The lists kept from the previous day (even agents): their odd entries. */
     if (c->agent % 2 == 0) {
         if (c->saved && c->saved_day != in->day) {
