@@ -87,6 +87,12 @@ typedef struct replay {
     struct seg *rounds;
     int nrounds;
     int att_from, att_to; /* the current round's votes */
+    /* agents the log shows as failed (error lines), from the phase end
+     * before which they failed on; what each failed agent's target was in
+     * the log, for the rules' substitute our engine then draws */
+    bool failed[AW_MAX_PLAYERS + 1];
+    int fail_target[AW_MAX_PLAYERS + 1];
+    long fail_line[AW_MAX_PLAYERS + 1];
 } replay;
 
 static dayscript *day_of(replay *r, int d)
@@ -239,6 +245,9 @@ static int read_log(replay *r, const char *text, size_t len)
         case AW_LINE_ATTACK:
             agents[0] = l->a < 0 ? 0 : l->a;
             break;
+        case AW_LINE_ERROR:
+            agents[0] = l->a;
+            break;
         case AW_LINE_RESULT:
             break;
         }
@@ -286,6 +295,7 @@ static int read_log(replay *r, const char *text, size_t len)
                 ds->attack = idx;
             break;
         case AW_LINE_RESULT:
+        case AW_LINE_ERROR: /* the driver reads them where they stand (fail_at_cursor) */
             break;
         }
     }
@@ -576,7 +586,6 @@ static int rseat_request(aw_seat *s, aw_req_kind kind, const aw_info *info, cons
 {
     (void)info;
     (void)set;
-    (void)f;
     rseat *rs = (rseat *)s;
     replay *r = rs->r;
     int a = rs->agent;
@@ -592,6 +601,12 @@ static int rseat_request(aw_seat *s, aw_req_kind kind, const aw_info *info, cons
     if (ds && st->latest_executed && ds->execute >= 0 && r->lines[ds->execute].l.a == a)
         problem(r, lineno_of(ds->execute), "day %d: our engine asks agent %d to %s after executing it", st->day, a,
                 word_of(kind));
+    if (r->failed[a] && (kind == AW_REQ_TALK || kind == AW_REQ_WHISPER)) {
+        /* a failed agent answers nothing: the rules log Skip or Over */
+        f->kind = AW_FAULT_LOST;
+        snprintf(f->msg, sizeof f->msg, "failed (an error line)");
+        return -1;
+    }
     if (kind == AW_REQ_TALK || kind == AW_REQ_WHISPER) {
         answer_text(r, a, st, ds, reply);
         return 0;
@@ -622,6 +637,14 @@ static int rseat_request(aw_seat *s, aw_req_kind kind, const aw_info *info, cons
         break;
     default:
         break;
+    }
+    if (r->failed[a]) {
+        /* no answer: the rules' substitute, which the log shows (if any) */
+        r->fail_target[a] = line >= 0 ? r->lines[line].l.b : 0;
+        r->fail_line[a] = line >= 0 ? lineno_of(line) : 0;
+        f->kind = AW_FAULT_LOST;
+        snprintf(f->msg, sizeof f->msg, "failed (an error line)");
+        return -1;
     }
     /* No line: the official server dropped this agent's action (or, for a
      * vote, the problem above is reported). */
@@ -738,7 +761,11 @@ static int on_choose(void *ud, aw_choice kind, int agent, const int *options, in
     case AW_CHOICE_SUBSTITUTE:
         /* The replay seats only give what the official server logged, so a
          * substitute means our engine refused it. */
-        if (agent >= 1 && agent <= r->n && r->answer[agent]) {
+        if (agent >= 1 && agent <= r->n && r->failed[agent]) {
+            /* a failed agent's: as the log shows it */
+            want = r->fail_target[agent];
+            line = r->fail_line[agent];
+        } else if (agent >= 1 && agent <= r->n && r->answer[agent]) {
             want = r->answer[agent];
             line = r->answer_line[agent];
             problem(r, line,
@@ -763,6 +790,21 @@ static int on_choose(void *ud, aw_choice kind, int agent, const int *options, in
 }
 
 /* ---- the driver --------------------------------------------------------------- */
+
+/* The error lines our engine is to write next: their agents have failed
+ * (told to the game before the phase end where the engine counts them;
+ * nothing the agent does before then is written, the log's lines up to
+ * here being written already). */
+static void fail_at_cursor(replay *r, aw_game *gm)
+{
+    for (long k = r->out->ours_lines; k < r->nlines && r->lines[k].l.type == AW_LINE_ERROR; k++) {
+        int a = r->lines[k].l.a;
+        if (a >= 1 && a <= r->n && !r->failed[a]) {
+            r->failed[a] = true;
+            aw_game_fail(gm, a);
+        }
+    }
+}
 
 /* Whether the log marks the attack rounds: with whisper_before_revote the
  * werewolves whisper before every revote when they can whisper at all. */
@@ -862,7 +904,7 @@ static void play(replay *r, const aw_replay_options *opt)
     }
     r->vote_day = r->att_day = -1;
     aw_request req;
-    while (!r->differ && aw_game_next(gm, &req) == 0) {
+    while (!r->differ && (fail_at_cursor(r, gm), aw_game_next(gm, &req) == 0)) {
         begin_batch(r, &req);
         for (int i = 0; i < req.nseats; i++)
             aw_game_ask(gm, req.seats[i]);
