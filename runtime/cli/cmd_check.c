@@ -83,7 +83,10 @@ static int check_one(void *ud, const char *path, const char *text, size_t len)
         return 2;
     }
     if (v == AW_LOG_LEGAL) {
-        if (!c->quiet)
+        if (!c->quiet && rep.abandoned)
+            printf("%s: legal (%d players, winner NONE: abandoned, %d agent%s failed, %d days)\n", path, rep.players,
+                   rep.failed, rep.failed == 1 ? "" : "s", rep.days);
+        else if (!c->quiet)
             printf("%s: legal (%d players, winner %s, %d days)\n", path, rep.players, aw_team_name(rep.winner),
                    rep.days);
         return 0;

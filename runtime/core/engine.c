@@ -769,7 +769,7 @@ static enum state night_end(aw_engine *g)
 static bool phase_end(aw_engine *g)
 {
     aw_state *st = &g->st;
-    int limit = aw_settings_error_limit(&g->set);
+    int limit = aw_settings_error_limit(&g->set, g->st.n);
     if (!limit)
         return false;
     for (int a = 1; a <= st->n; a++) {
@@ -791,7 +791,7 @@ static bool phase_end(aw_engine *g)
 
 void aw_engine_fail(aw_engine *g, int agent)
 {
-    if (!aw_settings_error_limit(&g->set) || agent < 1 || agent > g->st.n || g->st.finished || g->st.failed[agent])
+    if (!aw_settings_error_limit(&g->set, g->st.n) || agent < 1 || agent > g->st.n || g->st.finished || g->st.failed[agent])
         return;
     g->failing[agent] = true;
 }

@@ -311,12 +311,12 @@ static void print_ratio(aw_buf *buf, int r)
     aw_buf_printf(buf, "%d.%s\n", r / 1000, d);
 }
 
-int aw_settings_error_limit(const aw_settings *s)
+int aw_settings_error_limit(const aw_settings *s, int players)
 {
     if (s->error_ratio <= 0)
         return 0;
     /* as the official server: int(float64(agents) * ratio), here exactly */
-    int k = s->players * s->error_ratio / 1000;
+    int k = players * s->error_ratio / 1000;
     return k >= 1 ? k : 1;
 }
 

@@ -126,9 +126,9 @@ int aw_settings_check(const aw_settings *s, aw_error *err);
  * commands that set up new games. */
 int aw_settings_check_playable(const aw_settings *s, aw_error *err);
 
-/* How many failed agents end a game (int(players * error_ratio), at
- * least 1), or 0 when error_ratio is off. */
-int aw_settings_error_limit(const aw_settings *s);
+/* How many failed agents end a game of `players` (int(players *
+ * error_ratio), at least 1), or 0 when error_ratio is off. */
+int aw_settings_error_limit(const aw_settings *s, int players);
 
 /* Writes every setting as "name=value" lines into buf (for --help and logs). */
 void aw_settings_describe(const aw_settings *s, aw_buf *buf);

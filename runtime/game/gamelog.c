@@ -406,7 +406,7 @@ static void record_event(aw_gamelog *l, const aw_event *ev)
     case AW_EV_ERROR:
         aw_buf_printf(b, "  ! %s has failed (%d of %d agents; the game ends at %d)\n",
                       agent_label(st, ev->agent, x, sizeof x), st->nfailed, st->n,
-                      aw_settings_error_limit(aw_engine_settings(l->game)));
+                      aw_settings_error_limit(aw_engine_settings(l->game), st->n));
         break;
     case AW_EV_SUBSTITUTE:
         /* "no target": the agent answered nil or has no such method (legal:

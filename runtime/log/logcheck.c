@@ -1199,7 +1199,7 @@ static int result_line(ctx *c, aw_team win)
  * result with no winner. 0: the game goes on; 1: it ended (legal); -1. */
 static int phase_end(ctx *c, bool day_start)
 {
-    int limit = aw_settings_error_limit(c->s);
+    int limit = aw_settings_error_limit(c->s, c->n);
     int prev = 0;
     while (cur(c)->type == R_ERROR) {
         const rec *r = cur(c);
