@@ -19,6 +19,7 @@ typedef struct later_game {
     int unit, game, players;
     uint64_t seed;
     aw_team winner;
+    bool abandoned;
     int entry[AW_MAX_PLAYERS + 1];
     aw_role role[AW_MAX_PLAYERS + 1];
     int calls[AW_MAX_PLAYERS + 1];
@@ -126,6 +127,7 @@ static void keep_for_later(aw_separation *s, const aw_game_record *r)
     g->players = r->players;
     g->seed = r->seed;
     g->winner = r->winner;
+    g->abandoned = r->abandoned;
     memcpy(g->entry, r->entry, sizeof g->entry);
     memcpy(g->role, r->role, sizeof g->role);
     memcpy(g->calls, r->calls, sizeof g->calls);
@@ -150,6 +152,7 @@ static void bring_later(aw_separation *s, const aw_schedule *sched, const aw_set
         r->players = g->players;
         r->seed = g->seed;
         r->winner = g->winner;
+        r->abandoned = g->abandoned;
         memcpy(r->entry, g->entry, sizeof g->entry);
         memcpy(r->role, g->role, sizeof g->role);
         memcpy(r->calls, g->calls, sizeof g->calls);
