@@ -52,6 +52,7 @@ static void ivec_push(ivec *x, int i)
 /* What the log shows of one day (and the night after it): line indices. */
 typedef struct dayscript {
     bool has_status;
+    int nstatus; /* status lines of the day: the first block's say who lives (an abandoned game's end has a second) */
     bool alive[AW_MAX_PLAYERS + 1];
     ivec talk, whisper, vote, divine, guard, attack_vote;
     int execute; /* -1: none */
@@ -70,6 +71,7 @@ typedef struct replay {
     aw_role deal[AW_MAX_PLAYERS + 1];
 
     const aw_engine *g; /* the game's, while it is played */
+    aw_game *gm;
     aw_gamelog log;
     bool use_log;
     aw_buf csvline;
@@ -266,7 +268,8 @@ static int read_log(replay *r, const char *text, size_t len)
         switch (l->type) {
         case AW_LINE_STATUS:
             ds->has_status = true;
-            ds->alive[l->a] = l->flag;
+            if (ds->nstatus++ < r->n)
+                ds->alive[l->a] = l->flag;
             break;
         case AW_LINE_TALK:
             ivec_push(&ds->talk, idx);
@@ -665,6 +668,8 @@ static const aw_seat_ops rseat_ops = {.begin = rseat_begin, .request = rseat_req
 
 /* ---- engine hooks ----------------------------------------------------------- */
 
+static void fail_at_cursor(replay *r);
+
 static void on_event(void *ud, const aw_event *ev)
 {
     replay *r = ud;
@@ -680,8 +685,10 @@ static void on_event(void *ud, const aw_event *ev)
     size_t ourlen = r->csvline.len;
     const oline *o = k < r->nlines ? &r->lines[k] : NULL;
     /* Line by line, without the line ending (a CRLF log reproduces too). */
-    if (o && o->len + 1 == ourlen && memcmp(o->p, ours, o->len) == 0)
+    if (o && o->len + 1 == ourlen && memcmp(o->p, ours, o->len) == 0) {
+        fail_at_cursor(r);
         return;
+    }
     r->differ = true;
     out->diff_line = k + 1;
     show_line(out->ours, sizeof out->ours, ours, ourlen - 1);
@@ -791,17 +798,22 @@ static int on_choose(void *ud, aw_choice kind, int agent, const int *options, in
 
 /* ---- the driver --------------------------------------------------------------- */
 
-/* The error lines our engine is to write next: their agents have failed
- * (told to the game before the phase end where the engine counts them;
- * nothing the agent does before then is written, the log's lines up to
- * here being written already). */
-static void fail_at_cursor(replay *r, aw_game *gm)
+/* The error lines our engine is to write next, once a line before them is
+ * written: their agents have failed, told to the game before the phase end
+ * where the engine counts them (the first after that line: no other line
+ * stands between). A phase end's lines ascend; a later one's (with no line
+ * between) are told when these have been written. */
+static void fail_at_cursor(replay *r)
 {
+    int prev = 0;
     for (long k = r->out->ours_lines; k < r->nlines && r->lines[k].l.type == AW_LINE_ERROR; k++) {
         int a = r->lines[k].l.a;
+        if (a <= prev)
+            break; /* a phase end's lines ascend: the next phase end's, told once these are written */
+        prev = a;
         if (a >= 1 && a <= r->n && !r->failed[a]) {
             r->failed[a] = true;
-            aw_game_fail(gm, a);
+            aw_game_fail(r->gm, a);
         }
     }
 }
@@ -897,6 +909,7 @@ static void play(replay *r, const aw_replay_options *opt)
         goto done;
     }
     r->g = aw_game_engine(gm);
+    r->gm = gm;
     r->use_log = opt && (opt->record || opt->csv || opt->events);
     if (r->use_log) {
         aw_gamelog_init(&r->log, opt->csv, opt->record, opt->events);
@@ -904,7 +917,7 @@ static void play(replay *r, const aw_replay_options *opt)
     }
     r->vote_day = r->att_day = -1;
     aw_request req;
-    while (!r->differ && (fail_at_cursor(r, gm), aw_game_next(gm, &req) == 0)) {
+    while (!r->differ && aw_game_next(gm, &req) == 0) {
         begin_batch(r, &req);
         for (int i = 0; i < req.nseats; i++)
             aw_game_ask(gm, req.seats[i]);
@@ -922,6 +935,7 @@ static void play(replay *r, const aw_replay_options *opt)
     }
     aw_game_end(gm, NULL);
     r->g = NULL;
+    r->gm = NULL;
 done:
     for (int a = 1; a <= r->n; a++)
         seats[a]->ops->free(seats[a]);
