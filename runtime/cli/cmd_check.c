@@ -23,7 +23,9 @@ static const char check_head[] =
     "  PATH: legal (N players, winner W, D days)\n"
     "  PATH:LINE: illegal: REASON        followed by the offending line\n"
     "A log that stops before its result line (an abandoned or crashed game) is\n"
-    "reported as illegal with the reason 'incomplete log'.\n"
+    "reported as illegal with the reason 'incomplete log'. A game that an\n"
+    "error ratio ended (too many agents failed: error lines, the NLP presets)\n"
+    "is legal with 'winner NONE: abandoned, K agents failed'.\n"
     "\n"
     "options:\n";
 static const char check_foot[] =
