@@ -120,6 +120,7 @@ typedef struct ctx {
     bool failed[MAXP + 1]; /* error lines so far */
     int nfailed;
     bool abandoned;   /* the error lines ended the game */
+    bool in_phase_end; /* phase_end reads the error lines (elsewhere one is out of place) */
 } ctx;
 
 static const rec *cur(const ctx *c)
@@ -186,6 +187,11 @@ __attribute__((format(printf, 3, 4))) static int fail(ctx *c, const rec *r, cons
                  "incomplete log: it %s before the game's result line, so it records an abandoned, crashed or "
                  "truncated game, not a finished one (at this point: %s)",
                  c->end_cut ? "ends in a cut-off line" : "ends", msg);
+    } else if (r->type == R_ERROR && !c->in_phase_end) {
+        out->verdict = AW_LOG_ILLEGAL;
+        snprintf(out->reason, sizeof out->reason,
+                 "an error line where no phase ends (they come after the day's talk, the votes, the divination, the "
+                 "night's whisper, the guard or the attack)");
     } else {
         out->verdict = AW_LOG_ILLEGAL;
         snprintf(out->reason, sizeof out->reason, "%s", msg);
@@ -1202,6 +1208,7 @@ static int phase_end(ctx *c, bool day_start)
     int limit = aw_settings_error_limit(c->s, c->n);
     /* (two phase ends with no line between them show as one block, so
      * the order of the agents is not checked: the replay checks it) */
+    c->in_phase_end = true;
     while (cur(c)->type == R_ERROR) {
         const rec *r = cur(c);
         if (!limit)
@@ -1215,8 +1222,9 @@ static int phase_end(ctx *c, bool day_start)
         c->nfailed++;
         advance(c);
     }
+    c->in_phase_end = false;
     if (!limit || c->nfailed < limit) {
-        if (!day_start && at(c, R_STATUS))
+        if (limit && !day_start && at(c, R_STATUS))
             return fail(c, cur(c),
                         "a status block in the middle of day %ld would end the game, abandoned, but %d agent%s "
                         "ha%s failed (error lines) and these rules end it at %d",

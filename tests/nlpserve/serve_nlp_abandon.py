@@ -267,6 +267,12 @@ def part_forged():
     c = subprocess.run([AIWOLF, "check", plog], capture_output=True, text=True)
     if c.returncode != 1 or "error_ratio=0" not in c.stdout:
         fail("forged proto: check took an error line without an error ratio: %s" % c.stdout)
+    # an error line where no phase ends: between two talks of day 1
+    t2 = list(re.finditer(r"^1,talk,.*\n", b, re.M))
+    mid = b[:t2[1].start()] + "1,error,%d\n" % other + b[t2[1].start():]
+    c, r = verdicts("mid_talk", mid, below)
+    if c.returncode != 1 or "where no phase ends" not in c.stdout:
+        fail("forged mid_talk: check: %s" % c.stdout)
     # a winner changed to NONE where nobody failed enough: the 'below' game
     refused("below_none", re.sub(r",(VILLAGER|WEREWOLF)\n\Z", ",NONE\n", b), below)
 
