@@ -23,7 +23,9 @@ static const char check_head[] =
     "  PATH: legal (N players, winner W, D days)\n"
     "  PATH:LINE: illegal: REASON        followed by the offending line\n"
     "A log that stops before its result line (an abandoned or crashed game) is\n"
-    "reported as illegal with the reason 'incomplete log'.\n"
+    "reported as illegal with the reason 'incomplete log'. A game that an\n"
+    "error ratio ended (too many agents failed: error lines, the NLP presets)\n"
+    "is legal with 'winner NONE: abandoned, K agents failed'.\n"
     "\n"
     "options:\n";
 static const char check_foot[] =
@@ -83,7 +85,10 @@ static int check_one(void *ud, const char *path, const char *text, size_t len)
         return 2;
     }
     if (v == AW_LOG_LEGAL) {
-        if (!c->quiet)
+        if (!c->quiet && rep.abandoned)
+            printf("%s: legal (%d players, winner NONE: abandoned, %d agent%s failed, %d days)\n", aw_term(path).s,
+                   rep.players, rep.failed, rep.failed == 1 ? "" : "s", rep.days);
+        else if (!c->quiet)
             printf("%s: legal (%d players, winner %s, %d days)\n", aw_term(path).s, rep.players,
                    aw_team_name(rep.winner), rep.days);
         return 0;

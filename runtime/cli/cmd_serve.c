@@ -328,7 +328,8 @@ int cmd_serve(int argc, char **argv)
          .help =
                "a remote agent that lets N answers in a row pass\n"
                "--time-limit is out of its game and closed (default 3;\n"
-               "0: never)"},
+               "0: never); under --nlp with a NAME ping (the NLP\n"
+               "presets' ping_timeout_ms) the ping decides instead"},
         {.name = "--help", .kind = AW_OPT_HELP,
          .help =
                "this text"},

@@ -34,7 +34,7 @@ void aw_record_format(const aw_game_record *r, aw_buf *out)
     aw_buf_addc(out, '\t');
     for (int a = 1; a <= r->players; a++)
         aw_buf_printf(out, "%s%s", a > 1 ? "," : "", aw_role_name(r->role[a]));
-    aw_buf_printf(out, "\t%s\t%d\t", team_word(r->winner), r->days);
+    aw_buf_printf(out, "\t%s\t%d\t", r->abandoned ? "ABANDONED" : team_word(r->winner), r->days);
     for (int a = 1; a <= r->players; a++)
         aw_buf_printf(out, "%s%d", a > 1 ? "," : "", r->calls[a]);
     aw_buf_addc(out, '\t');
@@ -195,8 +195,11 @@ int aw_record_parse(const char *line, size_t len, int nentries, aw_game_record *
             return aw_fail(err, AW_EINVAL, "bad role '%s'", buf);
     }
     r->role[0] = AW_ROLE_NONE;
+    r->abandoned = false;
     if (fl[7] == 4 && memcmp(f[7], "NONE", 4) == 0)
         r->winner = AW_TEAM_NONE;
+    else if (fl[7] == 9 && memcmp(f[7], "ABANDONED", 9) == 0)
+        r->winner = AW_TEAM_NONE, r->abandoned = true;
     else if (fl[7] == 8 && memcmp(f[7], "VILLAGER", 8) == 0)
         r->winner = AW_TEAM_VILLAGER;
     else if (fl[7] == 8 && memcmp(f[7], "WEREWOLF", 8) == 0)
@@ -262,7 +265,7 @@ void aw_contest_stats_free(aw_contest_stats *s)
 void aw_contest_stats_add(aw_contest_stats *s, const aw_game_record *r, const int role_count[AW_NROLES])
 {
     aw_stat_game g = {.players = r->players, .entry = r->entry, .role = r->role, .winner = r->winner,
-                      .faults = (const int(*)[AW_NFAULTS])r->faults, .calls = r->calls,
+                      .abandoned = r->abandoned, .faults = (const int(*)[AW_NFAULTS])r->faults, .calls = r->calls,
                       .times = (const uint32_t(*)[AW_TIME_BUCKETS])r->times,
                       .cpu = (const uint32_t(*)[AW_TIME_BUCKETS])r->cpu, .cpu_max_us = r->cpu_max_us,
                       .role_count = role_count};

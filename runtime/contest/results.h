@@ -7,7 +7,8 @@
  * games.tsv, tab-separated, one game per line, appended unit by unit:
  *   index unit game seed players entries roles winner days calls faults log times
  * entries and roles: per seat, comma-separated (entry numbers from 0; role
- * names); winner: VILLAGER, WEREWOLF, OTHERS or NONE; calls: per seat;
+ * names); winner: VILLAGER, WEREWOLF, OTHERS, NONE (the day limit) or
+ * ABANDONED (no winner: too many agents failed, engine.h); calls: per seat;
  * faults: per seat error.timeout.memory.reply.lost; log: the game's log,
  * relative to the contest's folder; times: per seat the wall-clock time per
  * call, from request to answer (a histogram: bucket:count;…, "-" for none),
@@ -48,6 +49,7 @@ typedef struct aw_game_record {
     int entry[AW_MAX_PLAYERS + 1];
     aw_role role[AW_MAX_PLAYERS + 1];
     aw_team winner; /* AW_TEAM_NONE: no winner */
+    bool abandoned; /* no winner: too many agents failed; in no win rate */
     int days;
     int calls[AW_MAX_PLAYERS + 1];
     int faults[AW_MAX_PLAYERS + 1][AW_NFAULTS];

@@ -19,6 +19,7 @@ typedef struct later_game {
     int unit, game, players;
     uint64_t seed;
     aw_team winner;
+    bool abandoned;
     int entry[AW_MAX_PLAYERS + 1];
     aw_role role[AW_MAX_PLAYERS + 1];
     int calls[AW_MAX_PLAYERS + 1];
@@ -129,6 +130,7 @@ static void later_copy(later_game *g, aw_game_record *r, bool keep)
     LATER_FIELD(players);
     LATER_FIELD(seed);
     LATER_FIELD(winner);
+    LATER_FIELD(abandoned);
     LATER_ARRAY(entry);
     LATER_ARRAY(role);
     LATER_ARRAY(calls);

@@ -226,6 +226,7 @@ static int play_one(worker *w, aw_seat **seats, const aw_settings *set, int unit
         remove(path); /* from an earlier try of this game */
     }
     r->winner = res.winner;
+    r->abandoned = res.abandoned;
     r->days = res.days;
     for (int a = 1; a <= set->players; a++)
         r->role[a] = res.role[a];

@@ -97,6 +97,7 @@ struct aw_engine {
 
     int *talks_per_day, *whispers_per_day;
     int days_cap;
+    bool failing[AW_MAX_PLAYERS + 1]; /* failed, not counted yet (aw_engine_fail) */
 };
 
 static const char *const req_names[] = {
@@ -709,6 +710,8 @@ static void reset_remain(aw_engine *g)
     }
 }
 
+static bool phase_end(aw_engine *g);
+
 static enum state night_end(aw_engine *g)
 {
     aw_state *st = &g->st;
@@ -752,10 +755,45 @@ static enum state night_end(aw_engine *g)
     sync_lists(g);
     reset_remain(g);
 
+    if (phase_end(g)) /* before the winner, as the official server checks */
+        return ST_FINISH;
     st->winner = winner_now(g);
     if (st->winner == AW_TEAM_NONE && g->set.max_days > 0 && st->day > g->set.max_days)
         return ST_FINISH; /* the day limit: the game ends with no winner */
     return st->winner != AW_TEAM_NONE ? ST_FINISH : ST_DAY_BEGIN;
+}
+
+/* The end of a phase: the agents that failed during it are counted (an
+ * error event each, ascending), and true when they end the game (the
+ * caller then goes to ST_FINISH). */
+static bool phase_end(aw_engine *g)
+{
+    aw_state *st = &g->st;
+    int limit = aw_settings_error_limit(&g->set, g->st.n);
+    if (!limit)
+        return false;
+    for (int a = 1; a <= st->n; a++) {
+        if (!g->failing[a])
+            continue;
+        g->failing[a] = false;
+        st->failed[a] = true;
+        st->nfailed++;
+        aw_event ev = event_of(AW_EV_ERROR);
+        ev.agent = a;
+        emit(g, &ev);
+    }
+    if (st->nfailed < limit)
+        return false;
+    st->abandoned = true;
+    st->winner = AW_TEAM_NONE;
+    return true;
+}
+
+void aw_engine_fail(aw_engine *g, int agent)
+{
+    if (!aw_settings_error_limit(&g->set, g->st.n) || agent < 1 || agent > g->st.n || g->st.finished || g->st.failed[agent])
+        return;
+    g->failing[agent] = true;
 }
 
 static void step(aw_engine *g)
@@ -820,6 +858,10 @@ static void step(aw_engine *g)
         return;
     }
     case ST_DAY_FINISH:
+        if (phase_end(g)) {
+            g->state = ST_FINISH;
+            return;
+        }
         issue_all(g, AW_REQ_DAILY_FINISH);
         g->state = ST_NIGHT;
         return;
@@ -843,6 +885,10 @@ static void step(aw_engine *g)
         g->state = vote_done(g);
         return;
     case ST_DIVINE_ASK:
+        if (phase_end(g)) {
+            g->state = ST_FINISH;
+            return;
+        }
         n = living(g, PICK_NIGHT, AW_NIGHT_DIVINE, seats);
         if (n) {
             issue(g, AW_REQ_DIVINE, seats, n);
@@ -855,7 +901,9 @@ static void step(aw_engine *g)
         g->state = divine_done(g);
         return;
     case ST_AFTER_DIVINE:
-        if (st->day == 0)
+        if (phase_end(g))
+            g->state = ST_FINISH;
+        else if (st->day == 0)
             g->state = ST_NIGHT_END;
         else if (g->set.whisper_at_night && whisper_possible(g))
             g->state = chan_start(g, &g->whisper, ST_GUARD_ASK);
@@ -863,6 +911,10 @@ static void step(aw_engine *g)
             g->state = ST_GUARD_ASK;
         return;
     case ST_GUARD_ASK:
+        if (phase_end(g)) {
+            g->state = ST_FINISH;
+            return;
+        }
         n = living(g, PICK_NIGHT, AW_NIGHT_GUARD, seats);
         if (n) {
             issue(g, AW_REQ_GUARD, seats, n);
@@ -876,7 +928,10 @@ static void step(aw_engine *g)
         return;
     case ST_ATTACK_START:
         g->attack_round = 0;
-        g->state = count_alive(g, true) > 0 ? ST_ATTACK_ASK : ST_NIGHT_END;
+        if (phase_end(g))
+            g->state = ST_FINISH;
+        else
+            g->state = count_alive(g, true) > 0 ? ST_ATTACK_ASK : ST_NIGHT_END;
         return;
     case ST_ATTACK_ASK:
         if (g->attack_round > 0 && g->set.whisper_before_revote && whisper_possible(g))
@@ -901,6 +956,7 @@ static void step(aw_engine *g)
         ev.humans = count_alive(g, false);
         ev.wolves = count_alive(g, true);
         ev.team = st->winner;
+        ev.flag = st->abandoned;
         emit(g, &ev);
         st->finished = true;
         issue_all(g, AW_REQ_FINISH);

@@ -80,10 +80,11 @@ typedef enum aw_event_kind {
     AW_EV_GUARD,         /* agent (bodyguard), target, role (of the target) */
     AW_EV_ATTACK_VOTE,   /* agent (werewolf), target, round */
     AW_EV_ATTACK,        /* target (-1: none), flag (true: the target dies) */
-    AW_EV_RESULT,        /* humans, wolves, team */
+    AW_EV_RESULT,        /* humans, wolves, team; flag: abandoned (too many agents failed) */
     AW_EV_SUBSTITUTE,    /* agent, req, given (what it answered; 0 none), target (what the rules
                             used; 0 none), reason */
-    AW_EV_TALK_REPLACED  /* agent, req (TALK/WHISPER), text (what it said), talk (what was logged), reason */
+    AW_EV_TALK_REPLACED, /* agent, req (TALK/WHISPER), text (what it said), talk (what was logged), reason */
+    AW_EV_ERROR          /* agent: it failed (aw_engine_fail), counted at the end of a phase */
 } aw_event_kind;
 
 typedef struct aw_event {
@@ -186,6 +187,12 @@ typedef struct aw_state {
 
     bool finished;
     aw_team winner;
+    /* Agents that failed (aw_engine_fail), as counted at the end of the
+     * phases so far; abandoned: the game ended because they reached
+     * aw_settings_error_limit (winner AW_TEAM_NONE). */
+    bool failed[AW_MAX_PLAYERS + 1];
+    int nfailed;
+    bool abandoned;
     int talks_per_day_count;  /* number of days with a talk count below */
     const int *talks_per_day; /* talks_per_day[d]: talks on day d (for reference checks) */
     const int *whispers_per_day;
@@ -211,6 +218,20 @@ int aw_engine_next(aw_engine *g, aw_request *req);
  * asked for that kind of answer. */
 int aw_engine_reply_text(aw_engine *g, int agent, const char *text, size_t len);
 int aw_engine_reply_target(aw_engine *g, int agent, int target);
+
+/* Agent a has failed for good (its connection is lost, it did not answer a
+ * NAME ping), as the official NLP server marks an agent with an error.
+ * Under an error ratio (settings' error_ratio; else this does nothing) the
+ * engine counts it at the end of the current phase, in ascending agent
+ * order with the others of the phase (an AW_EV_ERROR each), and ends the
+ * game there with no winner once aw_settings_error_limit agents have
+ * failed. The phases end after the day's talk, the votes (the execution),
+ * the divination, the night's whisper, the guard, and the attack (when the
+ * next day begins); a game whose winner is known then is abandoned all the
+ * same. The agent is still asked as before: the driver answers for it
+ * (no answer: the rules' substitutes). Once per agent; nothing after the
+ * game is over. */
+void aw_engine_fail(aw_engine *g, int agent);
 
 const aw_state *aw_engine_state(const aw_engine *g);
 const aw_settings *aw_engine_settings(const aw_engine *g);

@@ -124,6 +124,9 @@ static int nlp_preset(aw_settings *s, const char *preset, int players, aw_error 
     s->talk_length = en ? 125 : 50;
     s->mention_length = en ? 125 : 50;
     s->character_names = en ? AW_NAMES_EN : AW_NAMES_JA;
+    /* server.max_continue_error_ratio and timeout.response */
+    s->error_ratio = 200;
+    s->ping_timeout_ms = 120000;
     return 0;
 }
 
@@ -213,7 +216,7 @@ int aw_settings_preset(aw_settings *s, const char *preset, int players, aw_error
 
 /* The table of named settings: one row per field, used by --set and by
  * aw_settings_describe. */
-typedef enum { T_INT, T_BOOL, T_TALKMODE, T_INVALID, T_VALIDATION, T_NAMES } field_type;
+typedef enum { T_INT, T_BOOL, T_TALKMODE, T_INVALID, T_VALIDATION, T_NAMES, T_RATIO } field_type;
 
 typedef struct {
     const char *name;
@@ -256,6 +259,8 @@ static const field fields[] = {
     F(talk_length, T_INT, 0, 8192),
     F(mention_length, T_INT, 0, 8192),
     F(character_names, T_NAMES, 0, 0),
+    F(error_ratio, T_RATIO, 0, 1000),
+    F(ping_timeout_ms, T_INT, 0, 3600000),
 };
 #undef F
 #undef O
@@ -265,6 +270,55 @@ static const char *const talk_modes[] = {"turns", "rounds"};
 static const char *const invalid_names[] = {"drop", "random"};
 static const char *const validation_names[] = {"strict", "lenient", "off"};
 static const char *const names_names[] = {"none", "en", "ja"};
+
+/* "0.2", "0", "1", ".25", "0.125" as thousandths (200, 0, 1000, 250,
+ * 125); -1 for anything else or past 1. */
+static int parse_ratio(const char *v)
+{
+    int whole = 0, frac = 0, digits = 0;
+    const char *p = v;
+    if (*p == '0' || *p == '1')
+        whole = *p++ - '0';
+    else if (*p != '.')
+        return -1;
+    if (*p == '.') {
+        p++;
+        while (*p >= '0' && *p <= '9' && digits < 3) {
+            frac = frac * 10 + (*p++ - '0');
+            digits++;
+        }
+        if (digits == 0)
+            return -1;
+        for (int k = digits; k < 3; k++)
+            frac *= 10;
+    }
+    if (*p || (p == v))
+        return -1;
+    int r = whole * 1000 + frac;
+    return r <= 1000 ? r : -1;
+}
+
+static void print_ratio(aw_buf *buf, int r)
+{
+    if (r % 1000 == 0) {
+        aw_buf_printf(buf, "%d\n", r / 1000);
+        return;
+    }
+    int f = r % 1000;
+    char d[4] = {(char)('0' + f / 100), (char)('0' + f / 10 % 10), (char)('0' + f % 10), '\0'};
+    for (int k = 2; k > 0 && d[k] == '0'; k--)
+        d[k] = '\0';
+    aw_buf_printf(buf, "%d.%s\n", r / 1000, d);
+}
+
+int aw_settings_error_limit(const aw_settings *s, int players)
+{
+    if (s->error_ratio <= 0)
+        return 0;
+    /* as the official server: int(float64(agents) * ratio), here exactly */
+    int k = players * s->error_ratio / 1000;
+    return k >= 1 ? k : 1;
+}
 
 static int parse_enum(const char *v, const char *const *names, int n)
 {
@@ -327,6 +381,12 @@ int aw_settings_set(aw_settings *s, const char *assignment, aw_error *err)
                 return aw_fail(err, AW_EINVAL, "setting %s: '%s' is not none, en or ja", f->name, v);
             *(aw_names *)p = (aw_names)e;
             return 0;
+        case T_RATIO:
+            if ((e = parse_ratio(v)) < 0)
+                return aw_fail(err, AW_EINVAL, "setting %s: '%s' is not a ratio from 0 to 1 (at most 3 decimals)",
+                               f->name, v);
+            *(int *)p = e;
+            return 0;
         }
     }
     return aw_fail(err, AW_EINVAL,
@@ -377,6 +437,9 @@ void aw_settings_describe(const aw_settings *s, aw_buf *buf)
             break;
         case T_NAMES:
             aw_buf_printf(buf, "%s\n", names_names[*(const aw_names *)p]);
+            break;
+        case T_RATIO:
+            print_ratio(buf, *(const int *)p);
             break;
         }
     }

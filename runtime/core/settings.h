@@ -77,6 +77,16 @@ typedef struct aw_settings {
     int talk_length;
     int mention_length;
     aw_names character_names;
+    /* The NLP server's error ratio (its max_continue_error_ratio), in
+     * thousandths (200: 0.2): a game in which the agents that failed
+     * (aw_engine_fail: a connection lost, a NAME ping unanswered) reach
+     * aw_settings_error_limit ends at the end of a phase with no winner,
+     * abandoned. 0: off (the protocol division). */
+    int error_ratio;
+    /* serve --nlp: a WebSocket agent that lets an answer pass its time
+     * limit is sent NAME and has this long to answer it with its own name
+     * (the official timeout.response), else it has failed; 0: no ping. */
+    int ping_timeout_ms;
 } aw_settings;
 
 /* Fills s with a preset for n players with its default role table.
@@ -115,6 +125,10 @@ int aw_settings_check(const aw_settings *s, aw_error *err);
 /* aw_settings_check, and also refuses a table decided before it starts — for
  * commands that set up new games. */
 int aw_settings_check_playable(const aw_settings *s, aw_error *err);
+
+/* How many failed agents end a game of `players` (int(players *
+ * error_ratio), at least 1), or 0 when error_ratio is off. */
+int aw_settings_error_limit(const aw_settings *s, int players);
 
 /* Writes every setting as "name=value" lines into buf (for --help and logs). */
 void aw_settings_describe(const aw_settings *s, aw_buf *buf);

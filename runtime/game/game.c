@@ -167,6 +167,8 @@ static void take_late(aw_game *gm, int a)
             gm->seat_faults[a][l.fault.kind]++;
             if (gm->opts.log)
                 aw_gamelog_call_late(gm->opts.log, a, l.kind, l.day, &l.fault);
+            if (l.fault.kind == AW_FAULT_LOST)
+                aw_engine_fail(gm->g, a);
         }
         if (gm->opts.late)
             gm->opts.late(gm->opts.late_ud, a, &l);
@@ -194,6 +196,8 @@ void aw_game_answer(aw_game *gm, int a, int rc, const aw_seat_reply *reply, cons
         gm->faults++;
         if (f.kind > AW_FAULT_NONE && f.kind <= AW_FAULT_LOST)
             gm->seat_faults[a][f.kind]++;
+        if (f.kind == AW_FAULT_LOST)
+            aw_engine_fail(gm->g, a); /* gone for good: counted under an error ratio */
     }
     if (gm->opts.log)
         aw_gamelog_call(gm->opts.log, a, gm->req.kind, dt, rc < 0 ? &f : NULL);
@@ -213,6 +217,11 @@ void aw_game_answer(aw_game *gm, int a, int rc, const aw_seat_reply *reply, cons
         aw_engine_reply_target(gm->g, a, ok ? reply->target : AW_NO_AGENT);
 }
 
+void aw_game_fail(aw_game *gm, int a)
+{
+    aw_engine_fail(gm->g, a);
+}
+
 void aw_game_end(aw_game *gm, aw_game_result *res)
 {
     for (int a = 1; a <= aw_engine_state(gm->g)->n; a++)
@@ -224,6 +233,8 @@ void aw_game_end(aw_game *gm, aw_game_result *res)
         res->days = st->day;
         res->calls = gm->calls;
         res->faults = gm->faults;
+        res->abandoned = st->abandoned;
+        res->failed = st->nfailed;
         memcpy(res->seat_faults, gm->seat_faults, sizeof res->seat_faults);
         for (int a = 1; a <= st->n; a++) {
             res->role[a] = st->role[a];

@@ -20,6 +20,8 @@ typedef struct aw_game_result {
     aw_role role[AW_MAX_PLAYERS + 1];
     bool alive[AW_MAX_PLAYERS + 1];
     int faults;   /* seat calls that failed */
+    bool abandoned; /* ended with no winner: too many agents failed (engine.h) */
+    int failed;     /* agents counted as failed (aw_engine_fail) */
     uint64_t calls;
     int seat_faults[AW_MAX_PLAYERS + 1][AW_FAULT_LOST + 1]; /* per seat, by kind */
 } aw_game_result;
@@ -91,6 +93,10 @@ int aw_game_ask(aw_game *gm, int a);
  * fault, none (so the rules' substitute applies). A second answer from the
  * same seat in one batch is ignored. */
 void aw_game_answer(aw_game *gm, int a, int rc, const aw_seat_reply *reply, const aw_seat_fault *fault);
+/* Seat a has failed for good (aw_engine_fail): aw_game_answer calls it for
+ * every fault of kind AW_FAULT_LOST; the replay calls it where its log
+ * shows an error line. */
+void aw_game_fail(aw_game *gm, int a);
 /* Ends the game (played out or abandoned): fills *res when res is not
  * NULL, flushes the log, frees everything. */
 void aw_game_end(aw_game *gm, aw_game_result *res);

@@ -99,6 +99,10 @@ void aw_gamelog_csv_line(const aw_event *ev, const aw_state *st, aw_buf *o)
         csv_int(o, ev->wolves);
         csv_str(o, aw_team_name(ev->team));
         break;
+    case AW_EV_ERROR:
+        csv_head(o, d, "error");
+        csv_int(o, ev->agent);
+        break;
     default: /* substitutes and replaced talks are not in the CSV log */
         return;
     }
@@ -117,7 +121,8 @@ static void plain_str(aw_buf *b, const char *s, size_t len, size_t max)
 void aw_gamelog_json_event(int game_no, const aw_event *ev, unsigned flags, aw_buf *b)
 {
     static const char *const names[] = {"status", "talk", "whisper", "vote", "execute", "divine", "guard",
-                                        "attackVote", "attack", "result", "substitute", "talkReplaced"};
+                                        "attackVote", "attack", "result", "substitute", "talkReplaced",
+                                        "error"};
     bool roles = !(flags & AW_JSON_NO_ROLES);
     aw_buf_printf(b, "{\"game\":%d,\"day\":%d,\"event\":\"%s\"", game_no, ev->day, names[ev->kind]);
     switch (ev->kind) {
@@ -155,6 +160,11 @@ void aw_gamelog_json_event(int game_no, const aw_event *ev, unsigned flags, aw_b
     case AW_EV_RESULT:
         aw_buf_printf(b, ",\"humans\":%d,\"werewolves\":%d,\"winner\":\"%s\"", ev->humans, ev->wolves,
                       aw_team_name(ev->team));
+        if (ev->flag)
+            aw_buf_adds(b, ",\"abandoned\":true");
+        break;
+    case AW_EV_ERROR:
+        aw_buf_printf(b, ",\"agent\":%d", ev->agent);
         break;
     case AW_EV_SUBSTITUTE:
         aw_buf_printf(b, ",\"agent\":%d,\"call\":\"%s\",\"given\":%d,\"used\":%d,\"reason\":", ev->agent,
@@ -247,7 +257,9 @@ static bool quiet_reason(const char *reason)
 /* The one line `play --quiet` prints for a single game. */
 static void result_line(aw_gamelog *l, const aw_event *ev, aw_buf *b)
 {
-    if (ev->team == AW_TEAM_NONE)
+    if (ev->flag)
+        aw_buf_printf(b, "Result: no winner: abandoned on day %d, too many agents failed", ev->day);
+    else if (ev->team == AW_TEAM_NONE)
         aw_buf_printf(b, "Result: no winner: the day limit ended the game after day %d", ev->day - 1);
     else
         aw_buf_printf(b, "Result: %s wins after day %d", aw_team_name(ev->team), ev->day - 1);
@@ -374,7 +386,10 @@ static void record_event(aw_gamelog *l, const aw_event *ev)
             result_line(l, ev, b);
             break;
         }
-        if (ev->team == AW_TEAM_NONE)
+        if (ev->flag)
+            aw_buf_printf(b, "Result: no winner: abandoned on day %d, too many agents failed (%d humans and %d "
+                          "werewolves alive)\n", ev->day, ev->humans, ev->wolves);
+        else if (ev->team == AW_TEAM_NONE)
             aw_buf_printf(b, "Result: no winner: the day limit ended the game after day %d (%d humans and %d "
                           "werewolves alive)\n", ev->day - 1, ev->humans, ev->wolves);
         else
@@ -384,10 +399,15 @@ static void record_event(aw_gamelog *l, const aw_event *ev)
             aw_team t = aw_role_team(st->role[a]);
             aw_buf_printf(b, "  %s %-24.24s %-9s %-5s %s\n", agent_label(st, a, x, sizeof x), st->name[a],
                           aw_role_name(st->role[a]), st->alive[a] ? "alive" : "dead",
-                          t == ev->team ? "won" : "lost");
+                          ev->flag ? "-" : t == ev->team ? "won" : "lost");
         }
         break;
     }
+    case AW_EV_ERROR:
+        aw_buf_printf(b, "  ! %s has failed (%d of %d agents; the game ends at %d)\n",
+                      agent_label(st, ev->agent, x, sizeof x), st->nfailed, st->n,
+                      aw_settings_error_limit(aw_engine_settings(l->game), st->n));
+        break;
     case AW_EV_SUBSTITUTE:
         /* "no target": the agent answered nil or has no such method (legal:
          * the rules choose), or a fault shown on its own '!' line just

@@ -24,7 +24,7 @@ void aw_tally_add(aw_tally *t, const aw_game_result *res, int players, const int
                   const char *const *version_of)
 {
     aw_stat_game g = {.players = players, .entry = entry_of, .role = res->role, .winner = res->winner,
-                      .fault_calls = res->faults, .faults = (const int(*)[AW_NFAULTS])res->seat_faults,
+                      .abandoned = res->abandoned, .fault_calls = res->faults, .faults = (const int(*)[AW_NFAULTS])res->seat_faults,
                       .version = version_of};
     aw_stats_add(&t->st, &g);
 }

@@ -186,6 +186,7 @@ static fate event_fate(const aw_spectate *s, const aw_event *ev)
         return PUBLIC;
     case AW_EV_TALK:
     case AW_EV_RESULT:
+    case AW_EV_ERROR: /* an agent failed: its connection is gone, as everyone sees */
         return PASS;
     case AW_EV_VOTE: /* "who voted for whom is shown to everyone" when the rules show votes */
         return votes ? PASS : HOLD;

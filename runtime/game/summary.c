@@ -88,9 +88,12 @@ static int tally_text(const aw_report *rep, FILE *out)
     for (int tm = 0; tm < 2; tm++)
         fprintf(out, "%-10s %8ld %6.1f%%\n", aw_team_name((aw_team)tm), t->st.team_wins[tm],
                 pct(t->st.team_wins[tm], played));
-    if (t->st.no_winner)
-        fprintf(out, "%-10s %8ld %6.1f%%  (the day limit, max_days, ended them)\n", "no winner", t->st.no_winner,
-                100.0 * t->st.no_winner / played);
+    if (t->st.no_winner > t->st.abandoned)
+        fprintf(out, "%-10s %8ld %6.1f%%  (the day limit, max_days, ended them)\n", "no winner",
+                t->st.no_winner - t->st.abandoned, 100.0 * (t->st.no_winner - t->st.abandoned) / played);
+    if (t->st.abandoned)
+        fprintf(out, "%-10s %8ld %6.1f%%  (too many agents failed: in no win rate below)\n", "abandoned",
+                t->st.abandoned, 100.0 * t->st.abandoned / played);
     fprintf(out, "\n%-10s %8s %8s %7s\n", "role", "played", "won", "rate");
     for (int r = 0; r < AW_NROLES; r++)
         if (t->st.role_games[r])
@@ -167,6 +170,8 @@ static int tally_json(const aw_report *rep, FILE *out)
     aw_json_kint(&b, ", \"wins\": {", "VILLAGER", t->st.team_wins[0]);
     aw_json_kint(&b, ", ", "WEREWOLF", t->st.team_wins[1]);
     aw_json_kint(&b, ", ", "none", t->st.no_winner);
+    if (t->st.abandoned)
+        aw_json_kint(&b, ", ", "abandoned", t->st.abandoned);
     aw_json_kint(&b, "}, ", "faults", t->st.fault_calls);
     aw_buf_adds(&b, ",\n \"agents\": [");
     for (int i = 0; i < t->st.nrows; i++) {

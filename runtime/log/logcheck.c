@@ -31,11 +31,12 @@ typedef enum rtype {
     R_ATTACKVOTE,
     R_ATTACK,
     R_RESULT,
+    R_ERROR,
     R_END /* end of the usable records: end of file, or a line that did not parse */
 } rtype;
 
 static const char *const rtype_names[] = {
-    "status", "talk", "whisper", "vote", "execute", "divine", "guard", "attackVote", "attack", "result", "end",
+    "status", "talk", "whisper", "vote", "execute", "divine", "guard", "attackVote", "attack", "result", "error", "end",
 };
 
 /* One parsed line. The meaning of a, b, c depends on the type:
@@ -61,7 +62,8 @@ _Static_assert((int)R_STATUS == (int)AW_LINE_STATUS && (int)R_TALK == (int)AW_LI
                    (int)R_WHISPER == (int)AW_LINE_WHISPER && (int)R_VOTE == (int)AW_LINE_VOTE &&
                    (int)R_EXECUTE == (int)AW_LINE_EXECUTE && (int)R_DIVINE == (int)AW_LINE_DIVINE &&
                    (int)R_GUARD == (int)AW_LINE_GUARD && (int)R_ATTACKVOTE == (int)AW_LINE_ATTACK_VOTE &&
-                   (int)R_ATTACK == (int)AW_LINE_ATTACK && (int)R_RESULT == (int)AW_LINE_RESULT,
+                   (int)R_ATTACK == (int)AW_LINE_ATTACK && (int)R_RESULT == (int)AW_LINE_RESULT &&
+                   (int)R_ERROR == (int)AW_LINE_ERROR,
                "the record types follow aw_logline_type");
 
 /* Parses one line into a record (see logline.h); -1 with the reason in why
@@ -115,6 +117,10 @@ typedef struct ctx {
     int executed;     /* today's execution, 0 none */
     int guard_target; /* today's last guard target, 0 none */
     int attacked;     /* tonight's successful attack, 0 none */
+    bool failed[MAXP + 1]; /* error lines so far */
+    int nfailed;
+    bool abandoned;   /* the error lines ended the game */
+    bool in_phase_end; /* phase_end reads the error lines (elsewhere one is out of place) */
 } ctx;
 
 static const rec *cur(const ctx *c)
@@ -181,6 +187,11 @@ __attribute__((format(printf, 3, 4))) static int fail(ctx *c, const rec *r, cons
                  "incomplete log: it %s before the game's result line, so it records an abandoned, crashed or "
                  "truncated game, not a finished one (at this point: %s)",
                  c->end_cut ? "ends in a cut-off line" : "ends", msg);
+    } else if (r->type == R_ERROR && !c->in_phase_end) {
+        out->verdict = AW_LOG_ILLEGAL;
+        snprintf(out->reason, sizeof out->reason,
+                 "an error line where no phase ends (they come after the day's talk, the votes, the divination, the "
+                 "night's whisper, the guard or the attack)");
     } else {
         out->verdict = AW_LOG_ILLEGAL;
         snprintf(out->reason, sizeof out->reason, "%s", msg);
@@ -366,6 +377,11 @@ static int chan_turn(ctx *c, chan *ch, int turn, bool *all_over, bool *any_real)
         seen[a] = true;
         TRY(check_talk_text(c, r, ch->what));
         talk_kind kind = classify(c, r->s, r->slen);
+        if (kind == T_REAL && c->failed[a])
+            return fail(c, r,
+                        "agent %d %s, but it has failed (its error line comes before): a failed agent answers "
+                        "nothing, so its turns are Skip or Over",
+                        a, ch->verb);
         if (ch->max_each > 0 && ch->used[a] >= ch->max_each && !(r->slen == 4 && memcmp(r->s, "Over", 4) == 0))
             return fail(c, r,
                         "agent %d has used all its %d %ss (max_%s=%d): the server logs Over for it without asking", a,
@@ -1154,6 +1170,7 @@ static int result_line(ctx *c, aw_team win)
                     c->day, humans, humans == 1 ? "" : "s", wolves, wolves == 1 ? "f" : "ves",
                     win == AW_TEAM_VILLAGER    ? "the villagers win"
                     : win == AW_TEAM_WEREWOLF ? "the werewolves win"
+                    : c->abandoned            ? "abandoned: too many agents have failed"
                                                : "the day limit, max_days, is reached");
     }
     if (r->a != humans)
@@ -1165,6 +1182,7 @@ static int result_line(ctx *c, aw_team win)
         return fail(c, r, "the winner is %s, not %s (%s)", aw_team_name(win), aw_team_name(r->team),
                     win == AW_TEAM_VILLAGER    ? "no werewolf is alive"
                     : win == AW_TEAM_WEREWOLF ? "living humans are no more than werewolves"
+                    : c->abandoned            ? "too many agents failed: the game was abandoned with no winner"
                                                : "the day limit ended the game with no winner");
     advance(c);
     if (cur(c)->type != R_END || c->end_is_syntax) {
@@ -1173,9 +1191,63 @@ static int result_line(ctx *c, aw_team win)
     }
     c->out->days = (int)c->day;
     c->out->winner = win;
+    c->out->abandoned = c->abandoned;
+    c->out->failed = c->nfailed;
     c->out->verdict = AW_LOG_LEGAL;
     return 0;
 }
+
+/* The end of a phase (where the engine counts failed agents: after the
+ * day's talk, the votes, the divination, the night's whisper, the guard,
+ * and, day_start, the attack, before the next day's status block): the
+ * error lines there, and the end of the game when they reach the rules'
+ * limit (aw_settings_error_limit): the status block of the day and the
+ * result with no winner. 0: the game goes on; 1: it ended (legal); -1. */
+static int phase_end(ctx *c, bool day_start)
+{
+    int limit = aw_settings_error_limit(c->s, c->n);
+    /* (two phase ends with no line between them show as one block, so
+     * the order of the agents is not checked: the replay checks it) */
+    c->in_phase_end = true;
+    while (cur(c)->type == R_ERROR) {
+        const rec *r = cur(c);
+        if (!limit)
+            return fail(c, r, "an error line, but these rules count no failed agents (error_ratio=0)");
+        if (r->day != c->day)
+            return fail(c, r, "an error line of day %ld on day %ld", r->day, c->day);
+        TRY(check_agent(c, r, r->a, "agent"));
+        if (c->failed[r->a])
+            return fail(c, r, "agent %d has failed already (one error line per agent)", r->a);
+        c->failed[r->a] = true;
+        c->nfailed++;
+        advance(c);
+    }
+    c->in_phase_end = false;
+    if (!limit || c->nfailed < limit) {
+        if (limit && !day_start && at(c, R_STATUS))
+            return fail(c, cur(c),
+                        "a status block in the middle of day %ld would end the game, abandoned, but %d agent%s "
+                        "ha%s failed (error lines) and these rules end it at %d",
+                        c->day, c->nfailed, c->nfailed == 1 ? "" : "s", c->nfailed == 1 ? "s" : "ve", limit);
+        return 0;
+    }
+    c->abandoned = true;
+    if (!at(c, R_STATUS))
+        return fail(c, cur(c),
+                    "%d agent%s ha%s failed (error lines) and these rules end the game at %d: the game is abandoned "
+                    "here, so the status block of day %ld and the result (NONE) must follow",
+                    c->nfailed, c->nfailed == 1 ? "" : "s", c->nfailed == 1 ? "s" : "ve", limit, c->day);
+    TRY(status_block(c));
+    TRY(result_line(c, AW_TEAM_NONE));
+    return 1;
+}
+
+#define PHASE_END(c, day_start)                 \
+    do {                                        \
+        int end_ = phase_end((c), (day_start)); \
+        if (end_)                               \
+            return end_ < 0 ? -1 : 0;           \
+    } while (0)
 
 static int check_game(ctx *c)
 {
@@ -1205,29 +1277,38 @@ static int check_game(ctx *c)
             } else if (at(c, R_TALK)) {
                 return fail(c, cur(c), "a talk on day 0 (there is no talk on the first day: talk_on_first_day=false)");
             }
+            PHASE_END(c, false);
             if (!s->talk_on_first_day && s->whisper_on_first_night)
                 TRY(whisper_phase(c));
             else
                 TRY(forbid_whisper(c, "no whisper on night 0 under these rules (whisper_on_first_night=false)"));
+            PHASE_END(c, false);
             TRY(divine_phase(c));
+            PHASE_END(c, false);
             if (at(c, R_VOTE) || at(c, R_EXECUTE) || at(c, R_GUARD) || at(c, R_ATTACKVOTE) || at(c, R_ATTACK))
                 return fail(c, cur(c), "a %s line on night 0 (night 0 has only the whisper and the divination)",
                             rtype_names[cur(c)->type]);
         } else {
             TRY(s->talk_mode == AW_TALK_ROUNDS ? talk_rounds(c) : talk_turns(c));
+            PHASE_END(c, false);
             TRY(forbid_whisper(c, "the werewolves whisper after the execution, not before the votes"));
             TRY(votes_and_execution(c));
+            PHASE_END(c, false);
             TRY(divine_phase(c));
+            PHASE_END(c, false);
             if (s->whisper_at_night)
                 TRY(whisper_phase(c));
             else
                 TRY(forbid_whisper(c, "no whisper at night under these rules (whisper_at_night=false)"));
+            PHASE_END(c, false);
             TRY(guard_phase(c));
+            PHASE_END(c, false);
             TRY(attack_phase(c));
         }
         if (c->attacked)
             mark_dead(c, c->attacked, "attacked");
         c->day++;
+        PHASE_END(c, true);
         TRY(status_block(c));
     }
 }

@@ -49,6 +49,8 @@ typedef struct aw_logcheck_report {
     int role_count[AW_NROLES];
     int days;       /* the day number of the result line (LEGAL only) */
     aw_team winner; /* AW_TEAM_NONE unless LEGAL */
+    bool abandoned; /* LEGAL, no winner: error lines reached the rules' limit (error_ratio) */
+    int failed;     /* LEGAL: the agents with an error line */
     long lines;     /* lines read */
 } aw_logcheck_report;
 

@@ -85,6 +85,7 @@ static const shape shapes[] = {
     {AW_LINE_ATTACK_VOTE, "attackVote", 4, false, "d,attackVote,werewolf,target"},
     {AW_LINE_ATTACK, "attack", 4, false, "d,attack,target,true|false"},
     {AW_LINE_RESULT, "result", 5, false, "d,result,humans,werewolves,TEAM"},
+    {AW_LINE_ERROR, "error", 3, false, "d,error,agent"},
 };
 
 #define BAD(...) (snprintf(why, whycap, __VA_ARGS__), -1)
@@ -165,7 +166,7 @@ static int parse_line(const char *p, size_t n, aw_logline *r, char *why, size_t 
             return BAD("unknown line type 'banish' (old servers' name for execute; this checker reads the 0.6.x "
                        "format)");
         return BAD("unknown line type '%s' (types: status talk whisper vote execute divine guard attackVote "
-                   "attack result)",
+                   "attack result error)",
                    shown);
     }
     long day;
@@ -270,12 +271,14 @@ static int parse_line(const char *p, size_t n, aw_logline *r, char *why, size_t 
         else if (field_is(f[4], "OTHERS"))
             r->team = AW_TEAM_OTHERS;
         else if (field_is(f[4], "NONE"))
-            r->team = AW_TEAM_NONE; /* no winner: the day limit (max_days) ended the game */
+            r->team = AW_TEAM_NONE; /* no winner: the day limit (max_days), or abandoned (error lines) */
         else {
             show_field(shown, sizeof shown, f[4]);
             return BAD("the winner '%s' is not VILLAGER, WEREWOLF, OTHERS or NONE", shown);
         }
         return 0;
+    case AW_LINE_ERROR:
+        return parse_agent(f[2], "agent", 1, &r->a, why, whycap);
     }
     return BAD("internal error: unhandled line type");
 }

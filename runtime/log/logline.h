@@ -28,7 +28,8 @@ typedef enum aw_logline_type {
     AW_LINE_GUARD,
     AW_LINE_ATTACK_VOTE,
     AW_LINE_ATTACK,
-    AW_LINE_RESULT
+    AW_LINE_RESULT,
+    AW_LINE_ERROR /* an agent failed (an error ratio's count): a */
 } aw_logline_type;
 
 typedef struct aw_logline {
@@ -45,7 +46,7 @@ typedef struct aw_logline {
 
 /* Parses one line (len bytes, without its line ending) in the format
  * docs/log-format.md describes: ten line types, canonical numbers, agents 1
- * to AW_LOG_MAX_PLAYERS. Returns 0, or -1 with a one-line reason in
+ * to AW_LOG_MAX_PLAYERS (and our error line). Returns 0, or -1 with a one-line reason in
  * why[0..whycap). The line is borrowed; out->s points into it. */
 int aw_logline_parse(const char *line, size_t len, aw_logline *out, char *why, size_t whycap);
 

@@ -52,6 +52,7 @@ static void ivec_push(ivec *x, int i)
 /* What the log shows of one day (and the night after it): line indices. */
 typedef struct dayscript {
     bool has_status;
+    int nstatus; /* status lines of the day: the first block's say who lives (an abandoned game's end has a second) */
     bool alive[AW_MAX_PLAYERS + 1];
     ivec talk, whisper, vote, divine, guard, attack_vote;
     int execute; /* -1: none */
@@ -70,6 +71,7 @@ typedef struct replay {
     aw_role deal[AW_MAX_PLAYERS + 1];
 
     const aw_engine *g; /* the game's, while it is played */
+    aw_game *gm;
     aw_gamelog log;
     bool use_log;
     aw_buf csvline;
@@ -87,6 +89,12 @@ typedef struct replay {
     struct seg *rounds;
     int nrounds;
     int att_from, att_to; /* the current round's votes */
+    /* agents the log shows as failed (error lines), from the phase end
+     * before which they failed on; what each failed agent's target was in
+     * the log, for the rules' substitute our engine then draws */
+    bool failed[AW_MAX_PLAYERS + 1];
+    int fail_target[AW_MAX_PLAYERS + 1];
+    long fail_line[AW_MAX_PLAYERS + 1];
 } replay;
 
 static dayscript *day_of(replay *r, int d)
@@ -239,6 +247,9 @@ static int read_log(replay *r, const char *text, size_t len)
         case AW_LINE_ATTACK:
             agents[0] = l->a < 0 ? 0 : l->a;
             break;
+        case AW_LINE_ERROR:
+            agents[0] = l->a;
+            break;
         case AW_LINE_RESULT:
             break;
         }
@@ -257,7 +268,8 @@ static int read_log(replay *r, const char *text, size_t len)
         switch (l->type) {
         case AW_LINE_STATUS:
             ds->has_status = true;
-            ds->alive[l->a] = l->flag;
+            if (ds->nstatus++ < r->n)
+                ds->alive[l->a] = l->flag;
             break;
         case AW_LINE_TALK:
             ivec_push(&ds->talk, idx);
@@ -286,6 +298,7 @@ static int read_log(replay *r, const char *text, size_t len)
                 ds->attack = idx;
             break;
         case AW_LINE_RESULT:
+        case AW_LINE_ERROR: /* the driver reads them where they stand (fail_at_cursor) */
             break;
         }
     }
@@ -576,7 +589,6 @@ static int rseat_request(aw_seat *s, aw_req_kind kind, const aw_info *info, cons
 {
     (void)info;
     (void)set;
-    (void)f;
     rseat *rs = (rseat *)s;
     replay *r = rs->r;
     int a = rs->agent;
@@ -592,6 +604,12 @@ static int rseat_request(aw_seat *s, aw_req_kind kind, const aw_info *info, cons
     if (ds && st->latest_executed && ds->execute >= 0 && r->lines[ds->execute].l.a == a)
         problem(r, lineno_of(ds->execute), "day %d: our engine asks agent %d to %s after executing it", st->day, a,
                 word_of(kind));
+    if (r->failed[a] && (kind == AW_REQ_TALK || kind == AW_REQ_WHISPER)) {
+        /* a failed agent answers nothing: the rules log Skip or Over */
+        f->kind = AW_FAULT_LOST;
+        snprintf(f->msg, sizeof f->msg, "failed (an error line)");
+        return -1;
+    }
     if (kind == AW_REQ_TALK || kind == AW_REQ_WHISPER) {
         answer_text(r, a, st, ds, reply);
         return 0;
@@ -623,6 +641,14 @@ static int rseat_request(aw_seat *s, aw_req_kind kind, const aw_info *info, cons
     default:
         break;
     }
+    if (r->failed[a]) {
+        /* no answer: the rules' substitute, which the log shows (if any) */
+        r->fail_target[a] = line >= 0 ? r->lines[line].l.b : 0;
+        r->fail_line[a] = line >= 0 ? lineno_of(line) : 0;
+        f->kind = AW_FAULT_LOST;
+        snprintf(f->msg, sizeof f->msg, "failed (an error line)");
+        return -1;
+    }
     /* No line: the official server dropped this agent's action (or, for a
      * vote, the problem above is reported). */
     if (line >= 0) {
@@ -642,6 +668,8 @@ static const aw_seat_ops rseat_ops = {.begin = rseat_begin, .request = rseat_req
 
 /* ---- engine hooks ----------------------------------------------------------- */
 
+static void fail_at_cursor(replay *r);
+
 static void on_event(void *ud, const aw_event *ev)
 {
     replay *r = ud;
@@ -657,8 +685,10 @@ static void on_event(void *ud, const aw_event *ev)
     size_t ourlen = r->csvline.len;
     const oline *o = k < r->nlines ? &r->lines[k] : NULL;
     /* Line by line, without the line ending (a CRLF log reproduces too). */
-    if (o && o->len + 1 == ourlen && memcmp(o->p, ours, o->len) == 0)
+    if (o && o->len + 1 == ourlen && memcmp(o->p, ours, o->len) == 0) {
+        fail_at_cursor(r);
         return;
+    }
     r->differ = true;
     out->diff_line = k + 1;
     show_line(out->ours, sizeof out->ours, ours, ourlen - 1);
@@ -738,7 +768,11 @@ static int on_choose(void *ud, aw_choice kind, int agent, const int *options, in
     case AW_CHOICE_SUBSTITUTE:
         /* The replay seats only give what the official server logged, so a
          * substitute means our engine refused it. */
-        if (agent >= 1 && agent <= r->n && r->answer[agent]) {
+        if (agent >= 1 && agent <= r->n && r->failed[agent]) {
+            /* a failed agent's: as the log shows it */
+            want = r->fail_target[agent];
+            line = r->fail_line[agent];
+        } else if (agent >= 1 && agent <= r->n && r->answer[agent]) {
             want = r->answer[agent];
             line = r->answer_line[agent];
             problem(r, line,
@@ -763,6 +797,26 @@ static int on_choose(void *ud, aw_choice kind, int agent, const int *options, in
 }
 
 /* ---- the driver --------------------------------------------------------------- */
+
+/* The error lines our engine is to write next, once a line before them is
+ * written: their agents have failed, told to the game before the phase end
+ * where the engine counts them (the first after that line: no other line
+ * stands between). A phase end's lines ascend; a later one's (with no line
+ * between) are told when these have been written. */
+static void fail_at_cursor(replay *r)
+{
+    int prev = 0;
+    for (long k = r->out->ours_lines; k < r->nlines && r->lines[k].l.type == AW_LINE_ERROR; k++) {
+        int a = r->lines[k].l.a;
+        if (a <= prev)
+            break; /* a phase end's lines ascend: the next phase end's, told once these are written */
+        prev = a;
+        if (a >= 1 && a <= r->n && !r->failed[a]) {
+            r->failed[a] = true;
+            aw_game_fail(r->gm, a);
+        }
+    }
+}
 
 /* Whether the log marks the attack rounds: with whisper_before_revote the
  * werewolves whisper before every revote when they can whisper at all. */
@@ -855,6 +909,7 @@ static void play(replay *r, const aw_replay_options *opt)
         goto done;
     }
     r->g = aw_game_engine(gm);
+    r->gm = gm;
     r->use_log = opt && (opt->record || opt->csv || opt->events);
     if (r->use_log) {
         aw_gamelog_init(&r->log, opt->csv, opt->record, opt->events);
@@ -880,6 +935,7 @@ static void play(replay *r, const aw_replay_options *opt)
     }
     aw_game_end(gm, NULL);
     r->g = NULL;
+    r->gm = NULL;
 done:
     for (int a = 1; a <= r->n; a++)
         seats[a]->ops->free(seats[a]);

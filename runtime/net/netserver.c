@@ -79,6 +79,8 @@ typedef struct remote {
     aw_role asked;    /* the role it asked for (ROLE), or AW_ROLE_NONE */
     struct remote *next; /* in the lobby */
     int timeouts;           /* answers in a row past their deadline */
+    bool pinging;           /* NLP: its answer was late, NAME sent: the next message must be its name */
+    char *said;             /* NLP: the name it answered NAME with (before it is cut or numbered) */
     char *token;            /* NLP: the token its request carried, until its NAME is checked */
     aw_conn *tc;            /* its connection as counted (the NLP transport's: if it counts them) */
     char readbuf[16384];
@@ -182,6 +184,7 @@ static void remote_free(remote *r)
     else
         aw_wire_seat_free(&r->ws);
     free(r->token);
+    free(r->said);
     free(r);
 }
 
@@ -270,6 +273,7 @@ static void remote_answer(remote *r, int rc, const aw_seat_reply *reply, const a
     table *t = r->table;
     int kind = r->pending;
     r->pending = -1;
+    r->pinging = false;
     uv_timer_stop(&r->timer);
     if (!t || kind < 0)
         return;
@@ -349,6 +353,32 @@ static void on_deadline(uv_timer_t *tm)
         remote_drop(r, "no answer to NAME in time (--name-timeout)");
         return;
     }
+    const aw_settings *set = r->srv->o->game.settings;
+    int ping_ms = r->msg && set ? set->ping_timeout_ms : 0;
+    if (r->pinging) {
+        snprintf(m, sizeof m, "%s: no answer, and no answer to the NAME ping within %d ms (ping_timeout_ms)",
+                 rname ? rname : "?", ping_ms);
+        remote_drop(r, m);
+        return;
+    }
+    if (ping_ms > 0) {
+        /* As the official NLP server: is it still there? NAME, and the
+         * next message it sends must be its name. */
+        aw_buf b;
+        aw_buf_init(&b);
+        aw_seat_fault f;
+        int rc = aw_nlp_srv_send(&r->nlp, AW_WIRE_REQ_NAME, NULL, NULL, &b, &f);
+        if (rc == 0)
+            rc = remote_send(r, &b);
+        aw_buf_free(&b);
+        if (rc < 0) {
+            remote_drop(r, "the connection broke");
+            return;
+        }
+        r->pinging = true;
+        uv_timer_start(&r->timer, on_deadline, (uint64_t)ping_ms, 0);
+        return;
+    }
     /* its answer, if it comes, is dropped */
     if (r->msg)
         aw_nlp_srv_expire(&r->nlp);
@@ -398,6 +428,25 @@ static void remote_reply(remote *r)
     aw_seat_reply reply;
     aw_seat_fault f = {AW_FAULT_NONE, ""};
     int kind = r->pending;
+    if (r->pinging) {
+        /* the first message since the NAME ping: its name says it is
+         * there (the late request goes without an answer), anything else
+         * (its late answer included, as on the official server) that it
+         * has failed */
+        aw_nlp_srv_reply(&r->nlp, AW_WIRE_REQ_NAME, &reply, &f);
+        const char *rname = aw_wire_request_name(kind);
+        char m[200];
+        if (reply.text && r->said && reply.len == strlen(r->said) && memcmp(reply.text, r->said, reply.len) == 0) {
+            snprintf(m, sizeof m, "%s: no answer within %d ms (it answered the NAME ping)", rname ? rname : "?",
+                     r->srv->o->time_limit_ms);
+            remote_fault(r, AW_FAULT_TIMEOUT, m);
+        } else {
+            snprintf(m, sizeof m, "%s: no answer in time, and its answer to the NAME ping is not its name",
+                     rname ? rname : "?");
+            remote_drop(r, m);
+        }
+        return;
+    }
     r->timeouts = 0; /* it answers */
     if (kind == AW_WIRE_REQ_NAME) {
         r->pending = -1;
@@ -413,6 +462,10 @@ static void remote_reply(remote *r)
         }
         if (r->msg && r->srv->o->jwt_secret && !token_admits(r, reply.text, n))
             return;
+        if (r->msg) {
+            free(r->said);
+            r->said = aw_xstrndup(reply.text, n);
+        }
         if (n > sizeof r->name - 1) {
             n = sizeof r->name - 1;
             /* cut on a character boundary: a name stays UTF-8 */
@@ -593,6 +646,7 @@ static const char *rseat_begin(aw_seat *base, int agent, uint64_t agent_seed, aw
     r->agent = agent;
     if (r->msg) {
         aw_nlp_srv_reset(&r->nlp, r->table ? r->table->game_id : "");
+        r->pinging = false;
         return r->name;
     }
     aw_wire_seat_reset(&r->ws, agent_seed);
@@ -745,8 +799,13 @@ static void table_end(table *t, bool finished)
         aw_tally_add(s->tally, &res, set->players, entry_of, NULL);
         s->tally->secs = (double)(aw_now_ns() - s->t0) / 1e9;
         s->finished++;
-        say(s, "game %ld ended: %s won on day %d (%ld of %ld done)", t->gno + 1, aw_team_name(res.winner), res.days,
-            s->finished, s->o->games);
+        if (res.abandoned)
+            say(s, "game %ld ended on day %d with no winner: abandoned, %d of %d agents failed (error_ratio) (%ld of "
+                   "%ld done)",
+                t->gno + 1, res.days, res.failed, set->players, s->finished, s->o->games);
+        else
+            say(s, "game %ld ended: %s won on day %d (%ld of %ld done)", t->gno + 1, aw_team_name(res.winner),
+                res.days, s->finished, s->o->games);
     }
     for (int a = 1; a <= set->players; a++) {
         remote *r = t->remotes[a];

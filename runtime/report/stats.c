@@ -68,6 +68,11 @@ void aw_stats_add(aw_stats *s, const aw_stat_game *g)
         s->team_wins[g->winner]++;
     else
         s->no_winner++;
+    if (g->abandoned) {
+        /* Not played out: no win or loss for anyone, so in no win rate. */
+        s->abandoned++;
+        return;
+    }
     /* Each seat's row (made first: making one moves the others). */
     int row[AW_MAX_PLAYERS + 1];
     for (int a = 1; a <= n; a++) {

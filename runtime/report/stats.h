@@ -65,6 +65,7 @@ typedef struct aw_stats {
     aw_stat_row *e; /* [nrows] */
     int nrows, caprows;
     long games, no_winner, fault_calls;
+    long abandoned; /* of no_winner: ended by an error ratio; in no row's games, seats or wins */
     long team_wins[3];
     long role_games[AW_NROLES], role_wins[AW_NROLES]; /* every seat's */
     long *meet;          /* [n][n]: games two entries played together */
@@ -78,6 +79,7 @@ typedef struct aw_stat_game {
     const int *entry;   /* a seat of an entry outside 0..n-1 counts for the whole table only */
     const aw_role *role;
     aw_team winner;     /* AW_TEAM_NONE: no winner */
+    bool abandoned;     /* too many agents failed (engine.h): counted in games and no_winner only */
     long fault_calls;   /* the game's faulty calls, for the whole table */
     const int (*faults)[AW_NFAULTS];
     const int *calls;

@@ -117,6 +117,7 @@ typedef struct logconv {
     long vote_day, attack_day;
     int vote_round, attack_round;
     unsigned char voted[AW_LOG_MAX_PLAYERS + 1], attack_voted[AW_LOG_MAX_PLAYERS + 1];
+    int errors; /* error lines so far: a result with no winner after them is an abandoned game's */
 } logconv;
 
 static void ev_start(logconv *c, long day, const char *kind)
@@ -218,8 +219,14 @@ static void convert_line(logconv *c, const aw_logline *l)
         break;
     case AW_LINE_RESULT:
         ev_start(c, l->day, "result");
-        aw_buf_printf(c->out, ",\"humans\":%d,\"werewolves\":%d,\"winner\":\"%s\"}", l->a, l->b,
-                      l->team == AW_TEAM_NONE ? "NONE" : aw_team_name(l->team));
+        aw_buf_printf(c->out, ",\"humans\":%d,\"werewolves\":%d,\"winner\":\"%s\"%s}", l->a, l->b,
+                      l->team == AW_TEAM_NONE ? "NONE" : aw_team_name(l->team),
+                      l->team == AW_TEAM_NONE && c->errors ? ",\"abandoned\":true" : "");
+        break;
+    case AW_LINE_ERROR:
+        c->errors++;
+        ev_start(c, l->day, "error");
+        aw_buf_printf(c->out, ",\"agent\":%d}", l->a);
         break;
     }
 }

@@ -181,6 +181,18 @@ static void test_records(void)
     aw_error err;
     CHECK_INT(aw_record_parse(b.data, b.len - 1, 3, &q, &err), 0);
     CHECK(memcmp(&r, &q, sizeof r) == 0);
+    /* An abandoned game: ABANDONED in the winner's column, read back */
+    r.winner = AW_TEAM_NONE;
+    r.abandoned = true;
+    aw_buf_clear(&b);
+    aw_record_format(&r, &b);
+    CHECK(strstr(b.data, "\tABANDONED\t3\t") != NULL);
+    CHECK_INT(aw_record_parse(b.data, b.len - 1, 3, &q, &err), 0);
+    CHECK(memcmp(&r, &q, sizeof r) == 0);
+    r.abandoned = false;
+    r.winner = AW_TEAM_WEREWOLF;
+    aw_buf_clear(&b);
+    aw_record_format(&r, &b);
     /* Entry numbers beyond the contest, a line cut short, a field too
      * many, a bad role: refused, never read past. */
     CHECK(aw_record_parse(b.data, b.len - 1, 2, &q, &err) < 0);

@@ -364,8 +364,9 @@ class Odd(nlpclient.Agent):
 
 def part_silence():
     # one remote seat a game, small time-outs: only the silent ones meet them
+    # without the NAME ping (ping_timeout_ms=0), --max-timeouts puts it out
     s = Server("silence", ["--seed", "9", "--name-timeout", "50", "--time-limit", "50", "--max-timeouts", "2",
-                           "--games", "2"] + lua(4, 2))
+                           "--set", "ping_timeout_ms=0", "--games", "2"] + lua(4, 2))
     ws = nlpclient.WS(s.port, timeout=LIVE)
     closed(ws)
     if "no answer to NAME" not in s.err():

@@ -228,6 +228,10 @@ int main(void)
             for (uint64_t seed = 1; seed <= 3; seed++) {
                 aw_settings set;
                 CHECK(aw_settings_preset(&set, presets[pi], sizes[si], NULL) == 0);
+                /* an error ratio: the seats' lost calls end these games,
+                 * abandoned (error events, a result with abandoned) */
+                if (pi == 0 && seed == 3)
+                    set.error_ratio = 250;
                 aw_seat *seats[AW_MAX_PLAYERS + 1];
                 for (int a = 1; a <= set.players; a++) {
                     aw_seat *inner =

@@ -93,9 +93,35 @@ static void by_version(void)
     aw_stats_free(&s);
 }
 
+/* An abandoned game (too many agents failed) is no win or loss for anyone:
+ * it counts among the games and those with no winner, in no row. */
+static void abandoned(void)
+{
+    aw_stats s;
+    aw_stats_init(&s, 2, AW_STATS_BY_ENTRY);
+    add(&s, (int[]){0, 0, 1, 1, 0}, AW_TEAM_VILLAGER, NULL, 0);
+    aw_role role[6] = {AW_ROLE_NONE, AW_VILLAGER, AW_VILLAGER, AW_VILLAGER, AW_SEER, AW_WEREWOLF};
+    int entry[6] = {0, 1, 1, 0, 0, 1};
+    aw_stat_game g = {.players = 5, .entry = entry, .role = role, .winner = AW_TEAM_NONE, .abandoned = true};
+    aw_stats_add(&s, &g);
+    CHECK_INT(s.games, 2);
+    CHECK_INT(s.no_winner, 1);
+    CHECK_INT(s.abandoned, 1);
+    CHECK_INT(s.role_games[AW_VILLAGER], 3);
+    CHECK_INT(s.e[0].games, 1);
+    CHECK_INT(s.e[0].seats, 3);
+    CHECK_INT(s.e[0].wins, 2);
+    CHECK_INT(s.e[0].wr.games, 1);
+    CHECK_INT(s.e[1].seats, 2);
+    CHECK_INT(s.e[1].wins, 2);
+    CHECK_INT(s.meet[0 * 2 + 1], 1);
+    aw_stats_free(&s);
+}
+
 int main(void)
 {
     by_entry();
     by_version();
+    abandoned();
     return test_done();
 }

@@ -169,6 +169,22 @@ int main(void)
     j = game_json(p);
     CHECK_INT(json_array_size(json_object_get(j, "events")), 4);
     json_decref(j);
+    /* an abandoned game's log: its error line is an event, its result says abandoned */
+    snprintf(p, sizeof p, "%s/abandoned.log", dir);
+    const char *ab = "0,status,1,SEER,ALIVE,a\n0,status,2,WEREWOLF,ALIVE,b\n0,status,3,VILLAGER,ALIVE,c\n"
+                     "0,error,3\n0,status,1,SEER,ALIVE,a\n0,status,2,WEREWOLF,ALIVE,b\n0,status,3,VILLAGER,ALIVE,c\n"
+                     "0,result,2,1,NONE\n";
+    write_file(p, ab, strlen(ab));
+    j = game_json(p);
+    json_t *evs = json_object_get(j, "events");
+    CHECK_INT(json_array_size(evs), 9); /* begin, 6 status, error, result */
+    json_t *e3 = json_array_get(evs, 4);
+    CHECK_STR(json_string_value(json_object_get(e3, "event")), "error");
+    CHECK_INT(json_integer_value(json_object_get(e3, "agent")), 3);
+    json_t *res = json_array_get(evs, 8);
+    CHECK_STR(json_string_value(json_object_get(res, "winner")), "NONE");
+    CHECK(json_is_true(json_object_get(res, "abandoned")));
+    json_decref(j);
     /* a gzip bomb: a small file that inflates past the limit is an error */
     snprintf(p, sizeof p, "%s/bomb.log.gz", dir);
     char bomb[700];

@@ -23,7 +23,7 @@ var AW = (function () {
   function day(g, d) {
     if (!g.days[d]) {
       g.days[d] = { day: d, talks: [], whispers: [], votes: [], attackVotes: [], divines: [], guards: [],
-                    executes: [], attacks: [], faults: [], substitutes: [], replaced: [] };
+                    executes: [], attacks: [], faults: [], substitutes: [], replaced: [], errors: [] };
       if (d > g.lastDay) g.lastDay = d;
     }
     return g.days[d];
@@ -62,6 +62,10 @@ var AW = (function () {
       if (e.success && e.target > 0) { p = player(g, e.target); p.diedDay = d; p.diedHow = "attacked"; }
       break;
     case "result": g.result = e; day(g, d); break;
+    case "error": // an agent failed (counted toward the error ratio)
+      day(g, d).errors.push(e); p = player(g, e.agent);
+      if (p.failedDay === undefined) p.failedDay = d;
+      break;
     case "call":
       g.hasCalls = true; p = player(g, e.agent);
       // a late line is the fault of a notification counted already
@@ -100,7 +104,8 @@ var AW = (function () {
       if (g.hasEntries) tr.appendChild(el("td", "entry", p.entry || ""));
       var shown = roleShown(g, p, d, opts.reveal);
       tr.appendChild(el("td", shown ? "role role-" + p.role : "role role-hidden", shown ? p.role : "?"));
-      tr.appendChild(el("td", null, p.diedDay !== null && p.diedDay <= d ? p.diedHow + " (day " + p.diedDay + ")" : "alive"));
+      tr.appendChild(el("td", null, (p.diedDay !== null && p.diedDay <= d ? p.diedHow + " (day " + p.diedDay + ")" : "alive") +
+        (p.failedDay !== undefined && p.failedDay <= d ? ", failed (day " + p.failedDay + ")" : "")));
       if (g.hasCalls) tr.appendChild(el("td", null, p.calls + (p.calls === 1 ? " call" : " calls") + (p.timed ? ", " + Math.round(p.us / p.timed) + " µs avg" : "") + (p.faults ? ", " + p.faults + (p.faults === 1 ? " fault" : " faults") : "")));
       tbody.appendChild(tr);
     });
@@ -169,8 +174,13 @@ var AW = (function () {
     section("Faults", D.faults, function (e) { return el("div", "fact fault", who(g, e.agent) + " " + e.call + ": " + e.fault + (e.message ? " — " + e.message : "")); });
     section("Substitutes", D.substitutes, function (e) { return el("div", "fact", who(g, e.agent) + " " + e.call + ": gave " + e.given + ", used " + e.used + " (" + e.reason + ")"); });
     section("Replaced talk", D.replaced, function (e) { return el("div", "fact", who(g, e.agent) + " said " + JSON.stringify(e.said) + ", logged " + e.logged + " (" + e.reason + ")"); });
+    section("Failed agents", D.errors, function (e) { return el("div", "fact fault", who(g, e.agent) + " has failed (it counts toward the error ratio)"); });
     if (g.result && g.result.day === d) {
-      box.appendChild(el("div", "result", "Result: " + g.result.winner + " wins (" + g.result.humans + " humans, " + g.result.werewolves + " werewolves left)"));
+      var left = " (" + g.result.humans + " humans, " + g.result.werewolves + " werewolves left)";
+      var r = g.result.winner !== "NONE" ? "Result: " + g.result.winner + " wins" + left
+        : g.result.abandoned ? "Result: no winner: abandoned, too many agents failed" + left
+        : "Result: no winner: the day limit ended the game" + left;
+      box.appendChild(el("div", "result", r));
     }
   }
 

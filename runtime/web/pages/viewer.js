@@ -149,7 +149,7 @@
     var entry = $("entry-filter").value, faulty = $("fault-filter").checked, shown = 0;
     ul.textContent = "";
     state.games.forEach(function (g) {
-      var about = g.players ? g.players + " players, " + g.winner + " won, day " + g.days : "";
+      var about = g.players ? g.players + " players, " + (g.winner === "ABANDONED" ? "abandoned" : g.winner + " won") + ", day " + g.days : "";
       var text = g.name + " " + about + (g.seats ? " " + g.seats.map(function (s) { return s.slice(0, 2).join(" "); }).join(" ") : "");
       if (f && text.toLowerCase().indexOf(f) < 0) return;
       var mine = (g.seats || []).filter(function (s) { return !entry || s[0] === entry; });
