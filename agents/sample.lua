@@ -173,8 +173,9 @@ function S:knowledge() return self:cached("knowledge", knowledge) end
 function S:isLiar(a) return self:knowledge().liars[a] == true end
 function S:knownSpecies(a) return self:knowledge().known[a] end
 
--- Credible claimants of role (not oneself, not liars), with a weight: 1 for
--- a source (above), else 1/n.
+-- Credible claimants of role (not oneself, not liars), and what each one's
+-- word is shared among: 1 for a source (above), else n, the number of them
+-- (a result counts points // share: every score stays a whole number).
 function S:credible(role)
   local k = self:knowledge()
   local liars, sources, claims, claimants, me = k.liars, k.sources, self.claims, self.claimants, self.me
@@ -183,12 +184,12 @@ function S:credible(role)
     local a = claimants[i]
     if a ~= me and claims[a] == role and not liars[a] then list[#list + 1] = a end
   end
-  local w = {}
+  local share = {}
   for i = 1, #list do
     local a = list[i]
-    w[a] = sources[a] and 1 or 1 / #list
+    share[a] = sources[a] and 1 or #list
   end
-  return list, w
+  return list, share
 end
 
 -- Village-side suspicion of each living other from the facts alone (the
@@ -206,15 +207,15 @@ local function factSuspicion(self)
     if liars[a] then s = s + 200 end
     score[a] = s
   end
-  local seers, sw = self:credible("SEER")
+  local seers, shares = self:credible("SEER")
   local reports = self.reports
   for i = 1, #reports do
     local r = reports[i]
-    local w = sw[r.who]
+    local share = shares[r.who]
     -- Seer claimants calling each other werewolves say nothing new.
-    if w and r.verb == "DIVINED" and score[r.target] and r.target ~= r.who
+    if share and r.verb == "DIVINED" and score[r.target] and r.target ~= r.who
        and (claims[r.target] ~= "SEER" or sources[r.who]) then
-      score[r.target] = score[r.target] + (r.species == "WEREWOLF" and 40 or -20) * w
+      score[r.target] = score[r.target] + (r.species == "WEREWOLF" and 40 or -20) // share
     end
   end
   -- The only credible seer or medium is worth protecting.
@@ -257,8 +258,8 @@ end
 function S:suspicion()
   local score = self:scores("_suspicion", self:cached("suspicion", factSuspicion))
   -- Follow today's declared votes a little, except those of liars; suspect
-  -- those who declare against a known human. In the voters' order: the
-  -- scores are not all whole numbers, so the order of the sums matters.
+  -- those who declare against a known human. Every score is a whole number
+  -- (see S:credible): the order of the sums does not matter.
   local k, declared, me = self:knowledge(), self.declared, self.me
   local liars, known = k.liars, k.known
   local voters = self.voters
@@ -299,16 +300,16 @@ local function factWolfScore(self, forAttack)
     local a = humans[i]
     local s, c = 0, self.claims[a]
     -- By day the werewolves mostly follow the crowd: voting for a claimant
-    -- would give them away. At night claimants come first.
-    local k = forAttack and 1 or 0.2
+    -- would give them away (a fifth of the points). At night claimants come first.
+    local k = forAttack and 1 or 5
     if c == "SEER" or c == "MEDIUM" then
       if self:truthful(a) then
-        s = s + ((c == "SEER" and 50 or 30) + (accused[a] and 10 or 0)) * k
+        s = s + ((c == "SEER" and 50 or 30) + (accused[a] and 10 or 0)) // k
       else
         s = s - 100 -- a fake seer or medium: most likely the possessed, an ally
       end
     elseif c == "BODYGUARD" then
-      s = s + 40 * k
+      s = s + 40 // k
     end
     if forAttack and self.guardedGuess[a] then s = s - 45 end
     score[a] = s
@@ -610,12 +611,12 @@ end
 
 function S:guard()
   local score = self:suspicion()
-  local seers, sw = self:credible("SEER")
-  local mediums, mw = self:credible("MEDIUM")
+  local _, seers = self:credible("SEER")
+  local _, mediums = self:credible("MEDIUM")
   return A.argmax(self.others, function(a)
     local g = -score[a] / 10
-    if sw[a] then g = g + 100 * sw[a] end
-    if mw[a] then g = g + 50 * mw[a] end
+    if seers[a] then g = g + 100 // seers[a] end
+    if mediums[a] then g = g + 50 // mediums[a] end
     return g
   end)
 end
