@@ -71,18 +71,24 @@ end
 
 -- Cache -------------------------------------------------------------------------
 
--- S:cached(key, compute): compute(self), worked out once and kept until
+-- S:cache(): the table S:cached keeps its values in: a new one whenever
 -- self.version moves (aiwolf.agent bumps it on every new claim, report,
--- result, death or day's votes) or S:forget() runs. The value is shared
--- between calls: read it, never modify it.
-function S:cached(key, compute)
+-- result, death or day's votes) or S:forget() runs.
+function S:cache()
   if self._cacheVersion ~= self.version then
     self._cache, self._cacheVersion = {}, self.version
   end
-  local v = self._cache[key]
+  return self._cache
+end
+
+-- S:cached(key, compute): compute(self), worked out once and kept in
+-- S:cache(). The value is shared between calls: read it, never modify it.
+function S:cached(key, compute)
+  local cache = self:cache()
+  local v = cache[key]
   if v == nil then
     v = compute(self)
-    self._cache[key] = v
+    cache[key] = v
   end
   return v
 end
@@ -407,24 +413,54 @@ function S:voteScores()
   return self:suspicion()
 end
 
+-- bestInto(out, list, score): the elements of list with the top score
+-- ({[e] = score}; those without one left out), in list order, written into
+-- out over what it held; returns the top score (nil: none scored). A.best
+-- does the same into a new table; a ranking keeps its list instead, as it
+-- is worked out some two hundred times a game: a new list, which grows
+-- through resizes as the ties come and is garbage at the next, cost more
+-- than the loop.
+local function bestInto(out, list, score)
+  local n, top = 0, nil
+  for i = 1, #list do
+    local e = list[i]
+    local s = score[e]
+    if s ~= nil then
+      if top == nil or s > top then
+        n, top = 1, s
+        out[1] = e
+      elseif s == top then
+        n = n + 1
+        out[n] = e
+      end
+    end
+  end
+  for i = #out, n + 1, -1 do out[i] = nil end
+  return top
+end
+
 -- The scores of kind ("vote": S:voteScores, "attack": the werewolves'
 -- S:wolfScore(true)), the best-scored candidates and the top score, kept
--- while the facts (S:cached) and today's declared votes
+-- while the facts (S:cache) and today's declared votes
 -- (self.declaredVersion) stay the same: they are all the scores depend on,
 -- so the vote after a round of talk that declared nothing new, for one,
 -- gets what the last talk worked out, and the whispers of a night share
--- one ranking. Every scored agent is a living other, and A.best skips
+-- one ranking. Every scored agent is a living other, and bestInto skips
 -- those without a score (a werewolf's fellows), so self.others, already
--- sorted, serves as the list. Read what it returns, never modify it.
-local function newTable() return {} end
-local RANKING = {vote = "voteRanking", attack = "attackRanking"} -- S:cached's keys
+-- sorted, serves as the list. Read what it returns, never modify it; it
+-- holds until the next call.
+local RANKING = {vote = "_voteRanking", attack = "_attackRanking"}
 function S:ranking(kind)
-  local kept = self:cached(RANKING[kind], newTable)
-  local declared = self.declaredVersion
-  if kept.declared ~= declared then
+  local kept = self[RANKING[kind]]
+  if kept == nil then
+    kept = {best = {}}
+    self[RANKING[kind]] = kept
+  end
+  local cache, declared = self:cache(), self.declaredVersion
+  if kept.cache ~= cache or kept.declared ~= declared then
     kept.score = kind == "attack" and self:wolfScore(true) or self:voteScores()
-    kept.best, kept.top = A.best(self.others, kept.score)
-    kept.declared = declared
+    kept.top = bestInto(kept.best, self.others, kept.score)
+    kept.cache, kept.declared = cache, declared
   end
   return kept.score, kept.best, kept.top
 end
