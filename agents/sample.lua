@@ -104,14 +104,31 @@ function S:ownSpecies(a) return self:knowledge().own[a] end
 
 -- The agents who said a species that `known` ({[target] = species})
 -- contradicts, added to the set `out`.
-function S:contradicting(known, out)
-  local reports = self.reports
+local function contradicting(reports, known, out)
   for i = 1, #reports do
     local r = reports[i]
     local t = known[r.target]
     if t and t ~= r.species then out[r.who] = true end
   end
   return out
+end
+
+-- The credible claimants of role (not oneself, not liars), in the order
+-- they came out, and what each one's word is shared among: 1 for a source
+-- (below), else n, the number of them (a result counts points // share:
+-- every score stays a whole number).
+local function credible(self, role, liars, sources)
+  local claimants, claims, me = self.claimants, self.claims, self.me
+  local list, share = {}, {}
+  for i = 1, #claimants do
+    local a = claimants[i]
+    if a ~= me and claims[a] == role and not liars[a] then list[#list + 1] = a end
+  end
+  for i = 1, #list do
+    local a = list[i]
+    share[a] = sources[a] and 1 or #list
+  end
+  return list, share
 end
 
 -- The village side's knowledge (kept by S:cached until the facts change):
@@ -123,42 +140,43 @@ end
 --     one's own special role or a werewolf-side role;
 --   own: {[a] = species} from own knowledge alone: human for oneself (on
 --     the village side) and for the agents the werewolves killed (they
---     attack humans only), else own divination and medium results.
+--     attack humans only), else own divination and medium results;
+--   seers, seerShares, mediums, mediumShares: the credible seer and medium
+--     claimants (S:credible).
+-- It is worked out again about a hundred times a game (each seat, every
+-- day, and after each claim and report), so it writes only entries that
+-- hold something (writing nil into a new table costs about as much as a
+-- value) and keeps its outer table.
 local function knowledge(self)
-  local me, role, claims, claimants = self.me, self.role, self.claims, self.claimants
-  local n = #self.info.statusMap
+  local me, role, claims, claimants, reports = self.me, self.role, self.claims, self.claimants, self.reports
   -- A loop, not a call per agent: a Lua call costs some hundreds of
-  -- instructions, and this runs for every agent whenever the facts change.
-  local own, killed, divined, identified = {}, self.killed, self.divined, self.identified
+  -- instructions. known starts as a copy of own.
+  local own, known, killed, divined, identified = {}, {}, self.killed, self.divined, self.identified
   local village = VILLAGE[role]
-  for a = 1, n do
+  for a = 1, #self.info.statusMap do
+    local sp
     if (a == me and village) or killed[a] then
-      own[a] = "HUMAN"
+      sp = "HUMAN"
     else
-      own[a] = divined[a] or identified[a]
+      sp = divined[a] or identified[a]
     end
+    if sp then own[a], known[a] = sp, sp end
   end
-  local plain = self:contradicting(own, {})
-  for i = 1, #claimants do
-    local a = claimants[i]
-    local c = claims[a]
-    if a ~= me and ((c == role and SPECIAL[c]) or c == "WEREWOLF" or c == "POSSESSED") then
-      plain[a] = true
-    end
-  end
+  local plain = contradicting(reports, own, {})
   local sources, mediums = {}, {}
   for i = 1, #claimants do
     local a = claimants[i]
     local c = claims[a]
-    if a ~= me and (c == "SEER" or c == "MEDIUM") and not plain[a] then
-      if self.killed[a] then sources[a] = true end
-      if c == "MEDIUM" then mediums[#mediums + 1] = a end
+    if a ~= me then
+      if (c == role and SPECIAL[c]) or c == "WEREWOLF" or c == "POSSESSED" then
+        plain[a] = true
+      elseif (c == "SEER" or c == "MEDIUM") and not plain[a] then
+        if killed[a] then sources[a] = true end
+        if c == "MEDIUM" then mediums[#mediums + 1] = a end
+      end
     end
   end
   if #mediums == 1 and role ~= "MEDIUM" then sources[mediums[1]] = true end
-  local known = {}
-  for a = 1, n do known[a] = own[a] end -- a copy (nil stays out)
-  local reports = self.reports
   for i = 1, #reports do
     local r = reports[i]
     local claim = claims[r.who]
@@ -167,11 +185,16 @@ local function knowledge(self)
       known[r.target] = r.species
     end
   end
-  local liars = self:contradicting(known, {})
+  local liars = contradicting(reports, known, {})
   for a in pairs(sources) do liars[a] = nil end -- sources are judged by own knowledge only
   for a in pairs(plain) do liars[a] = true end
   liars[me] = nil
-  return {sources = sources, known = known, liars = liars, own = own}
+  local k = self._knowledge
+  if k == nil then k = {}; self._knowledge = k end
+  k.sources, k.known, k.liars, k.own = sources, known, liars, own
+  k.seers, k.seerShares = credible(self, "SEER", liars, sources)
+  k.mediums, k.mediumShares = credible(self, "MEDIUM", liars, sources)
+  return k
 end
 
 function S:knowledge() return self:cached("knowledge", knowledge) end
@@ -179,23 +202,12 @@ function S:knowledge() return self:cached("knowledge", knowledge) end
 function S:isLiar(a) return self:knowledge().liars[a] == true end
 function S:knownSpecies(a) return self:knowledge().known[a] end
 
--- Credible claimants of role (not oneself, not liars), and what each one's
--- word is shared among: 1 for a source (above), else n, the number of them
--- (a result counts points // share: every score stays a whole number).
+-- Credible claimants of role ("SEER" or "MEDIUM"; not oneself, not liars),
+-- and what each one's word is shared among (see credible, above).
 function S:credible(role)
   local k = self:knowledge()
-  local liars, sources, claims, claimants, me = k.liars, k.sources, self.claims, self.claimants, self.me
-  local list = {}
-  for i = 1, #claimants do
-    local a = claimants[i]
-    if a ~= me and claims[a] == role and not liars[a] then list[#list + 1] = a end
-  end
-  local share = {}
-  for i = 1, #list do
-    local a = list[i]
-    share[a] = sources[a] and 1 or #list
-  end
-  return list, share
+  if role == "SEER" then return k.seers, k.seerShares end
+  return k.mediums, k.mediumShares
 end
 
 -- Village-side suspicion of each living other from the facts alone (the
