@@ -213,8 +213,12 @@ end
 -- Village-side suspicion of each living other from the facts alone (the
 -- declared votes aside): {[a] = score}, kept by S:cached.
 local function factSuspicion(self)
-  local score, k = {}, self:knowledge()
+  local k, n = self:knowledge(), #self.info.statusMap
   local known, liars, own, sources, claims = k.known, k.liars, k.own, k.sources, self.claims
+  -- Kept from one time to the next, as S:scores' tables (below) are.
+  local score = self._factSuspicion
+  if score == nil then score = {}; self._factSuspicion = score end
+  for a = 1, n do score[a] = nil end
   local others = self.others
   for i = 1, #others do
     local a = others[i]
@@ -225,7 +229,7 @@ local function factSuspicion(self)
     if liars[a] then s = s + 200 end
     score[a] = s
   end
-  local seers, shares = self:credible("SEER")
+  local seers, shares = k.seers, k.seerShares
   local reports = self.reports
   for i = 1, #reports do
     local r = reports[i]
@@ -238,7 +242,7 @@ local function factSuspicion(self)
   end
   -- The only credible seer or medium is worth protecting.
   if #seers == 1 and score[seers[1]] then score[seers[1]] = score[seers[1]] - 15 end
-  local mediums = self:credible("MEDIUM")
+  local mediums = k.mediums
   if #mediums == 1 and score[mediums[1]] then score[mediums[1]] = score[mediums[1]] - 10 end
   -- Past votes: werewolves rarely vote for a fellow and often for humans.
   local votes = self.votes
