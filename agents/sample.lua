@@ -149,19 +149,25 @@ end
 -- value) and keeps its outer table.
 local function knowledge(self)
   local me, role, claims, claimants, reports = self.me, self.role, self.claims, self.claimants, self.reports
-  -- A loop, not a call per agent: a Lua call costs some hundreds of
-  -- instructions. known starts as a copy of own.
-  local own, known, killed, divined, identified = {}, {}, self.killed, self.divined, self.identified
-  local village = VILLAGE[role]
-  for a = 1, #self.info.statusMap do
-    local sp
-    if (a == me and village) or killed[a] then
-      sp = "HUMAN"
-    else
-      sp = divined[a] or identified[a]
-    end
-    if sp then own[a], known[a] = sp, sp end
+  -- own, and known as a copy of it, from the lists of the few agents this
+  -- agent knows about rather than a loop over every agent: each step of a
+  -- loop costs, and this runs about a hundred times a game. Medium results,
+  -- then divinations (the same agent in both: the divination counts), then
+  -- the agents the werewolves killed, and oneself.
+  local own, known = {}, {}
+  local results = self.identifications
+  for i = 1, #results do
+    local r = results[i]
+    own[r.target], known[r.target] = r.result, r.result
   end
+  results = self.divinations
+  for i = 1, #results do
+    local r = results[i]
+    own[r.target], known[r.target] = r.result, r.result
+  end
+  local killed = self.killed
+  for a in pairs(killed) do own[a], known[a] = "HUMAN", "HUMAN" end
+  if VILLAGE[role] then own[me], known[me] = "HUMAN", "HUMAN" end
   local plain = contradicting(reports, own, {})
   local sources, mediums = {}, {}
   for i = 1, #claimants do
