@@ -226,14 +226,18 @@ local function factSuspicion(self)
   if score == nil then score = {}; self._factSuspicion = score end
   for a = 1, n do score[a] = nil end
   local others = self.others
-  for i = 1, #others do
-    local a = others[i]
-    local s = 0
-    local sp = known[a]
-    if sp == "WEREWOLF" then s = s + 1000 elseif sp == "HUMAN" then s = s - 1000 end
-    if own[a] then s = s * 2 end -- own knowledge above all
-    if liars[a] then s = s + 200 end
-    score[a] = s
+  for i = 1, #others do score[others[i]] = 0 end
+  -- The few agents known or caught lying (pairs: the sums do not depend on
+  -- the order).
+  for a, sp in pairs(known) do
+    if score[a] then
+      local s = sp == "WEREWOLF" and 1000 or sp == "HUMAN" and -1000 or 0
+      if own[a] then s = s * 2 end -- own knowledge above all
+      score[a] = s
+    end
+  end
+  for a in pairs(liars) do
+    if score[a] then score[a] = score[a] + 200 end
   end
   local seers, shares = k.seers, k.seerShares
   local reports = self.reports
