@@ -304,47 +304,43 @@ function S:suspicion()
   return score
 end
 
--- Werewolf side: is claimant a telling only the truth (as the werewolves see it)?
-function S:truthful(a)
-  local wolves, reports = self.info.roleMap, self.reports
-  for i = 1, #reports do
-    local r = reports[i]
-    if r.who == a then
-      local truth = wolves[r.target] == "WEREWOLF" and "WEREWOLF" or "HUMAN"
-      if truth ~= r.species then return false end
-    end
-  end
-  return true
-end
-
 -- Werewolf side, from the facts alone (kept by S:cached; dayStart forgets
--- it, as guardedGuess changes then): {[a] = score} for each living human.
+-- it, as guardedGuess changes then): {[a] = score} for each living human
+-- (a living other the roleMap does not show as a werewolf).
 local function factWolfScore(self, forAttack)
-  local info, score = self.info, {}
-  local roleMap, reports = info.roleMap, self.reports
-  local accused = {}
+  local roleMap, reports, claims = self.info.roleMap, self.reports, self.claims
+  -- The werewolves know the truth: who said something false (a fake seer
+  -- or medium: most likely the possessed, an ally) and who found a werewolf.
+  local lied, accused = {}, {}
   for i = 1, #reports do
     local r = reports[i]
-    if r.species == "WEREWOLF" and roleMap[r.target] == "WEREWOLF" then accused[r.who] = true end
-  end
-  local humans = A.humans(info)
-  for i = 1, #humans do
-    local a = humans[i]
-    local s, c = 0, self.claims[a]
-    -- By day the werewolves mostly follow the crowd: voting for a claimant
-    -- would give them away (a fifth of the points). At night claimants come first.
-    local k = forAttack and 1 or 5
-    if c == "SEER" or c == "MEDIUM" then
-      if self:truthful(a) then
-        s = s + ((c == "SEER" and 50 or 30) + (accused[a] and 10 or 0)) // k
-      else
-        s = s - 100 -- a fake seer or medium: most likely the possessed, an ally
-      end
-    elseif c == "BODYGUARD" then
-      s = s + 40 // k
+    local truth = roleMap[r.target] == "WEREWOLF" and "WEREWOLF" or "HUMAN"
+    if truth ~= r.species then
+      lied[r.who] = true
+    elseif truth == "WEREWOLF" then
+      accused[r.who] = true
     end
-    if forAttack and self.guardedGuess[a] then s = s - 45 end
-    score[a] = s
+  end
+  -- By day the werewolves mostly follow the crowd: voting for a claimant
+  -- would give them away (a fifth of the points). At night claimants come first.
+  local k = forAttack and 1 or 5
+  local score, others = {}, self.others
+  for i = 1, #others do
+    local a = others[i]
+    if roleMap[a] ~= "WEREWOLF" then
+      local s, c = 0, claims[a]
+      if c == "SEER" or c == "MEDIUM" then
+        if lied[a] then
+          s = s - 100
+        else
+          s = s + ((c == "SEER" and 50 or 30) + (accused[a] and 10 or 0)) // k
+        end
+      elseif c == "BODYGUARD" then
+        s = s + 40 // k
+      end
+      if forAttack and self.guardedGuess[a] then s = s - 45 end
+      score[a] = s
+    end
   end
   return score
 end
