@@ -103,18 +103,19 @@ function S:forget() self._cacheVersion = nil end
 function S:ownSpecies(a) return self:knowledge().own[a] end
 
 -- The agents who said a species that `known` ({[target] = species})
--- contradicts, added to the set `out`.
-local function contradicting(reports, known, out)
+-- contradicts, except those in the set `except` (if any), added to the set
+-- `out`.
+local function contradicting(reports, known, out, except)
   for i = 1, #reports do
     local r = reports[i]
     local t = known[r.target]
-    if t and t ~= r.species then out[r.who] = true end
+    if t and t ~= r.species and not (except and except[r.who]) then out[r.who] = true end
   end
   return out
 end
 
 -- The credible claimants of role (not oneself, not liars), in the order
--- they came out, and what each one's word is shared among: 1 for a source
+-- they came out, and {[a] = what a's word is shared among}: 1 for a source
 -- (below), else n, the number of them (a result counts points // share:
 -- every score stays a whole number).
 local function credible(self, role, liars, sources)
@@ -144,16 +145,15 @@ end
 --   seers, seerShares, mediums, mediumShares: the credible seer and medium
 --     claimants (S:credible).
 -- It is worked out again about a hundred times a game (each seat, every
--- day, and after each claim and report), so it writes only entries that
--- hold something (writing nil into a new table costs about as much as a
--- value) and keeps its outer table.
+-- day, and after each claim and report): it reads the few agents known
+-- from lists rather than looking at every agent, and makes as few tables
+-- as it can (a new table, growing through resizes as it fills, costs more
+-- than many steps of a loop).
 local function knowledge(self)
   local me, role, claims, claimants, reports = self.me, self.role, self.claims, self.claimants, self.reports
-  -- own, and known as a copy of it, from the lists of the few agents this
-  -- agent knows about rather than a loop over every agent: each step of a
-  -- loop costs, and this runs about a hundred times a game. Medium results,
-  -- then divinations (the same agent in both: the divination counts), then
-  -- the agents the werewolves killed, and oneself.
+  -- own, and known as a copy of it: medium results, then divinations (the
+  -- same agent in both: the divination counts), then the agents the
+  -- werewolves killed, and oneself.
   local own, known = {}, {}
   local results = self.identifications
   for i = 1, #results do
@@ -168,21 +168,23 @@ local function knowledge(self)
   local killed = self.killed
   for a in pairs(killed) do own[a], known[a] = "HUMAN", "HUMAN" end
   if VILLAGE[role] then own[me], known[me] = "HUMAN", "HUMAN" end
-  local plain = contradicting(reports, own, {})
-  local sources, mediums = {}, {}
+  -- Liars, first those who contradict own knowledge or make a claim no
+  -- honest agent makes (neither is a source).
+  local liars = contradicting(reports, own, {})
+  local sources, medium, mediumClaimants = {}, nil, 0
   for i = 1, #claimants do
     local a = claimants[i]
     local c = claims[a]
     if a ~= me then
       if (c == role and SPECIAL[c]) or c == "WEREWOLF" or c == "POSSESSED" then
-        plain[a] = true
-      elseif (c == "SEER" or c == "MEDIUM") and not plain[a] then
+        liars[a] = true
+      elseif (c == "SEER" or c == "MEDIUM") and not liars[a] then
         if killed[a] then sources[a] = true end
-        if c == "MEDIUM" then mediums[#mediums + 1] = a end
+        if c == "MEDIUM" then medium, mediumClaimants = a, mediumClaimants + 1 end
       end
     end
   end
-  if #mediums == 1 and role ~= "MEDIUM" then sources[mediums[1]] = true end
+  if mediumClaimants == 1 and role ~= "MEDIUM" then sources[medium] = true end
   for i = 1, #reports do
     local r = reports[i]
     local claim = claims[r.who]
@@ -191,9 +193,9 @@ local function knowledge(self)
       known[r.target] = r.species
     end
   end
-  local liars = contradicting(reports, known, {})
-  for a in pairs(sources) do liars[a] = nil end -- sources are judged by own knowledge only
-  for a in pairs(plain) do liars[a] = true end
+  -- Then those who contradict the sources (a source is judged by own
+  -- knowledge only).
+  contradicting(reports, known, liars, sources)
   liars[me] = nil
   local k = self._knowledge
   if k == nil then k = {}; self._knowledge = k end
