@@ -284,7 +284,7 @@ function S:scores(key, base)
     score = {}
     self[key] = score
   end
-  for a = 1, #self.info.statusMap do score[a] = base[a] end -- base holds living others only
+  table.move(base, 1, #self.info.statusMap, 1, score) -- base holds living others only
   return score
 end
 
