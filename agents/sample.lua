@@ -446,20 +446,24 @@ end
 -- bestInto(out, list, score): the elements of list with the top score
 -- ({[e] = score}; those without one left out), in list order, written into
 -- out over what it held; returns the top score (nil: none scored). A.best
--- does the same into a new table; a ranking keeps its list instead, as it
+-- gives the same in a new table; a ranking keeps its list instead, as it
 -- is worked out some two hundred times a game: a new list, which grows
--- through resizes as the ties come and is garbage at the next, cost more
--- than the loop.
+-- through resizes as the ties come and is garbage at the next, costs more
+-- than the loops.
 local function bestInto(out, list, score)
-  local n, top = 0, nil
+  -- (Scores are numbers: `s and` tests for one without a call, as `~= nil`
+  -- would make; and s >= top is s == top once top is the highest.)
+  local top = nil
   for i = 1, #list do
-    local e = list[i]
-    local s = score[e]
-    if s ~= nil then
-      if top == nil or s > top then
-        n, top = 1, s
-        out[1] = e
-      elseif s == top then
+    local s = score[list[i]]
+    if s and (not top or s > top) then top = s end
+  end
+  local n = 0
+  if top then
+    for i = 1, #list do
+      local e = list[i]
+      local s = score[e]
+      if s and s >= top then
         n = n + 1
         out[n] = e
       end
