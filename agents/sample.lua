@@ -449,21 +449,17 @@ end
 -- gives the same in a new table; a ranking keeps its list instead, as it
 -- is worked out some two hundred times a game: a new list, which grows
 -- through resizes as the ties come and is garbage at the next, costs more
--- than the loops.
+-- than the loop.
 local function bestInto(out, list, score)
-  -- (Scores are numbers: `s and` tests for one without a call, as `~= nil`
-  -- would make; and s >= top is s == top once top is the highest.)
-  local top = nil
+  -- (Scores are numbers: `if s` tests for one without the call `~= nil`
+  -- makes, and > and >= cost no call either, unlike ==.)
+  local n, top = 0, nil
   for i = 1, #list do
-    local s = score[list[i]]
-    if s and (not top or s > top) then top = s end
-  end
-  local n = 0
-  if top then
-    for i = 1, #list do
-      local e = list[i]
-      local s = score[e]
-      if s and s >= top then
+    local e = list[i]
+    local s = score[e]
+    if s then
+      if not top or s > top then n, top = 0, s end -- a new top: start the list again
+      if s >= top then
         n = n + 1
         out[n] = e
       end
