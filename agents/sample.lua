@@ -25,15 +25,21 @@
 -- and the votes declared today. Everyone declares its vote (VOTE) and ends
 -- its talk with Over. Every choice iterates sorted lists, so a game replays
 -- exactly from its seed.
+-- Every score is a whole number (a claimant's result shared among n counts
+-- points // n), so a sum is the same in any order.
 -- Cost: aiwolf.agent reads each talk once; what follows from the facts it
 -- keeps (claims, reports, results, deaths, votes) is worked out once and
--- kept until they change (self.version moves, S:cached), and a call adds
--- only today's declared votes, which change with many talks, and keeps the
--- result until a talk other than Over or Skip comes (S:ranking). The loops
--- that run often are numeric (`for i = 1, #list`: ipairs costs a call per
--- element), read fields used more than once into locals, and make no new
--- table per call where one kept from call to call serves (S:scores):
--- garbage costs the collector's time later.
+-- kept until they change (self.version moves, S:cached: about twice a day
+-- for each seat), and a call adds only today's declared votes, which change
+-- with many talks, and keeps the result until a talk other than Over or
+-- Skip comes (S:ranking). Each step of a Lua loop costs some tens of
+-- machine instructions, a new table some thousands (it grows through
+-- resizes as it fills, and is garbage for the collector later), so the
+-- code that runs often reads the few agents that matter from lists rather
+-- than looking at every agent, uses numeric loops (`for i = 1, #list`:
+-- ipairs costs a call per element), reads fields used more than once into
+-- locals, and refills tables kept from call to call where one serves
+-- (S:scores, bestInto).
 local A = require "aiwolf.agent"
 local P = require "aiwolf.protocol"
 local ipairs, pairs, random = ipairs, pairs, math.random
@@ -71,18 +77,24 @@ end
 
 -- Cache -------------------------------------------------------------------------
 
--- S:cached(key, compute): compute(self), worked out once and kept until
+-- S:cache(): the table S:cached keeps its values in: a new one whenever
 -- self.version moves (aiwolf.agent bumps it on every new claim, report,
--- result, death or day's votes) or S:forget() runs. The value is shared
--- between calls: read it, never modify it.
-function S:cached(key, compute)
+-- result, death or day's votes) or S:forget() runs.
+function S:cache()
   if self._cacheVersion ~= self.version then
     self._cache, self._cacheVersion = {}, self.version
   end
-  local v = self._cache[key]
+  return self._cache
+end
+
+-- S:cached(key, compute): compute(self), worked out once and kept in
+-- S:cache(). The value is shared between calls: read it, never modify it.
+function S:cached(key, compute)
+  local cache = self:cache()
+  local v = cache[key]
   if v == nil then
     v = compute(self)
-    self._cache[key] = v
+    cache[key] = v
   end
   return v
 end
@@ -97,15 +109,33 @@ function S:forget() self._cacheVersion = nil end
 function S:ownSpecies(a) return self:knowledge().own[a] end
 
 -- The agents who said a species that `known` ({[target] = species})
--- contradicts, added to the set `out`.
-function S:contradicting(known, out)
-  local reports = self.reports
+-- contradicts, except those in the set `except` (if any), added to the set
+-- `out`.
+local function contradicting(reports, known, out, except)
   for i = 1, #reports do
     local r = reports[i]
     local t = known[r.target]
-    if t and t ~= r.species then out[r.who] = true end
+    if t and t ~= r.species and not (except and except[r.who]) then out[r.who] = true end
   end
   return out
+end
+
+-- The credible claimants of role (not oneself, not liars), in the order
+-- they came out, and {[a] = what a's word is shared among}: 1 for a source
+-- (below), else n, the number of them (a result counts points // share:
+-- every score stays a whole number).
+local function credible(self, role, liars, sources)
+  local claimants, claims, me = self.claimants, self.claims, self.me
+  local list, share = {}, {}
+  for i = 1, #claimants do
+    local a = claimants[i]
+    if a ~= me and claims[a] == role and not liars[a] then list[#list + 1] = a end
+  end
+  for i = 1, #list do
+    local a = list[i]
+    share[a] = sources[a] and 1 or #list
+  end
+  return list, share
 end
 
 -- The village side's knowledge (kept by S:cached until the facts change):
@@ -117,42 +147,50 @@ end
 --     one's own special role or a werewolf-side role;
 --   own: {[a] = species} from own knowledge alone: human for oneself (on
 --     the village side) and for the agents the werewolves killed (they
---     attack humans only), else own divination and medium results.
+--     attack humans only), else own divination and medium results;
+--   seers, seerShares, mediums, mediumShares: the credible seer and medium
+--     claimants (S:credible).
+-- It is worked out again about a hundred times a game (each seat, every
+-- day, and after each claim and report): it reads the few agents known
+-- from lists rather than looking at every agent, and makes as few tables
+-- as it can (a new table, growing through resizes as it fills, costs more
+-- than many steps of a loop).
 local function knowledge(self)
-  local me, role, claims, claimants = self.me, self.role, self.claims, self.claimants
-  local n = #self.info.statusMap
-  -- A loop, not a call per agent: a Lua call costs some hundreds of
-  -- instructions, and this runs for every agent whenever the facts change.
-  local own, killed, divined, identified = {}, self.killed, self.divined, self.identified
-  local village = VILLAGE[role]
-  for a = 1, n do
-    if (a == me and village) or killed[a] then
-      own[a] = "HUMAN"
-    else
-      own[a] = divined[a] or identified[a]
-    end
+  local me, role, claims, claimants, reports = self.me, self.role, self.claims, self.claimants, self.reports
+  -- own, and known as a copy of it: medium results, then divinations (the
+  -- same agent in both: the divination counts), then the agents the
+  -- werewolves killed, and oneself.
+  local own, known = {}, {}
+  local results = self.identifications
+  for i = 1, #results do
+    local r = results[i]
+    own[r.target], known[r.target] = r.result, r.result
   end
-  local plain = self:contradicting(own, {})
+  results = self.divinations
+  for i = 1, #results do
+    local r = results[i]
+    own[r.target], known[r.target] = r.result, r.result
+  end
+  local killed = self.killed
+  for a in pairs(killed) do own[a], known[a] = "HUMAN", "HUMAN" end
+  if VILLAGE[role] then own[me], known[me] = "HUMAN", "HUMAN" end
+  -- Liars, first those who contradict own knowledge or make a claim no
+  -- honest agent makes (neither is a source).
+  local liars = contradicting(reports, own, {})
+  local sources, medium, mediumClaimants = {}, nil, 0
   for i = 1, #claimants do
     local a = claimants[i]
     local c = claims[a]
-    if a ~= me and ((c == role and SPECIAL[c]) or c == "WEREWOLF" or c == "POSSESSED") then
-      plain[a] = true
+    if a ~= me then
+      if (c == role and SPECIAL[c]) or c == "WEREWOLF" or c == "POSSESSED" then
+        liars[a] = true
+      elseif (c == "SEER" or c == "MEDIUM") and not liars[a] then
+        if killed[a] then sources[a] = true end
+        if c == "MEDIUM" then medium, mediumClaimants = a, mediumClaimants + 1 end
+      end
     end
   end
-  local sources, mediums = {}, {}
-  for i = 1, #claimants do
-    local a = claimants[i]
-    local c = claims[a]
-    if a ~= me and (c == "SEER" or c == "MEDIUM") and not plain[a] then
-      if self.killed[a] then sources[a] = true end
-      if c == "MEDIUM" then mediums[#mediums + 1] = a end
-    end
-  end
-  if #mediums == 1 and role ~= "MEDIUM" then sources[mediums[1]] = true end
-  local known = {}
-  for a = 1, n do known[a] = own[a] end -- a copy (nil stays out)
-  local reports = self.reports
+  if mediumClaimants == 1 and role ~= "MEDIUM" then sources[medium] = true end
   for i = 1, #reports do
     local r = reports[i]
     local claim = claims[r.who]
@@ -161,11 +199,16 @@ local function knowledge(self)
       known[r.target] = r.species
     end
   end
-  local liars = self:contradicting(known, {})
-  for a in pairs(sources) do liars[a] = nil end -- sources are judged by own knowledge only
-  for a in pairs(plain) do liars[a] = true end
+  -- Then those who contradict the sources (a source is judged by own
+  -- knowledge only).
+  contradicting(reports, known, liars, sources)
   liars[me] = nil
-  return {sources = sources, known = known, liars = liars, own = own}
+  local k = self._knowledge
+  if k == nil then k = {}; self._knowledge = k end
+  k.sources, k.known, k.liars, k.own = sources, known, liars, own
+  k.seers, k.seerShares = credible(self, "SEER", liars, sources)
+  k.mediums, k.mediumShares = credible(self, "MEDIUM", liars, sources)
+  return k
 end
 
 function S:knowledge() return self:cached("knowledge", knowledge) end
@@ -173,53 +216,51 @@ function S:knowledge() return self:cached("knowledge", knowledge) end
 function S:isLiar(a) return self:knowledge().liars[a] == true end
 function S:knownSpecies(a) return self:knowledge().known[a] end
 
--- Credible claimants of role (not oneself, not liars), with a weight: 1 for
--- a source (above), else 1/n.
+-- Credible claimants of role ("SEER" or "MEDIUM"; not oneself, not liars),
+-- and what each one's word is shared among (see credible, above).
 function S:credible(role)
   local k = self:knowledge()
-  local liars, sources, claims, claimants, me = k.liars, k.sources, self.claims, self.claimants, self.me
-  local list = {}
-  for i = 1, #claimants do
-    local a = claimants[i]
-    if a ~= me and claims[a] == role and not liars[a] then list[#list + 1] = a end
-  end
-  local w = {}
-  for i = 1, #list do
-    local a = list[i]
-    w[a] = sources[a] and 1 or 1 / #list
-  end
-  return list, w
+  if role == "SEER" then return k.seers, k.seerShares end
+  return k.mediums, k.mediumShares
 end
 
 -- Village-side suspicion of each living other from the facts alone (the
 -- declared votes aside): {[a] = score}, kept by S:cached.
 local function factSuspicion(self)
-  local score, k = {}, self:knowledge()
+  local k, n = self:knowledge(), #self.info.statusMap
   local known, liars, own, sources, claims = k.known, k.liars, k.own, k.sources, self.claims
+  -- Kept from one time to the next, as S:scores' tables (below) are.
+  local score = self._factSuspicion
+  if score == nil then score = {}; self._factSuspicion = score end
+  for a = 1, n do score[a] = nil end
   local others = self.others
-  for i = 1, #others do
-    local a = others[i]
-    local s = 0
-    local sp = known[a]
-    if sp == "WEREWOLF" then s = s + 1000 elseif sp == "HUMAN" then s = s - 1000 end
-    if own[a] then s = s * 2 end -- own knowledge above all
-    if liars[a] then s = s + 200 end
-    score[a] = s
+  for i = 1, #others do score[others[i]] = 0 end
+  -- The few agents known or caught lying (pairs: the sums do not depend on
+  -- the order).
+  for a, sp in pairs(known) do
+    if score[a] then
+      local s = sp == "WEREWOLF" and 1000 or sp == "HUMAN" and -1000 or 0
+      if own[a] then s = s * 2 end -- own knowledge above all
+      score[a] = s
+    end
   end
-  local seers, sw = self:credible("SEER")
+  for a in pairs(liars) do
+    if score[a] then score[a] = score[a] + 200 end
+  end
+  local seers, shares = k.seers, k.seerShares
   local reports = self.reports
   for i = 1, #reports do
     local r = reports[i]
-    local w = sw[r.who]
+    local share = shares[r.who]
     -- Seer claimants calling each other werewolves say nothing new.
-    if w and r.verb == "DIVINED" and score[r.target] and r.target ~= r.who
+    if share and r.verb == "DIVINED" and score[r.target] and r.target ~= r.who
        and (claims[r.target] ~= "SEER" or sources[r.who]) then
-      score[r.target] = score[r.target] + (r.species == "WEREWOLF" and 40 or -20) * w
+      score[r.target] = score[r.target] + (r.species == "WEREWOLF" and 40 or -20) // share
     end
   end
   -- The only credible seer or medium is worth protecting.
   if #seers == 1 and score[seers[1]] then score[seers[1]] = score[seers[1]] - 15 end
-  local mediums = self:credible("MEDIUM")
+  local mediums = k.mediums
   if #mediums == 1 and score[mediums[1]] then score[mediums[1]] = score[mediums[1]] - 10 end
   -- Past votes: werewolves rarely vote for a fellow and often for humans.
   local votes = self.votes
@@ -249,7 +290,7 @@ function S:scores(key, base)
     score = {}
     self[key] = score
   end
-  for a = 1, #self.info.statusMap do score[a] = base[a] end -- base holds living others only
+  table.move(base, 1, #self.info.statusMap, 1, score) -- base holds living others only
   return score
 end
 
@@ -257,8 +298,8 @@ end
 function S:suspicion()
   local score = self:scores("_suspicion", self:cached("suspicion", factSuspicion))
   -- Follow today's declared votes a little, except those of liars; suspect
-  -- those who declare against a known human. In the voters' order: the
-  -- scores are not all whole numbers, so the order of the sums matters.
+  -- those who declare against a known human. Every score is a whole number
+  -- (see S:credible): the order of the sums does not matter.
   local k, declared, me = self:knowledge(), self.declared, self.me
   local liars, known = k.liars, k.known
   local voters = self.voters
@@ -271,47 +312,43 @@ function S:suspicion()
   return score
 end
 
--- Werewolf side: is claimant a telling only the truth (as the werewolves see it)?
-function S:truthful(a)
-  local wolves, reports = self.info.roleMap, self.reports
-  for i = 1, #reports do
-    local r = reports[i]
-    if r.who == a then
-      local truth = wolves[r.target] == "WEREWOLF" and "WEREWOLF" or "HUMAN"
-      if truth ~= r.species then return false end
-    end
-  end
-  return true
-end
-
 -- Werewolf side, from the facts alone (kept by S:cached; dayStart forgets
--- it, as guardedGuess changes then): {[a] = score} for each living human.
+-- it, as guardedGuess changes then): {[a] = score} for each living human
+-- (a living other the roleMap does not show as a werewolf).
 local function factWolfScore(self, forAttack)
-  local info, score = self.info, {}
-  local roleMap, reports = info.roleMap, self.reports
-  local accused = {}
+  local roleMap, reports, claims = self.info.roleMap, self.reports, self.claims
+  -- The werewolves know the truth: who said something false (a fake seer
+  -- or medium: most likely the possessed, an ally) and who found a werewolf.
+  local lied, accused = {}, {}
   for i = 1, #reports do
     local r = reports[i]
-    if r.species == "WEREWOLF" and roleMap[r.target] == "WEREWOLF" then accused[r.who] = true end
-  end
-  local humans = A.humans(info)
-  for i = 1, #humans do
-    local a = humans[i]
-    local s, c = 0, self.claims[a]
-    -- By day the werewolves mostly follow the crowd: voting for a claimant
-    -- would give them away. At night claimants come first.
-    local k = forAttack and 1 or 0.2
-    if c == "SEER" or c == "MEDIUM" then
-      if self:truthful(a) then
-        s = s + ((c == "SEER" and 50 or 30) + (accused[a] and 10 or 0)) * k
-      else
-        s = s - 100 -- a fake seer or medium: most likely the possessed, an ally
-      end
-    elseif c == "BODYGUARD" then
-      s = s + 40 * k
+    local truth = roleMap[r.target] == "WEREWOLF" and "WEREWOLF" or "HUMAN"
+    if truth ~= r.species then
+      lied[r.who] = true
+    elseif truth == "WEREWOLF" then
+      accused[r.who] = true
     end
-    if forAttack and self.guardedGuess[a] then s = s - 45 end
-    score[a] = s
+  end
+  -- By day the werewolves mostly follow the crowd: voting for a claimant
+  -- would give them away (a fifth of the points). At night claimants come first.
+  local k = forAttack and 1 or 5
+  local score, others = {}, self.others
+  for i = 1, #others do
+    local a = others[i]
+    if roleMap[a] ~= "WEREWOLF" then
+      local s, c = 0, claims[a]
+      if c == "SEER" or c == "MEDIUM" then
+        if lied[a] then
+          s = s - 100
+        else
+          s = s + ((c == "SEER" and 50 or 30) + (accused[a] and 10 or 0)) // k
+        end
+      elseif c == "BODYGUARD" then
+        s = s + 40 // k
+      end
+      if forAttack and self.guardedGuess[a] then s = s - 45 end
+      score[a] = s
+    end
   end
   return score
 end
@@ -406,24 +443,54 @@ function S:voteScores()
   return self:suspicion()
 end
 
+-- bestInto(out, list, score): the elements of list with the top score
+-- ({[e] = score}; those without one left out), in list order, written into
+-- out over what it held; returns the top score (nil: none scored). A.best
+-- gives the same in a new table; a ranking keeps its list instead, as it
+-- is worked out some two hundred times a game: a new list, which grows
+-- through resizes as the ties come and is garbage at the next, costs more
+-- than the loop.
+local function bestInto(out, list, score)
+  -- (Scores are numbers: `if s` tests for one without the call `~= nil`
+  -- makes, and > and >= cost no call either, unlike ==.)
+  local n, top = 0, nil
+  for i = 1, #list do
+    local e = list[i]
+    local s = score[e]
+    if s then
+      if not top or s > top then n, top = 0, s end -- a new top: start the list again
+      if s >= top then
+        n = n + 1
+        out[n] = e
+      end
+    end
+  end
+  for i = #out, n + 1, -1 do out[i] = nil end
+  return top
+end
+
 -- The scores of kind ("vote": S:voteScores, "attack": the werewolves'
 -- S:wolfScore(true)), the best-scored candidates and the top score, kept
--- while the facts (S:cached) and today's declared votes
+-- while the facts (S:cache) and today's declared votes
 -- (self.declaredVersion) stay the same: they are all the scores depend on,
 -- so the vote after a round of talk that declared nothing new, for one,
 -- gets what the last talk worked out, and the whispers of a night share
--- one ranking. Every scored agent is a living other, and A.best skips
+-- one ranking. Every scored agent is a living other, and bestInto skips
 -- those without a score (a werewolf's fellows), so self.others, already
--- sorted, serves as the list. Read what it returns, never modify it.
-local function newTable() return {} end
-local RANKING = {vote = "voteRanking", attack = "attackRanking"} -- S:cached's keys
+-- sorted, serves as the list. Read what it returns, never modify it; it
+-- holds until the next call.
+local RANKING = {vote = "_voteRanking", attack = "_attackRanking"}
 function S:ranking(kind)
-  local kept = self:cached(RANKING[kind], newTable)
-  local declared = self.declaredVersion
-  if kept.declared ~= declared then
+  local kept = self[RANKING[kind]]
+  if kept == nil then
+    kept = {best = {}}
+    self[RANKING[kind]] = kept
+  end
+  local cache, declared = self:cache(), self.declaredVersion
+  if kept.cache ~= cache or kept.declared ~= declared then
     kept.score = kind == "attack" and self:wolfScore(true) or self:voteScores()
-    kept.best, kept.top = A.best(self.others, kept.score)
-    kept.declared = declared
+    kept.top = bestInto(kept.best, self.others, kept.score)
+    kept.cache, kept.declared = cache, declared
   end
   return kept.score, kept.best, kept.top
 end
@@ -610,12 +677,12 @@ end
 
 function S:guard()
   local score = self:suspicion()
-  local seers, sw = self:credible("SEER")
-  local mediums, mw = self:credible("MEDIUM")
+  local _, seers = self:credible("SEER")
+  local _, mediums = self:credible("MEDIUM")
   return A.argmax(self.others, function(a)
     local g = -score[a] / 10
-    if sw[a] then g = g + 100 * sw[a] end
-    if mw[a] then g = g + 50 * mw[a] end
+    if seers[a] then g = g + 100 // seers[a] end
+    if mediums[a] then g = g + 50 // mediums[a] end
     return g
   end)
 end
