@@ -389,8 +389,7 @@ static void progress_line(contest *k, bool final)
         for (int f = 1; f < AW_NFAULTS; f++)
             faults += e->faults[f];
         /* The leader is one the report would rank (fault policy). */
-        char why[8];
-        if (!e->seats || !aw_contest_eligible(&k->stats, i, &k->c.policy, why, sizeof why))
+        if (!e->seats || !aw_contest_eligible(&k->stats, i, &k->c.policy, NULL, 0))
             continue;
         double r = (double)e->wins / (double)e->seats;
         if (r > best) {

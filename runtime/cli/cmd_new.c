@@ -106,10 +106,22 @@ static void expand(aw_buf *out, const char *text, size_t len, const char *name, 
 }
 
 /* Writes a new file (never replacing one); 0 or -1 with a message. */
+/* DIR/REL into path; 0, or -1 with a message when it does not fit. */
+static int join_path(char *path, size_t n, const char *dir, const char *rel)
+{
+    int k = snprintf(path, n, "%s/%s", dir, rel);
+    if (k < 0 || (size_t)k >= n) {
+        aw_cli_line(stderr, "aiwolf new: the path %s/%s is too long", dir, rel);
+        return -1;
+    }
+    return 0;
+}
+
 static int write_new(const char *dir, const char *rel, const char *data, size_t len)
 {
     char path[4200];
-    snprintf(path, sizeof path, "%s/%s", dir, rel);
+    if (join_path(path, sizeof path, dir, rel) < 0)
+        return -1;
     FILE *f = fopen(path, "wx");
     if (!f) {
         aw_cli_line(stderr, "aiwolf new: cannot create %s: %s", path, strerror(errno));
@@ -126,7 +138,8 @@ static int write_new(const char *dir, const char *rel, const char *data, size_t 
 static int make_dir(const char *dir, const char *rel)
 {
     char path[4200];
-    snprintf(path, sizeof path, "%s/%s", dir, rel);
+    if (join_path(path, sizeof path, dir, rel) < 0)
+        return -1;
     if (mkdir(path, 0777) != 0) {
         aw_cli_line(stderr, "aiwolf new: cannot create the folder %s: %s", path, strerror(errno));
         return -1;

@@ -502,7 +502,7 @@ static int get_bool(json_t *o, const char *key, bool *out, aw_error *err)
 /* An agent field: -1 (none) or 1..18; none becomes 0. */
 static int get_agent(json_t *o, const char *where, const char *key, int *out, aw_error *err)
 {
-    long long x;
+    long long x = 0;
     if (get_int(o, where, key, -1, AW_MAX_PLAYERS, false, -1, &x, err) < 0)
         return -1;
     if (x == 0)
@@ -766,7 +766,7 @@ static int dec_setting(json_t *o, aw_wire_setting *w, aw_error *err)
         {"timeLimit", &w->time_limit, -1},
     };
     for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++) {
-        long long x;
+        long long x = 0;
         if (get_int(o, "gameSetting", ints[i].key, ints[i].lo, 1000000000, true, 0, &x, err) < 0)
             return -AW_EINVAL;
         *ints[i].field = (int)x;
