@@ -385,6 +385,20 @@ bool ls_runs_nothing(luaseat *s, aw_req_kind kind)
     return lacks(s, 1u | 1u << (kind == AW_REQ_INITIALIZE ? M_INITIALIZE : M_UPDATE) | (m ? 1u << m : 0u));
 }
 
+/* Whether the request will not read the game's view (ls_do_call's info):
+ * it runs nothing, or the agent (a plain table, no view made this game)
+ * has neither update (initialize at INITIALIZE) nor a reply that could be
+ * a name (a target in an NLP game, read through info's names): its method
+ * is called without info. The same raw reads as ls_runs_nothing. */
+bool ls_reads_no_info(luaseat *s, aw_req_kind kind)
+{
+    if (ls_runs_nothing(s, kind))
+        return true;
+    if (aw_req_needs_reply(kind) && !aw_req_wants_text(kind))
+        return false;
+    return lacks(s, 1u | 1u << (kind == AW_REQ_INITIALIZE ? M_INITIALIZE : M_UPDATE));
+}
+
 bool ls_names_nothing(luaseat *s)
 {
     return lacks(s, 1u | 1u << M_GETNAME);

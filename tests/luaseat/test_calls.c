@@ -5,7 +5,9 @@
  * methods an agent adds to itself mid-game are called from the next
  * request on (what the host found of the agent's table is forgotten
  * whenever agent code runs); without getName an agent keeps its file's
- * name. */
+ * name. The driver builds no view for a request the seat says it will
+ * not read (reads_view): an agent without update gets none, one that
+ * gains update mid-game gets one from then on. */
 #define _GNU_SOURCE
 #include <stdbool.h>
 #include <stdio.h>
@@ -68,6 +70,74 @@ static int count_after(const char *out, const char *label)
 {
     const char *p = strstr(out, label);
     return p ? atoi(p + strlen(label)) : -1;
+}
+
+/* A seat around the Lua seat that counts the requests it is given a view
+ * for and those it is not (info NULL), and passes reads_view on. */
+typedef struct counting_seat {
+    aw_seat base;
+    aw_seat *inner;
+    int with_view, without_view;
+} counting_seat;
+
+static const char *cs_begin(aw_seat *s, int agent, uint64_t seed, aw_seat_fault *f)
+{
+    aw_seat *in = ((counting_seat *)s)->inner;
+    return in->ops->begin(in, agent, seed, f);
+}
+
+static int cs_request(aw_seat *s, aw_req_kind kind, const aw_info *info, const aw_settings *set, aw_seat_reply *r,
+                      aw_seat_fault *f)
+{
+    counting_seat *c = (counting_seat *)s;
+    if (info)
+        c->with_view++;
+    else
+        c->without_view++;
+    return c->inner->ops->request(c->inner, kind, info, set, r, f);
+}
+
+static bool cs_reads_view(aw_seat *s, aw_req_kind kind)
+{
+    aw_seat *in = ((counting_seat *)s)->inner;
+    return !in->ops->reads_view || in->ops->reads_view(in, kind);
+}
+
+static void cs_free(aw_seat *s)
+{
+    (void)s;
+}
+
+static const aw_seat_ops counting_ops = {
+    .begin = cs_begin, .request = cs_request, .free = cs_free, .reads_view = cs_reads_view};
+
+/* Plays one game with the agent text in seat 1, counting views; returns
+ * what it printed. */
+static char *play_counted(const char *dir, const char *text, uint64_t seed, counting_seat *c)
+{
+    char path[300];
+    snprintf(path, sizeof path, "%s/agent.lua", dir);
+    lua_game_write(path, text);
+    char *out = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&out, &len);
+    aw_luaseat_opts lo;
+    memset(&lo, 0, sizeof lo);
+    lo.output = f;
+    aw_error err;
+    memset(c, 0, sizeof *c);
+    c->base.ops = &counting_ops;
+    c->inner = aw_luaseat_new(path, &lo, &err);
+    CHECK_MSG(c->inner != NULL, "%s", err.msg);
+    if (c->inner) {
+        aw_game_result res;
+        free(lua_game_play_calls(&c->base, seed, &res, NULL, NULL));
+        CHECK_INT(res.faults, 0);
+        c->inner->ops->free(c->inner);
+    }
+    fclose(f);
+    unlink(path);
+    return out;
 }
 
 int main(void)
@@ -221,6 +291,54 @@ int main(void)
     }
     for (int i = 0; i < 3; i++)
         CHECK_MSG(seen[i], "no fault reads %s", want[i]);
+
+    /* Views: none for an agent without update that answers in text or
+     * not at all; one for a method whose reply could be a name (vote: a
+     * character's name in an NLP game is read through info); one at every
+     * request for an agent with initialize and update, and from the
+     * request after it gains update. */
+    counting_seat cs;
+    out = play_counted(dir,
+                       "local agent = {}\n"
+                       "function agent.talk() return 'Over' end\n"
+                       "function agent.finish() print('finished') end\n"
+                       "return agent\n",
+                       3, &cs);
+    CHECK_MSG(strstr(out, "finished") != NULL, "finish did not run: %s", out);
+    CHECK_MSG(cs.with_view == 0 && cs.without_view > 0, "views given %d, not given %d", cs.with_view,
+              cs.without_view);
+    free(out);
+    out = play_counted(dir,
+                       "local votes = 0\n"
+                       "local agent = {}\n"
+                       "function agent.vote() votes = votes + 1 end\n"
+                       "function agent.finish() print('votes ' .. votes) end\n"
+                       "return agent\n",
+                       3, &cs);
+    CHECK_MSG(count_after(out, "votes ") > 0 && cs.with_view == count_after(out, "votes "),
+              "%d views for %d votes", cs.with_view, count_after(out, "votes "));
+    free(out);
+    out = play_counted(dir,
+                       "local agent = {}\n"
+                       "function agent:initialize(info) self.day = info.day end\n"
+                       "function agent:update(info) self.day = info.day end\n"
+                       "function agent:finish() print('day ' .. self.day) end\n"
+                       "return agent\n",
+                       3, &cs);
+    CHECK_MSG(count_after(out, "day ") > 0 && cs.without_view == 0 && cs.with_view > 0,
+              "%s: views given %d, not given %d", out, cs.with_view, cs.without_view);
+    free(out);
+    out = play_counted(dir,
+                       "local agent, days = {}, 0\n"
+                       "function agent:dayStart()\n"
+                       "  if not self.update then self.update = function(_, info) days = info.day end end\n"
+                       "end\n"
+                       "function agent.finish() print('days ' .. days) end\n"
+                       "return agent\n",
+                       3, &cs);
+    CHECK_MSG(count_after(out, "days ") > 0 && cs.without_view > 0 && cs.with_view > 0,
+              "%s: views given %d, not given %d", out, cs.with_view, cs.without_view);
+    free(out);
 
     rmdir(dir);
     return test_done();
