@@ -292,12 +292,35 @@ int main(void)
     for (int i = 0; i < 3; i++)
         CHECK_MSG(seen[i], "no fault reads %s", want[i]);
 
+    /* An agent without update is looked at whole after each of its calls
+     * (a small table), or method by method (more than 32 keys): a vote
+     * method it adds at its first dayStart is called from then on, either
+     * way. */
+    counting_seat cs;
+    for (int big = 0; big <= 1; big++) {
+        char text[1200];
+        snprintf(text, sizeof text,
+                 "local votes = 0\n"
+                 "local agent = {}\n"
+                 "if %d == 1 then for i = 1, 40 do agent['field' .. i] = i end end\n"
+                 "function agent:dayStart()\n"
+                 "  if not self.vote then self.vote = function() votes = votes + 1 end end\n"
+                 "end\n"
+                 "function agent.talk() return 'Over' end\n"
+                 "function agent.finish() print('votes ' .. votes) end\n"
+                 "return agent\n",
+                 big);
+        out = play_counted(dir, text, 3, &cs);
+        CHECK_MSG(count_after(out, "votes ") > 0, "%s table: a vote added mid-game was not called: %s",
+                  big ? "a big" : "a small", out);
+        free(out);
+    }
+
     /* Views: none for an agent without update that answers in text or
      * not at all; one for a method whose reply could be a name (vote: a
      * character's name in an NLP game is read through info); one at every
      * request for an agent with initialize and update, and from the
      * request after it gains update. */
-    counting_seat cs;
     out = play_counted(dir,
                        "local agent = {}\n"
                        "function agent.talk() return 'Over' end\n"
