@@ -215,7 +215,8 @@ static inline void sb_call_clocks_start(aw_sandbox *sb)
 {
     uint64_t wall = sb_wall_ns();
     sb->clock_on = sb->clock_exact;
-    if (sb->clock_on || !wall_sample || wall - wall_sample >= SB_CPU_SAMPLE_NS) {
+    /* (No sample, wall_sample 0: the monotonic clock is past 0.25 ms.) */
+    if (sb->clock_on || wall - wall_sample >= SB_CPU_SAMPLE_NS) {
         wall_sample = wall; /* the wall clock first: see sb_clock_past */
         cpu_sample = sb_cpu_ns();
     }
@@ -263,7 +264,7 @@ static inline void sb_call_clocks_end(aw_sandbox *sb, int exact, uint64_t *cpu_n
 {
     uint64_t wall = sb_wall_ns();
     *wall_ns = wall - sb->wall_start;
-    if (exact || sb->clock_on || !wall_sample || wall - wall_sample >= SB_CPU_SAMPLE_NS) {
+    if (exact || sb->clock_on || wall - wall_sample >= SB_CPU_SAMPLE_NS) {
         wall_sample = wall;
         cpu_sample = sb_cpu_ns();
         *cpu_ns = cpu_sample - sb->cpu_start;
@@ -594,7 +595,7 @@ static void *wd_main(void *arg)
     return NULL;
 }
 
-static void wd_wake(void)
+static __attribute__((noinline)) void wd_wake(void)
 {
     pthread_mutex_lock(&wd_mu);
     atomic_store(&wd_parked, 0);
@@ -869,24 +870,32 @@ static void wd_retire(wd_thread *t)
     }
 }
 
-static void wd_publish(wd_thread *t, const aw_sandbox *sb)
+/* A budget smaller than any the watchdog thread has seen: it may be
+ * sleeping longer than that. */
+static __attribute__((noinline)) void wd_new_min_budget(uint64_t budget_ns)
+{
+    pthread_mutex_lock(&wd_mu);
+    if (budget_ns < atomic_load_explicit(&wd_min_budget, memory_order_relaxed))
+        atomic_store_explicit(&wd_min_budget, budget_ns, memory_order_relaxed);
+    pthread_cond_signal(&wd_cv);
+    pthread_mutex_unlock(&wd_mu);
+}
+
+static inline void wd_publish(wd_thread *t, const aw_sandbox *sb)
 {
     uint64_t w = atomic_load_explicit(&t->word, memory_order_relaxed);
     if (w & WD_INCALL) { /* a call inside a call: the outer one steps back */
         wd_retire(t);
         w = atomic_load_explicit(&t->word, memory_order_relaxed);
     }
+    /* The fields first, then the word (seq_cst): the watchdog thread reads
+     * the word, the fields, and the word again (wd_check). */
     atomic_store_explicit(&t->deadline, sb->deadline, memory_order_relaxed);
     atomic_store_explicit(&t->check_at, sb->cpu_check_at, memory_order_relaxed);
     atomic_store_explicit(&t->wall_limit, sb->wall_limit, memory_order_relaxed);
     atomic_store(&t->word, (w & ~(WD_INCALL | WD_SIGNALLING)) + WD_GEN + WD_INCALL);
-    if (sb->budget_ns < atomic_load_explicit(&wd_min_budget, memory_order_relaxed)) {
-        pthread_mutex_lock(&wd_mu);
-        if (sb->budget_ns < atomic_load_explicit(&wd_min_budget, memory_order_relaxed))
-            atomic_store_explicit(&wd_min_budget, sb->budget_ns, memory_order_relaxed);
-        pthread_cond_signal(&wd_cv); /* it may be sleeping longer than that */
-        pthread_mutex_unlock(&wd_mu);
-    }
+    if (sb->budget_ns < atomic_load_explicit(&wd_min_budget, memory_order_relaxed))
+        wd_new_min_budget(sb->budget_ns);
     if (atomic_load(&wd_parked))
         wd_wake();
 }
