@@ -312,12 +312,16 @@ int ls_do_call(lua_State *L)
     bool init = c->kind == AW_REQ_INITIALIZE;
     int info = 0;
     if (s->view.ref != LUA_NOREF) {
+        if (!c->info) /* the driver took the seat at its word (reads_view): a host bug */
+            return luaL_error(L, "no view for a request that reads it");
         ls_push_info(L, s, c->info);
         info = lua_gettop(L);
     }
     c->method = init ? "initialize" : "update";
     if (get_method(L, s, agent, init ? M_INITIALIZE : M_UPDATE) != LUA_TNIL) {
         int fn = lua_gettop(L);
+        if (!c->info)
+            return luaL_error(L, "no view for a request that reads it");
         if (!info) {
             ls_push_info(L, s, c->info);
             info = lua_gettop(L);
