@@ -28,50 +28,6 @@ static void keep_fault(void *ud, int agent, aw_req_kind kind, uint64_t ns, const
         fprintf(ud, "%s\n", f->msg);
 }
 
-/* Plays one game with the agent text in seat 1; returns what it printed
- * (faults: its faults' messages instead, and it may fault). */
-static char *play_agent(const char *dir, const char *text, uint64_t seed, bool faults)
-{
-    char path[300];
-    snprintf(path, sizeof path, "%s/agent.lua", dir);
-    lua_game_write(path, text);
-    char *out = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&out, &len);
-    aw_luaseat_opts lo;
-    memset(&lo, 0, sizeof lo);
-    lo.output = faults ? NULL : f;
-    aw_error err;
-    aw_seat *lua = aw_luaseat_new(path, &lo, &err);
-    CHECK_MSG(lua != NULL, "%s", err.msg);
-    if (lua) {
-        aw_game_result res;
-        free(lua_game_play_calls(lua, seed, &res, faults ? keep_fault : NULL, f));
-        if (!faults)
-            CHECK_INT(res.faults, 0);
-        lua->ops->free(lua);
-    }
-    fclose(f);
-    unlink(path);
-    return out;
-}
-
-static char *play_printed(const char *dir, const char *text, uint64_t seed)
-{
-    return play_agent(dir, text, seed, false);
-}
-
-static char *play_faults(const char *dir, const char *text, uint64_t seed)
-{
-    return play_agent(dir, text, seed, true);
-}
-
-static int count_after(const char *out, const char *label)
-{
-    const char *p = strstr(out, label);
-    return p ? atoi(p + strlen(label)) : -1;
-}
-
 /* A seat around the Lua seat that counts the requests it is given a view
  * for and those it is not (info NULL), and passes reads_view on. */
 typedef struct counting_seat {
@@ -111,9 +67,10 @@ static void cs_free(aw_seat *s)
 static const aw_seat_ops counting_ops = {
     .begin = cs_begin, .request = cs_request, .free = cs_free, .reads_view = cs_reads_view};
 
-/* Plays one game with the agent text in seat 1, counting views; returns
- * what it printed. */
-static char *play_counted(const char *dir, const char *text, uint64_t seed, counting_seat *c)
+/* Plays one game with the agent text in seat 1; returns what it printed
+ * (faults: its faults' messages instead, and it may fault). With c, the
+ * seat is played inside c, which counts its views. */
+static char *play_agent(const char *dir, const char *text, uint64_t seed, bool faults, counting_seat *c)
 {
     char path[300];
     snprintf(path, sizeof path, "%s/agent.lua", dir);
@@ -123,21 +80,41 @@ static char *play_counted(const char *dir, const char *text, uint64_t seed, coun
     FILE *f = open_memstream(&out, &len);
     aw_luaseat_opts lo;
     memset(&lo, 0, sizeof lo);
-    lo.output = f;
+    lo.output = faults ? NULL : f;
     aw_error err;
-    memset(c, 0, sizeof *c);
-    c->base.ops = &counting_ops;
-    c->inner = aw_luaseat_new(path, &lo, &err);
-    CHECK_MSG(c->inner != NULL, "%s", err.msg);
-    if (c->inner) {
+    aw_seat *lua = aw_luaseat_new(path, &lo, &err);
+    CHECK_MSG(lua != NULL, "%s", err.msg);
+    if (lua) {
         aw_game_result res;
-        free(lua_game_play_calls(&c->base, seed, &res, NULL, NULL));
-        CHECK_INT(res.faults, 0);
-        c->inner->ops->free(c->inner);
+        if (c) {
+            memset(c, 0, sizeof *c);
+            c->base.ops = &counting_ops;
+            c->inner = lua;
+        }
+        free(lua_game_play_calls(c ? &c->base : lua, seed, &res, faults ? keep_fault : NULL, f));
+        if (!faults)
+            CHECK_INT(res.faults, 0);
+        lua->ops->free(lua);
     }
     fclose(f);
     unlink(path);
     return out;
+}
+
+static char *play_printed(const char *dir, const char *text, uint64_t seed)
+{
+    return play_agent(dir, text, seed, false, NULL);
+}
+
+static char *play_faults(const char *dir, const char *text, uint64_t seed)
+{
+    return play_agent(dir, text, seed, true, NULL);
+}
+
+static int count_after(const char *out, const char *label)
+{
+    const char *p = strstr(out, label);
+    return p ? atoi(p + strlen(label)) : -1;
 }
 
 int main(void)
@@ -310,7 +287,7 @@ int main(void)
                  "function agent.finish() print('votes ' .. votes) end\n"
                  "return agent\n",
                  big);
-        out = play_counted(dir, text, 3, &cs);
+        out = play_agent(dir, text, 3, false, &cs);
         CHECK_MSG(count_after(out, "votes ") > 0, "%s table: a vote added mid-game was not called: %s",
                   big ? "a big" : "a small", out);
         free(out);
@@ -321,44 +298,44 @@ int main(void)
      * character's name in an NLP game is read through info); one at every
      * request for an agent with initialize and update, and from the
      * request after it gains update. */
-    out = play_counted(dir,
+    out = play_agent(dir,
                        "local agent = {}\n"
                        "function agent.talk() return 'Over' end\n"
                        "function agent.finish() print('finished') end\n"
                        "return agent\n",
-                       3, &cs);
+                       3, false, &cs);
     CHECK_MSG(strstr(out, "finished") != NULL, "finish did not run: %s", out);
     CHECK_MSG(cs.with_view == 0 && cs.without_view > 0, "views given %d, not given %d", cs.with_view,
               cs.without_view);
     free(out);
-    out = play_counted(dir,
+    out = play_agent(dir,
                        "local votes = 0\n"
                        "local agent = {}\n"
                        "function agent.vote() votes = votes + 1 end\n"
                        "function agent.finish() print('votes ' .. votes) end\n"
                        "return agent\n",
-                       3, &cs);
+                       3, false, &cs);
     CHECK_MSG(count_after(out, "votes ") > 0 && cs.with_view == count_after(out, "votes "),
               "%d views for %d votes", cs.with_view, count_after(out, "votes "));
     free(out);
-    out = play_counted(dir,
+    out = play_agent(dir,
                        "local agent = {}\n"
                        "function agent:initialize(info) self.day = info.day end\n"
                        "function agent:update(info) self.day = info.day end\n"
                        "function agent:finish() print('day ' .. self.day) end\n"
                        "return agent\n",
-                       3, &cs);
+                       3, false, &cs);
     CHECK_MSG(count_after(out, "day ") > 0 && cs.without_view == 0 && cs.with_view > 0,
               "%s: views given %d, not given %d", out, cs.with_view, cs.without_view);
     free(out);
-    out = play_counted(dir,
+    out = play_agent(dir,
                        "local agent, days = {}, 0\n"
                        "function agent:dayStart()\n"
                        "  if not self.update then self.update = function(_, info) days = info.day end end\n"
                        "end\n"
                        "function agent.finish() print('days ' .. days) end\n"
                        "return agent\n",
-                       3, &cs);
+                       3, false, &cs);
     CHECK_MSG(count_after(out, "days ") > 0 && cs.without_view > 0 && cs.with_view > 0,
               "%s: views given %d, not given %d", out, cs.with_view, cs.without_view);
     free(out);
