@@ -5,7 +5,13 @@
  * overhead; then the memory of an idle sandbox (with and without LPeg
  * loaded), the time to create one, and the fixed cost of one protected call.
  *   build/bench/sandbox_bench [rounds]
+ *   build/bench/sandbox_bench --calls N [--unguarded]   N empty calls and
+ *     nothing else: under callgrind, (count at N2 - count at N1) / (N2 -
+ *     N1) is the wrapper's instructions per call (bench/README.md);
+ *     --unguarded: of a plain lua_pcall (no budget, no watchdog), Lua's
+ *     own part
  * Uses sandbox, Lua. */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -86,8 +92,31 @@ static int cmpd(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+/* N empty calls into one sandbox, after one that starts the watchdog. */
+static int just_calls(long n, bool unguarded)
+{
+    aw_error err;
+    aw_fault f;
+    aw_sandbox_limits lim;
+    aw_sandbox_limits_default(&lim);
+    lim.unguarded = unguarded ? 1 : 0;
+    aw_sandbox *sb = aw_sandbox_new(&lim, &err);
+    if (!sb) {
+        fprintf(stderr, "sandbox: %s\n", err.msg);
+        return 1;
+    }
+    aw_sandbox_run(sb, noop, NULL, &f);
+    for (long i = 0; i < n; i++)
+        aw_sandbox_run(sb, noop, NULL, &f);
+    aw_sandbox_free(sb);
+    printf("%ld empty calls\n", n);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    if ((argc == 3 || (argc == 4 && strcmp(argv[3], "--unguarded") == 0)) && strcmp(argv[1], "--calls") == 0)
+        return just_calls(atol(argv[2]), argc == 4);
     int rounds = argc > 1 ? atoi(argv[1]) : 15;
     if (rounds < 1 || rounds > 1000)
         rounds = 15;

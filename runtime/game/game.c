@@ -138,14 +138,20 @@ int aw_game_ask(aw_game *gm, int a)
 {
     if (a < 1 || a > AW_MAX_PLAYERS || !gm->in_batch[a] || gm->answered[a])
         return -AW_EINVAL;
-    aw_info info;
-    aw_view_build(gm->g, a, gm->req.kind, &info);
+    aw_seat *seat = gm->seats[a];
+    /* No view for a seat that will not read it (an agent that ignores
+     * info, asked for something it has no method for). */
+    aw_info info, *view = NULL;
+    if (!seat->ops->reads_view || seat->ops->reads_view(seat, gm->req.kind)) {
+        aw_view_build(gm->g, a, gm->req.kind, &info);
+        view = &info;
+    }
     aw_seat_reply reply = {NULL, 0, AW_NO_AGENT};
     aw_seat_fault fault; /* not zeroed whole (a 512-byte message) at every call */
     fault.kind = AW_FAULT_NONE;
     fault.msg[0] = '\0';
     gm->t0[a] = aw_now_ns();
-    int rc = gm->seats[a]->ops->request(gm->seats[a], gm->req.kind, &info, gm->opts.settings, &reply, &fault);
+    int rc = seat->ops->request(seat, gm->req.kind, view, gm->opts.settings, &reply, &fault);
     if (rc == AW_SEAT_PENDING)
         return AW_SEAT_PENDING;
     aw_game_answer(gm, a, rc, &reply, &fault);

@@ -62,7 +62,8 @@ typedef struct aw_seat_ops {
      * AW_SEAT_PENDING: the request is on its way (a remote agent, a child
      * process) and the answer comes later — through `wait`, or, for a driver
      * on an event loop, straight to aw_game_answer (game.h). info is only
-     * valid during the call. */
+     * valid during the call; it is NULL when reads_view said the seat would
+     * not read it. */
     int (*request)(aw_seat *s, aw_req_kind kind, const aw_info *info, const aw_settings *set, aw_seat_reply *reply,
                    aw_seat_fault *fault);
     /* What version of the agent plays this game (e.g. a content hash of its
@@ -79,6 +80,10 @@ typedef struct aw_seat_ops {
      * driver takes them before it applies the seat's next answer and at
      * the game's end (game.c). May be NULL. */
     int (*late)(aw_seat *s, aw_seat_late *out);
+    /* Whether the seat's request() of this kind, called next, reads its
+     * view: false (only when certain) and the driver builds none and passes
+     * info NULL (game.c). May be NULL: every request gets its view. */
+    bool (*reads_view)(aw_seat *s, aw_req_kind kind);
 } aw_seat_ops;
 
 struct aw_seat {

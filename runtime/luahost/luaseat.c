@@ -119,6 +119,18 @@ static int seat_request(aw_seat *base, aw_req_kind kind, const aw_info *info, co
     return 0;
 }
 
+/* The driver asks before each request (seat.h): no view is built for a
+ * request seat_request answers without reading it. Not while the agent
+ * may be reloaded first (watch_live), nor at an INITIALIZE that would
+ * drop a view first. */
+static bool seat_reads_view(aw_seat *base, aw_req_kind kind)
+{
+    luaseat *s = (luaseat *)base;
+    if (!s->sb)
+        return false; /* a fault at once */
+    return s->opts.watch_live || s->view.ref != LUA_NOREF || !ls_reads_no_info(s, kind);
+}
+
 static void seat_free(aw_seat *base)
 {
     luaseat *s = (luaseat *)base;
@@ -141,6 +153,7 @@ static const aw_seat_ops lua_ops = {
     .request = seat_request,
     .version = seat_version,
     .free = seat_free,
+    .reads_view = seat_reads_view,
 };
 
 aw_seat *aw_luaseat_new(const char *path, const aw_luaseat_opts *opts, aw_error *err)

@@ -135,6 +135,12 @@ static const char *const method_names[M_COUNT + 1] = {
     [M_GUARD] = "guard",   [M_ATTACK] = "attack",         [M_FINISH] = "finish",
 };
 
+/* Their lengths (name_slot). */
+static const size_t method_len[M_COUNT + 1] = {
+    [M_UPDATE] = 6, [M_INITIALIZE] = 10, [M_GETNAME] = 7, [M_DAYSTART] = 8, [M_TALK] = 4, [M_WHISPER] = 7,
+    [M_VOTE] = 4,   [M_DIVINE] = 6,      [M_GUARD] = 5,   [M_ATTACK] = 6,   [M_FINISH] = 6,
+};
+
 /* The slot of the method a request calls, 0 for none. */
 static int method_slot(aw_req_kind k)
 {
@@ -306,12 +312,16 @@ int ls_do_call(lua_State *L)
     bool init = c->kind == AW_REQ_INITIALIZE;
     int info = 0;
     if (s->view.ref != LUA_NOREF) {
+        if (!c->info) /* the driver took the seat at its word (reads_view): a host bug */
+            return luaL_error(L, "no view for a request that reads it");
         ls_push_info(L, s, c->info);
         info = lua_gettop(L);
     }
     c->method = init ? "initialize" : "update";
     if (get_method(L, s, agent, init ? M_INITIALIZE : M_UPDATE) != LUA_TNIL) {
         int fn = lua_gettop(L);
+        if (!c->info)
+            return luaL_error(L, "no view for a request that reads it");
         if (!info) {
             ls_push_info(L, s, c->info);
             info = lua_gettop(L);
@@ -337,6 +347,45 @@ int ls_do_call(lua_State *L)
     return 0;
 }
 
+/* What a rescan learns at once (every method's slot and bit 0). */
+#define SHAPE_ALL ((2u << M_COUNT) - 1u)
+/* Tables of at most this many keys are read whole in a rescan (one pass
+ * of lua_next); larger ones method by method, as asked. */
+#define SHAPE_SCAN_KEYS 32
+
+/* The slot of the method named by the string at index k, or 0. */
+static int name_slot(lua_State *L, int k)
+{
+    size_t len;
+    const char *key = lua_tolstring(L, k, &len); /* a string: no conversion */
+    for (int slot = 1; slot <= M_COUNT; slot++)
+        if (method_len[slot] == len && memcmp(method_names[slot], key, len) == 0)
+            return slot;
+    return 0;
+}
+
+/* Reads the plain agent table at index t whole: the methods it has, into
+ * s->shape_absent (all of whose bits the caller set). Returns false, with
+ * nothing learnt, for a table of more than SHAPE_SCAN_KEYS keys. Raw and
+ * allocation-free: lua_next from nil on a table. */
+static bool scan_agent(lua_State *L, luaseat *s, int t)
+{
+    unsigned present = 0;
+    int keys = 0;
+    lua_pushnil(L);
+    while (lua_next(L, t)) {
+        if (++keys > SHAPE_SCAN_KEYS) {
+            lua_settop(L, t);
+            return false;
+        }
+        if (lua_type(L, -2) == LUA_TSTRING)
+            present |= 1u << name_slot(L, -2);
+        lua_settop(L, -2); /* the value; the key stays for lua_next */
+    }
+    s->shape_absent &= ~(present & ~1u);
+    return true;
+}
+
 /* Whether a request would run nothing (ls_runs_nothing), or the name
  * asked at the start of a game (ls_names_nothing: no getName), so that it
  * need not enter the sandbox: the game's info not made yet (no view to bring up to date), the
@@ -350,7 +399,9 @@ int ls_do_call(lua_State *L)
  * What it finds is kept (s->shape_known, s->shape_absent) until the seat
  * next enters its sandbox (every place that does sets shape_known to 0):
  * only the agent's own code, which runs only inside its own sandbox's
- * calls, can change its table. */
+ * calls, can change its table. Each look after that learns every method
+ * at once (scan_agent), so a seat that enters its sandbox once a day pays
+ * one look a day, not one per kind of request it meets. */
 static bool lacks(luaseat *s, unsigned need)
 {
     if (!s->sb || s->view.ref != LUA_NOREF || s->method_refs[0] == LUA_NOREF)
@@ -359,21 +410,39 @@ static bool lacks(luaseat *s, unsigned need)
         lua_State *L = aw_sandbox_state(s->sb);
         int top = lua_gettop(L);
         /* Between calls the stack is nearly empty and has LUA_MINSTACK free
-         * slots: checking for 4 (the agent, a value per method) then
-         * allocates nothing. */
+         * slots: checking for 4 (the agent, a key and a value, or a name
+         * and a value per method) then allocates nothing. */
         if (top > 8 || !lua_checkstack(L, 4))
             return false;
         int plain = lua_rawgeti(L, LUA_REGISTRYINDEX, s->agent_ref) == LUA_TTABLE && !lua_getmetatable(L, -1);
-        s->shape_known = 1u;
-        s->shape_absent = (unsigned)plain; /* bit 0: a plain table */
-        if (plain)
-            for (int slot = 1; slot <= M_COUNT; slot++)
-                if (need & 1u << slot) {
-                    lua_rawgeti(L, LUA_REGISTRYINDEX, s->method_refs[slot]);
-                    if (lua_rawget(L, top + 1) == LUA_TNIL)
-                        s->shape_absent |= 1u << slot;
-                    s->shape_known |= 1u << slot;
-                }
+        if (!plain) {
+            s->shape_known = SHAPE_ALL; /* nothing is known to be absent */
+            s->shape_absent = 0;
+        } else {
+            /* An agent without update never gets info, so it is looked at
+             * again after each of its calls: a small table is read whole,
+             * what a call changed learnt in one pass whichever requests
+             * come next. One with update is looked at only until its
+             * first call made info (then lacks answers at once): for the
+             * methods asked. */
+            lua_rawgeti(L, LUA_REGISTRYINDEX, s->method_refs[M_UPDATE]);
+            bool whole = lua_rawget(L, top + 1) == LUA_TNIL;
+            lua_settop(L, top + 1);
+            s->shape_known = SHAPE_ALL;
+            s->shape_absent = SHAPE_ALL;
+            if (!whole || !scan_agent(L, s, top + 1)) {
+                s->shape_known = 1u;
+                s->shape_absent = 1u; /* bit 0: a plain table */
+                for (int slot = 1; slot <= M_COUNT; slot++)
+                    if (need & 1u << slot) {
+                        lua_rawgeti(L, LUA_REGISTRYINDEX, s->method_refs[slot]);
+                        if (lua_rawget(L, top + 1) == LUA_TNIL)
+                            s->shape_absent |= 1u << slot;
+                        lua_settop(L, top + 1);
+                        s->shape_known |= 1u << slot;
+                    }
+            }
+        }
         lua_settop(L, top);
     }
     return (s->shape_absent & need) == need;
@@ -383,6 +452,20 @@ bool ls_runs_nothing(luaseat *s, aw_req_kind kind)
 {
     int m = kind == AW_REQ_INITIALIZE ? 0 : method_slot(kind);
     return lacks(s, 1u | 1u << (kind == AW_REQ_INITIALIZE ? M_INITIALIZE : M_UPDATE) | (m ? 1u << m : 0u));
+}
+
+/* Whether the request will not read the game's view (ls_do_call's info):
+ * it runs nothing, or the agent (a plain table, no view made this game)
+ * has neither update (initialize at INITIALIZE) nor a reply that could be
+ * a name (a target in an NLP game, read through info's names): its method
+ * is called without info. The same raw reads as ls_runs_nothing. */
+bool ls_reads_no_info(luaseat *s, aw_req_kind kind)
+{
+    if (ls_runs_nothing(s, kind))
+        return true;
+    if (aw_req_needs_reply(kind) && !aw_req_wants_text(kind))
+        return false;
+    return lacks(s, 1u | 1u << (kind == AW_REQ_INITIALIZE ? M_INITIALIZE : M_UPDATE));
 }
 
 bool ls_names_nothing(luaseat *s)

@@ -134,6 +134,7 @@ int ls_do_call(lua_State *L);
 int ls_do_name(lua_State *L);
 bool ls_runs_nothing(luaseat *s, aw_req_kind kind);
 bool ls_names_nothing(luaseat *s);
+bool ls_reads_no_info(luaseat *s, aw_req_kind kind);
 /* Runs fn (ls_do_call, ls_do_name) with c in the seat's sandbox, the
  * agent's errors given a traceback. */
 int ls_run(luaseat *s, lua_CFunction fn, call_ctx *c, aw_fault *fault);

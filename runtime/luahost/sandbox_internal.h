@@ -135,9 +135,7 @@ struct aw_sandbox {
     size_t arena_bytes;         /* bytes of chunks */
     volatile sig_atomic_t in_alloc; /* in malloc/free or other host code: no kill now */
     volatile sig_atomic_t in_libc;  /* in a libc call that takes a lock (mktime, strftime): no kill now */
-    volatile sig_atomic_t kill_armed;
-    uint64_t kill_at;           /* thread CPU time at which the watchdog abandons the call */
-    uint64_t wall_kill_at;      /* wall clock at which it does so whatever the CPU time */
+    volatile sig_atomic_t kill_armed; /* the last resort may jump to kill_jmp (see sb_kill_after_ns) */
     sigjmp_buf kill_jmp;
     int dead;                   /* the state was abandoned: every call fails */
     size_t since_gc;            /* growth since the last such collection */
@@ -256,8 +254,8 @@ uint64_t sb_cpu_ns(void);
 uint64_t sb_wall_bound_ns(const aw_sandbox *sb);
 int sb_raise_timeout(lua_State *L, aw_sandbox *sb);
 int sb_wd_arm(aw_sandbox *sb);
-void sb_call_clocks_start(aw_sandbox *sb);
-void sb_call_clocks_end(aw_sandbox *sb, int exact, uint64_t *cpu_ns, uint64_t *wall_ns);
+int sb_call_begin(aw_sandbox *sb);
+void sb_call_end(aw_sandbox *sb, int armed, int failed, uint64_t *cpu_ns, uint64_t *wall_ns);
 void sb_own_clock_reset(aw_sandbox *sb);
 int sb_osclock(lua_State *L);
 void sb_charge(lua_State *L, aw_sandbox *sb, uint64_t n);

@@ -37,6 +37,14 @@ uint64_t sb_cpu_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* aw_now_ns, inlined for the calls' own two readings. */
+static inline uint64_t sb_wall_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 /* The wall-clock bound of a call (SB_WALL_FACTOR x the budget, at least
  * SB_WALL_MIN_NS): past it the call is stopped whatever CPU time it had, so
  * that host code waiting inside a call, or a thread that gets no CPU,
@@ -45,6 +53,20 @@ uint64_t sb_wall_bound_ns(const aw_sandbox *sb)
 {
     uint64_t b = sb->budget_ns * SB_WALL_FACTOR;
     return b > SB_WALL_MIN_NS ? b : SB_WALL_MIN_NS;
+}
+
+/* The last resort's margin (sb_wd_handler): one budget of CPU time past
+ * the deadline, and at least 100 ms (so at the default budget of 100 ms
+ * and above the whole call stays within twice its budget of CPU time,
+ * give or take the watchdog's 5 ms period): late enough that the hook
+ * comes first whenever it can. It stops most calls a few ms past the
+ * deadline, but unwinding a stack overflow 300 000 frames deep takes up
+ * to some 90 ms whatever the budget. On the wall clock it acts at twice
+ * the wall-clock bound: a call that spends no CPU (host code waiting
+ * inside it, a thread that is never scheduled) never reaches the first. */
+static uint64_t sb_kill_after_ns(const aw_sandbox *sb)
+{
+    return sb->budget_ns > 100000000u ? sb->budget_ns : 100000000u;
 }
 
 /* Whether the current call is past its deadline (thread CPU time) or its
@@ -187,11 +209,14 @@ static _Thread_local uint64_t wall_sample, cpu_sample; /* wall_sample 0: none */
  * reading, the time before it is its wall-clock time since the call
  * started (sb_osclock). */
 
-void sb_call_clocks_start(aw_sandbox *sb)
+/* Inlined into sb_call_begin: one wall-clock read, the CPU clock only when
+ * the thread's sample is old (or the game reads os.clock). */
+static inline void sb_call_clocks_start(aw_sandbox *sb)
 {
-    uint64_t wall = aw_now_ns();
+    uint64_t wall = sb_wall_ns();
     sb->clock_on = sb->clock_exact;
-    if (sb->clock_on || !wall_sample || wall - wall_sample >= SB_CPU_SAMPLE_NS) {
+    /* (No sample, wall_sample 0: the monotonic clock is past 0.25 ms.) */
+    if (sb->clock_on || wall - wall_sample >= SB_CPU_SAMPLE_NS) {
         wall_sample = wall; /* the wall clock first: see sb_clock_past */
         cpu_sample = sb_cpu_ns();
     }
@@ -235,11 +260,11 @@ int sb_osclock(lua_State *L)
  * (an upper bound: the thread cannot have had more). Counted from the
  * sample, the CPU time is at most the wall-clock time too. Adds the call to
  * the seat's own clock. */
-void sb_call_clocks_end(aw_sandbox *sb, int exact, uint64_t *cpu_ns, uint64_t *wall_ns)
+static inline void sb_call_clocks_end(aw_sandbox *sb, int exact, uint64_t *cpu_ns, uint64_t *wall_ns)
 {
-    uint64_t wall = aw_now_ns();
+    uint64_t wall = sb_wall_ns();
     *wall_ns = wall - sb->wall_start;
-    if (exact || sb->clock_on || !wall_sample || wall - wall_sample >= SB_CPU_SAMPLE_NS) {
+    if (exact || sb->clock_on || wall - wall_sample >= SB_CPU_SAMPLE_NS) {
         wall_sample = wall;
         cpu_sample = sb_cpu_ns();
         *cpu_ns = cpu_sample - sb->cpu_start;
@@ -393,7 +418,8 @@ void sb_wd_handler(int sig, siginfo_t *si, void *uctx)
              * sigsetjmp saved no signal mask (that is a system call per
              * call): unblock the signal, which the kernel blocked for this
              * handler, by hand. */
-            if (sb->kill_armed && !sb->in_alloc && !sb->in_libc && (cpu >= sb->kill_at || wall >= sb->wall_kill_at)) {
+            if (sb->kill_armed && !sb->in_alloc && !sb->in_libc &&
+                (cpu >= sb->deadline + sb_kill_after_ns(sb) || wall >= sb->wall_start + 2 * sb_wall_bound_ns(sb))) {
                 sb->kill_armed = 0;
                 wd_unblock();
                 siglongjmp(sb->kill_jmp, 1);
@@ -569,7 +595,7 @@ static void *wd_main(void *arg)
     return NULL;
 }
 
-static void wd_wake(void)
+static __attribute__((noinline)) void wd_wake(void)
 {
     pthread_mutex_lock(&wd_mu);
     atomic_store(&wd_parked, 0);
@@ -844,24 +870,32 @@ static void wd_retire(wd_thread *t)
     }
 }
 
-static void wd_publish(wd_thread *t, const aw_sandbox *sb)
+/* A budget smaller than any the watchdog thread has seen: it may be
+ * sleeping longer than that. */
+static __attribute__((noinline)) void wd_new_min_budget(uint64_t budget_ns)
+{
+    pthread_mutex_lock(&wd_mu);
+    if (budget_ns < atomic_load_explicit(&wd_min_budget, memory_order_relaxed))
+        atomic_store_explicit(&wd_min_budget, budget_ns, memory_order_relaxed);
+    pthread_cond_signal(&wd_cv);
+    pthread_mutex_unlock(&wd_mu);
+}
+
+static inline void wd_publish(wd_thread *t, const aw_sandbox *sb)
 {
     uint64_t w = atomic_load_explicit(&t->word, memory_order_relaxed);
     if (w & WD_INCALL) { /* a call inside a call: the outer one steps back */
         wd_retire(t);
         w = atomic_load_explicit(&t->word, memory_order_relaxed);
     }
+    /* The fields first, then the word (seq_cst): the watchdog thread reads
+     * the word, the fields, and the word again (wd_check). */
     atomic_store_explicit(&t->deadline, sb->deadline, memory_order_relaxed);
     atomic_store_explicit(&t->check_at, sb->cpu_check_at, memory_order_relaxed);
     atomic_store_explicit(&t->wall_limit, sb->wall_limit, memory_order_relaxed);
     atomic_store(&t->word, (w & ~(WD_INCALL | WD_SIGNALLING)) + WD_GEN + WD_INCALL);
-    if (sb->budget_ns < atomic_load_explicit(&wd_min_budget, memory_order_relaxed)) {
-        pthread_mutex_lock(&wd_mu);
-        if (sb->budget_ns < atomic_load_explicit(&wd_min_budget, memory_order_relaxed))
-            atomic_store_explicit(&wd_min_budget, sb->budget_ns, memory_order_relaxed);
-        pthread_cond_signal(&wd_cv); /* it may be sleeping longer than that */
-        pthread_mutex_unlock(&wd_mu);
-    }
+    if (sb->budget_ns < atomic_load_explicit(&wd_min_budget, memory_order_relaxed))
+        wd_new_min_budget(sb->budget_ns);
     if (atomic_load(&wd_parked))
         wd_wake();
 }
@@ -893,6 +927,39 @@ void sb_wd_disarm(void)
         wd_retire(t);
     else if (t->mode == WD_TIMERS)
         wd_timers_disarm(t);
+}
+
+/* The start of a call, in one step: its clocks (the deadline, the
+ * wall-clock bound, from one wall-clock reading and the thread's CPU
+ * sample) and its watch. Returns whether the watchdog covers the call (0:
+ * the count hook must). No system call on the common path. */
+int sb_call_begin(aw_sandbox *sb)
+{
+    sb_call_clocks_start(sb);
+    wd_thread *t = wd_me;
+    if (t && t->mode == WD_THREAD) {
+        wd_publish(t, sb);
+        return 1;
+    }
+    return sb_wd_arm(sb);
+}
+
+/* The end of a call begun with sb_call_begin (armed: what it returned):
+ * off the watch first (no signal reaches the thread after this), then its
+ * CPU and wall-clock time (read exactly when the call failed or ran out of
+ * time; see sb_call_clocks_end). */
+void sb_call_end(aw_sandbox *sb, int armed, int failed, uint64_t *cpu_ns, uint64_t *wall_ns)
+{
+    if (armed) {
+        wd_thread *t = wd_me;
+        uint64_t e = atomic_load_explicit(&t->word, memory_order_relaxed) | WD_INCALL;
+        /* The common case of wd_retire: no signal on its way. */
+        if (t->mode != WD_THREAD || e & WD_SIGNALLING ||
+            !atomic_compare_exchange_strong_explicit(&t->word, &e, e & ~WD_INCALL, memory_order_release,
+                                                     memory_order_relaxed))
+            sb_wd_disarm();
+    }
+    sb_call_clocks_end(sb, failed || sb->expired, cpu_ns, wall_ns);
 }
 
 /* Stock library functions that scan their string arguments or push many

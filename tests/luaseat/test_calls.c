@@ -5,7 +5,9 @@
  * methods an agent adds to itself mid-game are called from the next
  * request on (what the host found of the agent's table is forgotten
  * whenever agent code runs); without getName an agent keeps its file's
- * name. */
+ * name. The driver builds no view for a request the seat says it will
+ * not read (reads_view): an agent without update gets none, one that
+ * gains update mid-game gets one from then on. */
 #define _GNU_SOURCE
 #include <stdbool.h>
 #include <stdio.h>
@@ -26,9 +28,49 @@ static void keep_fault(void *ud, int agent, aw_req_kind kind, uint64_t ns, const
         fprintf(ud, "%s\n", f->msg);
 }
 
+/* A seat around the Lua seat that counts the requests it is given a view
+ * for and those it is not (info NULL), and passes reads_view on. */
+typedef struct counting_seat {
+    aw_seat base;
+    aw_seat *inner;
+    int with_view, without_view;
+} counting_seat;
+
+static const char *cs_begin(aw_seat *s, int agent, uint64_t seed, aw_seat_fault *f)
+{
+    aw_seat *in = ((counting_seat *)s)->inner;
+    return in->ops->begin(in, agent, seed, f);
+}
+
+static int cs_request(aw_seat *s, aw_req_kind kind, const aw_info *info, const aw_settings *set, aw_seat_reply *r,
+                      aw_seat_fault *f)
+{
+    counting_seat *c = (counting_seat *)s;
+    if (info)
+        c->with_view++;
+    else
+        c->without_view++;
+    return c->inner->ops->request(c->inner, kind, info, set, r, f);
+}
+
+static bool cs_reads_view(aw_seat *s, aw_req_kind kind)
+{
+    aw_seat *in = ((counting_seat *)s)->inner;
+    return !in->ops->reads_view || in->ops->reads_view(in, kind);
+}
+
+static void cs_free(aw_seat *s)
+{
+    (void)s;
+}
+
+static const aw_seat_ops counting_ops = {
+    .begin = cs_begin, .request = cs_request, .free = cs_free, .reads_view = cs_reads_view};
+
 /* Plays one game with the agent text in seat 1; returns what it printed
- * (faults: its faults' messages instead, and it may fault). */
-static char *play_agent(const char *dir, const char *text, uint64_t seed, bool faults)
+ * (faults: its faults' messages instead, and it may fault). With c, the
+ * seat is played inside c, which counts its views. */
+static char *play_agent(const char *dir, const char *text, uint64_t seed, bool faults, counting_seat *c)
 {
     char path[300];
     snprintf(path, sizeof path, "%s/agent.lua", dir);
@@ -44,7 +86,12 @@ static char *play_agent(const char *dir, const char *text, uint64_t seed, bool f
     CHECK_MSG(lua != NULL, "%s", err.msg);
     if (lua) {
         aw_game_result res;
-        free(lua_game_play_calls(lua, seed, &res, faults ? keep_fault : NULL, f));
+        if (c) {
+            memset(c, 0, sizeof *c);
+            c->base.ops = &counting_ops;
+            c->inner = lua;
+        }
+        free(lua_game_play_calls(c ? &c->base : lua, seed, &res, faults ? keep_fault : NULL, f));
         if (!faults)
             CHECK_INT(res.faults, 0);
         lua->ops->free(lua);
@@ -56,12 +103,12 @@ static char *play_agent(const char *dir, const char *text, uint64_t seed, bool f
 
 static char *play_printed(const char *dir, const char *text, uint64_t seed)
 {
-    return play_agent(dir, text, seed, false);
+    return play_agent(dir, text, seed, false, NULL);
 }
 
 static char *play_faults(const char *dir, const char *text, uint64_t seed)
 {
-    return play_agent(dir, text, seed, true);
+    return play_agent(dir, text, seed, true, NULL);
 }
 
 static int count_after(const char *out, const char *label)
@@ -221,6 +268,77 @@ int main(void)
     }
     for (int i = 0; i < 3; i++)
         CHECK_MSG(seen[i], "no fault reads %s", want[i]);
+
+    /* An agent without update is looked at whole after each of its calls
+     * (a small table), or method by method (more than 32 keys): a vote
+     * method it adds at its first dayStart is called from then on, either
+     * way. */
+    counting_seat cs;
+    for (int big = 0; big <= 1; big++) {
+        char text[1200];
+        snprintf(text, sizeof text,
+                 "local votes = 0\n"
+                 "local agent = {}\n"
+                 "if %d == 1 then for i = 1, 40 do agent['field' .. i] = i end end\n"
+                 "function agent:dayStart()\n"
+                 "  if not self.vote then self.vote = function() votes = votes + 1 end end\n"
+                 "end\n"
+                 "function agent.talk() return 'Over' end\n"
+                 "function agent.finish() print('votes ' .. votes) end\n"
+                 "return agent\n",
+                 big);
+        out = play_agent(dir, text, 3, false, &cs);
+        CHECK_MSG(count_after(out, "votes ") > 0, "%s table: a vote added mid-game was not called: %s",
+                  big ? "a big" : "a small", out);
+        free(out);
+    }
+
+    /* Views: none for an agent without update that answers in text or
+     * not at all; one for a method whose reply could be a name (vote: a
+     * character's name in an NLP game is read through info); one at every
+     * request for an agent with initialize and update, and from the
+     * request after it gains update. */
+    out = play_agent(dir,
+                       "local agent = {}\n"
+                       "function agent.talk() return 'Over' end\n"
+                       "function agent.finish() print('finished') end\n"
+                       "return agent\n",
+                       3, false, &cs);
+    CHECK_MSG(strstr(out, "finished") != NULL, "finish did not run: %s", out);
+    CHECK_MSG(cs.with_view == 0 && cs.without_view > 0, "views given %d, not given %d", cs.with_view,
+              cs.without_view);
+    free(out);
+    out = play_agent(dir,
+                       "local votes = 0\n"
+                       "local agent = {}\n"
+                       "function agent.vote() votes = votes + 1 end\n"
+                       "function agent.finish() print('votes ' .. votes) end\n"
+                       "return agent\n",
+                       3, false, &cs);
+    CHECK_MSG(count_after(out, "votes ") > 0 && cs.with_view == count_after(out, "votes "),
+              "%d views for %d votes", cs.with_view, count_after(out, "votes "));
+    free(out);
+    out = play_agent(dir,
+                       "local agent = {}\n"
+                       "function agent:initialize(info) self.day = info.day end\n"
+                       "function agent:update(info) self.day = info.day end\n"
+                       "function agent:finish() print('day ' .. self.day) end\n"
+                       "return agent\n",
+                       3, false, &cs);
+    CHECK_MSG(count_after(out, "day ") > 0 && cs.without_view == 0 && cs.with_view > 0,
+              "%s: views given %d, not given %d", out, cs.with_view, cs.without_view);
+    free(out);
+    out = play_agent(dir,
+                       "local agent, days = {}, 0\n"
+                       "function agent:dayStart()\n"
+                       "  if not self.update then self.update = function(_, info) days = info.day end end\n"
+                       "end\n"
+                       "function agent.finish() print('days ' .. days) end\n"
+                       "return agent\n",
+                       3, false, &cs);
+    CHECK_MSG(count_after(out, "days ") > 0 && cs.without_view > 0 && cs.with_view > 0,
+              "%s: views given %d, not given %d", out, cs.with_view, cs.without_view);
+    free(out);
 
     rmdir(dir);
     return test_done();

@@ -27,6 +27,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,7 +60,10 @@ static int noop(lua_State *L)
     return 0;
 }
 
-/* Runs an endless loop under sb's budget; checks it is stopped at it. */
+/* Runs an endless loop under sb's budget; checks it is stopped at it, or,
+ * on a machine so loaded that the thread got less than a tenth of a CPU,
+ * at the wall-clock bound (docs/sandbox.md: 10x the budget, at least 1 s;
+ * eight such threads at once on two busy cores can meet it). */
 static void loop_stopped(aw_sandbox *sb, int budget_ms, const char *what)
 {
     aw_fault f;
@@ -67,8 +71,9 @@ static void loop_stopped(aw_sandbox *sb, int budget_ms, const char *what)
     int rc = aw_sandbox_load(sb, src, strlen(src), "=loop", &f);
     double ms = (double)f.elapsed_ns / 1e6;
     CHECK_MSG(rc < 0 && f.kind == AW_FAULT_TIMEOUT, "%s: %s", what, f.msg);
-    CHECK_MSG(ms >= budget_ms * 0.9 && ms < 2.0 * budget_ms + 200, "%s: stopped after %.1f ms (budget %d ms)", what,
-              ms, budget_ms);
+    bool by_wall = strstr(f.msg, "wall-clock bound") != NULL && f.wall_ns >= 1000000000u;
+    CHECK_MSG((ms >= budget_ms * 0.9 || by_wall) && ms < 2.0 * budget_ms + 200,
+              "%s: stopped after %.1f ms (budget %d ms): %s", what, ms, budget_ms, f.msg);
 }
 
 /* Entries of /proc/self/timers (the process's POSIX timers), or -1. */
