@@ -31,6 +31,8 @@ S.tune = {
   possVote5 = 0.35,     -- village vote: the weight of "the possessed", 5 players
   possVote15 = 0.5,     -- the same, 15 players
   seerDay15 = 3,        -- 15 players: the seer comes out by this day (at once if it found a werewolf)
+  requestVotes = true,  -- (see below)
+  seerWait5 = 2,        -- 5 players: the seer comes out by this day, at once if it found a werewolf or a rival claims seer  -- a declared vote also asks everyone to vote so (AND (VOTE x) (REQUEST ANY (VOTE x)))
 }
 
 function S:initialize(info, setting)
@@ -200,9 +202,14 @@ function S:comingOut()
     -- 15 players: a seer out on day 1 with nothing found is the rival
     -- claimants' first target (called a werewolf, voted out); wait for a
     -- werewolf found, or for day S.tune.seerDay15
-    if self.small or self.day >= S.tune.seerDay15 then return "SEER" end
+    if self.day >= (self.small and S.tune.seerWait5 or S.tune.seerDay15) then return "SEER" end
     for _, d in ipairs(self.divinations) do
       if d.result == "WEREWOLF" then return "SEER" end
+    end
+    if self.small then
+      for _, a in ipairs(self.claimants) do
+        if a ~= self.me and self.claims[a] == "SEER" then return "SEER" end
+      end
     end
     return nil
   end
@@ -265,6 +272,7 @@ function S:nextTalk()
     if self.role == "SEER" and self.divined[t] == "WEREWOLF" then
       return P.because(P.divined(t, "WEREWOLF"), P.vote(t))
     end
+    if S.tune.requestVotes then return P.and_(P.vote(t), P.request(P.ANY, P.vote(t))) end
     return P.vote(t)
   end
   if t and not self.requested and VILLAGE[self.role]
