@@ -31,8 +31,9 @@ S.tune = {
   possVote5 = 0.35,     -- village vote: the weight of "the possessed", 5 players
   possVote15 = 0.5,     -- the same, 15 players
   seerDay15 = 3,        -- 15 players: the seer comes out by this day (at once if it found a werewolf)
-  requestVotes = true,  -- (see below)
-  seerWait5 = 2,        -- 5 players: the seer comes out by this day, at once if it found a werewolf or a rival claims seer  -- a declared vote also asks everyone to vote so (AND (VOTE x) (REQUEST ANY (VOTE x)))
+  requestVotes = true,  -- a declared vote also asks everyone to vote so (AND (VOTE x) (REQUEST ANY (VOTE x)))
+  possWait5 = nil,      -- 5 players: the possessed claims seer when another claims it, else on this day (nil: at once; 2 tried, below)
+  seerWait5 = 2,        -- 5 players: the seer comes out by this day, at once if it found a werewolf
 }
 
 function S:initialize(info, setting)
@@ -197,7 +198,13 @@ end
 function S:comingOut()
   local r = self.role
   if self.claimed then return nil end
-  if r == "POSSESSED" then return "SEER" end
+  if r == "POSSESSED" then
+    if not self.small or not S.tune.possWait5 or self.day >= S.tune.possWait5 then return "SEER" end
+    for _, a in ipairs(self.claimants) do -- a seer claim to counter
+      if a ~= self.me and self.claims[a] == "SEER" then return "SEER" end
+    end
+    return nil
+  end
   if r == "SEER" then
     -- 15 players: a seer out on day 1 with nothing found is the rival
     -- claimants' first target (called a werewolf, voted out); wait for a
@@ -205,11 +212,6 @@ function S:comingOut()
     if self.day >= (self.small and S.tune.seerWait5 or S.tune.seerDay15) then return "SEER" end
     for _, d in ipairs(self.divinations) do
       if d.result == "WEREWOLF" then return "SEER" end
-    end
-    if self.small then
-      for _, a in ipairs(self.claimants) do
-        if a ~= self.me and self.claims[a] == "SEER" then return "SEER" end
-      end
     end
     return nil
   end
