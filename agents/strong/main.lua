@@ -4,9 +4,11 @@
 -- with the claims, results, deaths and votes heard so far:
 --   village side  votes for the likeliest werewolf, joining the declared
 --                 votes when candidates are close, so that the village does
---                 not split; the seer comes out at once, reports every
---                 result and divines the likeliest werewolf it has not
---                 divined; the medium comes out with its first result; the
+--                 not split, and asks everyone to vote so (REQUEST, which
+--                 the official sample's villagers follow); the seer comes
+--                 out at once (5 players: on day 2, unless it found the
+--                 werewolf), reports every result and divines the
+--                 likeliest werewolf it has not divined; the medium comes out with its first result; the
 --                 bodyguard guards the likeliest genuine seer (then medium);
 --   werewolves    agree on one attack target by whisper (the village's
 --                 likeliest genuine seer, then medium, then its most
