@@ -19,12 +19,12 @@
 #               replaced by the server's port, {i} by the client's index
 #   -o OUT      keep the events files and the table in OUT (default: a
 #               temporary folder, removed)
-#   -t EVENTS   play nothing: tabulate the games of an events file written
+#   -e EVENTS   play nothing: tabulate the games of an events file written
 #               by `aiwolf play --games N --events EVENTS` or `aiwolf serve
 #               --events` (repeatable; same table, same intervals), e.g.
 #               for in-process mixed games of strong and sample.lua:
 #   aiwolf play --games 2000 --jobs 1 --events e.jsonl agents/strong/main.lua agents/sample.lua
-#   bench/strength.sh -t e.jsonl
+#   bench/strength.sh -e e.jsonl
 # Examples:
 #   bench/strength.sh -n 5 -g 200 agents/strong/main.lua -- \
 #       build/aiwolf connect -p {port} --quiet -n sample agents/sample.lua
@@ -47,7 +47,7 @@ while [ $# -gt 0 ]; do
     -s) seed=$2; shift 2 ;;
     -k) ours_seats=$2; shift 2 ;;
     -o) out=$2; shift 2 ;;
-    -t) [ -f "$2" ] || { echo "strength.sh: $2: no such file" >&2; exit 2; }
+    -e) [ -f "$2" ] || { echo "strength.sh: $2: no such file" >&2; exit 2; }
         tables="$tables $2"; shift 2 ;;
     -h|--help) sed -n '2,/^set -eu/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     --) break ;;
@@ -57,7 +57,7 @@ while [ $# -gt 0 ]; do
 done
 command -v jq >/dev/null || { echo "strength.sh: needs jq" >&2; exit 2; }
 if [ -n "$tables" ]; then
-  [ $# -eq 0 ] || { echo "strength.sh: -t takes no agents or client command" >&2; exit 2; }
+  [ $# -eq 0 ] || { echo "strength.sh: -e takes no agents or client command" >&2; exit 2; }
   if [ -z "$out" ]; then out=$(mktemp -d); rm_out=$out; fi
   mkdir -p "$out"; tmp=$out
   trap '[ -z "${rm_out:-}" ] || rm -rf "$rm_out"' EXIT INT TERM
