@@ -19,6 +19,12 @@
 #               replaced by the server's port, {i} by the client's index
 #   -o OUT      keep the events files and the table in OUT (default: a
 #               temporary folder, removed)
+#   -e EVENTS   play nothing: tabulate the games of an events file written
+#               by `aiwolf play --games N --events EVENTS` or `aiwolf serve
+#               --events` (repeatable; same table, same intervals), e.g.
+#               for in-process mixed games of strong and sample.lua:
+#   aiwolf play --games 2000 --jobs 1 --events e.jsonl agents/strong/main.lua agents/sample.lua
+#   bench/strength.sh -e e.jsonl
 # Examples:
 #   bench/strength.sh -n 5 -g 200 agents/strong/main.lua -- \
 #       build/aiwolf connect -p {port} --quiet -n sample agents/sample.lua
@@ -32,7 +38,7 @@
 # getName), so give different agents different names. Run it with `nice`
 # on a shared machine: the server and every client are separate processes.
 set -eu
-build=build players=5 games=100 seed=1 ours_seats= out=
+build=build players=5 games=100 seed=1 ours_seats= out= tables=
 while [ $# -gt 0 ]; do
   case $1 in
     -b) build=$2; shift 2 ;;
@@ -41,19 +47,28 @@ while [ $# -gt 0 ]; do
     -s) seed=$2; shift 2 ;;
     -k) ours_seats=$2; shift 2 ;;
     -o) out=$2; shift 2 ;;
+    -e) [ -f "$2" ] || { echo "strength.sh: $2: no such file" >&2; exit 2; }
+        tables="$tables $2"; shift 2 ;;
     -h|--help) sed -n '2,/^set -eu/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     --) break ;;
     -*) echo "strength.sh: unknown option $1 (--help)" >&2; exit 2 ;;
     *) break ;;
   esac
 done
+command -v jq >/dev/null || { echo "strength.sh: needs jq" >&2; exit 2; }
+if [ -n "$tables" ]; then
+  [ $# -eq 0 ] || { echo "strength.sh: -e takes no agents or client command" >&2; exit 2; }
+  if [ -z "$out" ]; then out=$(mktemp -d); rm_out=$out; fi
+  mkdir -p "$out"; tmp=$out
+  trap '[ -z "${rm_out:-}" ] || rm -rf "$rm_out"' EXIT INT TERM
+  files=$tables
+else
 ours=
 while [ $# -gt 0 ] && [ "$1" != "--" ]; do ours="$ours $1"; shift; done
 [ $# -gt 1 ] && [ "$1" = "--" ] || { echo "strength.sh: give OURS.lua ... -- CLIENT-COMMAND (--help)" >&2; exit 2; }
 shift
 [ -n "$ours" ] || { echo "strength.sh: no agent of ours given" >&2; exit 2; }
 for f in $ours; do [ -f "$f" ] || { echo "strength.sh: $f: no such file" >&2; exit 2; }; done
-command -v jq >/dev/null || { echo "strength.sh: needs jq" >&2; exit 2; }
 [ -n "$ours_seats" ] || ours_seats=$(( (players + 1) / 2 ))
 [ "$ours_seats" -ge 1 ] && [ "$ours_seats" -lt "$players" ] ||
   { echo "strength.sh: -k must be 1..$((players - 1))" >&2; exit 2; }
@@ -107,11 +122,15 @@ second=$((games - first))
 [ "$first" -gt 0 ] && run a "$ours_seats" "$first" "$seed"
 [ "$second" -gt 0 ] && run b $((players - ours_seats)) "$second" $((seed + first))
 wait 2>/dev/null || true
+files="$tmp/a.jsonl $tmp/b.jsonl"
+fi
 
 # One line per (game, seat): game-key name role won
-for f in "$tmp"/a.jsonl "$tmp"/b.jsonl; do
+nf=0
+for f in $files; do
   [ -f "$f" ] || continue
-  jq -r --arg h "$(basename "$f" .jsonl)" '
+  nf=$((nf + 1))
+  jq -r --arg h "$nf" '
     select(.event == "begin" or .event == "result") |
     if .event == "begin" then "B \($h):\(.game) " + ([.agents[] | "\(.name)|\(.role)"] | join(" "))
     else "R \($h):\(.game) \(.winner)" end' "$f"
@@ -167,5 +186,10 @@ awk '
   printf "%-24s %-10s %7s %7s %7s  %s\n" agent role games seats won "rate (95% interval, per game)"
   cat "$tmp/rows.txt"
 } | tee "$tmp/table.txt"
-faults=$(cat "$tmp"/*.jsonl | grep -c '"fault"' || true)
-echo "games: $games (split $ours_seats/$((players - ours_seats)) then swapped); calls with a fault: $faults"
+# shellcheck disable=SC2086
+faults=$(cat $files 2>/dev/null | grep -c '"fault"' || true)
+if [ -n "$tables" ]; then
+  echo "games: $(cat $tables | grep -c '"event":"result"') from$tables; calls with a fault: $faults"
+else
+  echo "games: $games (split $ours_seats/$((players - ours_seats)) then swapped); calls with a fault: $faults"
+fi

@@ -4,9 +4,11 @@
 -- with the claims, results, deaths and votes heard so far:
 --   village side  votes for the likeliest werewolf, joining the declared
 --                 votes when candidates are close, so that the village does
---                 not split; the seer comes out at once, reports every
---                 result and divines the likeliest werewolf it has not
---                 divined; the medium comes out with its first result; the
+--                 not split, and asks everyone to vote so (REQUEST, which
+--                 the official sample's villagers follow); the seer comes
+--                 out at once (5 players: on day 2, unless it found the
+--                 werewolf), reports every result and divines the
+--                 likeliest werewolf it has not divined; the medium comes out with its first result; the
 --                 bodyguard guards the likeliest genuine seer (then medium);
 --   werewolves    agree on one attack target by whisper (the village's
 --                 likeliest genuine seer, then medium, then its most
@@ -30,7 +32,10 @@ S.tune = {
   wolfClaims15 = false, -- 15 players: one werewolf fakes a seer claim on day 1
   possVote5 = 0.35,     -- village vote: the weight of "the possessed", 5 players
   possVote15 = 0.5,     -- the same, 15 players
-  seerDay15 = 3,        -- 15 players: the seer comes out by this day (at once if it found a werewolf)
+  seerDay15 = 1,        -- 15 players: the seer comes out by this day (at once if it found a werewolf; 3 tried, below)
+  requestVotes = true,  -- a declared vote also asks everyone to vote so (AND (VOTE x) (REQUEST ANY (VOTE x)))
+  possWait5 = nil,      -- 5 players: the possessed claims seer when another claims it, else on this day (nil: at once; 2 tried, below)
+  seerWait5 = 2,        -- 5 players: the seer comes out by this day, at once if it found a werewolf
 }
 
 function S:initialize(info, setting)
@@ -195,12 +200,18 @@ end
 function S:comingOut()
   local r = self.role
   if self.claimed then return nil end
-  if r == "POSSESSED" then return "SEER" end
+  if r == "POSSESSED" then
+    if not self.small or not S.tune.possWait5 or self.day >= S.tune.possWait5 then return "SEER" end
+    for _, a in ipairs(self.claimants) do -- a seer claim to counter
+      if a ~= self.me and self.claims[a] == "SEER" then return "SEER" end
+    end
+    return nil
+  end
   if r == "SEER" then
     -- 15 players: a seer out on day 1 with nothing found is the rival
     -- claimants' first target (called a werewolf, voted out); wait for a
     -- werewolf found, or for day S.tune.seerDay15
-    if self.small or self.day >= S.tune.seerDay15 then return "SEER" end
+    if self.day >= (self.small and S.tune.seerWait5 or S.tune.seerDay15) then return "SEER" end
     for _, d in ipairs(self.divinations) do
       if d.result == "WEREWOLF" then return "SEER" end
     end
@@ -265,6 +276,7 @@ function S:nextTalk()
     if self.role == "SEER" and self.divined[t] == "WEREWOLF" then
       return P.because(P.divined(t, "WEREWOLF"), P.vote(t))
     end
+    if S.tune.requestVotes then return P.and_(P.vote(t), P.request(P.ANY, P.vote(t))) end
     return P.vote(t)
   end
   if t and not self.requested and VILLAGE[self.role]

@@ -72,6 +72,7 @@ function M.facts(self, public)
   if not public then
     if role ~= "WEREWOLF" then f.human[me] = true end
     if role == "SEER" or role == "MEDIUM" or role == "BODYGUARD" then f.mine = role end
+    if role == "POSSESSED" then f.possMe = true end -- no other agent is the possessed
     for t, sp in pairs(self.divined) do if sp == "WEREWOLF" then f.wolf[t] = true else f.human[t] = true end end
     for t, sp in pairs(self.identified) do if sp == "WEREWOLF" then f.wolf[t] = true else f.human[t] = true end end
     if role == "WEREWOLF" then -- the werewolves know each other
@@ -132,8 +133,8 @@ local function claimWeight(f, W, w, acc)
   local total = 0
   local nh = #human
   -- p = 0: the possessed claims nothing; p = i: human[i] is the possessed.
-  for p = 0, nh do
-    local pw = p == 0 and P.possSilent or P.possClaim
+  for p = 0, f.possMe and 0 or nh do
+    local pw = p == 0 and (f.possMe and 1 or P.possSilent) or P.possClaim
     if p > 0 then
       local c = human[p]
       if c.killed then pw = pw * P.possKilled end
