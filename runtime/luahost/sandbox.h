@@ -77,6 +77,12 @@ typedef struct aw_fault {
 aw_sandbox *aw_sandbox_new(const aw_sandbox_limits *limits, aw_error *err);
 void aw_sandbox_free(aw_sandbox *sb);
 lua_State *aw_sandbox_state(aw_sandbox *sb);
+/* A game's library tables stand empty, with a hidden metatable, until
+ * something could tell (docs/sandbox.md, "One sandbox, many games"): host
+ * code that lists one with lua_next fills the table at idx first with
+ * this (a no-op for any other value). Runs in a call (aw_sandbox_run): it
+ * allocates. */
+void aw_sandbox_fill(lua_State *L, int idx);
 
 /* Compiles text (binary chunks are refused) and runs it under the budget with
  * no arguments; on success its first result is left on the stack (nil if it
