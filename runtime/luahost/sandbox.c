@@ -116,8 +116,9 @@ static void sb_allow_only(lua_State *L)
 
 /* ------------------------------------------------------------------------ */
 /* The maker: a Lua function, compiled once per process from the template's
- * names, that returns a new copy of the globals (every library table
- * copied) and a new package.loaded. A table constructor with constant keys
+ * names, that returns a new copy of the globals (every library table a new
+ * proxy of the template's, sb_proxy.c; package copied) and a new
+ * package.loaded. A table constructor with constant keys
  * fills pre-sized tables in the VM: about three times cheaper than copying
  * entry by entry through the API (lua_next, lua_rawset), which was the
  * larger part of a renewal. The template is the same in every sandbox

@@ -118,7 +118,8 @@ int aw_sandbox_load_code_kept(aw_sandbox *sb, const char *code, size_t len, cons
 
 /* Makes sb ready for a new game, as a new sandbox would be but cheaper:
  * the agent's environment is made again from the sandbox's template (new
- * globals, new copies of the library tables, a new package.loaded,
+ * globals, new library tables (filled from the template when first changed
+ * or listed), a new package.loaded,
  * math.random seeded with seed); what the last game made is garbage
  * (collected at once when it is more than 256 KiB). What a game's agent code can reach is the game's environment
  * and what it made; once the host released its references into the
