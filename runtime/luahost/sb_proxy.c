@@ -41,19 +41,20 @@ static int sb_proxy_template(lua_State *L, int mt)
     return 0;
 }
 
-/* Fills the proxy at t (its metatable at mt, template on top) from the
- * template and takes its metatable away; pops the template. */
+/* Fills the proxy at t from the template on top and takes its metatable
+ * away; pops the template. The metatable goes last: a memory error half
+ * way leaves a proxy that still shows every field. */
 static void sb_materialize(lua_State *L, int t)
 {
     int tmpl = lua_gettop(L);
-    lua_pushnil(L);
-    lua_setmetatable(L, t);
     lua_pushnil(L);
     while (lua_next(L, tmpl)) {
         lua_pushvalue(L, -2);
         lua_insert(L, -2);
         lua_rawset(L, t);
     }
+    lua_pushnil(L);
+    lua_setmetatable(L, t);
     lua_pop(L, 1);
     /* The strings' methods came from the template while the game's string
      * was a proxy (the same values, one look-up less); now from it. */
