@@ -140,11 +140,16 @@ void sb_proxy_set_string(lua_State *L, int t)
 
 /* ---- the base functions that see a table raw ---------------------------- */
 
+/* Called on every step of every pairs loop: one look for a metatable
+ * when the table has none. */
 int sb_next(lua_State *L)
 {
     luaL_checktype(L, 1, LUA_TTABLE);
     lua_settop(L, 2);
-    sb_proxy_fix(L, 1);
+    if (lua_getmetatable(L, 1)) {
+        lua_pop(L, 1);
+        sb_proxy_fix(L, 1);
+    }
     if (lua_next(L, 1))
         return 2;
     lua_pushnil(L);
