@@ -196,6 +196,7 @@ static bool has_field(lua_State *L, const char *lib, size_t liblen, const char *
     lua_pushglobaltable(L);
     lua_pushlstring(L, lib, liblen);
     lua_rawget(L, -2);
+    aw_sandbox_fill(L, -1);
     lua_pushlstring(L, field, flen);
     bool has = lua_rawget(L, -2) != LUA_TNIL;
     lua_pop(L, 3);
@@ -748,6 +749,7 @@ static int write_std(lua_State *L)
                              "                         preload = {other_fields = true, read_only = false}}},\n");
         } else if (lua_istable(L, -1)) {
             int nf;
+            aw_sandbox_fill(L, -1);
             char **fields = sorted_keys(L, lua_gettop(L), &nf);
             aw_buf_printf(out, "    %s = {fields = {", names[i]);
             for (int j = 0; j < nf; j++) {

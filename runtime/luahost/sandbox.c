@@ -116,8 +116,9 @@ static void sb_allow_only(lua_State *L)
 
 /* ------------------------------------------------------------------------ */
 /* The maker: a Lua function, compiled once per process from the template's
- * names, that returns a new copy of the globals (every library table
- * copied) and a new package.loaded. A table constructor with constant keys
+ * names, that returns a new copy of the globals (every library table a new
+ * proxy of the template's, sb_proxy.c; package copied) and a new
+ * package.loaded. A table constructor with constant keys
  * fills pre-sized tables in the VM: about three times cheaper than copying
  * entry by entry through the API (lua_next, lua_rawset), which was the
  * larger part of a renewal. The template is the same in every sandbox
@@ -158,7 +159,7 @@ static int sb_is_name(const char *k)
 static int sb_maker_source(lua_State *L, int t, aw_buf *b)
 {
     int nlib = 0;
-    aw_buf_adds(b, "local T = ...\nreturn function()\n");
+    aw_buf_adds(b, "local T, M, setmt = ...\nreturn function()\n");
     lua_pushnil(L);
     while (lua_next(L, t)) {
         const char *k = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : NULL;
@@ -166,7 +167,10 @@ static int sb_maker_source(lua_State *L, int t, aw_buf *b)
             lua_pop(L, 2);
             return 0;
         }
-        if (lua_type(L, -1) == LUA_TTABLE && !lua_rawequal(L, -1, t)) {
+        if (lua_type(L, -1) == LUA_TTABLE && !lua_rawequal(L, -1, t) && strcmp(k, "package") != 0) {
+            nlib++; /* a proxy (sb_proxy.c) */
+            aw_buf_printf(b, "local l%d = setmt({}, M.%s)\n", nlib, k);
+        } else if (lua_type(L, -1) == LUA_TTABLE && !lua_rawequal(L, -1, t)) {
             nlib++;
             aw_buf_printf(b, "local l%d = T.%s\nl%d = {", nlib, k, nlib);
             int lib = lua_gettop(L);
@@ -214,6 +218,14 @@ static int sb_maker_writer(lua_State *L, const void *p, size_t sz, void *ud)
     return 0;
 }
 
+/* The maker's setmetatable: a new empty table and a proxy's metatable. */
+static int sb_setmt(lua_State *L)
+{
+    lua_settop(L, 2);
+    lua_setmetatable(L, 1);
+    return 1;
+}
+
 /* Keeps in the registry the maker for the template at index t (made and
  * compiled the first time, in this state, under the lock). Raises an error
  * when it cannot: sandbox creation then fails. */
@@ -237,7 +249,20 @@ static void sb_make_maker(lua_State *L, int t)
     if (luaL_loadbufferx(L, maker_code.data, maker_code.len, "=sandbox-maker", "b") != LUA_OK)
         lua_error(L);
     lua_pushvalue(L, t);
-    lua_call(L, 1, 1);
+    /* M: each library's proxy metatable, its template its __index */
+    lua_newtable(L);
+    lua_pushnil(L);
+    while (lua_next(L, t)) {
+        if (lua_type(L, -1) == LUA_TTABLE && !lua_rawequal(L, -1, t) && strcmp(lua_tostring(L, -2), "package") != 0) {
+            sb_proxy_metatable(L, -1, -1);
+            lua_pushvalue(L, -3);
+            lua_insert(L, -2);
+            lua_rawset(L, -5);
+        }
+        lua_pop(L, 1);
+    }
+    lua_pushcfunction(L, sb_setmt);
+    lua_call(L, 3, 1);
     lua_rawsetp(L, LUA_REGISTRYINDEX, &sb_key_maker);
 }
 
@@ -262,6 +287,7 @@ static int sb_setup(lua_State *L)
     lua_rawsetp(L, LUA_REGISTRYINDEX, &sb_key_chunks);
     lua_newtable(L);
     lua_rawsetp(L, LUA_REGISTRYINDEX, &sb_key_shared);
+    sb_proxy_open(L);
     sb_ids_open(L);
     lua_newtable(L);
     int keys = lua_gettop(L);
@@ -338,16 +364,25 @@ static int sb_fresh_env(lua_State *L)
     lua_pop(L, 1);
     lua_pushvalue(L, 2);
     lua_setfield(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
+    /* The strings' methods: the template's while the game's string is a
+     * proxy (sb_proxy.c; the same values), the game's once it is filled. */
+    lua_pushliteral(L, "string");
+    lua_rawget(L, 1);
+    sb_proxy_set_string(L, -1);
+    lua_pop(L, 1);
     lua_pushliteral(L, "");
     lua_getmetatable(L, -1);
     lua_pushliteral(L, "__index");
+    lua_rawgetp(L, LUA_REGISTRYINDEX, &sb_key_template);
     lua_pushliteral(L, "string");
-    lua_rawget(L, 1);
+    lua_rawget(L, -2);
+    lua_remove(L, -2);
     lua_rawset(L, -3);
     lua_pop(L, 2);
     /* Registry entries made since: only LPeg makes any (its module and its
      * pattern metatable; no other library the sandbox opens registers
      * anything), so the registry is swept after a game that opened it. */
+    sb->envs++;
     if (sb->lpeg_opened) {
         sb->lpeg_opened = 0;
         sb_sweep_registry(L);

@@ -81,6 +81,12 @@ typedef struct aw_fault {
 aw_sandbox *aw_sandbox_new(const aw_sandbox_limits *limits, aw_error *err);
 void aw_sandbox_free(aw_sandbox *sb);
 lua_State *aw_sandbox_state(aw_sandbox *sb);
+/* A game's library tables stand empty, with a hidden metatable, until
+ * something could tell (docs/sandbox.md, "One sandbox, many games"): host
+ * code that lists one with lua_next fills the table at idx first with
+ * this (a no-op for any other value). Runs in a call (aw_sandbox_run): it
+ * allocates. */
+void aw_sandbox_fill(lua_State *L, int idx);
 
 /* Compiles text (binary chunks are refused) and runs it under the budget with
  * no arguments; on success its first result is left on the stack (nil if it
@@ -116,7 +122,8 @@ int aw_sandbox_load_code_kept(aw_sandbox *sb, const char *code, size_t len, cons
 
 /* Makes sb ready for a new game, as a new sandbox would be but cheaper:
  * the agent's environment is made again from the sandbox's template (new
- * globals, new copies of the library tables, a new package.loaded,
+ * globals, new library tables (filled from the template when first changed
+ * or listed), a new package.loaded,
  * math.random seeded with seed); what the last game made is garbage
  * (collected at once when it is more than 256 KiB). What a game's agent code can reach is the game's environment
  * and what it made; once the host released its references into the

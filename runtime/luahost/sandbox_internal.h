@@ -102,6 +102,7 @@ struct aw_sandbox {
     size_t renewed_used;        /* what it held after its environment was last made (aw_sandbox_renew) */
     size_t made_used;           /* what it held when aw_sandbox_new returned */
     size_t kept_bytes;          /* what the kept chunks took when loaded (sb_chunk_keep) */
+    unsigned long envs;         /* environments made (sb_fresh_env): names the game */
     size_t grown;               /* growth since the allocator last read the clock */
     uint64_t budget_ns;
     /* The clocks of a call (see sb_clock_past): the budget counts the
@@ -247,6 +248,25 @@ void sb_ids_open(lua_State *L);
 const char *sb_tolstring(lua_State *L, int idx, size_t *len);
 void sb_push_pointer(lua_State *L, int idx);
 int sb_tostring(lua_State *L);
+/* sb_proxy.c: a game's library tables (and its shared modules' tables)
+ * start as proxies of their templates, filled the first time anything
+ * could tell (see there). sb_proxy_metatable pushes a proxy metatable for
+ * the template at tmpl whose __index is the table at index (the template
+ * itself, or a view of it); sb_proxy_fix fills the proxy at idx (if it is
+ * one) and takes its metatable away; sb_proxy_open makes the registry's
+ * entry for sb_proxy_set_string, which names the game's
+ * `string` (its filling moves the strings' methods to it). The base
+ * functions that see a table raw: */
+void sb_proxy_metatable(lua_State *L, int tmpl, int index);
+void sb_proxy_fix(lua_State *L, int idx);
+void sb_proxy_open(lua_State *L);
+void sb_proxy_set_string(lua_State *L, int t);
+int sb_next(lua_State *L);
+int sb_pairs(lua_State *L);
+int sb_rawget(lua_State *L);
+int sb_rawset(lua_State *L);
+int sb_rawlen(lua_State *L);
+int sb_getmetatable(lua_State *L);
 /* sb_budget.c */
 int sb_over_work(aw_sandbox *sb);
 int sb_past_deadline(aw_sandbox *sb);

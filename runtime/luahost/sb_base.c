@@ -145,6 +145,7 @@ static int sb_setmetatable(lua_State *L)
     if (luaL_getmetafield(L, 1, "__metatable") != LUA_TNIL)
         return luaL_error(L, "cannot change a protected metatable");
     lua_settop(L, 2);
+    sb_proxy_fix(L, 1); /* a library table: filled, as it would be */
     lua_setmetatable(L, 1);
     return 1;
 }
@@ -567,7 +568,9 @@ void sb_open_base(lua_State *L)
         {"dofile", NULL},  {"loadfile", NULL},           {"warn", NULL},     {"print", sb_print},
         {"load", sb_load}, {"pcall", sb_pcall},          {"xpcall", sb_xpcall},
         {"setmetatable", sb_setmetatable},               {"collectgarbage", sb_collectgarbage},
-        {"require", sb_require}, {"tostring", sb_tostring}, {NULL, NULL}};
+        {"require", sb_require}, {"tostring", sb_tostring}, {"next", sb_next},
+        {"pairs", sb_pairs},     {"rawget", sb_rawget},     {"rawset", sb_rawset},
+        {"rawlen", sb_rawlen},   {"getmetatable", sb_getmetatable}, {NULL, NULL}};
     luaL_requiref(L, LUA_GNAME, luaopen_base, 1);
     sb_set_funcs(L, base);
     sb_wrap_field(L, "tonumber", sb_tonumber);

@@ -262,96 +262,44 @@ static int sb_shared_global(lua_State *L)
     return luaL_error(L, "a shared module used the global '%s' after it was loaded", luaL_tolstring(L, 2, NULL));
 }
 
-/* Appends the value at idx to b as a Lua literal: a string, an integer or a
- * boolean; returns 0 for any other value. */
-static int sb_literal(lua_State *L, int idx, aw_buf *b)
+/* Whether a value of a shared instance may be handed to every game: a
+ * function (immutable; what it keeps no agent code reaches), a string, a
+ * number or a boolean. */
+static int sb_plain_value(lua_State *L, int idx)
 {
-    switch (lua_type(L, idx)) {
-    case LUA_TSTRING: {
-        size_t len;
-        const unsigned char *p = (const unsigned char *)lua_tolstring(L, idx, &len);
-        aw_buf_addc(b, '"');
-        for (size_t i = 0; i < len; i++) {
-            if (p[i] >= 0x20 && p[i] < 0x7f && p[i] != '"' && p[i] != '\\')
-                aw_buf_addc(b, (char)p[i]);
-            else
-                aw_buf_printf(b, "\\%03d", p[i]);
-        }
-        aw_buf_addc(b, '"');
-        return 1;
-    }
-    case LUA_TNUMBER:
-        if (!lua_isinteger(L, idx))
-            return 0;
-        if (lua_tointeger(L, idx) == LUA_MININTEGER) /* its digits alone read as a float */
-            aw_buf_adds(b, "(-9223372036854775807 - 1)");
-        else
-            aw_buf_printf(b, "%lld", (long long)lua_tointeger(L, idx));
-        return 1;
-    case LUA_TBOOLEAN:
-        aw_buf_adds(b, lua_toboolean(L, idx) ? "true" : "false");
-        return 1;
-    default:
-        return 0;
-    }
+    int t = lua_type(L, idx);
+    return t == LUA_TFUNCTION || t == LUA_TSTRING || t == LUA_TNUMBER || t == LUA_TBOOLEAN;
 }
 
-/* Appends to b the source of a chunk that, called with the shared instance
- * at index t, returns a function making a new copy of it: one table
- * constructor, constants as literals, functions read from the instance,
- * the tables in it copied the same way. Returns 0 unless the instance is a
- * plain table of that: string keys; functions, strings, integers,
- * booleans, and tables without a metatable holding only such values (and
- * no table). */
-static int sb_copier_source(lua_State *L, int t, aw_buf *b)
+/* Whether the shared instance at t is a plain table of that: string keys;
+ * plain values, and tables without a metatable holding only plain values
+ * under string or number keys. */
+static int sb_shareable(lua_State *L, int t)
 {
-    aw_buf_adds(b, "local T = ...\nreturn function() return {\n");
     lua_pushnil(L);
     while (lua_next(L, t)) {
         int k = lua_gettop(L) - 1, v = k + 1;
-        aw_buf_addc(b, '[');
-        if (lua_type(L, k) != LUA_TSTRING || !sb_literal(L, k, b)) {
-            lua_pop(L, 2);
-            return 0;
-        }
-        aw_buf_adds(b, "] = ");
-        if (lua_type(L, v) == LUA_TTABLE) {
+        int ok = lua_type(L, k) == LUA_TSTRING;
+        if (ok && lua_type(L, v) == LUA_TTABLE) {
             if (lua_getmetatable(L, v)) {
                 lua_pop(L, 3);
                 return 0;
             }
-            aw_buf_addc(b, '{');
             lua_pushnil(L);
             while (lua_next(L, v)) {
-                aw_buf_addc(b, '[');
-                int ok = sb_literal(L, -2, b);
-                aw_buf_adds(b, "] = ");
-                if (ok && lua_type(L, -1) == LUA_TFUNCTION) {
-                    aw_buf_adds(b, "T[");
-                    sb_literal(L, k, b);
-                    aw_buf_adds(b, "][");
-                    sb_literal(L, -2, b);
-                    aw_buf_addc(b, ']');
-                } else if (!ok || !sb_literal(L, -1, b)) {
+                int kt = lua_type(L, -2);
+                if (!(kt == LUA_TSTRING || kt == LUA_TNUMBER) || !sb_plain_value(L, -1)) {
                     lua_pop(L, 4);
                     return 0;
                 }
-                aw_buf_adds(b, ", ");
                 lua_pop(L, 1);
             }
-            aw_buf_addc(b, '}');
-        } else if (lua_type(L, v) == LUA_TFUNCTION) {
-            aw_buf_adds(b, "T[");
-            sb_literal(L, k, b);
-            aw_buf_addc(b, ']');
-        } else if (!sb_literal(L, v, b)) {
+        } else if (!ok || !sb_plain_value(L, v)) {
             lua_pop(L, 2);
             return 0;
         }
-        aw_buf_adds(b, ",\n");
         lua_pop(L, 1);
     }
-    aw_buf_adds(b, "} end\n");
     return 1;
 }
 
@@ -377,7 +325,7 @@ static int sb_shared_module(lua_State *L, const aw_luamod *m)
     aw_sandbox *sb = sb_of(L);
     lua_rawgetp(L, LUA_REGISTRYINDEX, &sb_key_shared);
     int shared = lua_gettop(L);
-    if (lua_rawgetp(L, shared, m) != LUA_TFUNCTION) {
+    if (lua_rawgetp(L, shared, m) != LUA_TTABLE) {
         lua_pop(L, 1);
         size_t before = sb->used;
         sb_luamod_chunk(L, m);
@@ -410,27 +358,70 @@ static int sb_shared_module(lua_State *L, const aw_luamod *m)
         lua_pushcfunction(L, sb_shared_global);
         lua_setfield(L, -2, "__newindex");
         lua_setmetatable(L, env);
-        /* The function that copies it, kept in its place. */
         int inst = lua_gettop(L);
-        aw_buf src;
-        aw_buf_init(&src);
-        sb->in_alloc = 1; /* host malloc: the last resort must not jump out of it */
-        int ok = sb_copier_source(L, inst, &src);
-        sb->in_alloc = 0;
-        int st = ok ? luaL_loadbufferx(L, src.data, src.len, "=(shared module copy)", "t") : LUA_ERRSYNTAX;
-        aw_buf_free(&src);
-        if (!ok)
+        if (!sb_shareable(L, inst))
             return luaL_error(L, NOT_SHARED, m->name);
-        if (st != LUA_OK)
-            return lua_error(L);
+        /* The record: {instance, view, the copy's proxy metatable, the
+         * keys of its tables, their proxy metatables, the last copy, the
+         * environment it was made in}. The view is what a copy shows: the
+         * instance's values, and the game's proxies of its tables. */
+        lua_createtable(L, 7, 0);
+        int rec = lua_gettop(L);
         lua_pushvalue(L, inst);
-        lua_call(L, 1, 1);
-        lua_pushvalue(L, -1);
+        lua_rawseti(L, rec, 1);
+        lua_newtable(L); /* view */
+        lua_newtable(L); /* keys */
+        lua_newtable(L); /* tables' metatables */
+        int view = rec + 1, keys = rec + 2, mts = rec + 3;
+        lua_pushnil(L);
+        while (lua_next(L, inst)) {
+            if (lua_type(L, -1) == LUA_TTABLE) {
+                lua_pushvalue(L, -2);
+                lua_rawseti(L, keys, (lua_Integer)lua_rawlen(L, keys) + 1);
+                lua_pushvalue(L, -2);
+                sb_proxy_metatable(L, -2, -2);
+                lua_rawset(L, mts);
+            }
+            lua_pushvalue(L, -2);
+            lua_insert(L, -2);
+            lua_rawset(L, view);
+        }
+        sb_proxy_metatable(L, view, view);
+        lua_rawseti(L, rec, 3);
+        lua_rawseti(L, rec, 5);
+        lua_rawseti(L, rec, 4);
+        lua_rawseti(L, rec, 2);
+        lua_pushvalue(L, rec);
         lua_rawsetp(L, shared, m);
         if (sb->used > before)
             sb->kept_bytes += sb->used - before;
     }
-    lua_call(L, 0, 1); /* this game's copy */
+    /* This game's copy: a proxy of the view (sb_proxy.c), its tables
+     * proxies of the instance's. A copy made earlier in this game is
+     * filled first: it must keep showing its own tables. */
+    int rec = lua_gettop(L);
+    lua_rawgeti(L, rec, 7);
+    if (lua_tointeger(L, -1) == (lua_Integer)sb->envs && lua_rawgeti(L, rec, 6) == LUA_TTABLE)
+        sb_proxy_fix(L, -1);
+    lua_settop(L, rec);
+    lua_rawgeti(L, rec, 2); /* rec + 1: view */
+    lua_rawgeti(L, rec, 4); /* rec + 2: keys */
+    lua_rawgeti(L, rec, 5); /* rec + 3: metatables */
+    for (lua_Integer i = 1; lua_rawgeti(L, rec + 2, i) != LUA_TNIL; i++) {
+        lua_createtable(L, 0, 0);
+        lua_pushvalue(L, -2);
+        lua_rawget(L, rec + 3);
+        lua_setmetatable(L, -2);
+        lua_rawset(L, rec + 1); /* a key the view holds: no new slot */
+    }
+    lua_pop(L, 1);
+    lua_createtable(L, 0, 0);
+    lua_rawgeti(L, rec, 3);
+    lua_setmetatable(L, -2);
+    lua_pushvalue(L, -1);
+    lua_rawseti(L, rec, 6);
+    lua_pushinteger(L, (lua_Integer)sb->envs);
+    lua_rawseti(L, rec, 7);
     return 1;
 }
 
