@@ -256,6 +256,8 @@ static const field fields[] = {
     F(talk_length, T_INT, 0, 8192),
     F(mention_length, T_INT, 0, 8192),
     F(character_names, T_NAMES, 0, 0),
+    F(talk_duration, T_INT, 0, 3600000),
+    F(whisper_duration, T_INT, 0, 3600000),
 };
 #undef F
 #undef O

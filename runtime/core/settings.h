@@ -77,6 +77,14 @@ typedef struct aw_settings {
     int talk_length;
     int mention_length;
     aw_names character_names;
+    /* How `serve --nlp` runs the talk (whisper) phase for NLP agents: 0,
+     * turn by turn (a TALK request, an answer: the official server of
+     * February 2026); more, as a group chat of that many ms (the official
+     * server's talk.duration, aiwolf-nlp-common 0.7.0: TALK_PHASE_START,
+     * talks sent unasked, TALK_BROADCAST, TALK_PHASE_END). The engine's
+     * game is the same either way. */
+    int talk_duration;
+    int whisper_duration;
 } aw_settings;
 
 /* Fills s with a preset for n players with its default role table.

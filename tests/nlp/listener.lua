@@ -7,7 +7,13 @@
 local agent = {}
 
 function agent:getName() return "listener" end
-function agent:initialize(info) self.profile = info.profile; self.info = info end
+function agent:initialize(info)
+  -- the official server sends the character's profile at INITIALIZE, and
+  -- so does serve --nlp
+  assert(type(info.profile) == "string" and #info.profile > 0, "no info.profile")
+  self.profile = info.profile
+  self.info = info
+end
 -- a talk the server sends twice (broadcast, then in a history) is one talk
 local function once(list, what)
   local seen = {}
