@@ -26,7 +26,11 @@ static const char nlp_head[] =
     "(info.names has the names), talks arrive as text, and talk() may return free\n"
     "text or a protocol sentence, which is rendered into English or Japanese with\n"
     "the agents' names and cut to the server's length rule (docs/nlp.md). Targets\n"
-    "are sent as names. A fresh instance starts at every INITIALIZE.\n"
+    "are sent as names. A fresh instance starts at every INITIALIZE. A server\n"
+    "that runs the talk as a group chat (aiwolf-nlp-common 0.7.0:\n"
+    "TALK_PHASE_START, TALK_BROADCAST) is seen as such: talk() is called at the\n"
+    "phase's start, then each time another agent has spoken since the agent's\n"
+    "last talk came back. info.profile is the character's profile.\n"
     "\n"
     "options:\n";
 static const char nlp_foot[] = AW_CONNECT_FOOT("an NLP packet");
