@@ -20,19 +20,26 @@ static const char *const names_ja[] = {"ミナト", "タクミ", "ケンジ", "�
 _Static_assert(sizeof names_en / sizeof *names_en >= AW_MAX_PLAYERS, "a name for every agent");
 _Static_assert(sizeof names_ja / sizeof *names_ja >= AW_MAX_PLAYERS, "a name for every agent");
 
-const char *aw_nlp_character(const aw_settings *s, int agent)
+/* Agent a's entry of en or ja (n entries each), by s's character names;
+ * NULL past them or with none. */
+static const char *by_names(const aw_settings *s, int agent, const char *const *en, const char *const *ja, int n)
 {
-    if (agent < 1 || agent > AW_MAX_PLAYERS)
+    if (agent < 1 || agent > n || agent > AW_MAX_PLAYERS)
         return NULL;
     switch (s->character_names) {
     case AW_NAMES_EN:
-        return names_en[agent - 1];
+        return en[agent - 1];
     case AW_NAMES_JA:
-        return names_ja[agent - 1];
+        return ja[agent - 1];
     case AW_NAMES_NONE:
         break;
     }
     return NULL;
+}
+
+const char *aw_nlp_character(const aw_settings *s, int agent)
+{
+    return by_names(s, agent, names_en, names_ja, (int)(sizeof names_en / sizeof *names_en));
 }
 
 /* Our own profiles (written for this project) of the characters the nlp
@@ -72,18 +79,7 @@ _Static_assert(sizeof profiles_en == sizeof profiles_ja, "a profile in each lang
 
 const char *aw_nlp_profile(const aw_settings *s, int agent)
 {
-    int n = (int)(sizeof profiles_en / sizeof *profiles_en);
-    if (agent < 1 || agent > n)
-        return NULL;
-    switch (s->character_names) {
-    case AW_NAMES_EN:
-        return profiles_en[agent - 1];
-    case AW_NAMES_JA:
-        return profiles_ja[agent - 1];
-    case AW_NAMES_NONE:
-        break;
-    }
-    return NULL;
+    return by_names(s, agent, profiles_en, profiles_ja, (int)(sizeof profiles_en / sizeof *profiles_en));
 }
 
 int aw_nlp_agent_of(const aw_settings *s, int n, const char *name, size_t len)
