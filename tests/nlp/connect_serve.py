@@ -2,7 +2,9 @@
 """Our two sides of the NLP division together: `aiwolf serve --nlp` hosts a
 5-player English game and a 13-player Japanese one, each seat an `aiwolf
 connect --nlp` client (agents/sample.lua, agents/random.lua, the agent of
-`aiwolf new --nlp`, tests/nlp/freetext.lua). Every game ends with no agent
+`aiwolf new --nlp`, tests/nlp/freetext.lua, tests/nlp/listener.lua, which
+checks that the character's profile comes), turn by turn and as
+aiwolf-nlp-common 0.7.0's group chat (--set talk_duration, whisper_duration). Every game ends with no agent
 fault, its log checks legal, and every client exits 0 having played its
 game. The clients use --reconnect, so it does not matter whether they start
 before the server listens; each is stopped with Ctrl-C once the server is
@@ -29,7 +31,7 @@ AGENTS = ["agents/sample.lua", "agents/random.lua", os.path.join(tmp, "nlpagent"
 
 CHAT = ["--set", "talk_duration=60000", "--set", "whisper_duration=60000"]
 for preset, n, sets in (("nlp-en", 5, []), ("nlp13", 13, []), ("nlp-en", 5, CHAT), ("nlp13", 13, CHAT)):
-    agents = AGENTS + [os.path.join(HERE, "listener.lua")] if sets else AGENTS
+    agents = AGENTS + [os.path.join(HERE, "listener.lua")]  # it checks that the profile comes
     preset_ = preset + (" (group chat)" if sets else "")
     logs = os.path.join(tmp, preset + ("-chat" if sets else ""))
     # Port 0: the server takes a free port and says which; nothing can take it between.
@@ -61,7 +63,8 @@ for preset, n, sets in (("nlp-en", 5, []), ("nlp13", 13, []), ("nlp-en", 5, CHAT
         except subprocess.TimeoutExpired:
             c.kill()
             cout, cerr = c.communicate()
-        if c.returncode != 0 or b"1 game played" not in cerr or b"the agent's" in cerr:
+        if c.returncode != 0 or b"1 game played" not in cerr or b"the agent's" in cerr or \
+                (b"in group chats" in cerr) != bool(sets):
             failures.append("%s: client %d: exit %d: %s" % (preset_, i, c.returncode, cerr[-300:]))
     text = (out + err).decode(errors="replace")
     if srv.returncode != 0 or "agent faults (errors, time-outs, bad replies): 0" not in text:
