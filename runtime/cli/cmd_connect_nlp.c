@@ -26,7 +26,11 @@ static const char nlp_head[] =
     "(info.names has the names), talks arrive as text, and talk() may return free\n"
     "text or a protocol sentence, which is rendered into English or Japanese with\n"
     "the agents' names and cut to the server's length rule (docs/nlp.md). Targets\n"
-    "are sent as names. A fresh instance starts at every INITIALIZE.\n"
+    "are sent as names. A fresh instance starts at every INITIALIZE. A server\n"
+    "that runs the talk as a group chat (aiwolf-nlp-common 0.7.0:\n"
+    "TALK_PHASE_START, TALK_BROADCAST) is seen as such: talk() is called at the\n"
+    "phase's start, then each time another agent has spoken since the agent's\n"
+    "last talk came back. info.profile is the character's profile.\n"
     "\n"
     "options:\n";
 static const char nlp_foot[] = AW_CONNECT_FOOT("an NLP packet");
@@ -71,6 +75,7 @@ typedef struct session {
     aw_nlp_agent agent;
     FILE *log;
     long games, faults;
+    long chat_talks; /* talks sent in group chats (0.7.0), unasked */
 } session;
 
 static int on_message(void *ud, const char *msg, size_t len, aw_buf *reply, aw_error *err)
@@ -82,6 +87,8 @@ static int on_message(void *ud, const char *msg, size_t len, aw_buf *reply, aw_e
     bool has = false;
     aw_seat_fault f;
     aw_nlp_agent_answer(&s->agent, reply, &has, &f);
+    if (has && rq >= AW_NLP_TALK_PHASE_START)
+        s->chat_talks++;
     if (f.kind != AW_FAULT_NONE) {
         s->faults++;
         if (s->log)
@@ -229,6 +236,8 @@ int cmd_connect_nlp(int argc, char **argv)
                 s.agent.unknown_names, s.agent.unknown_names == 1 ? "" : "s");
     aw_nlp_agent_free(&s.agent);
     seat->ops->free(seat);
+    if (s.log && s.chat_talks)
+        fprintf(s.log, "aiwolf connect: %ld talk%s in group chats\n", s.chat_talks, s.chat_talks == 1 ? "" : "s");
     if (s.log)
         fprintf(s.log, "aiwolf connect: %ld game%s played over %ld connection%s\n", s.games, s.games == 1 ? "" : "s",
                 connections, connections == 1 ? "" : "s");

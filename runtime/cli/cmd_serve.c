@@ -181,7 +181,9 @@ int cmd_serve(int argc, char **argv)
     uint64_t seed = 0;
     bool have_seed = false, quiet = false, role_requests = true, fixed_seats = false, nlp = false, have_port = false;
     long max_message = 65536;
-    const char *jwt_secret = NULL;
+    const char *jwt_secret = NULL, *profiles_path = NULL;
+    const char *profiles[AW_MAX_PLAYERS + 1];
+    char *profiles_store = NULL;
     unsigned char *secret = NULL;
     size_t secret_len = 0;
     serve_ctx ctx;
@@ -253,6 +255,12 @@ int cmd_serve(int argc, char **argv)
                "trailing digits; exp and nbf honoured; others closed.\n"
                "A file, not the secret itself: a command line is seen\n"
                "by every user (ps)"},
+        {.name = "--profiles", .arg = "FILE", .kind = AW_OPT_STR, .to = &profiles_path,
+         .help =
+               "with --nlp: the profile text each character's INITIALIZE\n"
+               "carries (default: ours for the 13 characters of the\n"
+               "presets): blocks a blank line apart, each a name\n"
+               "(Minato, ミナト) then its text; 'none': no profile"},
         {.name = "--fixed-seats", .kind = AW_OPT_FLAG, .to = &fixed_seats,
          .help =
                "local seat N is agent N (for debugging); connections\n"
@@ -351,6 +359,8 @@ int cmd_serve(int argc, char **argv)
     int rc = 2;
     if (jwt_secret && !nlp)
         return bad("%s", "--jwt-secret is for --nlp: the TCP protocol has no tokens");
+    if (profiles_path && !nlp)
+        return bad("%s", "--profiles is for --nlp: the TCP protocol has no profiles");
 
     aw_settings set;
     aw_error err;
@@ -479,6 +489,13 @@ int cmd_serve(int argc, char **argv)
             no.jwt_secret = secret;
             no.jwt_secret_len = secret_len;
         }
+        if (profiles_path) {
+            if (serve_nlp_profiles(profiles_path, &set, profiles, &profiles_store, &err) < 0) {
+                fprintf(stderr, "aiwolf serve: --profiles: %s\n", err.msg);
+                goto done;
+            }
+            no.nlp_profiles = profiles;
+        }
     }
     no.fixed_seats = fixed_seats;
     no.max_per_address = (int)max_addr;
@@ -515,6 +532,7 @@ int cmd_serve(int argc, char **argv)
     }
 done:
     serve_nlp_secret_free(secret, secret_len);
+    free(profiles_store);
     /* The pages first: no callback of theirs may run once the seats go. */
     if (web)
         aw_web_stop(web);

@@ -9,7 +9,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "nlprules.h"
+
 #define SECRET_MAX 4096
+#define PROFILE_MAX 4096
 
 /* A client joins: told with what its request said (its token, if any),
  * before on_join(true), which has nothing left to say. */
@@ -143,4 +146,87 @@ void serve_nlp_secret_free(unsigned char *secret, size_t len)
         explicit_bzero(secret, len);
         free(secret);
     }
+}
+
+/* Whether s[0..n) is UTF-8 throughout. */
+static bool utf8_text(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n;) {
+        size_t k = aw_utf8_char_len(s + i, n - i);
+        if (k == 0)
+            return false;
+        i += k;
+    }
+    return true;
+}
+
+int serve_nlp_profiles(const char *path, const aw_settings *set, const char *out[AW_MAX_PLAYERS + 1], char **store,
+                       aw_error *err)
+{
+    *store = NULL;
+    for (int a = 0; a <= AW_MAX_PLAYERS; a++)
+        out[a] = NULL;
+    if (strcmp(path, "none") == 0) {
+        for (int a = 1; a <= AW_MAX_PLAYERS; a++)
+            out[a] = "";
+        return 0;
+    }
+    size_t n;
+    char *s = aw_read_file(path, &n, err);
+    if (!s)
+        return -1;
+    if (memchr(s, '\0', n) || !utf8_text(s, n)) {
+        free(s);
+        return aw_fail(err, AW_EINVAL, "%s: not UTF-8 text", aw_term(path).s);
+    }
+    /* in place: each block's name and text end with a NUL */
+    char *p = s, *end = s + n;
+    int line = 1, blocks = 0;
+    while (p < end) {
+        while (p < end && (*p == '\n' || *p == '\r'))
+            line += *p++ == '\n';
+        if (p >= end)
+            break;
+        char *name = p, *nl = memchr(p, '\n', (size_t)(end - p));
+        char *name_end = nl ? nl : end;
+        int name_line = line;
+        p = nl ? nl + 1 : end;
+        line++;
+        char *text = p, *text_end = p;
+        /* the text: up to a blank line or the end */
+        while (p < end && *p != '\n' && !(*p == '\r' && p + 1 < end && p[1] == '\n')) {
+            char *e = memchr(p, '\n', (size_t)(end - p));
+            text_end = e ? e : end;
+            if (text_end > p && text_end[-1] == '\r')
+                text_end[-1] = '\n'; /* CRLF: the \r goes with the line break */
+            p = e ? e + 1 : end;
+            line++;
+        }
+        if (name_end > name && name_end[-1] == '\r')
+            name_end--;
+        *name_end = '\0';
+        while (text_end > text && (text_end[-1] == '\n' || text_end[-1] == '\r'))
+            text_end--;
+        if (text_end < end)
+            *text_end = '\0';
+        int a = aw_nlp_agent_of(set, set->players, name, strlen(name));
+        const char *why = !a ? "is no character of the game (the names the preset gives, or Agent[NN])"
+                          : out[a] ? "has two profiles"
+                          : text_end == text ? "has no text"
+                          : (size_t)(text_end - text) > PROFILE_MAX ? "has a profile past 4096 bytes"
+                                                                     : NULL;
+        if (why) {
+            aw_fail(err, AW_EINVAL, "%s:%d: '%s' %s", aw_term(path).s, name_line, aw_term(name).s, why);
+            free(s);
+            return -1;
+        }
+        out[a] = text;
+        blocks++;
+    }
+    if (!blocks) {
+        free(s);
+        return aw_fail(err, AW_EINVAL, "%s: no profile (blocks: a character's name, then its text)", aw_term(path).s);
+    }
+    *store = s;
+    return 0;
 }

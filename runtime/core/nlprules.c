@@ -20,19 +20,66 @@ static const char *const names_ja[] = {"ミナト", "タクミ", "ケンジ", "�
 _Static_assert(sizeof names_en / sizeof *names_en >= AW_MAX_PLAYERS, "a name for every agent");
 _Static_assert(sizeof names_ja / sizeof *names_ja >= AW_MAX_PLAYERS, "a name for every agent");
 
-const char *aw_nlp_character(const aw_settings *s, int agent)
+/* Agent a's entry of en or ja (n entries each), by s's character names;
+ * NULL past them or with none. */
+static const char *by_names(const aw_settings *s, int agent, const char *const *en, const char *const *ja, int n)
 {
-    if (agent < 1 || agent > AW_MAX_PLAYERS)
+    if (agent < 1 || agent > n || agent > AW_MAX_PLAYERS)
         return NULL;
     switch (s->character_names) {
     case AW_NAMES_EN:
-        return names_en[agent - 1];
+        return en[agent - 1];
     case AW_NAMES_JA:
-        return names_ja[agent - 1];
+        return ja[agent - 1];
     case AW_NAMES_NONE:
         break;
     }
     return NULL;
+}
+
+const char *aw_nlp_character(const aw_settings *s, int agent)
+{
+    return by_names(s, agent, names_en, names_ja, (int)(sizeof names_en / sizeof *names_en));
+}
+
+/* Our own profiles (written for this project) of the characters the nlp
+ * presets seat, agent 1 first: age, then who the character is and how it
+ * talks, one line each. */
+static const char *const profiles_en[] = {
+    "Age: 24\nA ferry deckhand who says what he thinks in few words and trusts his first impression.",
+    "Age: 31\nA carpenter who measures twice: slow to accuse, hard to move once he has.",
+    "Age: 45\nThe village's postman; knows everyone's business and likes to remind them of it.",
+    "Age: 19\nA student home for the summer, quick to joke and quicker to take offence.",
+    "Age: 52\nA retired policeman who asks short questions and watches how people answer.",
+    "Age: 27\nA quiet violinist who notices small changes in tone and speaks only when sure.",
+    "Age: 38\nA visiting engineer who reasons aloud, step by step, and expects others to follow.",
+    "Age: 67\nA farmer with a long memory who distrusts anyone in a hurry.",
+    "Age: 33\nA travelling merchant, friendly to all, who changes sides when the numbers do.",
+    "Age: 41\nA schoolteacher who keeps notes of who said what and reads them back.",
+    "Age: 58\nA fisherman with a loud laugh who votes with his gut and says so.",
+    "Age: 29\nA cook who listens more than he talks, then asks the one awkward question.",
+    "Age: 22\nA nurse who calms quarrels and looks for whoever is stirring them up.",
+};
+static const char *const profiles_ja[] = {
+    "年齢: 24\n渡し船の甲板員。思ったことを短く言い、第一印象を信じる。",
+    "年齢: 31\n大工。慎重で疑うのは遅いが、一度疑うとなかなか考えを変えない。",
+    "年齢: 45\n村の郵便配達員。皆の事情に詳しく、それを口にしたがる。",
+    "年齢: 19\n夏休みで帰省中の学生。冗談が好きで、すぐにむっとする。",
+    "年齢: 52\n元警察官。短く質問し、相手の答え方をじっと見る。",
+    "年齢: 27\n物静かなバイオリン奏者。口調の小さな変化に気づき、確信した時だけ話す。",
+    "年齢: 38\n村を訪れている技師。順を追って声に出して考え、皆にもついて来てほしい。",
+    "年齢: 67\n記憶力のよい農家。急いでいる者を信用しない。",
+    "年齢: 33\n旅の商人。誰にでも愛想がよく、形勢が変われば味方も変える。",
+    "年齢: 41\n学校の先生。誰が何を言ったかを書き留め、読み返す。",
+    "年齢: 58\n笑い声の大きい漁師。勘で投票し、それを隠さない。",
+    "年齢: 29\n料理人。話すより聞くほうが多く、最後に気まずい質問をひとつする。",
+    "年齢: 22\n看護師。口論をなだめつつ、それを煽る者を探す。",
+};
+_Static_assert(sizeof profiles_en == sizeof profiles_ja, "a profile in each language");
+
+const char *aw_nlp_profile(const aw_settings *s, int agent)
+{
+    return by_names(s, agent, profiles_en, profiles_ja, (int)(sizeof profiles_en / sizeof *profiles_en));
 }
 
 int aw_nlp_agent_of(const aw_settings *s, int n, const char *name, size_t len)

@@ -25,6 +25,13 @@
  * is the first profile), or NULL when the settings name no characters. */
 const char *aw_nlp_character(const aw_settings *s, int agent);
 
+/* The profile text the NLP agents' INITIALIZE carries for agent a's
+ * character (info.profile: who the character is, for an agent to play
+ * it): this project's own short descriptions of the first 13 characters
+ * (every seat of the nlp presets), in the language of character_names;
+ * NULL past them or with no character names. */
+const char *aw_nlp_profile(const aw_settings *s, int agent);
+
 /* The agent whose character name is name[0..len) in a game of n players
  * under s, or 0. "Agent[NN]" is accepted too. */
 int aw_nlp_agent_of(const aw_settings *s, int n, const char *name, size_t len);

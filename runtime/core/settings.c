@@ -261,6 +261,8 @@ static const field fields[] = {
     F(character_names, T_NAMES, 0, 0),
     F(error_ratio, T_RATIO, 0, 1000),
     F(ping_timeout_ms, T_INT, 0, 3600000),
+    F(talk_duration, T_INT, 0, 3600000),
+    F(whisper_duration, T_INT, 0, 3600000),
 };
 #undef F
 #undef O

@@ -87,6 +87,14 @@ typedef struct aw_settings {
      * limit is sent NAME and has this long to answer it with its own name
      * (the official timeout.response), else it has failed; 0: no ping. */
     int ping_timeout_ms;
+    /* How `serve --nlp` runs the talk (whisper) phase for NLP agents: 0,
+     * turn by turn (a TALK request, an answer: the official server of
+     * February 2026); more, as a group chat of that many ms (the official
+     * server's talk.duration, aiwolf-nlp-common 0.7.0: TALK_PHASE_START,
+     * talks sent unasked, TALK_BROADCAST, TALK_PHASE_END). The engine's
+     * game is the same either way. */
+    int talk_duration;
+    int whisper_duration;
 } aw_settings;
 
 /* Fills s with a preset for n players with its default role table.

@@ -325,7 +325,15 @@ static int remote_send(remote *r, const aw_buf *b)
     if (r->msg) {
         if (r->srv->tp_stopped || r->client_left)
             return -1;
-        r->srv->o->nlp->send(r->srv->tp, r->client, b->data ? b->data : "", b->len);
+        /* one message, or several after NUL bytes (nlp_server.h) */
+        const char *m = b->data ? b->data : "", *end = m + b->len;
+        for (;;) {
+            const char *nul = memchr(m, '\0', (size_t)(end - m));
+            r->srv->o->nlp->send(r->srv->tp, r->client, m, (size_t)((nul ? nul : end) - m));
+            if (!nul)
+                break;
+            m = nul + 1;
+        }
         return 0;
     }
     uv_write_t *req = malloc(sizeof *req + b->len);
@@ -647,6 +655,7 @@ static const char *rseat_begin(aw_seat *base, int agent, uint64_t agent_seed, aw
     if (r->msg) {
         aw_nlp_srv_reset(&r->nlp, r->table ? r->table->game_id : "");
         r->pinging = false;
+        r->nlp.profiles = r->srv->o->nlp_profiles;
         return r->name;
     }
     aw_wire_seat_reset(&r->ws, agent_seed);
@@ -658,7 +667,6 @@ static int rseat_request(aw_seat *base, aw_req_kind kind, const aw_info *info, c
                          aw_seat_reply *reply, aw_seat_fault *f)
 {
     remote *r = (remote *)base;
-    (void)reply;
     if (r->gone) {
         f->kind = AW_FAULT_LOST;
         snprintf(f->msg, sizeof f->msg, "out of this game: %s", r->gone_msg);
@@ -686,6 +694,11 @@ static int rseat_request(aw_seat *base, aw_req_kind kind, const aw_info *info, c
     }
     if (!aw_req_needs_reply(kind))
         return 0; /* told: nothing comes back */
+    if (r->msg && aw_nlp_srv_ready(&r->nlp)) {
+        /* a group chat's talk, sent before its turn: the answer now */
+        r->timeouts = 0;
+        return aw_nlp_srv_reply(&r->nlp, (int)kind, reply, f) < 0 ? -1 : 0;
+    }
     r->pending = (int)kind;
     uv_timer_start(&r->timer, on_deadline, (uint64_t)r->srv->o->time_limit_ms, 0);
     return AW_SEAT_PENDING;

@@ -146,6 +146,10 @@ typedef struct aw_netserver_opts {
      * server checks it; an agent without one is closed. */
     const unsigned char *jwt_secret;
     size_t jwt_secret_len;
+    /* NLP only: the profile text INITIALIZE carries for each agent
+     * (nlp_server.h's profiles: [1..AW_MAX_PLAYERS], NULL entry core's
+     * default, "" none); NULL: core's defaults. */
+    const char *const *nlp_profiles;
 } aw_netserver_opts;
 
 #define AW_NETSERVER_RETRY 1

@@ -11,6 +11,9 @@ static const char *const req_names[AW_NLP_NREQ] = {
     [AW_NLP_TALK] = "TALK",     [AW_NLP_WHISPER] = "WHISPER",       [AW_NLP_VOTE] = "VOTE",
     [AW_NLP_DIVINE] = "DIVINE", [AW_NLP_GUARD] = "GUARD",           [AW_NLP_ATTACK] = "ATTACK",
     [AW_NLP_DAILY_FINISH] = "DAILY_FINISH", [AW_NLP_FINISH] = "FINISH",
+    [AW_NLP_TALK_PHASE_START] = "TALK_PHASE_START", [AW_NLP_TALK_PHASE_END] = "TALK_PHASE_END",
+    [AW_NLP_TALK_BROADCAST] = "TALK_BROADCAST", [AW_NLP_WHISPER_PHASE_START] = "WHISPER_PHASE_START",
+    [AW_NLP_WHISPER_PHASE_END] = "WHISPER_PHASE_END", [AW_NLP_WHISPER_BROADCAST] = "WHISPER_BROADCAST",
 };
 
 const char *aw_nlp_req_name(aw_nlp_req r)
@@ -142,6 +145,13 @@ static int decode_talk(json_t *e, const char *where, void *elem, aw_error *err)
         return -1;
     t->skip = skip == 1;
     t->over = over == 1;
+    t->time = -1;
+    json_t *tm = json_object_get(e, "time");
+    if (tm && !json_is_null(tm)) {
+        if (!json_is_integer(tm) || json_integer_value(tm) < 0)
+            return aw_fail(err, AW_EINVAL, "%s: \"time\" is not a number of milliseconds", where);
+        t->time = (long long)json_integer_value(tm);
+    }
     return 0;
 }
 
@@ -273,6 +283,7 @@ static int decode_talk_setting(json_t *o, const char *w, aw_nlp_talk_setting *t,
 {
     t->count_in_word = t->count_spaces = -1;
     t->per_talk = t->mention_length = t->per_agent = t->base_length = -1;
+    t->duration = -1;
     if (!o)
         return 0;
     bool bad = false;
@@ -289,6 +300,8 @@ static int decode_talk_setting(json_t *o, const char *w, aw_nlp_talk_setting *t,
                get_int(ml, w, "mention_length", false, -1, INT_MAX, -1, &t->mention_length, err) < 0 ||
                get_int(ml, w, "per_agent", false, -1, INT_MAX, -1, &t->per_agent, err) < 0 ||
                get_int(ml, w, "base_length", false, -1, INT_MAX, -1, &t->base_length, err) < 0))
+        return -1;
+    if (get_int(o, w, "duration", false, 0, INT_MAX, -1, &t->duration, err) < 0)
         return -1;
     return get_int(o, w, "max_skip", false, 0, INT_MAX, 0, &t->max_skip, err);
 }
@@ -390,6 +403,21 @@ int aw_nlp_decode(const char *msg, size_t len, aw_nlp_packet *out, aw_error *err
         if (decode_talks(v, "whisper_history", &out->whispers, &out->nwhispers, err) < 0)
             goto done;
     }
+    /* a broadcast's talk: new_talk with TALK_BROADCAST, new_whisper with
+     * WHISPER_BROADCAST (and required there); elsewhere ignored */
+    if (out->request == AW_NLP_TALK_BROADCAST || out->request == AW_NLP_WHISPER_BROADCAST) {
+        bool wh = out->request == AW_NLP_WHISPER_BROADCAST;
+        const char *key = wh ? "new_whisper" : "new_talk";
+        v = json_object_get(root, key);
+        if (!json_is_object(v)) {
+            aw_fail(err, AW_EINVAL, "a %s without \"%s\"", req_names[out->request], key);
+            goto done;
+        }
+        out->has_new = true;
+        out->new_is_whisper = wh;
+        if (decode_talk(v, key, &out->new_talk, err) < 0)
+            goto done;
+    }
     rc = 0;
 done:
     json_decref(root);
@@ -435,6 +463,8 @@ void aw_nlp_packet_free(aw_nlp_packet *p)
     free(in->seats);
     free_talks(p->talks, p->ntalks);
     free_talks(p->whispers, p->nwhispers);
+    free(p->new_talk.agent);
+    free(p->new_talk.text);
     memset(p, 0, sizeof *p);
     p->info.remain_count = p->info.remain_length = p->info.remain_skip = -1;
 }
@@ -446,20 +476,26 @@ static void oset(json_t *o, const char *k, json_t *v)
     json_object_set_new(o, k, v);
 }
 
+static json_t *jtalk(const aw_nlp_talk *t)
+{
+    json_t *o = json_object();
+    oset(o, "idx", json_integer(t->idx));
+    oset(o, "day", json_integer(t->day));
+    oset(o, "turn", json_integer(t->turn));
+    oset(o, "agent", json_string(t->agent ? t->agent : ""));
+    oset(o, "text", json_string(t->text ? t->text : ""));
+    oset(o, "skip", json_boolean(t->skip));
+    oset(o, "over", json_boolean(t->over));
+    if (t->time >= 0)
+        oset(o, "time", json_integer(t->time));
+    return o;
+}
+
 static json_t *jtalks(const aw_nlp_talk *t, int n)
 {
     json_t *a = json_array();
-    for (int i = 0; i < n; i++) {
-        json_t *o = json_object();
-        oset(o, "idx", json_integer(t[i].idx));
-        oset(o, "day", json_integer(t[i].day));
-        oset(o, "turn", json_integer(t[i].turn));
-        oset(o, "agent", json_string(t[i].agent ? t[i].agent : ""));
-        oset(o, "text", json_string(t[i].text ? t[i].text : ""));
-        oset(o, "skip", json_boolean(t[i].skip));
-        oset(o, "over", json_boolean(t[i].over));
-        json_array_append_new(a, o);
-    }
+    for (int i = 0; i < n; i++)
+        json_array_append_new(a, jtalk(&t[i]));
     return a;
 }
 
@@ -508,6 +544,7 @@ static json_t *jtalk_setting(const aw_nlp_talk_setting *t)
     opt_int(ml, "base_length", t->base_length);
     oset(o, "max_length", ml);
     oset(o, "max_skip", json_integer(t->max_skip));
+    opt_int(o, "duration", t->duration);
     return o;
 }
 
@@ -587,6 +624,8 @@ void aw_nlp_encode(const aw_nlp_packet *p, aw_buf *out)
         oset(o, "talk_history", jtalks(p->talks, p->ntalks));
     if (p->has_whispers)
         oset(o, "whisper_history", jtalks(p->whispers, p->nwhispers));
+    if (p->has_new)
+        oset(o, p->new_is_whisper ? "new_whisper" : "new_talk", jtalk(&p->new_talk));
     char *s = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS);
     json_decref(o);
     if (s) {

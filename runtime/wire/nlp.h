@@ -1,6 +1,7 @@
 /* nlp: the NLP division's packets (aiwolfdial/aiwolf-nlp-server, 2025-26),
  * with no I/O. The server sends one JSON object per WebSocket text message,
- * {request, info?, setting?, talk_history?, whisper_history?}; the agent
+ * {request, info?, setting?, talk_history?, whisper_history?, new_talk?,
+ * new_whisper?}; the agent
  * answers with a raw string (a name for NAME, free text for TALK and
  * WHISPER, a character name for VOTE, DIVINE, GUARD and ATTACK). Agents are
  * named, not numbered ("Minato", "ミナト", "Agent[01]"). This module decodes
@@ -40,6 +41,17 @@ typedef enum aw_nlp_req {
     AW_NLP_ATTACK,
     AW_NLP_DAILY_FINISH,
     AW_NLP_FINISH,
+    /* The group chat (aiwolf-nlp-common 0.7.0, the server with
+     * setting.talk.duration / whisper.duration): no answer is owed; during
+     * a phase the agent sends talks when it likes, and each talk the
+     * server takes comes back to every agent of the phase in a broadcast
+     * (new_talk, new_whisper). */
+    AW_NLP_TALK_PHASE_START,
+    AW_NLP_TALK_PHASE_END,
+    AW_NLP_TALK_BROADCAST,
+    AW_NLP_WHISPER_PHASE_START,
+    AW_NLP_WHISPER_PHASE_END,
+    AW_NLP_WHISPER_BROADCAST,
     AW_NLP_NREQ
 } aw_nlp_req;
 
@@ -53,6 +65,7 @@ typedef struct aw_nlp_talk {
     char *agent; /* the speaker's name */
     char *text;
     bool skip, over;
+    long long time; /* Unix ms (the server's since 0.7.0); -1: absent */
 } aw_nlp_talk;
 
 typedef struct aw_nlp_vote {
@@ -98,6 +111,7 @@ typedef struct aw_nlp_talk_setting {
     int count_in_word, count_spaces; /* -1: absent, else 0/1 */
     int per_talk, mention_length, per_agent, base_length; /* -1: absent */
     int max_skip;
+    int duration; /* ms of a group-chat phase (0.7.0); -1: absent (turn-based) */
 } aw_nlp_talk_setting;
 
 typedef struct aw_nlp_setting {
@@ -122,6 +136,10 @@ typedef struct aw_nlp_packet {
     int ntalks;
     aw_nlp_talk *whispers;
     int nwhispers;
+    /* the talk a TALK_BROADCAST (new_talk) or WHISPER_BROADCAST
+     * (new_whisper) carries: has_new and which */
+    bool has_new, new_is_whisper;
+    aw_nlp_talk new_talk;
 } aw_nlp_packet;
 
 /* Decodes one message. Returns 0, or a negative value with err saying what

@@ -7,7 +7,8 @@
  * agent has not been sent yet (from INITIALIZE or DAILY_INITIALIZE on; a
  * talk that is a protocol sentence, a Lua seat's, rendered in the game's
  * language with the names and cut to the length rule: nlprules.h), and
- * `setting` comes with INITIALIZE and DAILY_INITIALIZE. An answer is one
+ * `setting` comes with INITIALIZE and DAILY_INITIALIZE, the character's
+ * `profile` with INITIALIZE. An answer is one
  * raw text message: free text for TALK and WHISPER (its line breaks
  * dropped as the official server drops them, tabs made spaces,
  * "ForceSkip" is "Skip"), a character's name (or
@@ -42,6 +43,22 @@ typedef struct aw_nlp_srv {
     aw_buf reply;          /* the answer, normalised */
     const aw_settings *set;
     int n;
+    /* profiles[a] (1..AW_MAX_PLAYERS): the text INITIALIZE's info.profile
+     * carries for agent a (NULL entry: core's aw_nlp_profile; "": none);
+     * NULL: core's for every agent. Borrowed. */
+    const char *const *profiles;
+    /* The group chat (settings' talk_duration, whisper_duration; see
+     * aw_nlp_srv_send): the phase the agent is in (AW_REQ_TALK or
+     * AW_REQ_WHISPER, 0: none), the day's talks and whispers broadcast to
+     * it, the talks it sent that no request has taken yet (each ending
+     * with a NUL), and the unasked ones past them, dropped. */
+    int chat;
+    int talk_cast, whisper_cast;
+    aw_buf queue;
+    int queued;
+    long dropped;
+    bool after_chat; /* a phase ended today: late talks are dropped, not answers */
+    bool chat_over;  /* it said Over in this phase: its later turns are Over */
 } aw_nlp_srv;
 
 void aw_nlp_srv_init(aw_nlp_srv *c);
@@ -59,7 +76,20 @@ void aw_nlp_game_id(uint64_t ms, uint64_t rand_hi, uint64_t rand_lo, char out[27
 /* Appends the message for request (an aw_req_kind, or AW_WIRE_REQ_NAME
  * with info and set NULL) to out; from then on its answer is owed when it
  * has one. Fails with a fault of kind error when the message cannot be
- * encoded. */
+ * encoded.
+ *
+ * Under a group chat (set's talk_duration or whisper_duration > 0, the
+ * official server's talk.duration of aiwolf-nlp-common 0.7.0) out may hold
+ * SEVERAL messages, each after the first following a NUL byte (JSON has
+ * none): a TALK (WHISPER) request becomes TALK_PHASE_START at the agent's
+ * first turn of the phase, then a TALK_BROADCAST (new_talk) for each talk
+ * of the day it has not been sent, and no request: the answer owed is the
+ * next talk the agent sends, which may have come already
+ * (aw_nlp_srv_ready). Any other request first sends the phase's talks
+ * left and TALK_PHASE_END (and drops the talks still queued, as the
+ * official server does at the phase's end). The engine's turns still
+ * order the talks: each agent hears, before its turn, every talk said
+ * before it. */
 int aw_nlp_srv_send(aw_nlp_srv *c, int request, const aw_info *info, const aw_settings *set, aw_buf *out,
                     aw_seat_fault *fault);
 
@@ -67,6 +97,10 @@ int aw_nlp_srv_send(aw_nlp_srv *c, int request, const aw_info *info, const aw_se
  * dropped (the answer to a request whose deadline passed), -1 with *fault
  * (kind reply) when nothing was owed. */
 int aw_nlp_srv_feed(aw_nlp_srv *c, const char *msg, size_t len, aw_seat_fault *fault);
+
+/* Whether the owed answer is here already (a talk the agent sent in the
+ * group chat before its turn): take it with aw_nlp_srv_reply. */
+bool aw_nlp_srv_ready(const aw_nlp_srv *c);
 
 /* The owed answer's deadline passed: it is dropped when it comes. */
 void aw_nlp_srv_expire(aw_nlp_srv *c);

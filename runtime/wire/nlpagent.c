@@ -68,6 +68,19 @@ static int who(aw_nlp_agent *a, const char *name)
     return i;
 }
 
+/* Whether talk (day, idx) is in list[0..n) already: a group-chat server
+ * broadcasts each talk and sends it again in the next history. Histories
+ * come in order, so only an entry not past the last one is looked for. */
+static bool have_talk(const aw_talk *list, int n, int day, int idx)
+{
+    if (n == 0 || list[n - 1].day != day || list[n - 1].idx < idx)
+        return false;
+    for (int i = n - 1; i >= 0 && list[i].day == day; i--)
+        if (list[i].idx == idx)
+            return true;
+    return false;
+}
+
 static void add_talks(aw_nlp_agent *a, const aw_nlp_talk *src, int n, bool whisper)
 {
     aw_talk **list = whisper ? &a->whispers : &a->talks;
@@ -75,6 +88,8 @@ static void add_talks(aw_nlp_agent *a, const aw_nlp_talk *src, int n, bool whisp
     for (int i = 0; i < n; i++) {
         if (*cnt >= AW_NLP_MAX_HISTORY * 4)
             return; /* a day's talks are bounded; a server that sends more is ignored past this */
+        if (have_talk(*list, *cnt, src[i].day, src[i].idx))
+            continue;
         if (*cnt == *cap) {
             *cap = *cap ? *cap * 2 : 32;
             *list = aw_xrealloc(*list, sizeof **list * (size_t)*cap);
@@ -172,6 +187,14 @@ static bool ascii(const char *s)
     return true;
 }
 
+/* A request of the whisper (not the talk): its remain_count and length
+ * rule are the whisper's. */
+static bool whisper_req(aw_nlp_req r)
+{
+    return r == AW_NLP_WHISPER || r == AW_NLP_WHISPER_PHASE_START || r == AW_NLP_WHISPER_PHASE_END ||
+           r == AW_NLP_WHISPER_BROADCAST;
+}
+
 static void apply_info(aw_nlp_agent *a, const aw_nlp_info *in)
 {
     set_names(a, in);
@@ -220,7 +243,7 @@ static void apply_info(aw_nlp_agent *a, const aw_nlp_info *in)
         v->nattack_votes = v->nlatest_attack_votes = a->nattack_votes;
     }
     if (a->me && in->remain_count >= 0) {
-        if (a->request == AW_NLP_WHISPER)
+        if (whisper_req(a->request))
             v->remain_whisper[a->me] = in->remain_count;
         else
             v->remain_talk[a->me] = in->remain_count;
@@ -233,6 +256,62 @@ static void apply_info(aw_nlp_agent *a, const aw_nlp_info *in)
     x->remain_length = in->remain_length;
     x->remain_skip = in->remain_skip;
     v->nlp = x;
+}
+
+/* The group chat: who is in the phase, who has finished, and whether the
+ * seat speaks now (chat_speak): at the phase's start; then once the
+ * server has broadcast its last talk back (chat_waiting over) and another
+ * agent has spoken since (chat_heard) or every other one has finished
+ * (said Over or used its count); never after its own Over, nor with no
+ * count or length left. */
+static void chat_update(aw_nlp_agent *a, const aw_nlp_packet *p)
+{
+    a->chat_speak = false;
+    switch (p->request) {
+    case AW_NLP_TALK_PHASE_START:
+    case AW_NLP_WHISPER_PHASE_START:
+        a->chat = p->request == AW_NLP_TALK_PHASE_START ? AW_NLP_TALK : AW_NLP_WHISPER;
+        a->chat_waiting = a->chat_done = false;
+        a->chat_heard = true;
+        for (int i = 1; i <= a->n; i++) {
+            a->chat_said[i] = 0;
+            a->chat_in[i] = a->info.alive[i] && i != a->me &&
+                            (a->chat == AW_NLP_TALK || a->info.role[i] == AW_WEREWOLF);
+        }
+        break;
+    case AW_NLP_TALK_BROADCAST:
+    case AW_NLP_WHISPER_BROADCAST: {
+        if (!a->chat || p->new_is_whisper != (a->chat == AW_NLP_WHISPER))
+            return; /* outside its phase: heard (in the list), nothing to say */
+        int who_ = aw_nlp_agent_index(a, p->new_talk.agent);
+        if (who_ == a->me) {
+            a->chat_waiting = false;
+            if (p->new_talk.over)
+                a->chat_done = true;
+        } else if (who_) {
+            a->chat_heard = true;
+            const aw_nlp_talk_setting *ts = a->chat == AW_NLP_WHISPER ? &a->nset.whisper : &a->nset.talk;
+            if (++a->chat_said[who_] >= ts->max_count_per_agent && a->has_setting)
+                a->chat_in[who_] = false;
+            if (p->new_talk.over)
+                a->chat_in[who_] = false;
+        }
+        break;
+    }
+    case AW_NLP_TALK_PHASE_END:
+    case AW_NLP_WHISPER_PHASE_END:
+        a->chat = 0;
+        return;
+    default:
+        a->chat = 0; /* any other request ends a phase the server did not end */
+        return;
+    }
+    bool others = false;
+    for (int i = 1; i <= a->n; i++)
+        others |= a->chat_in[i];
+    const aw_info_nlp *x = &a->nlp;
+    a->chat_speak = a->chat && !a->chat_waiting && !a->chat_done && (a->chat_heard || !others) &&
+                    x->remain_count != 0 && x->remain_length != 0;
 }
 
 int aw_nlp_agent_take(aw_nlp_agent *a, const char *msg, size_t len, aw_error *err)
@@ -268,13 +347,16 @@ int aw_nlp_agent_take(aw_nlp_agent *a, const char *msg, size_t len, aw_error *er
         add_talks(a, p.talks, p.ntalks, false);
     if (p.has_whispers)
         add_talks(a, p.whispers, p.nwhispers, true);
+    for (int r = 0; r < AW_NROLES; r++)
+        a->info.existing_role[r] = a->set.role_count[r] > 0;
+    if (p.has_new)
+        add_talks(a, &p.new_talk, 1, p.new_is_whisper);
+    chat_update(a, &p);
     a->info.talks = a->talks;
     a->info.ntalks = a->ntalks;
     a->info.whispers = a->whispers;
     a->info.nwhispers = a->nwhispers;
-    for (int r = 0; r < AW_NROLES; r++)
-        a->info.existing_role[r] = a->set.role_count[r] > 0;
-    const aw_nlp_talk_setting *ts = p.request == AW_NLP_WHISPER ? &a->nset.whisper : &a->nset.talk;
+    const aw_nlp_talk_setting *ts = whisper_req(p.request) ? &a->nset.whisper : &a->nset.talk;
     a->nlp.per_talk = a->has_setting ? ts->per_talk : -1;
     a->nlp.base_length = a->has_setting ? ts->base_length : -1;
     a->nlp.mention_length = a->has_setting ? ts->mention_length : -1;
@@ -332,6 +414,10 @@ static aw_req_kind seat_kind(aw_nlp_req r)
     case AW_NLP_DAILY_INITIALIZE: return AW_REQ_DAILY_INITIALIZE;
     case AW_NLP_TALK: return AW_REQ_TALK;
     case AW_NLP_WHISPER: return AW_REQ_WHISPER;
+    case AW_NLP_TALK_PHASE_START:
+    case AW_NLP_TALK_BROADCAST: return AW_REQ_TALK; /* when it speaks */
+    case AW_NLP_WHISPER_PHASE_START:
+    case AW_NLP_WHISPER_BROADCAST: return AW_REQ_WHISPER;
     case AW_NLP_VOTE: return AW_REQ_VOTE;
     case AW_NLP_DIVINE: return AW_REQ_DIVINE;
     case AW_NLP_GUARD: return AW_REQ_GUARD;
@@ -352,7 +438,10 @@ static void begin(aw_nlp_agent *a, int agent, uint64_t seed)
 void aw_nlp_agent_answer(aw_nlp_agent *a, aw_buf *out, bool *has_reply, aw_seat_fault *f)
 {
     *f = (aw_seat_fault){AW_FAULT_NONE, ""};
-    *has_reply = aw_nlp_req_wants_reply(a->request);
+    *has_reply = aw_nlp_req_wants_reply(a->request) || a->chat_speak;
+    bool chat = a->request >= AW_NLP_TALK_PHASE_START;
+    if (chat && !a->chat_speak)
+        return; /* the group chat: nothing to say now, the seat is not asked */
     if (a->request == AW_NLP_NAME) {
         if (!a->team && !a->begun)
             begin(a, 0, 0);
@@ -389,11 +478,19 @@ void aw_nlp_agent_answer(aw_nlp_agent *a, aw_buf *out, bool *has_reply, aw_seat_
     if (aw_req_wants_text(kind)) {
         if (src == 0 && r.text) {
             const aw_nlp_talk_setting *ts =
-                !a->has_setting ? NULL : a->request == AW_NLP_WHISPER ? &a->nset.whisper : &a->nset.talk;
+                !a->has_setting ? NULL : whisper_req(a->request) ? &a->nset.whisper : &a->nset.talk;
+            size_t at = out->len;
             aw_nlp_render_talk(r.text, r.len, a->me, (const char *const *)a->names, a->n, a->nlp.lang, ts,
                                a->nlp.remain_length, out);
+            if (chat && out->len - at == 4 && !memcmp(out->data + at, "Over", 4))
+                a->chat_done = true; /* Over: nothing more today, whatever the server says */
         } else {
             aw_buf_adds(out, "Skip"); /* no answer: say nothing this turn (the server may make it Over) */
+        }
+        if (chat) {
+            a->chat_waiting = true; /* until the server broadcasts it back */
+            a->chat_heard = false;
+            a->chat_speak = false;
         }
     } else if (src == 0 && r.target >= 1 && r.target <= a->n) {
         aw_buf_adds(out, a->names[r.target]);

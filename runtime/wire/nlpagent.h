@@ -10,8 +10,14 @@
  * into English or Japanese with the agents' names; Skip and Over stay;
  * free text passes; every talk is made one line of valid UTF-8 and cut to
  * the length rule (the renderer and the rule are core's, nlprules.h, the
- * ones `serve --nlp` uses). The WebSocket client (`aiwolf connect --nlp`)
- * runs it. Uses nlp, nlprules, seat, settings, util.
+ * ones `serve --nlp` uses). It speaks both protocols the official server
+ * has: turn-based (a TALK request, an answer) and, when the server sends
+ * TALK_PHASE_START (aiwolf-nlp-common 0.7.0's group chat), talks sent
+ * unasked, one at a time: the first at the phase's start, each next once
+ * the server has broadcast the last one back and another agent has spoken
+ * since (or every other has finished), so the seat answers talk() as in
+ * the turn-based game and hears the others between its talks. The
+ * WebSocket client (`aiwolf connect --nlp`) runs it. Uses nlp, nlprules, seat, settings, util.
  *
  * Ownership: the inner seat is borrowed; aw_nlp_agent_free releases the
  * rest. */
@@ -47,6 +53,12 @@ typedef struct aw_nlp_agent {
     int alive_day;                        /* the day alive_then is of (-1: none) */
     bool alive_then[AW_MAX_PLAYERS + 1];  /* who was alive when that day began */
     long unknown_names; /* names in packets that are not in the game (answered as no one) */
+    /* the group chat (0.7.0: TALK_PHASE_START, broadcasts, _END): see
+     * chat_update in nlpagent.c */
+    int chat;                              /* AW_NLP_TALK or AW_NLP_WHISPER during a phase, else 0 */
+    bool chat_waiting, chat_heard, chat_done, chat_speak;
+    bool chat_in[AW_MAX_PLAYERS + 1];      /* agents of the phase still talking */
+    int chat_said[AW_MAX_PLAYERS + 1];     /* talks of each in this phase */
 } aw_nlp_agent;
 
 void aw_nlp_agent_init(aw_nlp_agent *a, aw_seat *inner);

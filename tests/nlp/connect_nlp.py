@@ -109,15 +109,18 @@ subprocess.run([AIWOLF, "new", "--nlp", "--dir", scaffold, "nlpagent"], check=Tr
 games = 0
 for fx in fixtures:
     for agent in ["agents/sample.lua", "agents/random.lua", os.path.join(HERE, "freetext.lua"),
-                  os.path.join(scaffold, "nlpagent", "main.lua")]:
+                  os.path.join(scaffold, "nlpagent", "main.lua")] + \
+            ([os.path.join(HERE, "listener.lua")] if "-chat" in fx else []):
         cli, v = run(fx, agent)
         name = "%s with %s" % (os.path.basename(fx), os.path.basename(agent))
         if cli.returncode != 0:
             fail("%s: exit %d: %s" % (name, cli.returncode, cli.stderr.decode(errors="replace")[-500:]))
         if v["bad"]:
             fail("%s: answers refused: %s" % (name, v["bad"][:5]))
-        if v["answers"] != wants(fx):
+        if v["answers"] != wants(fx) + v["chat_answers"]:
             fail("%s: %d answers for %d requests that want one" % (name, v["answers"], wants(fx)))
+        if ("-chat" in fx) != (v["chat_answers"] > 0):
+            fail("%s: %d talks in the group chat" % (name, v["chat_answers"]))
         if b"game 1 over" not in cli.stderr:
             fail("%s: no 'game 1 over' line" % name)
         if b"the agent's" in cli.stderr:

@@ -15,6 +15,16 @@ in the form the official server accepts:
                 FindAgentByName), alive, and for DIVINE and GUARD not the
                 agent itself
 A talk "$REPLY" in the fixture stands for the agent's own answer at that turn.
+The group chat (aiwolf-nlp-common 0.7.0; games/*-chat.jsonl, see
+make_games.py): the fake server plays the official one's part
+(logic/communication_freeform.go): it numbers the talks of a phase, puts
+remain_count in each packet, broadcasts the agent's own talks back at once,
+and reads a talk from the agent exactly when `connect --nlp` says it speaks
+(docs/nlp.md: at the phase's start, then after its last talk came back and
+another agent has spoken since, or every other one has finished; never
+after its Over or with no count left), so a talk sent at any other time is
+caught: it is read as the answer to a later request, or left over at the
+end.
 Writes a JSON verdict to --verdict: {"requests", "answers", "bad": [...],
 "by_request": {...}}.
 
@@ -125,12 +135,18 @@ def read_message(conn):
 
 
 def close(conn):
+    """Closes; returns the messages the client still sent."""
+    extra = []
     try:
         send_frame(conn, struct.pack("!H", 1000), opcode=8)
-        while read_message(conn) is not None:
-            pass
+        while True:
+            m = read_message(conn)
+            if m is None:
+                break
+            extra.append(m)
     except (OSError, EOFError, ValueError):
         pass
+    return extra
 
 
 def length(text, spaces=False):
@@ -183,11 +199,74 @@ def check_answer(req, ans, packet, names, me, setting, bad):
 WANTS = {"NAME", "TALK", "WHISPER", "VOTE", "DIVINE", "GUARD", "ATTACK"}
 
 
+class Chat:
+    """A group-chat phase as the official server runs it, for one agent."""
+
+    def __init__(self, kind, packet, me, setting, day_list):
+        info = packet["info"]
+        self.kind, self.me, self.day_list = kind, me, day_list
+        self.per_agent = setting[kind.lower()]["max_count"]["per_agent"]
+        self.others = {a for a, st in info["status_map"].items()
+                       if st == "ALIVE" and a != me and (kind == "TALK" or info["role_map"].get(a) == "WEREWOLF")}
+        self.count, self.done = {}, set()
+        self.accepted, self.heard, self.me_done = 0, True, False
+
+    def remain(self):
+        return self.per_agent - self.accepted
+
+    def stamp(self, p):
+        p["info"]["remain_count"] = self.remain()
+
+    def broadcast(self, t):
+        t["idx"] = len(self.day_list)
+        self.day_list.append(dict(t))
+
+    def heard_from(self, t):
+        if t["agent"] == self.me:
+            return
+        self.heard = True
+        self.count[t["agent"]] = self.count.get(t["agent"], 0) + 1
+        if self.count[t["agent"]] >= self.per_agent or t["over"]:
+            self.done.add(t["agent"])
+
+    def speaks(self):
+        return not self.me_done and self.remain() > 0 and (self.heard or not (self.others - self.done))
+
+
+def chat_turns(conn, chat, p, names, setting, verdict):
+    """The agent's talks while it speaks, each broadcast back at once."""
+    bad, by_request = verdict["bad"], verdict["by_request"]
+    key = "new_talk" if chat.kind == "TALK" else "new_whisper"
+    while chat.speaks():
+        ans = read_message(conn)
+        if ans is None:
+            bad.append("%s phase: the client closed instead of talking" % chat.kind)
+            return
+        verdict["answers"] += 1
+        verdict["chat_answers"] += 1
+        by_request.setdefault(chat.kind, []).append(ans.decode("utf-8", "replace"))
+        text = check_answer(chat.kind, ans, p, names, chat.me, setting, bad) or ""
+        if text.startswith("heard ") and text != "heard %d" % len(chat.day_list):
+            # tests/nlp/listener.lua: what it had heard when it spoke
+            bad.append("%s: %r when %d were broadcast" % (chat.kind, text, len(chat.day_list)))
+        chat.accepted += 1
+        chat.heard = False
+        if text == "Over":
+            chat.me_done = True
+        t = {"idx": 0, "day": p["info"]["day"], "turn": chat.accepted - 1, "agent": chat.me, "text": text,
+             "skip": text == "Skip", "over": text == "Over", "time": 1767225600000 + verdict["answers"]}
+        chat.broadcast(t)
+        echo = {"request": chat.kind + "_BROADCAST", "info": dict(p["info"], remain_count=chat.remain()), key: t}
+        send_text(conn, json.dumps(echo, ensure_ascii=False, separators=(",", ":")))
+        verdict["requests"] += 1
+
+
 def play(conn, packets, verdict):
     setting = None
     names, me = [], None
     last_reply = None
     bad, by_request = verdict["bad"], verdict["by_request"]
+    chat, day = None, {"TALK": [], "WHISPER": []}
     for p in packets:
         req = p["request"]
         if "setting" in p:
@@ -195,12 +274,29 @@ def play(conn, packets, verdict):
         if "info" in p:
             names = list(p["info"]["status_map"].keys())
             me = p["info"]["agent"]
-        for key in ("talk_history", "whisper_history"):
+        if req == "DAILY_INITIALIZE":
+            day = {"TALK": [], "WHISPER": []}
+        for key, kind in (("talk_history", "TALK"), ("whisper_history", "WHISPER")):
+            if p.get(key) == "$DAY":
+                p[key] = [dict(t) for t in day[kind]]
             for t in p.get(key, []):
                 if t["text"] == "$REPLY":
                     t["text"] = last_reply if last_reply is not None else "Over"
+        kind = req.split("_")[0]
+        if req.endswith("_PHASE_START"):
+            chat = Chat(kind, p, me, setting, day[kind])
+        if req.endswith("_BROADCAST") and chat:
+            chat.broadcast(p["new_talk" if kind == "TALK" else "new_whisper"])
+        if chat and req.startswith(chat.kind + "_"):
+            chat.stamp(p)
         send_text(conn, json.dumps(p, ensure_ascii=False, separators=(",", ":")))
         verdict["requests"] += 1
+        if req.endswith("_BROADCAST") and chat:
+            chat.heard_from(p["new_talk" if kind == "TALK" else "new_whisper"])
+        if req.endswith("_PHASE_END"):
+            chat = None
+        if chat and (req.endswith("_PHASE_START") or req.endswith("_BROADCAST")):
+            chat_turns(conn, chat, p, names, setting, verdict)
         if req in WANTS:
             ans = read_message(conn)
             if ans is None:
@@ -269,7 +365,8 @@ def main():
     with open(tmp, "w") as f:
         f.write(str(srv.getsockname()[1]))
     os.rename(tmp, a.port_file)
-    verdict = {"requests": 0, "answers": 0, "bad": [], "by_request": {}, "connections": 0, "headers": []}
+    verdict = {"requests": 0, "answers": 0, "chat_answers": 0, "bad": [], "by_request": {}, "connections": 0,
+               "headers": []}
     for _ in range(a.connections):
         conn, _ = srv.accept()
         conn.settimeout(120)
@@ -300,11 +397,13 @@ def main():
                 continue
             if a.mode in ("play", "token"):
                 play(conn, json.loads(json.dumps(packets)), verdict)
+                for m in close(conn):
+                    verdict["bad"].append("a message nobody asked for: %r" % m.decode("utf-8", "replace")[:80])
             else:
                 ans = hostile(conn, a.mode, packets)
                 if ans is not None:
                     verdict["hostile_answer"] = ans.decode("utf-8", "replace")
-            close(conn)
+                close(conn)
         except (OSError, EOFError, ValueError, ssl.SSLError) as e:
             verdict["bad"].append("connection: %s" % e)
         finally:

@@ -24,15 +24,16 @@ import re
 import shutil
 import subprocess
 import sys
-import tempfile
 import threading
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import nlpclient  # noqa: E402
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import testtmp  # noqa: E402
 
 AIWOLF = sys.argv[1]
 PARTS = sys.argv[2:]
-TMP = tempfile.mkdtemp(prefix="aiwolf_serve_nlp_abandon.")
+TMP = testtmp.tmpdir("aiwolf_serve_nlp_abandon.")
 LIVE = 300
 fails = 0
 logs = {}
@@ -280,14 +281,11 @@ def part_forged():
 def main():
     parts = [("alive", part_alive), ("wrong", part_wrong), ("late", part_late), ("silent", part_silent),
              ("gone", part_gone), ("below", part_below), ("both", part_both), ("forged", part_forged)]
-    try:
-        for name, fn in parts:
-            if PARTS and name not in PARTS:
-                continue
-            print("serve_nlp_abandon: %s" % name, flush=True)
-            fn()
-    finally:
-        shutil.rmtree(TMP, ignore_errors=True)
+    for name, fn in parts:
+        if PARTS and name not in PARTS:
+            continue
+        print("serve_nlp_abandon: %s" % name, flush=True)
+        fn()
     if fails:
         sys.exit(1)
     print("serve_nlp_abandon: ok")

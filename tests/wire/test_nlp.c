@@ -211,6 +211,17 @@ static void test_hostile(void)
         "{\"request\":\"TALK\",\"info\":{\"day\":1,\"agent\":\"A\",\"status_map\":{\"A\":\"ALIVE\"},"
         "\"divine_result\":{\"day\":0,\"agent\":\"A\",\"target\":\"A\",\"result\":\"FOX\"}}}",
         "{\"request\":\"TALK\",\"request\":\"VOTE\"}",
+        /* the group chat's: a broadcast without its talk, a talk in the
+         * wrong key, a time that is no number of milliseconds, a duration
+         * below 0 */
+        "{\"request\":\"TALK_BROADCAST\"}",
+        "{\"request\":\"TALK_BROADCAST\",\"new_whisper\":{\"idx\":0,\"day\":0,\"turn\":0,\"agent\":\"A\","
+        "\"text\":\"a\"}}",
+        "{\"request\":\"WHISPER_BROADCAST\",\"new_whisper\":{\"idx\":0,\"day\":0,\"turn\":0,\"agent\":\"A\","
+        "\"text\":\"a\",\"time\":-5}}",
+        "{\"request\":\"TALK_BROADCAST\",\"new_talk\":{\"idx\":0,\"day\":0,\"turn\":0,\"agent\":\"A\","
+        "\"text\":\"a\",\"time\":\"noon\"}}",
+        "{\"request\":\"TALK_PHASE_START\",\"setting\":{\"agent_count\":5,\"talk\":{\"duration\":-1}}}",
         "{\"request\":\"TALK\"",
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
@@ -466,9 +477,42 @@ static void test_agent(void)
     aw_nlp_agent_free(&a);
 }
 
+/* The group chat's packets decode and encode back. */
+static void test_chat_packets(void)
+{
+    /* keys sorted, as the encoder writes them */
+    static const char msg[] = "{\"new_whisper\":{\"agent\":\"Kenji\",\"day\":1,\"idx\":3,\"over\":false,"
+                              "\"skip\":false,\"text\":\"tonight\",\"time\":1767225600123,\"turn\":2},"
+                              "\"request\":\"WHISPER_BROADCAST\"}";
+    aw_nlp_packet p;
+    aw_error err;
+    CHECK_INT(aw_nlp_decode(msg, strlen(msg), &p, &err), 0);
+    CHECK_INT(p.request, AW_NLP_WHISPER_BROADCAST);
+    CHECK(p.has_new && p.new_is_whisper);
+    CHECK_STR(p.new_talk.agent, "Kenji");
+    CHECK_STR(p.new_talk.text, "tonight");
+    CHECK_INT(p.new_talk.idx, 3);
+    CHECK(p.new_talk.time == 1767225600123LL);
+    CHECK(!aw_nlp_req_wants_reply(p.request));
+    aw_buf b;
+    aw_buf_init(&b);
+    aw_nlp_encode(&p, &b);
+    CHECK(b.len == strlen(msg) && !memcmp(b.data, msg, b.len));
+    aw_buf_free(&b);
+    aw_nlp_packet_free(&p);
+    static const char st[] = "{\"request\":\"TALK_PHASE_START\",\"setting\":{\"agent_count\":5,"
+                             "\"talk\":{\"duration\":60000},\"whisper\":{}}}";
+    CHECK_INT(aw_nlp_decode(st, strlen(st), &p, &err), 0);
+    CHECK_INT(p.request, AW_NLP_TALK_PHASE_START);
+    CHECK_INT(p.setting.talk.duration, 60000);
+    CHECK_INT(p.setting.whisper.duration, -1);
+    aw_nlp_packet_free(&p);
+}
+
 int main(void)
 {
     test_decode();
+    test_chat_packets();
     test_hostile();
     test_length();
     test_render();
