@@ -365,12 +365,22 @@ class Odd(nlpclient.Agent):
 def part_silence():
     # one remote seat a game, small time-outs: only the silent ones meet them
     # without the NAME ping (ping_timeout_ms=0), --max-timeouts puts it out
-    s = Server("silence", ["--seed", "9", "--name-timeout", "50", "--time-limit", "50", "--max-timeouts", "2",
-                           "--set", "ping_timeout_ms=0", "--games", "2"] + lua(4, 2))
-    ws = nlpclient.WS(s.port, timeout=LIVE)
+    # A server of its own for the client silent at NAME: a --name-timeout
+    # short enough for the test would close an honest agent too on a loaded
+    # machine (its answer late), so no agent that answers meets this one.
+    n = Server("silence-name", ["--seed", "9", "--name-timeout", "50", "--games", "1"] + lua(4, 1))
+    ws = nlpclient.WS(n.port, timeout=LIVE)
     closed(ws)
-    if "no answer to NAME" not in s.err():
+    if "no answer to NAME" not in n.err():
         fail("silence: the silent client was not closed for want of a NAME")
+    n.finished = True
+    n.p.terminate()
+    n.p.communicate()
+    # The agents below answer NAME whenever they can (the default time-out
+    # of minutes is never met) and then keep silent in their games: only
+    # they meet --time-limit.
+    s = Server("silence", ["--seed", "9", "--name-timeout", "600000", "--time-limit", "50", "--max-timeouts", "2",
+                           "--set", "ping_timeout_ms=0", "--games", "2"] + lua(4, 2))
     join(run_agents([Mute(s.port, "mute")]))  # game 1: put out of it, closed
     join(run_agents([Vanish(s.port, "vanish")]))  # game 2: gone at its first TALK
     s.finish("silence", 2)
