@@ -21,7 +21,10 @@
 #               --time-limit; default: the preset's 1000 ms). Java clients
 #               on a loaded machine miss 1000 ms while the JVM warms up, and
 #               three misses in a row put them out of the game: raise it for
-#               a strength run (our local seats keep their CPU budget)
+#               a strength run (our local seats keep their CPU budget). It
+#               is also serve's --name-timeout when above that one's 5000 ms
+#               (a JVM starting under load can take longer to answer NAME,
+#               and a client closed before its game leaves the server waiting)
 #   -o OUT      keep the events files and the table in OUT (default: a
 #               temporary folder, removed)
 # Examples:
@@ -65,6 +68,11 @@ case $time_limit in
   '') ;;
   *[!0-9]*) echo "strength.sh: -t must be a number of milliseconds" >&2; exit 2 ;;
 esac
+limits=
+if [ -n "$time_limit" ]; then
+  limits="--time-limit $time_limit"
+  [ "$time_limit" -gt 5000 ] && limits="$limits --name-timeout $time_limit"
+fi
 [ "$ours_seats" -ge 1 ] && [ "$ours_seats" -lt "$players" ] ||
   { echo "strength.sh: -k must be 1..$((players - 1))" >&2; exit 2; }
 if [ -n "$out" ]; then mkdir -p "$out"; tmp=$out; else tmp=$(mktemp -d); fi
@@ -88,7 +96,7 @@ run() {
   done
   # shellcheck disable=SC2086
   "$build/aiwolf" serve -p 0 -n "$players" --games "$n" --seed "$s" --quiet \
-    --events "$tmp/$half.jsonl" ${time_limit:+--time-limit "$time_limit"} $agents > "$tmp/$half.serve" 2>&1 &
+    --events "$tmp/$half.jsonl" $limits $agents > "$tmp/$half.serve" 2>&1 &
   spid=$!
   pids="$pids $spid"
   port=
