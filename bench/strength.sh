@@ -8,7 +8,7 @@
 # `aiwolf play --games`).
 #
 # usage: bench/strength.sh [-b BUILD] [-n PLAYERS] [-g GAMES] [-s SEED]
-#                          [-k OURS] [-o OUT] OURS.lua [...] -- CLIENT-COMMAND...
+#                          [-k OURS] [-t MS] [-o OUT] OURS.lua [...] -- CLIENT-COMMAND...
 #   OURS.lua    our agents, given to the local seats in turn
 #   -k OURS     local seats per game (default: PLAYERS/2 rounded up; the
 #               client fills the others); the split is swapped half way
@@ -17,6 +17,14 @@
 #   CLIENT-COMMAND  started once per remote seat (each start is one agent on
 #               one connection, kept for every game); {port} in it is
 #               replaced by the server's port, {i} by the client's index
+#   -t MS       how long a remote agent may take to answer (serve's
+#               --time-limit; default: the preset's 1000 ms). Java clients
+#               on a loaded machine miss 1000 ms while the JVM warms up, and
+#               three misses in a row put them out of the game: raise it for
+#               a strength run (our local seats keep their CPU budget). It
+#               is also serve's --name-timeout when above that one's 5000 ms
+#               (a JVM starting under load can take longer to answer NAME,
+#               and a client closed before its game leaves the server waiting)
 #   -o OUT      keep the events files and the table in OUT (default: a
 #               temporary folder, removed)
 #   -e EVENTS   play nothing: tabulate the games of an events file written
@@ -38,7 +46,7 @@
 # getName), so give different agents different names. Run it with `nice`
 # on a shared machine: the server and every client are separate processes.
 set -eu
-build=build players=5 games=100 seed=1 ours_seats= out= tables=
+build=build players=5 games=100 seed=1 ours_seats= out= tables= time_limit=
 while [ $# -gt 0 ]; do
   case $1 in
     -b) build=$2; shift 2 ;;
@@ -49,6 +57,7 @@ while [ $# -gt 0 ]; do
     -o) out=$2; shift 2 ;;
     -e) [ -f "$2" ] || { echo "strength.sh: $2: no such file" >&2; exit 2; }
         tables="$tables $2"; shift 2 ;;
+    -t) time_limit=$2; shift 2 ;;
     -h|--help) sed -n '2,/^set -eu/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     --) break ;;
     -*) echo "strength.sh: unknown option $1 (--help)" >&2; exit 2 ;;
@@ -70,6 +79,15 @@ shift
 [ -n "$ours" ] || { echo "strength.sh: no agent of ours given" >&2; exit 2; }
 for f in $ours; do [ -f "$f" ] || { echo "strength.sh: $f: no such file" >&2; exit 2; }; done
 [ -n "$ours_seats" ] || ours_seats=$(( (players + 1) / 2 ))
+case $time_limit in
+  '') ;;
+  *[!0-9]*) echo "strength.sh: -t must be a number of milliseconds" >&2; exit 2 ;;
+esac
+limits=
+if [ -n "$time_limit" ]; then
+  limits="--time-limit $time_limit"
+  [ "$time_limit" -gt 5000 ] && limits="$limits --name-timeout $time_limit"
+fi
 [ "$ours_seats" -ge 1 ] && [ "$ours_seats" -lt "$players" ] ||
   { echo "strength.sh: -k must be 1..$((players - 1))" >&2; exit 2; }
 if [ -n "$out" ]; then mkdir -p "$out"; tmp=$out; else tmp=$(mktemp -d); fi
@@ -93,7 +111,7 @@ run() {
   done
   # shellcheck disable=SC2086
   "$build/aiwolf" serve -p 0 -n "$players" --games "$n" --seed "$s" --quiet \
-    --events "$tmp/$half.jsonl" $agents > "$tmp/$half.serve" 2>&1 &
+    --events "$tmp/$half.jsonl" $limits $agents > "$tmp/$half.serve" 2>&1 &
   spid=$!
   pids="$pids $spid"
   port=
