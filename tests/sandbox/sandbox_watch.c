@@ -23,9 +23,11 @@
  * a tenth of a CPU, stopped by the wall-clock bound (docs/sandbox.md) with a
  * fault that says that. How soon after its budget a loop is stopped
  * depends on how the machine schedules the watchdog, so it is measured in
- * bench/sandbox_bench.c ("stop"), not required here. Each child has an
- * alarm of 30 s: a watchdog that never wakes fails the test instead of
- * hanging it. */
+ * bench/sandbox_bench.c ("stop"), not required here. Each child may use
+ * 30 s of CPU time (it needs about one; RLIMIT_CPU, not an alarm, so a
+ * loaded machine that gives it little of a CPU does not fail it): a
+ * watchdog that never wakes, leaving a loop spinning, fails the test
+ * instead of hanging it. */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
@@ -34,6 +36,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -135,7 +138,8 @@ static int scenario(int timers)
     else
         unsetenv("AIWOLF_SANDBOX_WATCHDOG");
     const char *mode = timers ? "timers" : "thread";
-    alarm(30);
+    struct rlimit cpu = {30, 30};
+    CHECK(setrlimit(RLIMIT_CPU, &cpu) == 0);
     aw_fault f;
 
     /* 1. The mode. */
