@@ -3,7 +3,11 @@
  * no hook, libc allocator) and in a sandbox (count hook, accounting
  * allocator, watchdog, our string/table functions), and reports the
  * overhead; then the memory of an idle sandbox (with and without LPeg
- * loaded), the time to create one, and the fixed cost of one protected call.
+ * loaded), the time to create one, and the fixed cost of one protected call;
+ * then how soon the watchdog stops an endless loop past its budget, in CPU
+ * time, against the bound docs/sandbox.md promises (2x the budget + 200 ms):
+ * a figure of how the machine schedules the watchdog, so measured here and
+ * not required by the tests (tests/sandbox/sandbox_watch.c).
  *   build/bench/sandbox_bench [rounds]
  *   build/bench/sandbox_bench --calls N [--unguarded]   N empty calls and
  *     nothing else: under callgrind, (count at N2 - count at N1) / (N2 -
@@ -113,6 +117,44 @@ static int just_calls(long n, bool unguarded)
     return 0;
 }
 
+/* Endless loops under budgets of 5, 20 and 100 ms: the CPU time each was
+ * charged past its budget (median, worst), and how many ended outside the
+ * promised bound. 1 when any did. */
+static int stop_latency(int rounds)
+{
+    static const int budgets[] = {5, 20, 100};
+    const char *src = "while true do end";
+    double *over = calloc((size_t)rounds, sizeof *over);
+    int bad = 0;
+    for (size_t k = 0; k < sizeof budgets / sizeof budgets[0]; k++) {
+        aw_sandbox_limits lim;
+        aw_error err;
+        aw_sandbox_limits_default(&lim);
+        lim.budget_ms = budgets[k];
+        aw_sandbox *sb = aw_sandbox_new(&lim, &err);
+        if (!sb) {
+            fprintf(stderr, "sandbox: %s\n", err.msg);
+            exit(1);
+        }
+        int outside = 0;
+        for (int i = 0; i < rounds; i++) {
+            aw_fault f;
+            aw_sandbox_load(sb, src, strlen(src), "=loop", &f);
+            double ms = (double)f.elapsed_ns / 1e6;
+            over[i] = ms - budgets[k];
+            outside += f.kind != AW_FAULT_TIMEOUT || ms < budgets[k] || ms >= 2.0 * budgets[k] + 200;
+        }
+        qsort(over, (size_t)rounds, sizeof *over, cmpd);
+        printf("stop: budget %3d ms, %d loops: CPU past the budget median %.2f ms, worst %.2f ms; %d outside "
+               "[budget, 2x budget + 200 ms)\n",
+               budgets[k], rounds, over[rounds / 2], over[rounds - 1], outside);
+        bad |= outside > 0;
+        aw_sandbox_free(sb);
+    }
+    free(over);
+    return bad;
+}
+
 int main(int argc, char **argv)
 {
     if ((argc == 3 || (argc == 4 && strcmp(argv[3], "--unguarded") == 0)) && strcmp(argv[1], "--calls") == 0)
@@ -170,5 +212,5 @@ int main(int argc, char **argv)
         aw_sandbox_free(sbs[i]);
     free(a);
     free(b);
-    return 0;
+    return stop_latency(rounds);
 }

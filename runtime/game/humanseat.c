@@ -19,6 +19,8 @@ typedef struct human {
     char *name;
     char token[AW_HUMAN_TOKEN_LEN + 1];
     uint64_t timeout_ns;
+    aw_human_clock_fn *now; /* the seat's clock: aw_now_ns, or the caller's */
+    void *now_ud;
     aw_human_publish_fn *publish;
     void *ud;
 
@@ -31,7 +33,7 @@ typedef struct human {
     aw_req_kind kind;    /* the pending request, AW_REQ_NONE when none */
     int players;
     aw_validation mode;
-    uint64_t deadline;   /* aw_now_ns() time */
+    uint64_t deadline;   /* on the seat's clock (h_now) */
     bool answered;
     bool closed;         /* aw_human_close: every request times out at once */
     int target;
@@ -178,9 +180,21 @@ void aw_human_view_json(const aw_info *info, aw_req_kind kind, const aw_settings
     view_body(info, set, b);
 }
 
-static uint64_t left_ms(uint64_t deadline)
+static uint64_t now_default(void *ud)
 {
-    uint64_t now = aw_now_ns();
+    (void)ud;
+    return aw_now_ns();
+}
+
+/* The seat's time: aw_now_ns, or the clock the caller gave. */
+static uint64_t h_now(const human *h)
+{
+    return h->now(h->now_ud);
+}
+
+static uint64_t left_ms(const human *h, uint64_t deadline)
+{
+    uint64_t now = h_now(h);
     return deadline > now ? (deadline - now) / 1000000 : 0;
 }
 
@@ -224,7 +238,7 @@ static void night_step_locked(human *h, const aw_info *info, const aw_settings *
     h->players = info->n;
     h->mode = set->validation;
     h->answered = false;
-    h->deadline = aw_now_ns() + h->timeout_ns;
+    h->deadline = h_now(h) + h->timeout_ns;
     aw_buf_clear(&h->view);
     view_head(&h->view, h->seq, "NIGHT", "confirm", h->timeout_ns / 1000000);
     aw_buf_add(&h->view, h->night_body.data, h->night_body.len);
@@ -255,7 +269,7 @@ static int human_request(aw_seat *s, aw_req_kind kind, const aw_info *info, cons
     h->players = info->n;
     h->mode = set->validation;
     h->answered = false;
-    h->deadline = ask ? aw_now_ns() + (h->closed ? 0 : h->timeout_ns) : 0;
+    h->deadline = ask ? h_now(h) + (h->closed ? 0 : h->timeout_ns) : 0;
     aw_buf_clear(&h->view);
     aw_human_view_json(info, kind, set, h->seq, ask && !h->closed ? h->timeout_ns / 1000000 : 0, &h->view);
     h->view_deadline = h->deadline;
@@ -284,7 +298,7 @@ static int take_locked(human *h, aw_seat_reply *reply, aw_seat_fault *f)
         snprintf(f->msg, sizeof f->msg, "no request is waiting for an answer");
         return -1;
     }
-    if (!h->answered && aw_now_ns() < h->deadline)
+    if (!h->answered && h_now(h) < h->deadline)
         return AW_SEAT_PENDING;
     uint64_t seq = h->seq;
     aw_req_kind kind = h->kind;
@@ -336,6 +350,15 @@ int aw_human_take(aw_seat *s, aw_seat_reply *reply, aw_seat_fault *f, uint64_t *
     return rc;
 }
 
+void aw_human_set_clock(aw_seat *s, aw_human_clock_fn *now, void *ud)
+{
+    human *h = (human *)s;
+    pthread_mutex_lock(&h->mu);
+    h->now = now ? now : now_default;
+    h->now_ud = now ? ud : NULL;
+    pthread_mutex_unlock(&h->mu);
+}
+
 void aw_human_on_ready(aw_seat *s, aw_human_ready_fn *fn, void *ud)
 {
     human *h = (human *)s;
@@ -353,8 +376,10 @@ static int human_wait(aw_seat *s, aw_seat_reply *reply, aw_seat_fault *f)
     while ((rc = take_locked(h, reply, f)) == AW_SEAT_PENDING) {
         struct timespec ts;
         clock_gettime(CLOCK_MONOTONIC, &ts);
-        uint64_t now = aw_now_ns(), wait = h->deadline > now ? h->deadline - now : 0;
-        /* at most a second at a time: the deadline is on aw_now_ns's clock */
+        uint64_t now = h_now(h), wait = h->deadline > now ? h->deadline - now : 0;
+        /* at most a second at a time: the deadline is on the seat's clock
+         * (aw_now_ns's, or a caller's that the wait cannot watch: re-read
+         * at least every timeout of real time) */
         if (wait > 1000000000u)
             wait = 1000000000u;
         ts.tv_sec += (time_t)(wait / 1000000000u);
@@ -408,7 +433,7 @@ static int view_locked(human *h, aw_buf *out, aw_error *err)
         if (p) {
             p += strlen(key);
             aw_buf_add(out, h->view.data, (size_t)(p - h->view.data));
-            aw_buf_printf(out, "%llu", (unsigned long long)(h->kind != AW_REQ_NONE ? left_ms(h->view_deadline) : 0));
+            aw_buf_printf(out, "%llu", (unsigned long long)(h->kind != AW_REQ_NONE ? left_ms(h, h->view_deadline) : 0));
             while (*p >= '0' && *p <= '9')
                 p++;
             aw_buf_adds(out, p);
@@ -472,7 +497,7 @@ int aw_human_answer(aw_seat *s, const char *token, size_t token_len, uint64_t se
         rc = aw_fail(err, AW_ESTATE, "request %llu is not waiting for an answer (now: %llu%s)",
                      (unsigned long long)seq, (unsigned long long)h->seq,
                      h->kind == AW_REQ_NONE || h->answered ? ", answered or over" : "");
-    } else if (aw_now_ns() >= h->deadline) {
+    } else if (h_now(h) >= h->deadline) {
         rc = aw_fail(err, AW_ESTATE, "too late: the time for %s is over", h->night ? "the night" : aw_req_name(h->kind));
     } else if (h->night) {
         if (text || target != AW_NO_AGENT)
@@ -561,6 +586,7 @@ aw_seat *aw_human_new(const aw_human_opts *o, aw_error *err)
     }
     h->name = aw_xstrdup(o->name ? o->name : "human");
     h->timeout_ns = (o->timeout_ms ? o->timeout_ms : 120000) * 1000000u;
+    h->now = now_default;
     h->publish = o->publish;
     h->ud = o->ud;
     pthread_condattr_t ca;

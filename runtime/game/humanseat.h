@@ -67,6 +67,15 @@ typedef struct aw_human_opts {
 /* NULL with err filled when the system gives no random bytes. */
 aw_seat *aw_human_new(const aw_human_opts *o, aw_error *err);
 
+/* Sets the seat's clock (ns), for its deadlines and the time left: now(ud)
+ * instead of aw_now_ns() (now NULL: aw_now_ns again). A test gives a clock
+ * of its own to decide which requests run out, whatever the machine's
+ * load; the synchronous wait re-reads it at least every timeout_ms of real
+ * time. now is called with the seat's lock held, from any thread that
+ * calls into the seat. Call it before the seat is asked anything. */
+typedef uint64_t aw_human_clock_fn(void *ud);
+void aw_human_set_clock(aw_seat *s, aw_human_clock_fn *now, void *ud);
+
 /* The seat's token (AW_HUMAN_TOKEN_LEN hex digits), for its URL. */
 const char *aw_human_token(const aw_seat *s);
 /* Whether token[0..len) is the seat's (in constant time). */
@@ -106,9 +115,10 @@ void aw_human_on_ready(aw_seat *s, aw_human_ready_fn *fn, void *ud);
 /* For drivers on an event loop: the pending request's answer as request()
  * would have given it (0 or a time-out fault), or AW_SEAT_PENDING while
  * the person may still answer, with *deadline (when not NULL) set to the
- * time (aw_now_ns clock) after which this gives the time-out. */
+ * time (the seat's clock: aw_now_ns unless aw_human_set_clock) after which this
+ * gives the time-out. */
 int aw_human_take(aw_seat *s, aw_seat_reply *reply, aw_seat_fault *fault, uint64_t *deadline);
-/* When the pending request times out (aw_now_ns clock), 0 when none. */
+/* When the pending request times out (the seat's clock), 0 when none. */
 uint64_t aw_human_deadline(aw_seat *s);
 
 /* Stops waiting for the person (the driver is stopping: Ctrl-C): the

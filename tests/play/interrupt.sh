@@ -1,14 +1,16 @@
 #!/bin/sh
 # play --games 0 runs until Ctrl-C, and Ctrl-C during --games ends with the
 # summary of the games played (exit status 0); agent output says its game.
+# Ctrl-C comes once a game is over (its logs tell), not after a time.
 set -u
 bin=$1
+. "$(dirname "$0")/waits.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fails=0
-"$bin" play --games 0 --players 5 --seed 1 agents/random.lua > "$tmp/out" 2> "$tmp/err" &
+"$bin" play --games 0 --players 5 --seed 1 --log "$tmp/l1" agents/random.lua > "$tmp/out" 2> "$tmp/err" &
 pid=$!
-sleep 1
+wait_game "$tmp/l1"
 kill -INT $pid
 wait $pid
 rc=$?
@@ -16,9 +18,9 @@ rc=$?
 grep -q "games* of 5 players" "$tmp/out" || { echo "FAIL: no summary after Ctrl-C"; cat "$tmp/out"; fails=$((fails + 1)); }
 grep -q "interrupted after [0-9]* game" "$tmp/err" || { echo "FAIL: no word of the interruption"; cat "$tmp/err"; fails=$((fails + 1)); }
 # a bounded run interrupted early also prints what it played
-"$bin" play --games 1000000 --players 5 --seed 1 --quiet agents/random.lua > "$tmp/out2" 2> /dev/null &
+"$bin" play --games 1000000 --players 5 --seed 1 --quiet --log "$tmp/l2" agents/random.lua > "$tmp/out2" 2> /dev/null &
 pid=$!
-sleep 1
+wait_game "$tmp/l2"
 kill -INT $pid
 wait $pid
 grep -q "^[0-9]* games* of 5 players" "$tmp/out2" || { echo "FAIL: no summary of a bounded run"; fails=$((fails + 1)); }

@@ -5,6 +5,7 @@
 # order refuses --jobs.
 set -eu
 bin=$1
+. "$(dirname "$0")/waits.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 for j in 1 3; do
@@ -22,9 +23,10 @@ cmp -s "$tmp/a" "$tmp/b" || { echo "--vs --jobs 3 differs:"; diff "$tmp/a" "$tmp
 # the first fault is said once, by the parent
 [ "$(grep -c 'first fault of tests/contest/entries/crash/main.lua' "$tmp/err3")" -eq 1 ] || { echo "first fault lines:"; cat "$tmp/err3"; exit 1; }
 # Ctrl-C
-"$bin" play --games 0 --players 5 --seed 1 --quiet --jobs 2 agents/random.lua > "$tmp/int" 2>&1 &
+# once a game is over (its log tells)
+"$bin" play --games 0 --players 5 --seed 1 --quiet --jobs 2 --log "$tmp/li" agents/random.lua > "$tmp/int" 2>&1 &
 pid=$!
-sleep 1.5
+wait_game "$tmp/li"
 kill -INT $pid
 wait $pid || true
 grep -q "^[0-9]* games* of 5 players" "$tmp/int" || { echo "no summary after Ctrl-C with --jobs 2:"; cat "$tmp/int"; exit 1; }

@@ -4,22 +4,27 @@
 # back to the version that plays.
 set -u
 bin=$1
+. "$(dirname "$0")/waits.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fails=0
 # Files are replaced whole (written aside, outside the agent's folder whose
-# modules count too, then renamed), as editors save.
+# modules count too, then renamed), as editors save. Each change waits for
+# the run to have said the one before and played two more games (its logs
+# tell), never for a time.
 mkdir "$tmp/agent"
 agent() { # comment
   printf 'return { vote = function(self) return nil end } -- %s\n' "$1" > "$tmp/new" && mv "$tmp/new" "$tmp/agent/me.lua"
 }
 agent a
-"$bin" play --games 0 --players 5 --seed 1 --quiet --watch "$tmp/agent/me.lua" > "$tmp/out" 2> "$tmp/err" &
+"$bin" play --games 0 --players 5 --seed 1 --quiet --watch --log "$tmp/l" "$tmp/agent/me.lua" > "$tmp/out" 2> "$tmp/err" &
 pid=$!
-sleep 0.6; agent bbbbbbbb            # a new version
-sleep 0.6; printf 'return {\n' > "$tmp/new"; mv "$tmp/new" "$tmp/agent/me.lua"   # does not load
-sleep 0.6; agent bbbbbbbb            # back to the version that plays
-sleep 0.6
+# said: until the line is in the run's errors, then two more games
+said() { wait_line "$tmp/err" "$1"; n=$(logs "$tmp/l"); wait_logs "$tmp/l" $((n + 2)); }
+wait_logs "$tmp/l" 2
+agent bbbbbbbb; said 'reloaded'            # a new version
+printf 'return {\n' > "$tmp/new"; mv "$tmp/new" "$tmp/agent/me.lua"; said 'does not load'
+agent bbbbbbbb; said 'loads again'         # back to the version that plays
 kill -INT $pid
 wait $pid
 n() { grep -c -- "$1" "$tmp/err"; }

@@ -11,6 +11,7 @@
 #  - with --watch, a changed file is a row of its own (agent@version).
 set -eu
 bin=$1
+. "$(dirname "$0")/waits.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 "$bin" play --games 30 --seed 5 --quiet --summary "$tmp/s.json" --log "$tmp/logs" \
@@ -88,11 +89,12 @@ grep -q "first fault of agents/random.lua" "$tmp/ff" && { echo "a fault for rand
 # Versions: a file changed while watching is a row of its own.
 mkdir "$tmp/agent"
 printf 'return { talk = function() return "Over" end } -- a\n' > "$tmp/agent/me.lua"
-"$bin" play --games 0 --players 5 --seed 1 --quiet --watch "$tmp/agent/me.lua" agents/random.lua > "$tmp/w" 2> "$tmp/werr" &
+"$bin" play --games 0 --players 5 --seed 1 --quiet --watch --log "$tmp/wl" "$tmp/agent/me.lua" agents/random.lua > "$tmp/w" 2> "$tmp/werr" &
 pid=$!
-sleep 0.8
+wait_logs "$tmp/wl" 2 # a game of the first version is over
 printf 'return { talk = function() return "Skip" end } -- b\n' > "$tmp/new"; mv "$tmp/new" "$tmp/agent/me.lua"
-sleep 0.8
+wait_line "$tmp/werr" reloaded
+n=$(logs "$tmp/wl"); wait_logs "$tmp/wl" $((n + 1)) # and one of the second
 kill -INT $pid
 wait $pid || true
 [ "$(grep -c "^$tmp/agent/me.lua@" "$tmp/w")" -ge 4 ] || { echo "no rows per version:"; cat "$tmp/w"; exit 1; }
