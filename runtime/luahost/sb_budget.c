@@ -223,10 +223,14 @@ static inline void sb_call_clocks_start(aw_sandbox *sb)
     sb->wall_start = wall;
     sb->cpu_start = cpu_sample;
     sb->clock_start = cpu_sample; /* used when clock_on: then read just now */
-    sb->deadline = cpu_sample + sb->budget_ns;
+    /* The sample may be older than the call (up to SB_CPU_SAMPLE_NS): the
+     * thread's CPU time since then is at most the wall-clock time since
+     * then, which the deadline adds, so that a call always has its whole
+     * budget (at most that much more). */
+    sb->deadline = cpu_sample + sb->budget_ns + (wall - wall_sample);
     sb->wall_limit = wall + sb_wall_bound_ns(sb);
     /* The CPU clock cannot reach the deadline before this. */
-    sb->cpu_check_at = wall_sample + sb->budget_ns;
+    sb->cpu_check_at = wall + sb->budget_ns;
 }
 
 /* A new game, a new agent instance: its clock starts at zero. */
