@@ -37,10 +37,11 @@ M.W = {
   voteWolfWolf = 0.45,   -- a werewolf voting for a fellow
   voteHumanWolf = 1.25,  -- a human voting for a werewolf (vs. for a human: 1)
   voteWolfHuman = 1.05,  -- a werewolf voting for a human
-  -- 15 players: the possessed calling the genuine seer a werewolf (the
-  -- official sample's possessed counter-claims and does so at once; in
-  -- its games a seer claimant's WEREWOLF on a rival seer claimant came
-  -- from the possessed about 4 times in 5: docs/strategy.md)
+  -- 15 players: the possessed (a seer claimant) calling the genuine seer
+  -- a werewolf (the official sample's possessed counter-claims and does so
+  -- at once; in 2000 of its games with strong, a WEREWOLF of one seer
+  -- claimant on another was the possessed's on the genuine seer 1.7 times
+  -- as often as the genuine seer's on a werewolf: docs/strategy.md)
   possCallsSeer15 = 3,
 }
 
