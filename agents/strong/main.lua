@@ -36,8 +36,8 @@ S.tune = {
   requestVotes = true,  -- a declared vote also asks everyone to vote so (AND (VOTE x) (REQUEST ANY (VOTE x)))
   possWait5 = nil,      -- 5 players: the possessed claims seer when another claims it, else on this day (nil: at once; 2 tried, below)
   seerWait5 = 2,        -- 5 players: the seer comes out by this day, at once if it found a werewolf
-  possWait15 = nil,     -- 15 players: the possessed claims seer when another claims it, else on this day (nil: at once)
-  possRival15 = true,   -- 15 players: the possessed's fake WEREWOLF goes to the likeliest genuine seer (false: to a non-claimant)
+  possWait15 = nil,     -- 15 players: the possessed claims seer when another claims it, else on this day (nil: at once; 2 tried, below)
+  possRival15 = true,   -- 15 players: the possessed's fake WEREWOLF goes to the likeliest genuine seer (false: to a non-claimant; tried, below)
 }
 
 function S:initialize(info, setting)
