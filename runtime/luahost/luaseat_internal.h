@@ -60,6 +60,12 @@ typedef struct view_mem {
     unsigned dirty;   /* fields (bit K_*) the agent wrote since push_info last set them, or all */
     lua_Integer last[NFIELDS]; /* scalar fields (by K_*) as last set: an agent, day, role; 0 for nil */
     bool judged[2];   /* divineResult, mediumResult set (not nil) */
+    /* The view's alive and role arrays as last written into statusMap and
+     * roleMap (agents 1..n), to see with one comparison each that neither
+     * changed; raw_valid false: not written yet. */
+    bool raw_valid;
+    bool raw_alive[AW_MAX_PLAYERS + 1];
+    aw_role raw_role[AW_MAX_PLAYERS + 1];
 } view_mem;
 
 typedef struct luaseat {
