@@ -37,6 +37,8 @@ S.tune = {
   requestVotes = true,  -- a declared vote also asks everyone to vote so (AND (VOTE x) (REQUEST ANY (VOTE x)))
   possWait5 = nil,      -- 5 players: the possessed claims seer when another claims it, else on this day (nil: at once; 2 tried, below)
   seerWait5 = 2,        -- 5 players: the seer comes out by this day, at once if it found a werewolf
+  seerRival5 = false,   -- 5 players: the hidden seer also comes out when another claims seer (tried, below)
+  seerEarly5 = true,    -- 5 players: the hidden seer declares its vote from its first talk
   seerThreat5 = true,   -- 5 players: the hidden seer comes out when called a werewolf or two declare against it
   bundle5 = true,       -- 5 players: claim, results, vote and request in one talk (seer, possessed; strong.five)
   lastDay5 = true,      -- 5 players, three alive: the possessed and the werewolf come out to each other (strong.five)
@@ -224,7 +226,7 @@ function S:comingOut()
     -- claimants' first target (called a werewolf, voted out); wait for a
     -- werewolf found, or for day S.tune.seerDay15
     if self.day >= (self.small and S.tune.seerWait5 or S.tune.seerDay15) then return "SEER" end
-    if self.small and S.tune.seerThreat5 and F.seerThreatened(self) then return "SEER" end
+    if self.small and S.tune.seerThreat5 and F.seerThreatened(self, S.tune.seerRival5) then return "SEER" end
     for _, d in ipairs(self.divinations) do
       if d.result == "WEREWOLF" then return "SEER" end
     end
@@ -291,7 +293,8 @@ function S:nextTalk()
   end
   -- Village side: no vote declared in the first turns of a day, before the
   -- claims and results are in (a vote declared on nothing leads the crowd).
-  if VILLAGE[self.role] and self.talkCalls < 3 and not self:hasLead() then return nil end
+  if VILLAGE[self.role] and self.talkCalls < 3 and not self:hasLead()
+     and not (self.small and self.role == "SEER" and S.tune.seerEarly5) then return nil end
   local t = self:voteTarget()
   if t and t ~= self.declTarget and (self.voteDecl or 0) < MAX_DECL then
     self.declTarget = t

@@ -19,7 +19,12 @@ end
 
 -- Is the hidden seer in danger today: a seer claimant called it a
 -- werewolf, or two others have declared votes against it?
-function F.seerThreatened(self)
+function F.seerThreatened(self, rival)
+  if rival then
+    for _, a in ipairs(self.claimants) do
+      if a ~= self.me and self.claims[a] == "SEER" then return true end
+    end
+  end
   for _, r in ipairs(self.reports) do
     if r.target == self.me and r.verb == "DIVINED" and r.species == "WEREWOLF" then return true end
   end
