@@ -17,6 +17,9 @@
 --                 record), fake a seer claim when found out;
 --   possessed     claims seer, calls the likeliest genuine seer (or a
 --                 likely human) a werewolf and votes for likely humans.
+-- Five players (strong.five): claims, results, votes and requests go out in
+-- one talk, and on the last day the possessed and the werewolf come out to
+-- each other and vote together.
 local A = require "aiwolf.agent"
 local P = require "aiwolf.protocol"
 local M = require "strong.model"
