@@ -274,7 +274,9 @@ function S:nextTalk()
     return P.comingout(self.me, co)
   end
   if self.claimed then
-    if self.role == "SEER" or self.role == "MEDIUM" then
+    if self.role == "SEER" and self.small and S.tune.bundle5 and self.reported < #self.divinations then
+      return F.seerComeOut(self)
+    elseif self.role == "SEER" or self.role == "MEDIUM" then
       local results = self.role == "SEER" and self.divinations or self.identifications
       if self.reported < #results then
         self.reported = self.reported + 1

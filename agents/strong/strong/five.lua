@@ -35,10 +35,11 @@ function F.seerThreatened(self, rival)
   return n >= 2
 end
 
--- The seer coming out: the claim, every result not reported yet, and its
--- vote with the request, as one AND.
+-- The seer coming out (or out already, with a new result): the claim,
+-- every result not reported yet, and its vote with the request, as one AND.
 function F.seerComeOut(self)
-  local parts = {P.comingout(self.me, "SEER")}
+  local parts = {}
+  if not self.claimed then parts[1] = P.comingout(self.me, "SEER") end
   local results = self.divinations
   for i = self.reported + 1, #results do
     parts[#parts + 1] = P.divined(results[i].target, results[i].result)
