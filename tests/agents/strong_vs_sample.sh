@@ -6,7 +6,7 @@
 # every run and machine (no timing decides anything).
 #   5 players, 6000 games (3000 pairs): strong must be "better", with the
 #     lower end of the 95 % interval of the difference at least +6.0 points
-#     (measured: +9.7, interval +8.5 to +10.9, with strong.five's talk and
+#     (measured: +8.9, interval +7.8 to +10.1, with strong.five's talk and
 #     last day; +3.7, +2.6 to +4.8, before it, when the bar was +1.5;
 #     +2.7, +1.6 to +3.8, before issue 27's changes, when it was +0.5);
 #   15 players, 120 games (60 pairs, slow: the model enumerates up to 364
