@@ -60,6 +60,10 @@ function S:initialize(info, setting)
   self.fakeDone = {}            -- possessed: targets already used
   self.lastAttack = nil         -- werewolf: the target voted for last night
   self.guardedGuess = {}        -- werewolf: targets whose attack failed
+  -- Only the village side's suspicion reads past votes (self.votes): the
+  -- werewolf side turns them down, and aiwolf.agent then never reads
+  -- info.voteList, which the host would make for it, a table per vote.
+  self.keepVotes = VILLAGE[self.role] == true
 end
 
 function S:dayStart()
@@ -282,15 +286,16 @@ end
 -- The table S:suspicion, S:wolfScore and S:possessedScore return: base (the
 -- part from the facts, kept by S:cached) copied into a table this agent
 -- keeps under key from call to call (a new table per call would be garbage,
--- and would grow through several resizes as it fills). It holds until the
--- next call of the same method: read it, don't keep it.
+-- and would grow through several resizes as it fills; a numeric loop
+-- copies fifteen entries for less than table.move's call). It holds until
+-- the next call of the same method: read it, don't keep it.
 function S:scores(key, base)
   local score = self[key]
   if score == nil then
     score = {}
     self[key] = score
   end
-  table.move(base, 1, #self.info.statusMap, 1, score) -- base holds living others only
+  for a = 1, #self.info.statusMap do score[a] = base[a] end -- base holds living others only
   return score
 end
 

@@ -318,8 +318,12 @@ end
 --   self.attackProposals: ATTACK targets whispered today, in order ({who, target, idx});
 --   self.executed / self.killed: {[agent] = day} of the agents executed by
 --     vote and killed by the werewolves (killed agents are certainly human);
---   self.votes: every day's final votes, oldest first ({agent, day, target},
---     from info.voteList, which shows the previous day's);
+--   self.votes: every day's final votes, oldest first ({agent, day, target}:
+--     the entries of info.voteList, which shows the previous day's, kept
+--     as the host handed them out, not copied: read them, never modify);
+--     an agent that never reads them sets self.keepVotes = false (in its
+--     initialize, after this one), and then info.voteList is not read at
+--     all: the host makes that list, a table per vote, when it is read;
 --   self.version: a number that grows whenever one of the fields above
 --     changes, except self.info, self.day and today's declared, voters, estimates
 --     and attackProposals (which change with nearly every talk). An agent
@@ -581,14 +585,16 @@ function Agent:update(info)
       self.version = self.version + 1
     end
   end
-  local vl = info.voteList
+  -- The day's final votes, unless the agent turned them down. The host
+  -- hands out each entry once and never changes it (docs/agents.md), so
+  -- self.votes keeps the entries themselves: a copy would be a table more
+  -- per vote.
+  local vl = self.keepVotes ~= false and info.voteList
   if vl and vl[1] and vl[1].day > self._votes_day then
     self._votes_day = vl[1].day
     local votes = self.votes
-    for i = 1, #vl do
-      local v = vl[i]
-      votes[#votes + 1] = {agent = v.agent, day = v.day, target = v.target}
-    end
+    local n = #votes
+    for i = 1, #vl do votes[n + i] = vl[i] end
     self.version = self.version + 1
   end
   -- Talk and whispers: only the entries past those read already; through
