@@ -27,7 +27,8 @@
 -- exactly from its seed.
 -- Every score is a whole number (a claimant's result shared among n counts
 -- points // n), so a sum is the same in any order.
--- Cost: aiwolf.agent reads each talk once; what follows from the facts it
+-- Cost: aiwolf.agent reads each talk once (none once this agent is dead,
+-- and the past votes on the village side only: S:initialize); what follows from the facts it
 -- keeps (claims, reports, results, deaths, votes) is worked out once and
 -- kept until they change (self.version moves, S:cached: about twice a day
 -- for each seat), and a call adds only today's declared votes, which change
@@ -60,14 +61,20 @@ function S:initialize(info, setting)
   self.fakeDone = {}            -- possessed: targets already used
   self.lastAttack = nil         -- werewolf: the target voted for last night
   self.guardedGuess = {}        -- werewolf: targets whose attack failed
-  -- Only the village side's suspicion reads past votes (self.votes): the
-  -- werewolf side turns them down, and aiwolf.agent then never reads
-  -- info.voteList, which the host would make for it, a table per vote.
-  self.keepVotes = VILLAGE[self.role] == true
+  -- What aiwolf.agent reads for this agent: every talk (until it dies: see
+  -- dayStart) and the past votes (self.votes) on the village side only,
+  -- whose suspicion alone reads them (for the werewolf side it then never
+  -- reads info.voteList, which the host makes when read, a table per vote).
+  self.keepTalk, self.keepVotes = true, VILLAGE[self.role] == true
 end
 
 function S:dayStart()
   self:forget() -- guardedGuess and fake change below: nothing cached survives
+  -- Dead (executed or killed): this agent will not talk, vote or act again,
+  -- so nothing it could hear from now on matters. aiwolf.agent then reads
+  -- no more talks, whispers or votes for it: about a fifth of the days of
+  -- a fifteen-player game's seats are dead ones', each hearing every talk.
+  if self.info.statusMap[self.me] ~= "ALIVE" then self.keepTalk, self.keepVotes = false, false end
   self.voteDecl, self.declTarget = 0, nil
   self.requested = {}
   self.proposed = nil -- werewolf: the target proposed or agreed to tonight

@@ -539,6 +539,12 @@ end
 -- included) it calls self:onTalk(talk, who, s, entry) and for each whisper
 -- sentence self:onWhisper(talk, who, s, entry), if the agent defines them;
 -- check entry.asserted before taking s as what the speaker states.
+-- An agent that needs no more of the talk (one that is dead, say: it will
+-- not talk, vote or act again) sets self.keepTalk = false: update then
+-- reads no talks or whispers (nor calls onTalk/onWhisper) while it is
+-- false, and what they feed (claims, reports, today's declared votes,
+-- estimates, attack proposals) stays as it was; set back to true (or nil)
+-- on the same day, it reads every talk of the day it has not read yet.
 function Agent:update(info)
   self.info = info
   if self.me == nil then self.me, self.role = info.agent, info.role end
@@ -597,10 +603,11 @@ function Agent:update(info)
     for i = 1, #vl do votes[n + i] = vl[i] end
     self.version = self.version + 1
   end
-  -- Talk and whispers: only the entries past those read already; through
-  -- the host's reader when nothing needs the entries themselves (a hook, or
-  -- an agent's own _hear, gets them) and info is the host's (count is nil
-  -- for any other table).
+  -- Talk and whispers, unless the agent turned them down: only the entries
+  -- past those read already; through the host's reader when nothing needs
+  -- the entries themselves (a hook, or an agent's own _hear, gets them)
+  -- and info is the host's (count is nil for any other table).
+  if self.keepTalk == false then return end
   local n = self.onTalk == nil and self._hear == Agent._hear and host_count and host_count(info)
   if n then
     if n > self._talk_seen then self._talk_seen = read_host(self, info, self._talk_seen, false) end

@@ -325,6 +325,22 @@ describe("aiwolf.agent base agent", function()
     assert.are.same({{agent = 1, day = 2, target = 4}}, ag.votes)
   end)
 
+  it("reads no talk while keepTalk is false, and the day's unread ones after", function()
+    local ag = A.new{}
+    local i = info{talks = {talk(2, P.comingout(2, "SEER"), 1, 0)}}
+    ag:initialize(i, {})
+    ag.keepTalk = false
+    ag:update(i)
+    assert.are.same({}, ag.claims)
+    i.talkList[2] = talk(3, P.vote(4), 1, 1)
+    ag:update(i)
+    assert.are.same({}, ag.declared)
+    ag.keepTalk = true
+    ag:update(i)
+    assert.are.same({[2] = "SEER"}, ag.claims)
+    assert.are.same({[3] = 4}, ag.declared)
+  end)
+
   it("collects whispered attack proposals in order", function()
     local ag = A.new{}
     local i = info{me = 1, role = "WEREWOLF", roleMap = {[2] = "WEREWOLF"},
