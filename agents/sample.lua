@@ -72,8 +72,9 @@ function S:dayStart()
   self:forget() -- guardedGuess and fake change below: nothing cached survives
   -- Dead (executed or killed): this agent will not talk, vote or act again,
   -- so nothing it could hear from now on matters. aiwolf.agent then reads
-  -- no more talks, whispers or votes for it: about a fifth of the days of
-  -- a fifteen-player game's seats are dead ones', each hearing every talk.
+  -- no more talks, whispers or votes for it (a dead seat is still told
+  -- each day's talk, and nearly a quarter of the days of a fifteen-player
+  -- game's seats are dead seats').
   if self.info.statusMap[self.me] ~= "ALIVE" then self.keepTalk, self.keepVotes = false, false end
   self.voteDecl, self.declTarget = 0, nil
   self.requested = {}
