@@ -27,20 +27,19 @@
 -- exactly from its seed.
 -- Every score is a whole number (a claimant's result shared among n counts
 -- points // n), so a sum is the same in any order.
--- Cost: aiwolf.agent reads each talk once (none once this agent is dead,
--- and the past votes on the village side only: S:initialize); what follows from the facts it
--- keeps (claims, reports, results, deaths, votes) is worked out once and
--- kept until they change (self.version moves, S:cached: about twice a day
--- for each seat), and a call adds only today's declared votes, which change
--- with many talks, and keeps the result until a talk other than Over or
--- Skip comes (S:ranking). Each step of a Lua loop costs some tens of
--- machine instructions, a new table some thousands (it grows through
--- resizes as it fills, and is garbage for the collector later), so the
--- code that runs often reads the few agents that matter from lists rather
--- than looking at every agent, uses numeric loops (`for i = 1, #list`:
--- ipairs costs a call per element), reads fields used more than once into
--- locals, and refills tables kept from call to call where one serves
--- (S:scores, bestInto).
+-- Cost: aiwolf.agent reads each talk once (none once this agent is dead, and
+-- the past votes on the village side only: S:initialize); what follows from
+-- the facts it keeps (claims, reports, results, deaths, votes) is worked out
+-- once and kept until they change (self.version moves, S:cached: about twice
+-- a day for each seat), and a call adds only today's declared votes, which
+-- change with many talks, and keeps the result until a talk other than Over
+-- or Skip comes (S:ranking). Each step of a Lua loop costs some tens of
+-- machine instructions, a new table some thousands (it grows through resizes
+-- as it fills, and is garbage for the collector later), so the code that runs
+-- often reads the few agents that matter from lists rather than looking at
+-- every agent, uses numeric loops (`for i = 1, #list`: ipairs costs a call
+-- per element), reads fields used more than once into locals, and refills
+-- tables kept from call to call where one serves (S:scores, bestInto).
 local A = require "aiwolf.agent"
 local P = require "aiwolf.protocol"
 local ipairs, pairs, random = ipairs, pairs, math.random

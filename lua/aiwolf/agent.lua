@@ -542,9 +542,10 @@ end
 -- An agent that needs no more of the talk (one that is dead, say: it will
 -- not talk, vote or act again) sets self.keepTalk = false: update then
 -- reads no talks or whispers (nor calls onTalk/onWhisper) while it is
--- false, and what they feed (claims, reports, today's declared votes,
--- estimates, attack proposals) stays as it was; set back to true (or nil)
--- on the same day, it reads every talk of the day it has not read yet.
+-- false: the claims and reports stay as they were, and today's declared
+-- votes, estimates and attack proposals are empty from the next day on;
+-- set back to true (or nil) on the same day, it reads every talk of the
+-- day it has not read yet.
 function Agent:update(info)
   self.info = info
   if self.me == nil then self.me, self.role = info.agent, info.role end
