@@ -549,7 +549,6 @@ static __attribute__((noinline)) int sb_call_failed(aw_sandbox *sb, int status, 
 static int sb_unguarded_call(aw_sandbox *sb, lua_CFunction fn, lua_CFunction msgh, void *ud, int nres,
                              aw_fault *fault);
 
-/* msgh, when not NULL, is the call's message handler (then nres is 0). */
 /* The end of a call sb_call did not simply run (rc, not 0). */
 static __attribute__((noinline)) int sb_call_rest(aw_sandbox *sb, aw_fault *fault, int rc)
 {
@@ -570,13 +569,11 @@ static __attribute__((noinline)) int sb_call_rest(aw_sandbox *sb, aw_fault *faul
     return sb_call_failed(sb, rc & ~SB_EXPIRED, (rc & SB_EXPIRED) != 0, sb->work_expired, sb->call_base, fault);
 }
 
-/* sb_protected's other entries: an unguarded sandbox, no fault given, a
- * dead sandbox, a nested call. */
+/* sb_protected's other entries: no fault given, a dead sandbox, a nested
+ * call. */
 static __attribute__((noinline)) int sb_protected_rest(aw_sandbox *sb, lua_CFunction fn, lua_CFunction msgh,
                                                        void *ud, int nres, aw_fault *fault)
 {
-    if (sb->lim.unguarded && !sb->dead)
-        return sb_unguarded_call(sb, fn, msgh, ud, nres, fault);
     aw_fault local;
     if (!fault)
         fault = &local;
@@ -604,10 +601,14 @@ static __attribute__((noinline)) int sb_protected_rest(aw_sandbox *sb, lua_CFunc
 static inline int sb_protected(aw_sandbox *sb, lua_CFunction fn, lua_CFunction msgh, void *ud, int nres,
                                aw_fault *fault)
 {
-    if (!fault || (sb->lim.unguarded | sb->dead | sb->in_call) || !sb->L)
-        return sb_protected_rest(sb, fn, msgh, ud, nres, fault);
-    int rc = sb_call(sb, fn, msgh, ud, nres, fault);
-    return rc == 0 ? 0 : sb_call_rest(sb, fault, rc);
+    /* (A sandbox that is not dead has its state.) */
+    if (fault && !(sb->lim.unguarded | sb->dead | sb->in_call)) {
+        int rc = sb_call(sb, fn, msgh, ud, nres, fault);
+        return rc == 0 ? 0 : sb_call_rest(sb, fault, rc);
+    }
+    if (sb->lim.unguarded && !sb->dead)
+        return sb_unguarded_call(sb, fn, msgh, ud, nres, fault);
+    return sb_protected_rest(sb, fn, msgh, ud, nres, fault);
 }
 
 /* The allocator of an unguarded sandbox (benchmarks only). */
