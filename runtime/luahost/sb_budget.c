@@ -994,6 +994,9 @@ static __attribute__((noinline)) int sb_pcall_killable(aw_sandbox *sb, int nres,
     return status;
 }
 
+/* A call's common path in one frame: its fields, the clocks and the
+ * watch (sb_call_begin, inlined), the hook, the call, its end
+ * (sb_call_end, inlined). sandbox_internal.h says what it returns. */
 int sb_call(aw_sandbox *sb, lua_CFunction fn, lua_CFunction msgh, void *ud, int nres, aw_fault *fault)
 {
     lua_State *L = sb->L;
