@@ -280,10 +280,10 @@ int sb_raise_timeout(lua_State *L, aw_sandbox *sb);
 int sb_wd_arm(aw_sandbox *sb);
 /* The common path of sandbox.c's sb_protected (a sandbox neither dead,
  * nor unguarded, nor in a call): fault's kind and message cleared, the
- * call's fields, fn(ud) pushed (msgh
- * below it when not NULL), the clocks and the watch, the hook, a full
- * collection near the cap, lua_pcall under the last resort's jump, the
- * call's end (fault->elapsed_ns and wall_ns). Returns 0 when the call ran
+ * call's fields, fn(ud) pushed (msgh below it when not NULL), the clocks
+ * and the watch, the hook, a full collection near the cap, lua_pcall
+ * under the last resort's jump, the call's end (fault->elapsed_ns and
+ * wall_ns). Returns 0 when the call ran
  * and did not expire (the stack as it was); SB_NOSTACK when there was no
  * room to push the call (nothing ran); SB_KILLED when the last resort
  * jumped out (the state must be abandoned); otherwise lua_pcall's status,
