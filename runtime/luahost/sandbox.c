@@ -498,24 +498,6 @@ static void sb_abandon(aw_sandbox *sb)
     }
 }
 
-/* lua_pcall of what is on the stack, or SB_KILLED when the last resort
- * (sb_wd_handler) jumped back here: the call was stuck a whole budget past its
- * deadline where nothing else can stop it. Kept small so that nothing of
- * the caller lives across sigsetjmp. */
-#define SB_KILLED (-1)
-static int sb_pcall_killable(aw_sandbox *volatile sb, int nres, int msgh, int armed)
-{
-    /* No signal mask saved (that would be a system call per call): the
-     * handler unblocks its signal itself before it jumps. When it jumps:
-     * sb_kill_after_ns (sb_budget.c). */
-    if (sigsetjmp(sb->kill_jmp, 0) != 0)
-        return SB_KILLED;
-    sb->kill_armed = armed;
-    int status = lua_pcall(sb->L, 1, nres, msgh);
-    sb->kill_armed = 0;
-    return status;
-}
-
 /* The fault of a call that failed (status) or ran out of time (expired;
  * by_work: of work units), with its message; the stack back to base. Apart
  * from sb_protected, whose common path it leaves lean. */
@@ -567,12 +549,31 @@ static __attribute__((noinline)) int sb_call_failed(aw_sandbox *sb, int status, 
 static int sb_unguarded_call(aw_sandbox *sb, lua_CFunction fn, lua_CFunction msgh, void *ud, int nres,
                              aw_fault *fault);
 
-/* msgh, when not NULL, is the call's message handler (then nres is 0). */
-static int sb_protected(aw_sandbox *sb, lua_CFunction fn, lua_CFunction msgh, void *ud, int nres, aw_fault *fault)
+/* The end of a call sb_call did not simply run (rc, not 0). */
+static __attribute__((noinline)) int sb_call_rest(aw_sandbox *sb, aw_fault *fault, int rc)
 {
-    if (sb->lim.unguarded && !sb->dead)
-        return sb_unguarded_call(sb, fn, msgh, ud, nres, fault);
-    lua_State *L = sb->L;
+    if (rc == SB_NOSTACK) {
+        fault->kind = AW_FAULT_MEMORY;
+        snprintf(fault->msg, sizeof fault->msg, "memory cap of %zu bytes reached", sb->lim.memory_bytes);
+        return -AW_ENOMEM;
+    }
+    if (rc == SB_KILLED) {
+        sb_abandon(sb);
+        fault->kind = AW_FAULT_TIMEOUT;
+        snprintf(fault->msg, sizeof fault->msg,
+                 "time budget of %d ms exceeded and the call could not be stopped (stuck in the collector or a C "
+                 "function, or not running) after %.1f ms CPU, %.1f ms wall: the agent was killed",
+                 sb->lim.budget_ms, (double)fault->elapsed_ns / 1e6, (double)fault->wall_ns / 1e6);
+        return -AW_EINVAL;
+    }
+    return sb_call_failed(sb, rc & ~SB_EXPIRED, (rc & SB_EXPIRED) != 0, sb->work_expired, sb->call_base, fault);
+}
+
+/* sb_protected's other entries: no fault given, a dead sandbox, a nested
+ * call. */
+static __attribute__((noinline)) int sb_protected_rest(aw_sandbox *sb, lua_CFunction fn, lua_CFunction msgh,
+                                                       void *ud, int nres, aw_fault *fault)
+{
     aw_fault local;
     if (!fault)
         fault = &local;
@@ -580,7 +581,7 @@ static int sb_protected(aw_sandbox *sb, lua_CFunction fn, lua_CFunction msgh, vo
     fault->kind = AW_FAULT_NONE;
     fault->msg[0] = '\0';
     fault->elapsed_ns = fault->wall_ns = 0;
-    if (sb->dead || !L) {
+    if (sb->dead || !sb->L) {
         fault->kind = AW_FAULT_TIMEOUT;
         snprintf(fault->msg, sizeof fault->msg, "the agent was killed by an earlier call that could not be stopped");
         return -AW_ESTATE;
@@ -590,84 +591,24 @@ static int sb_protected(aw_sandbox *sb, lua_CFunction fn, lua_CFunction msgh, vo
         snprintf(fault->msg, sizeof fault->msg, "nested call into the same sandbox");
         return -AW_ESTATE;
     }
-    int base = lua_gettop(L);
-    /* lua_newstate gives the main thread's base frame LUA_MINSTACK free
-     * slots, which a collection never shrinks away (lua.c's main pushes
-     * its call likewise): only a host that left more on the stack needs
-     * to ask for room. */
-    if (base > LUA_MINSTACK - 4 && !lua_checkstack(L, 4)) {
-        fault->kind = AW_FAULT_MEMORY;
-        snprintf(fault->msg, sizeof fault->msg, "memory cap of %zu bytes reached", sb->lim.memory_bytes);
-        return -AW_ENOMEM;
+    int rc = sb_call(sb, fn, msgh, ud, nres, fault);
+    return rc == 0 ? 0 : sb_call_rest(sb, fault, rc);
+}
+
+/* msgh, when not NULL, is the call's message handler (then nres is 0).
+ * The common path (a guarded sandbox, alive, not in a call, a fault to
+ * fill) is sb_call's. */
+static inline int sb_protected(aw_sandbox *sb, lua_CFunction fn, lua_CFunction msgh, void *ud, int nres,
+                               aw_fault *fault)
+{
+    /* (A sandbox that is not dead has its state.) */
+    if (fault && !(sb->lim.unguarded | sb->dead | sb->in_call)) {
+        int rc = sb_call(sb, fn, msgh, ud, nres, fault);
+        return rc == 0 ? 0 : sb_call_rest(sb, fault, rc);
     }
-    sb->in_call = 1;
-    sb->expired = 0;
-    sb->reply_fault = 0;
-    sb->main_nest = 0;
-    sb->cur = L;
-    sb->next_check = sb->units + SB_CHECK_UNITS;
-    sb->units_start = sb->units;
-    sb->work_expired = 0;
-    sb->cap_first = 0;
-    aw_sandbox *outer = sb_wd_running; /* a host fn may (oddly) call into another sandbox */
-    sb_wd_running = sb;
-    int armed = sb_call_begin(sb); /* the deadline, the wall-clock bound, the watch */
-    sb->hook_count = sb->lim.work_budget ? SB_WORK_COUNT : armed && !sb->lim.profile ? 0 : SB_HOOK_COUNT;
-    /* Setting the hook restarts its countdown. A profile (without a work
-     * budget, whose units count from each call's start) keeps it running
-     * from call to call: restarted, calls shorter than the count would never
-     * be sampled. */
-    if (!sb->hook_count) {
-        if (lua_gethook(L)) /* left by an expired call, or the fallback's */
-            lua_sethook(L, NULL, 0, 0);
-    } else if (!(sb->lim.profile && !sb->lim.work_budget && lua_gethook(L) == sb_hook &&
-                 lua_gethookmask(L) == LUA_MASKCOUNT && lua_gethookcount(L) == sb->hook_count)) {
-        lua_sethook(L, sb_hook, LUA_MASKCOUNT, sb->hook_count);
-    }
-    /* Near the cap, collect fully first: emergency collections (the ones an
-     * allocation failure triggers) do not run finalizers, so garbage LPeg
-     * patterns (which have a C __gc) would otherwise pin the memory. The
-     * time counts against this call's budget. */
-    sb->want_gc = 0;
-    if (sb->used > sb->lim.memory_bytes / 8 * 7) {
-        lua_gc(L, LUA_GCCOLLECT);
-        sb->since_gc = 0;
-    }
-    if (msgh)
-        lua_pushcfunction(L, msgh);
-    lua_pushcfunction(L, fn); /* light C functions and light userdata allocate nothing */
-    lua_pushlightuserdata(L, ud);
-    int status = sb_pcall_killable(sb, nres, msgh ? base + 1 : 0, armed);
-    if (status == SB_KILLED) {
-        sb_call_end(sb, 1, 1, &fault->elapsed_ns, &fault->wall_ns);
-        sb_wd_running = outer;
-        if (outer && outer->in_call)
-            sb_wd_arm(outer);
-        sb_abandon(sb);
-        fault->kind = AW_FAULT_TIMEOUT;
-        snprintf(fault->msg, sizeof fault->msg,
-                 "time budget of %d ms exceeded and the call could not be stopped (stuck in the collector or a C "
-                 "function, or not running) after %.1f ms CPU, %.1f ms wall: the agent was killed",
-                 sb->lim.budget_ms, (double)fault->elapsed_ns / 1e6, (double)fault->wall_ns / 1e6);
-        return -AW_EINVAL;
-    }
-    sb_call_end(sb, armed, status != LUA_OK, &fault->elapsed_ns, &fault->wall_ns);
-    sb_wd_running = outer;
-    if (outer && outer->in_call)
-        sb_wd_arm(outer); /* the outer call's deadline is still running */
-    int expired = sb->expired, by_work = sb->work_expired;
-    sb->units_last = sb->units - sb->units_start;
-    sb->in_call = 0;
-    sb->expired = 0;
-    sb->cur = NULL;
-    sb->deadline = UINT64_MAX;
-    sb->wall_limit = UINT64_MAX;
-    if (status == LUA_OK && !expired) {
-        if (msgh)
-            lua_settop(L, base);
-        return 0;
-    }
-    return sb_call_failed(sb, status, expired, by_work, base, fault);
+    if (sb->lim.unguarded && !sb->dead)
+        return sb_unguarded_call(sb, fn, msgh, ud, nres, fault);
+    return sb_protected_rest(sb, fn, msgh, ud, nres, fault);
 }
 
 /* The allocator of an unguarded sandbox (benchmarks only). */
@@ -742,7 +683,8 @@ aw_sandbox *aw_sandbox_new(const aw_sandbox_limits *limits, aw_error *err)
         }
     }
     sb->lim.module_dir = sb->module_dir;
-    sb->budget_ns = (uint64_t)sb->lim.budget_ms * 1000000u;
+    sb_budget_set(sb);
+    sb->gc_at = sb->lim.memory_bytes / 8 * 7;
     sb->deadline = UINT64_MAX;
     sb->wall_limit = UINT64_MAX;
     sb->next_check = SB_CHECK_UNITS;
