@@ -761,7 +761,7 @@ static int report_main(int argc, char **argv)
     k.dir = dir;
     char why[600];
     if (aw_contest_cfg_read(k.dir, &k.c, why, sizeof why) < 0) {
-        aw_cli_line(stderr, "aiwolf contest: %s", why);
+        aw_cli_line(stderr, "aiwolf contest report: %s", why);
         return 2;
     }
     /* Another policy for this report only (contest.cfg keeps its own, and
@@ -835,7 +835,7 @@ static int merge_main(int argc, char **argv)
     char why[600], from[PATH_MAX * 2], to[PATH_MAX * 2], path[PATH_MAX];
     aw_error merr;
     if (aw_contest_merge_slices(shards, n, &first, &seen, &merr) < 0) {
-        aw_cli_line(stderr, "aiwolf contest: %s", merr.msg);
+        aw_cli_line(stderr, "aiwolf contest merge: %s", merr.msg);
         goto out;
     }
     aw_provenance_init(&prov, first.nentries);
@@ -1132,7 +1132,7 @@ static int verify_main(int argc, char **argv)
     v.k.dir = dir;
     char why[600];
     if (aw_contest_cfg_read(dir, &v.k.c, why, sizeof why) < 0) {
-        aw_cli_line(stderr, "aiwolf contest: %s", why);
+        aw_cli_line(stderr, "aiwolf contest verify: %s", why);
         return 2;
     }
     if (contest_prepare(&v.k) < 0) {

@@ -466,6 +466,9 @@ int cmd_play(int argc, char **argv)
     const char *summary_path = NULL;
     if (summary_spec && !(summary_w = aw_report_writer_spec(aw_tally_writers, summary_spec, &summary_path)))
         return bad("--summary: '%s' is neither FILE.json, FILE.csv, json:FILE nor csv:FILE", summary_spec);
+    char why[1200];
+    if (summary_path && aw_cli_writable_later(summary_path, why, sizeof why) < 0)
+        return bad("--summary: %s", why);
     if (vs && nagents != 2)
         return bad("%s", "--vs takes exactly two agent files (aiwolf play --vs --games 1000 mine.lua theirs.lua)");
     if (vs && games == 1)

@@ -1,0 +1,50 @@
+#!/bin/sh
+# What a new user is told for the wrong file or folder: a folder where a
+# file goes and a file where a folder goes, a folder without a contest, a
+# damaged contest.cfg (the line named), an output a long run could only
+# write at its end (refused before the first game). $1 is the aiwolf
+# binary; runs from the project root.
+set -u
+BIN=$1
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+. "$(dirname "$0")/../cli_expect.sh"
+A=agents/random.lua
+mkdir "$T/dir" "$T/empty"
+echo x > "$T/file"
+# run NAME WANT_RC PATTERN ARGS...: aiwolf ARGS exits WANT_RC and says PATTERN on stderr
+run() {
+    name=$1 want=$2 pat=$3; shift 3
+    "$BIN" "$@" >"$T/out" 2>"$T/err" </dev/null; expect_rc "$name: exit" "$want" $?
+    expect_grep "$name" "$pat" "$T/err"
+}
+# a folder given for a file
+run "check of a folder" 2 "^aiwolf check: cannot read $T/dir: a folder, not a file$" check "$T/dir"
+run "replay of a folder" 2 "^aiwolf replay: cannot read $T/dir: a folder, not a file$" replay "$T/dir"
+run "lint of a folder" 2 "^aiwolf lint: $T/dir: a folder, not a file$" lint "$T/dir"
+# a file given for the folder of many games' logs
+run "play --games --log FILE" 2 "^aiwolf play: $T/file is a file: the logs of many games go into a folder" \
+    play --games 3 --log "$T/file" $A
+run "serve --log-dir FILE" 2 "^aiwolf serve: $T/file is a file: the logs of many games go into a folder" \
+    serve -p 0 --log-dir "$T/file"
+# --summary is written after the last game: refused before the first
+run "play --summary in no folder" 2 "^aiwolf play: --summary: cannot write $T/no/s.json: its folder does not exist$" \
+    play --games 3 --summary "$T/no/s.json" $A
+expect_no_grep "no game played before --summary's refusal" "games of" "$T/out"
+run "play --summary FOLDER" 2 "^aiwolf play: --summary: $T/dir is a folder, not a file$" \
+    play --games 3 --summary "csv:$T/dir" $A
+"$BIN" play --games 3 --quiet --summary "$T/dir/s.csv" $A >/dev/null 2>&1; expect_rc "play --summary in a folder" 0 $?
+expect_grep "--summary written" "^agent," "$T/dir/s.csv"
+# contest folders: none, a file, one without a contest, a damaged contest.cfg
+run "verify of no folder" 2 "^aiwolf contest verify: no folder '$T/nope'$" contest verify "$T/nope"
+run "verify of a folder without a contest" 2 \
+    "^aiwolf contest verify: '$T/empty' holds no contest (no contest.cfg): give the folder that 'aiwolf contest --out DIR' wrote$" \
+    contest verify "$T/empty"
+run "report of a file" 2 "^aiwolf contest report: '$T/file' is a file: give a contest's folder" contest report "$T/file"
+run "merge of a folder without a contest" 2 "^aiwolf contest merge: '$T/empty' holds no contest" \
+    contest merge --out "$T/m" "$T/empty"
+printf 'aiwolf-contest\t1\nplayers\t5\nthis line has no tab\n' > "$T/empty/contest.cfg"
+run "report of a damaged contest.cfg" 2 \
+    "^aiwolf contest report: $T/empty/contest.cfg is not a contest configuration this version understands: line 3 is not KEY<tab>VALUE: 'this line has no tab'$" \
+    contest report "$T/empty"
+[ "$fails" -eq 0 ] || { echo "$fails failed"; exit 1; }
