@@ -926,6 +926,10 @@ typedef struct verify {
     size_t *len;
     bool *want;          /* [ngames]: the games to compare */
     long compared, differ;
+    long total;          /* the games to compare (the progress line's whole) */
+    bool quiet, tty;     /* --quiet; standard error is a terminal */
+    long ticks;
+    struct timespec t0;
 } verify;
 
 /* A log's text, inflated when it is gzip; NULL with err. */
@@ -1060,6 +1064,37 @@ static int verify_unit(void *ud, int unit, const char *lines, size_t len)
     return 0;
 }
 
+/* The progress of verify on standard error: games compared of all, the
+ * rate, the time left and the games that differ so far; updated in place
+ * on a terminal, else a line every ten seconds or so. */
+static void verify_progress(verify *v, bool final)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    double secs = (double)(now.tv_sec - v->t0.tv_sec) + (double)(now.tv_nsec - v->t0.tv_nsec) / 1e9;
+    double rate = secs > 0 ? (double)v->compared / secs : 0;
+    char eta[32] = "-", rs[32];
+    if (rate > 0 && v->compared < v->total) {
+        long t = (long)((double)(v->total - v->compared) / rate);
+        snprintf(eta, sizeof eta, "%ld:%02ld", t / 60, t % 60);
+    }
+    if (v->tty)
+        fprintf(stderr, "\r\033[Kaiwolf contest verify: %ld/%ld games, %s games/s, ETA %s, %ld differ%s", v->compared,
+                v->total, aw_cli_rate(rs, sizeof rs, rate), eta, v->differ, final ? "\n" : "");
+    else
+        fprintf(stderr, "aiwolf contest verify: %ld/%ld games, %s games/s, ETA %s, %ld differ\n", v->compared, v->total,
+                aw_cli_rate(rs, sizeof rs, rate), eta, v->differ);
+    fflush(stderr);
+}
+
+static void verify_tick(void *ud)
+{
+    verify *v = ud;
+    v->ticks++;
+    if (!v->quiet && (v->tty || v->ticks % 10 == 0))
+        verify_progress(v, false);
+}
+
 /* A game that may be sampled: its place in the order drawn from the seed. */
 typedef struct sample_key {
     uint64_t key;
@@ -1106,6 +1141,7 @@ static int verify_main(int argc, char **argv)
     long sample = -1;
     int jobs = (int)sysconf(_SC_NPROCESSORS_ONLN);
     long jobs_opt = 0;
+    bool quiet = false;
     aw_opt_list dirs = {&dir, 0, 1, "verify takes one contest folder"};
     const aw_opt opts[] = {
         {.name = "--sample", .arg = "N", .kind = AW_OPT_LONG, .to = &sample, .min = 1, .max = 100000000,
@@ -1116,6 +1152,9 @@ static int verify_main(int argc, char **argv)
                  "played, since its agents carry over from game to game"},
         {.name = "--jobs", .arg = "J", .kind = AW_OPT_LONG, .to = &jobs_opt, .min = 1, .max = 100000000,
          .bad = "'%s' is not a positive whole number", .help = "worker processes (default: every core)"},
+        {.name = "--quiet", .kind = AW_OPT_FLAG, .to = &quiet,
+         .help = "no progress line on standard error (the games that differ\n"
+                 "and the summary are still printed)"},
         {.name = "--help", .alias = "-h", .kind = AW_OPT_HELP},
         {0},
     };
@@ -1254,8 +1293,16 @@ static int verify_main(int argc, char **argv)
         r.worker_argv = wa.argv;
         r.jobs = jobs;
         r.on_unit = verify_unit;
+        r.on_tick = verify_tick;
         r.ud = &v;
+        v.quiet = quiet;
+        v.tty = isatty(2);
+        for (long g = 0; g < ng; g++)
+            v.total += v.want[g];
+        clock_gettime(CLOCK_MONOTONIC, &v.t0);
         status = aw_runner_run(&r);
+        if (!quiet && (v.tty || v.ticks >= 10))
+            verify_progress(&v, true);
         if (status == AW_RUNNER_FAILED && r.error[0])
             aw_cli_line(stderr, "aiwolf contest verify: %s", r.error);
     }

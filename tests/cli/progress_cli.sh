@@ -1,0 +1,34 @@
+#!/bin/sh
+# Progress on long runs: contest verify shows its progress on standard
+# error (on a terminal: one line updated in place, ending with the whole),
+# and --quiet turns it off; what it prints on standard output is the same
+# either way. $1 is the aiwolf binary; runs from the project root.
+set -u
+BIN=$1
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+. "$(dirname "$0")/../cli_expect.sh"
+mkdir "$T/a" "$T/b"
+cp agents/random.lua "$T/a/main.lua"
+cp agents/tutorial.lua "$T/b/main.lua"
+"$BIN" contest --quiet --seed 5 --work 5000000 --players 5 --games-per-entry 10 --jobs 1 --out "$T/c" "$T/a" "$T/b" \
+    >/dev/null 2>"$T/err"
+expect_rc "a small contest" 0 $?
+if command -v script >/dev/null; then
+    # a terminal on standard error (script's pty): the last progress line
+    # says every game was compared
+    script -qec "'$BIN' contest verify --jobs 1 '$T/c' >/dev/null" /dev/null >"$T/tty" </dev/null
+    expect_rc "verify on a terminal" 0 $?
+    tr '\r' '\n' < "$T/tty" > "$T/lines"
+    expect_grep "verify's progress ends with every game" "^.*aiwolf contest verify: 4/4 games, [0-9.]* games/s, ETA -, 0 differ$" "$T/lines"
+    script -qec "'$BIN' contest verify --quiet --jobs 1 '$T/c' >/dev/null" /dev/null >"$T/tty" </dev/null
+    expect_rc "verify --quiet on a terminal" 0 $?
+    expect_no_grep "verify --quiet shows no progress on a terminal" "contest verify" "$T/tty"
+else
+    ok "verify on a terminal (skipped: no script(1))"
+fi
+"$BIN" contest verify --quiet --jobs 1 "$T/c" >"$T/out" 2>"$T/err"
+expect_rc "verify --quiet" 0 $?
+[ -s "$T/err" ] && bad "verify --quiet wrote on standard error: $(cat "$T/err")" || ok "verify --quiet is quiet"
+expect_grep "verify's summary" "^4 games played again (all 4 played): 4 the same, 0 differ$" "$T/out"
+[ "$fails" -eq 0 ] || { echo "$fails failed"; exit 1; }
