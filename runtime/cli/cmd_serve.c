@@ -204,8 +204,9 @@ int cmd_serve(int argc, char **argv)
                "server; 0: any free port, printed)"},
         {.name = "--bind", .arg = "ADDR", .kind = AW_OPT_STR, .to = &bind,
          .help =
-               "address to listen on (default 127.0.0.1; 0.0.0.0 or ::\n"
-               "to accept agents from other machines)"},
+               "address to listen on (default 127.0.0.1, or localhost;\n"
+               "0.0.0.0 or :: to accept agents from other machines;\n"
+               "with --nlp IPv4 only)"},
         rule_rows,
         {.name = "--games", .arg = "G", .kind = AW_OPT_LONG, .to = &games, .min = 1, .max = 100000000,
          .bad = "'%s' is not a positive number",

@@ -47,4 +47,19 @@ printf 'aiwolf-contest\t1\nplayers\t5\nthis line has no tab\n' > "$T/empty/conte
 run "report of a damaged contest.cfg" 2 \
     "^aiwolf contest report: $T/empty/contest.cfg is not a contest configuration this version understands: line 3 is not KEY<tab>VALUE: 'this line has no tab'$" \
     contest report "$T/empty"
+# aiwolf new --dir: a file, or nothing
+run "new --dir FILE" 2 "^aiwolf new: --dir $T/file: a file, not a folder$" new --dir "$T/file" x
+run "new --dir of no folder" 2 "^aiwolf new: --dir $T/nope: no such folder$" new --dir "$T/nope" x
+# serve --bind: localhost as the web pages take it, a name that is no
+# address said so, the WebSocket server's IPv4 only said so
+"$BIN" serve -p 0 --bind localhost --quiet --games 1 --agent 1=$A --agent 2=$A --agent 3=$A --agent 4=$A --agent 5=$A \
+    >"$T/out" 2>"$T/err" </dev/null
+expect_rc "serve --bind localhost" 0 $?
+expect_grep "serve --bind localhost played" "^1 game of 5 players" "$T/out"
+run "serve --bind NAME" 2 "^aiwolf serve: cannot listen on nonsense:0: 'nonsense' is not an IP address (give one such as 127.0.0.1" \
+    serve -p 0 --bind nonsense
+run "serve --nlp --bind ::" 2 "^aiwolf serve: '::' is not an IPv4 address: the web server listens on IPv4 only" \
+    serve --nlp -p 0 --bind ::
+run "play --http NAME:PORT" 2 "^aiwolf play: --http example.org:0: 'example.org' is not an IPv4 address" \
+    play --http example.org:0 $A
 [ "$fails" -eq 0 ] || { echo "$fails failed"; exit 1; }
