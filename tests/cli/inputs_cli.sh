@@ -50,6 +50,17 @@ run "report of a damaged contest.cfg" 2 \
 # aiwolf new --dir: a file, or nothing
 run "new --dir FILE" 2 "^aiwolf new: --dir $T/file: a file, not a folder$" new --dir "$T/file" x
 run "new --dir of no folder" 2 "^aiwolf new: --dir $T/nope: no such folder$" new --dir "$T/nope" x
+# an agent file that loops or fills its memory when it runs at load: the
+# file is named (the limit's own message does not name it)
+echo 'while true do end' > "$T/loop.lua"
+echo 'local t = {} for i = 1, 1e9 do t[i] = i end return {}' > "$T/mem.lua"
+run "play of a file that loops at load" 2 "^aiwolf play: $T/loop.lua: at load, before any game: time budget of 50 ms exceeded" \
+    play --budget 50 "$T/loop.lua"
+run "connect of a file that fills its memory at load" 2 \
+    "^aiwolf connect: $T/mem.lua: at load, before any game: memory cap of 8388608 bytes reached" \
+    connect -p 1 --memory 8 "$T/mem.lua"
+run "play --isolate of a file that loops at load" 2 "^aiwolf play: $T/loop.lua: at load, before any game: time budget of 50 ms" \
+    play --isolate --budget 50 "$T/loop.lua"
 # serve --bind: localhost as the web pages take it, a name that is no
 # address said so, the WebSocket server's IPv4 only said so
 "$BIN" serve -p 0 --bind localhost --quiet --games 1 --agent 1=$A --agent 2=$A --agent 3=$A --agent 4=$A --agent 5=$A \
