@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -1490,6 +1491,28 @@ static aw_opts_cmd contest_table(contest *k, contest_args *a)
     return (aw_opts_cmd){"contest", contest_head, a->rows, contest_foot, &a->entries, 24};
 }
 
+/* Locks the contest's folder for this run (a lock the kernel drops when
+ * the run ends, however it ends; the workers, started afresh, do not hold
+ * it): its descriptor, or -1 when another run holds it or it cannot be
+ * locked, said on standard error. */
+static int lock_folder(const char *dir)
+{
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) == 0)
+        return fd;
+    int e = errno;
+    if (fd >= 0)
+        close(fd);
+    if (e == EWOULDBLOCK)
+        aw_cli_line(stderr,
+                    "aiwolf contest: another aiwolf contest is playing into %s now; wait for it to end (or stop it "
+                    "with Ctrl-C), then run this again to continue it",
+                    dir);
+    else
+        aw_cli_line(stderr, "aiwolf contest: cannot lock the folder %s: %s", dir, strerror(e));
+    return -1;
+}
+
 int cmd_contest(int argc, char **argv)
 {
     if (argc >= 2 && strcmp(argv[1], "--worker") == 0)
@@ -1513,7 +1536,7 @@ int cmd_contest(int argc, char **argv)
     bool have_preset = false;
     int jobs = (int)sysconf(_SC_NPROCESSORS_ONLN);
     int nargs = 0;
-    int rc = 2;
+    int rc = 2, lock_fd = -1;
     contest_args *ca = aw_xcalloc(1, sizeof *ca);
     const aw_opts_cmd cmd = contest_table(&k, ca);
     const char **args = ca->args;
@@ -1632,6 +1655,10 @@ int cmd_contest(int argc, char **argv)
         aw_cli_line(stderr, "aiwolf contest: cannot create the folder %s: %s", dir, strerror(errno));
         goto out;
     }
+    /* One run at a time in a folder: a second one would play the same
+     * games into the same games.tsv and logs. */
+    if ((lock_fd = lock_folder(dir)) < 0)
+        goto out;
     /* A folder with a contest already: continue it, if it is this one. */
     char cfgpath[PATH_MAX];
     snprintf(cfgpath, sizeof cfgpath, "%s/contest.cfg", dir);
@@ -1821,5 +1848,7 @@ out:
     else
         aw_contest_cfg_free(c);
     free(ca);
+    if (lock_fd >= 0)
+        close(lock_fd);
     return rc;
 }

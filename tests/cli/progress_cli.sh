@@ -1,8 +1,9 @@
 #!/bin/sh
-# Progress on long runs: contest verify shows its progress on standard
-# error (on a terminal: one line updated in place, ending with the whole),
-# and --quiet turns it off; what it prints on standard output is the same
-# either way. $1 is the aiwolf binary; runs from the project root.
+# Long runs: contest verify shows its progress on standard error (on a
+# terminal: one line updated in place, ending with the whole), and --quiet
+# turns it off; a second contest run into a folder that one is playing
+# into is refused, and changes nothing there. $1 is the aiwolf binary;
+# runs from the project root.
 set -u
 BIN=$1
 T=$(mktemp -d)
@@ -31,4 +32,18 @@ fi
 expect_rc "verify --quiet" 0 $?
 [ -s "$T/err" ] && bad "verify --quiet wrote on standard error: $(cat "$T/err")" || ok "verify --quiet is quiet"
 expect_grep "verify's summary" "^4 games played again (all 4 played): 4 the same, 0 differ$" "$T/out"
+# the folder held as a running contest holds it (flock(1) on the folder)
+if command -v flock >/dev/null; then
+    cp "$T/c/games.tsv" "$T/games.before"
+    flock "$T/c" "$BIN" contest --seed 5 --work 5000000 --players 5 --games-per-entry 10 --jobs 1 --out "$T/c" \
+        "$T/a" "$T/b" >"$T/out" 2>"$T/err"
+    expect_rc "a second run into a folder in use" 2 $?
+    expect_grep "a second run is told why" "^aiwolf contest: another aiwolf contest is playing into $T/c now; wait for it" "$T/err"
+    cmp -s "$T/c/games.tsv" "$T/games.before" && ok "the folder in use is unchanged" || bad "games.tsv changed"
+    "$BIN" contest --quiet --seed 5 --work 5000000 --players 5 --games-per-entry 10 --jobs 1 --out "$T/c" \
+        "$T/a" "$T/b" >/dev/null 2>"$T/err"
+    expect_rc "the same run once the folder is free" 0 $?
+else
+    ok "a folder in use (skipped: no flock(1))"
+fi
 [ "$fails" -eq 0 ] || { echo "$fails failed"; exit 1; }
