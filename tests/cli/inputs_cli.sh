@@ -61,6 +61,9 @@ run "connect of a file that fills its memory at load" 2 \
     connect -p 1 --memory 8 "$T/mem.lua"
 run "play --isolate of a file that loops at load" 2 "^aiwolf play: $T/loop.lua: at load, before any game: time budget of 50 ms" \
     play --isolate --budget 50 "$T/loop.lua"
+# a server that is not there: where connect tried, for TCP and --nlp
+run "connect to no server" 1 "^aiwolf connect: cannot connect to localhost:1: connection refused$" connect -p 1 $A
+run "connect --nlp to no server" 1 "^aiwolf connect: cannot connect: .* (127.0.0.1:1)$" connect --nlp ws://127.0.0.1:1/ws $A
 # serve --bind: localhost as the web pages take it, a name that is no
 # address said so, the WebSocket server's IPv4 only said so
 "$BIN" serve -p 0 --bind localhost --quiet --games 1 --agent 1=$A --agent 2=$A --agent 3=$A --agent 4=$A --agent 5=$A \
