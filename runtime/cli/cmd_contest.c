@@ -1491,6 +1491,28 @@ static aw_opts_cmd contest_table(contest *k, contest_args *a)
     return (aw_opts_cmd){"contest", contest_head, a->rows, contest_foot, &a->entries, 24};
 }
 
+/* Whether a folder without contest.cfg may take a new contest: it holds
+ * none of the files a contest writes (another contest's games.tsv with its
+ * contest.cfg lost, or a person's own report.md, would be appended to or
+ * overwritten). Says why not on standard error. */
+static bool fresh_folder(const char *dir)
+{
+    static const char *const written[] = {"games.tsv",    "logs",        "provenance.tsv", "report.md",
+                                          "results.csv", "results.json", "report.html"};
+    for (size_t i = 0; i < sizeof written / sizeof *written; i++) {
+        char path[PATH_MAX];
+        snprintf(path, sizeof path, "%s/%s", dir, written[i]);
+        if (access(path, F_OK) == 0) {
+            aw_cli_line(stderr,
+                        "aiwolf contest: %s has no contest.cfg but holds %s, which a contest writes: give a new or "
+                        "empty folder to --out (nothing was changed)",
+                        dir, written[i]);
+            return false;
+        }
+    }
+    return true;
+}
+
 /* Locks the contest's folder for this run (a lock the kernel drops when
  * the run ends, however it ends; the workers, started afresh, do not hold
  * it): its descriptor, or -1 when another run holds it or it cannot be
@@ -1700,6 +1722,8 @@ int cmd_contest(int argc, char **argv)
         if (!same)
             goto out;
     } else {
+        if (!fresh_folder(dir))
+            goto out;
         if (!have_seed)
             c->seed = aw_rng_os_seed();
         aw_buf b;

@@ -46,4 +46,13 @@ if command -v flock >/dev/null; then
 else
     ok "a folder in use (skipped: no flock(1))"
 fi
+# a folder without contest.cfg that holds what a contest writes (a
+# person's report.md) is refused and left as it was
+mkdir "$T/own"
+echo mine > "$T/own/report.md"
+"$BIN" contest --quiet --players 5 --games-per-entry 10 --out "$T/own" "$T/a" "$T/b" >"$T/out" 2>"$T/err"
+expect_rc "a folder with a report.md of its own" 2 $?
+expect_grep "the folder's report.md is named" "^aiwolf contest: $T/own has no contest.cfg but holds report.md, which a contest writes" "$T/err"
+[ "$(cat "$T/own/report.md")" = mine ] && [ ! -e "$T/own/contest.cfg" ] && ok "the folder is left as it was" ||
+    bad "the folder changed: $(ls "$T/own")"
 [ "$fails" -eq 0 ] || { echo "$fails failed"; exit 1; }
