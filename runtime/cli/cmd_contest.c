@@ -1711,6 +1711,13 @@ int cmd_contest(int argc, char **argv)
                 s1--;
             s2 = s1;
             const char *e1 = memchr(p + s1, '\n', a1.len - s1), *e2 = memchr(q + s2, '\n', a2.len - s2);
+            /* the lines as a person reads them: a space for each tab */
+            for (char *t = a1.data + s1; e1 && t < e1; t++)
+                if (*t == '\t')
+                    *t = ' ';
+            for (char *t = a2.data + s2; e2 && t < e2; t++)
+                if (*t == '\t')
+                    *t = ' ';
             aw_cli_line(stderr,
                         "aiwolf contest: %s holds another contest (it has '%.*s', this run '%.*s'); give the same "
                         "options and entries (unchanged) to continue it, or another --out",
