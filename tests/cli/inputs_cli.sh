@@ -35,6 +35,17 @@ run "play --summary FOLDER" 2 "^aiwolf play: --summary: $T/dir is a folder, not 
     play --games 3 --summary "csv:$T/dir" $A
 "$BIN" play --games 3 --quiet --summary "$T/dir/s.csv" $A >/dev/null 2>&1; expect_rc "play --summary in a folder" 0 $?
 expect_grep "--summary written" "^agent," "$T/dir/s.csv"
+run "play --summary -" 2 "^aiwolf play: --summary: '-' does not say a format: json:- or csv:- for standard output$" \
+    play --games 3 --summary - $A
+# standard output that carries what tools read carries nothing else: the
+# summary for people (and --profile) go to standard error
+"$BIN" play --games 3 --jobs 1 --events - $A >"$T/out" 2>"$T/err"; expect_rc "play --games --events -" 0 $?
+expect_no_grep "--events - is JSON lines only" '^[^{]' "$T/out"
+expect_grep "--events -: the summary on standard error" "^3 games of 5 players" "$T/err"
+"$BIN" play --games 3 --summary json:- $A >"$T/out" 2>"$T/err"; expect_rc "play --games --summary json:-" 0 $?
+python3 -c 'import json, sys; assert json.load(open(sys.argv[1]))["games"] == 3' "$T/out" 2>"$T/py" &&
+    ok "--summary json:- is one JSON document" || bad "--summary json:- is not JSON alone: $(head -c 200 "$T/out")"
+expect_grep "--summary json:-: the summary on standard error" "^3 games of 5 players" "$T/err"
 # contest folders: none, a file, one without a contest, a damaged contest.cfg
 run "verify of no folder" 2 "^aiwolf contest verify: no folder '$T/nope'$" contest verify "$T/nope"
 run "verify of a folder without a contest" 2 \
