@@ -46,6 +46,14 @@ expect_grep "--events -: the summary on standard error" "^3 games of 5 players" 
 python3 -c 'import json, sys; assert json.load(open(sys.argv[1]))["games"] == 3' "$T/out" 2>"$T/py" &&
     ok "--summary json:- is one JSON document" || bad "--summary json:- is not JSON alone: $(head -c 200 "$T/out")"
 expect_grep "--summary json:-: the summary on standard error" "^3 games of 5 players" "$T/err"
+R=$PWD/$A
+(cd "$T" && "$BIN" serve -p 0 --games 2 --events - --agent 1="$R" --agent 2="$R" --agent 3="$R" --agent 4="$R" \
+    --agent 5="$R" >"$T/out" 2>"$T/err" </dev/null)
+expect_rc "serve --events -" 0 $?
+[ ! -e "$T/-" ] && ok "serve --events - makes no file '-'" || bad "serve --events - wrote a file named '-'"
+expect_grep "serve --events -: the events on standard output" '"event":"begin"' "$T/out"
+expect_no_grep "serve --events - is JSON lines only" '^[^{]' "$T/out"
+expect_grep "serve --events -: the port and the summary on standard error" "^2 games of 5 players" "$T/err"
 # contest folders: none, a file, one without a contest, a damaged contest.cfg
 run "verify of no folder" 2 "^aiwolf contest verify: no folder '$T/nope'$" contest verify "$T/nope"
 run "verify of a folder without a contest" 2 \
