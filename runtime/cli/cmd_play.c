@@ -478,6 +478,9 @@ int cmd_play(int argc, char **argv)
         games = 200;
     if (vs && games != LONG_MAX && games % 2)
         games++; /* whole mirrored pairs */
+    if (log_path && strcmp(log_path, "-") == 0 && games != 1)
+        return bad("--log %s: standard output takes one game's log; with --games give a folder (one SEED.log a game)",
+                   log_path);
     if (vs && deal_spec)
         return bad("%s", "--vs deals the roles itself (the same deal twice, mirrored): drop --deal");
     char http_host[256];

@@ -10,6 +10,7 @@ T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 . "$(dirname "$0")/../cli_expect.sh"
 A=agents/random.lua
+R=$PWD/$A
 mkdir "$T/dir" "$T/empty"
 echo x > "$T/file"
 # run NAME WANT_RC PATTERN ARGS...: aiwolf ARGS exits WANT_RC and says PATTERN on stderr
@@ -37,6 +38,10 @@ run "play --summary FOLDER" 2 "^aiwolf play: --summary: $T/dir is a folder, not 
 expect_grep "--summary written" "^agent," "$T/dir/s.csv"
 run "play --summary -" 2 "^aiwolf play: --summary: '-' does not say a format: json:- or csv:- for standard output$" \
     play --games 3 --summary - $A
+(cd "$T" && "$BIN" play --games 2 --log - "$R" >"$T/out" 2>"$T/err" </dev/null)
+expect_rc "play --games --log -: exit" 2 $?
+expect_grep "play --games --log -" "^aiwolf play: --log -: standard output takes one game's log; with --games give a folder" "$T/err"
+[ ! -e "$T/-" ] && ok "play --games --log - makes no folder '-'" || bad "play --games --log - made a folder '-'"
 # standard output that carries what tools read carries nothing else: the
 # summary for people (and --profile) go to standard error
 "$BIN" play --games 3 --jobs 1 --events - $A >"$T/out" 2>"$T/err"; expect_rc "play --games --events -" 0 $?
@@ -46,7 +51,6 @@ expect_grep "--events -: the summary on standard error" "^3 games of 5 players" 
 python3 -c 'import json, sys; assert json.load(open(sys.argv[1]))["games"] == 3' "$T/out" 2>"$T/py" &&
     ok "--summary json:- is one JSON document" || bad "--summary json:- is not JSON alone: $(head -c 200 "$T/out")"
 expect_grep "--summary json:-: the summary on standard error" "^3 games of 5 players" "$T/err"
-R=$PWD/$A
 (cd "$T" && "$BIN" serve -p 0 --games 2 --events - --agent 1="$R" --agent 2="$R" --agent 3="$R" --agent 4="$R" \
     --agent 5="$R" >"$T/out" 2>"$T/err" </dev/null)
 expect_rc "serve --events -" 0 $?
