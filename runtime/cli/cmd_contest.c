@@ -1673,6 +1673,15 @@ int cmd_contest(int argc, char **argv)
             }
     aw_contest_unique_names(c);
     k.dir = dir;
+    /* The rules (--preset, --set) before anything is written: a typo must
+     * not leave a contest.cfg that the corrected command is refused by. */
+    for (int i = 0; i < c->nplayers; i++) {
+        aw_error serr;
+        if (aw_settings_from(&k.set[c->players[i]], c->preset, c->players[i], c->sets_kv, c->nsets_kv, &serr) < 0) {
+            aw_cli_line(stderr, "aiwolf contest: %s (aiwolf contest --help)", serr.msg);
+            goto out;
+        }
+    }
     if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
         aw_cli_line(stderr, "aiwolf contest: cannot create the folder %s: %s", dir, strerror(errno));
         goto out;

@@ -58,6 +58,13 @@ expect_rc "serve --events -" 0 $?
 expect_grep "serve --events -: the events on standard output" '"event":"begin"' "$T/out"
 expect_no_grep "serve --events - is JSON lines only" '^[^{]' "$T/out"
 expect_grep "serve --events -: the port and the summary on standard error" "^2 games of 5 players" "$T/err"
+# a contest with a typo in its rules writes nothing, so the corrected
+# command starts it (a contest.cfg left behind refused it as another contest)
+run "contest --set with a bad value" 2 "^aiwolf contest: setting max_talk: 'x' is not an integer from 0 to 1000000" \
+    contest --set maxTalk=x --out "$T/typo" $A
+[ ! -e "$T/typo" ] && ok "a refused contest leaves no folder" || bad "a refused contest left $(ls "$T/typo")"
+run "contest --preset unknown" 2 "^aiwolf contest: unknown preset 'nope'" contest --preset nope --out "$T/typo" $A
+[ ! -e "$T/typo" ] && ok "a refused contest leaves no folder (--preset)" || bad "a refused contest left $(ls "$T/typo")"
 # contest folders: none, a file, one without a contest, a damaged contest.cfg
 run "verify of no folder" 2 "^aiwolf contest verify: no folder '$T/nope'$" contest verify "$T/nope"
 run "verify of a folder without a contest" 2 \
