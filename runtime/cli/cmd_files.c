@@ -39,7 +39,12 @@ int aw_cli_each_file(const char *cmd, const char *const *files, int nfiles, aw_c
         if (strcmp(path, "-") == 0)
             path = "<stdin>";
         int s;
-        if (!text) {
+        struct stat st;
+        if (!text && stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+            aw_cli_line(stderr, "aiwolf %s: %s is a folder: give the logs in it (%s/*.log, or %s/*.log.gz of a contest)",
+                        cmd, path, path, path);
+            s = 2;
+        } else if (!text) {
             aw_cli_line(stderr, "aiwolf %s: cannot read %s", cmd, err.msg);
             s = 2;
         } else if (!(text = inflate_if_gzip(text, &len, &err))) {

@@ -20,8 +20,8 @@ run() {
     expect_grep "$name" "$pat" "$T/err"
 }
 # a folder given for a file
-run "check of a folder" 2 "^aiwolf check: cannot read $T/dir: a folder, not a file$" check "$T/dir"
-run "replay of a folder" 2 "^aiwolf replay: cannot read $T/dir: a folder, not a file$" replay "$T/dir"
+run "check of a folder" 2 "^aiwolf check: $T/dir is a folder: give the logs in it ($T/dir/\*.log, or $T/dir/\*.log.gz of a contest)$" check "$T/dir"
+run "replay of a folder" 2 "^aiwolf replay: $T/dir is a folder: give the logs in it" replay "$T/dir"
 run "lint of a folder" 2 "^aiwolf lint: $T/dir: a folder, not a file$" lint "$T/dir"
 # a file given for the folder of many games' logs
 run "play --games --log FILE" 2 "^aiwolf play: $T/file is a file: the logs of many games go into a folder" \
