@@ -1121,14 +1121,15 @@ static int rm_entry(const char *path, const struct stat *st, int type, struct FT
 }
 
 static const char verify_head[] =
-    "usage: aiwolf contest verify [--sample N] [--jobs J] DIR\n"
+    "usage: aiwolf contest verify [--sample N] [--jobs J] [--quiet] DIR\n"
     "\n"
     "Plays games of the contest in DIR again, from their seeds and entries, the\n"
     "way the contest played them (its workers, confined children, budgets),\n"
     "and compares each game's log with the recorded one byte for byte, and its\n"
     "games.tsv line but the times. Entries whose files changed since the\n"
     "contest are named, and their games are not played. Prints each game that\n"
-    "differs, with its first differing line, and a summary.\n"
+    "differs, with its first differing line, and a summary; its progress is on\n"
+    "standard error.\n"
     "\n";
 static const char verify_foot[] =
     "\n"
