@@ -155,11 +155,16 @@ static int sb_is_name(const char *k)
 
 /* Appends the maker's source for the template at index t to b (host
  * memory: a luaL_Buffer would share the stack with the traversals); returns
- * 0 if a key is not a plain name (then there is no maker). */
+ * 0 if a key is not a plain name (then there is no maker). The maker,
+ * called with the game's seed, makes the game's environment and puts it
+ * in place (sb_fresh_env): the globals G, the libraries, package and its
+ * loaded, the registry's entries that name them (the globals, _LOADED, the
+ * game's string), the strings' methods (the template's string while the
+ * game's is a proxy), math.random seeded. */
 static int sb_maker_source(lua_State *L, int t, aw_buf *b)
 {
     int nlib = 0;
-    aw_buf_adds(b, "local T, M, setmt = ...\nreturn function()\n");
+    aw_buf_adds(b, "local T, M, setmt, MG, REG, KS, SM, RS = ...\nreturn function(seed)\n");
     lua_pushnil(L);
     while (lua_next(L, t)) {
         const char *k = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : NULL;
@@ -171,6 +176,7 @@ static int sb_maker_source(lua_State *L, int t, aw_buf *b)
             nlib++; /* a proxy (sb_proxy.c) */
             aw_buf_printf(b, "local l%d = setmt({}, M.%s)\n", nlib, k);
         } else if (lua_type(L, -1) == LUA_TTABLE && !lua_rawequal(L, -1, t)) {
+            /* package: its own loaded (below) and an empty preload */
             nlib++;
             aw_buf_printf(b, "local l%d = T.%s\nl%d = {", nlib, k, nlib);
             int lib = lua_gettop(L);
@@ -181,25 +187,33 @@ static int sb_maker_source(lua_State *L, int t, aw_buf *b)
                     lua_pop(L, 4);
                     return 0;
                 }
-                aw_buf_printf(b, "%s = l%d.%s, ", e, nlib, e);
+                if (strcmp(e, "loaded") == 0)
+                    aw_buf_adds(b, "loaded = false, ");
+                else if (strcmp(e, "preload") == 0)
+                    aw_buf_adds(b, "preload = {}, ");
+                else
+                    aw_buf_printf(b, "%s = l%d.%s, ", e, nlib, e);
                 lua_pop(L, 1);
             }
-            aw_buf_adds(b, "}\n");
+            aw_buf_printf(b, "}\nlocal P = l%d\n", nlib);
         }
         lua_pop(L, 1);
     }
-    aw_buf_adds(b, "local G = {");
+    /* The globals: only the game's own tables (the libraries, package, _G
+     * itself) are in G; the template's other values (the base functions,
+     * _VERSION) are read through G's proxy metatable MG (sb_proxy.c) from
+     * its template until anything could tell G from a full copy, when G is
+     * filled from it. (_G = false keeps _G's slot: G is made at its size.) */
+    aw_buf_adds(b, "local G = {_G = false, ");
     int lib = 0;
     lua_pushnil(L);
     while (lua_next(L, t)) {
         const char *k = lua_tostring(L, -2);
         if (lua_type(L, -1) == LUA_TTABLE && !lua_rawequal(L, -1, t))
             aw_buf_printf(b, "%s = l%d, ", k, ++lib);
-        else if (!lua_rawequal(L, -1, t))
-            aw_buf_printf(b, "%s = T.%s, ", k, k);
         lua_pop(L, 1);
     }
-    aw_buf_adds(b, "}\nG._G = G\nreturn G, {_G = G");
+    aw_buf_adds(b, "}\nG._G = G\nlocal LD = {_G = G");
     lib = 0;
     lua_pushnil(L);
     while (lua_next(L, t)) {
@@ -207,7 +221,12 @@ static int sb_maker_source(lua_State *L, int t, aw_buf *b)
             aw_buf_printf(b, ", %s = l%d", lua_tostring(L, -2), ++lib);
         lua_pop(L, 1);
     }
-    aw_buf_adds(b, "}\nend\n");
+    /* A field more, nil (never stored), sizes LD with room for the modules
+     * a game requires: the first one does not grow it. */
+    aw_buf_printf(b, ", _ = nil}\nP.loaded = LD\nsetmt(G, MG)\n"
+                     "REG[%d] = G\nREG[\"%s\"] = LD\nREG[KS] = G.string\nSM.__index = T.string\nRS(seed)\n"
+                     "return G\nend\n",
+                  (int)LUA_RIDX_GLOBALS, LUA_LOADED_TABLE);
     return 1;
 }
 
@@ -262,7 +281,33 @@ static void sb_make_maker(lua_State *L, int t)
         lua_pop(L, 1);
     }
     lua_pushcfunction(L, sb_setmt);
-    lua_call(L, 3, 1);
+    /* MG: the globals' proxy metatable; its template B holds the
+     * template's values that are not tables (the base functions,
+     * _VERSION), which every game shares as it did when they were copied */
+    lua_newtable(L);
+    int base = lua_gettop(L);
+    lua_pushnil(L);
+    while (lua_next(L, t)) {
+        if (lua_type(L, -1) != LUA_TTABLE) {
+            lua_pushvalue(L, -2);
+            lua_insert(L, -2);
+            lua_rawset(L, base);
+        } else {
+            lua_pop(L, 1);
+        }
+    }
+    sb_proxy_metatable(L, base, base);
+    lua_remove(L, base);
+    lua_pushvalue(L, LUA_REGISTRYINDEX);
+    sb_proxy_push_string_key(L);
+    lua_pushliteral(L, ""); /* the strings' metatable */
+    if (!lua_getmetatable(L, -1))
+        luaL_error(L, "strings have no metatable");
+    lua_remove(L, -2);
+    lua_getfield(L, t, "math"); /* the template's math.randomseed (sb_mathlib.c) */
+    lua_getfield(L, -1, "randomseed");
+    lua_remove(L, -2);
+    lua_call(L, 8, 1);
     lua_rawsetp(L, LUA_REGISTRYINDEX, &sb_key_maker);
 }
 
@@ -335,19 +380,8 @@ static int sb_fresh_env(lua_State *L)
     aw_sandbox *sb = lua_touserdata(L, 1);
     lua_settop(L, 0);
     lua_rawgetp(L, LUA_REGISTRYINDEX, &sb_key_maker);
-    lua_call(L, 0, 2); /* 1: the globals, 2: package.loaded */
-    lua_pushliteral(L, "package");
-    if (lua_rawget(L, 1) == LUA_TTABLE) {
-        lua_pushliteral(L, "loaded");
-        lua_pushvalue(L, 2);
-        lua_rawset(L, -3);
-        lua_pushliteral(L, "preload");
-        lua_newtable(L);
-        lua_rawset(L, -3);
-    }
-    lua_pop(L, 1);
-    lua_pushvalue(L, 1);
-    lua_rawseti(L, LUA_REGISTRYINDEX, LUA_RIDX_GLOBALS);
+    lua_pushinteger(L, (lua_Integer)sb->lim.seed);
+    lua_call(L, 1, 1); /* 1: the globals, in place (sb_maker_source) */
     /* The kept chunks' _ENV: the new globals at once, so that the last
      * game's are garbage now, not held until the chunk runs again (a
      * module the new game never requires would hold them for good). This
@@ -361,24 +395,6 @@ static int sb_fresh_env(lua_State *L)
             lua_pop(L, 1);
         lua_pop(L, 1);
     }
-    lua_pop(L, 1);
-    lua_pushvalue(L, 2);
-    lua_setfield(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
-    /* The strings' methods: the template's while the game's string is a
-     * proxy (sb_proxy.c; the same values), the game's once it is filled. */
-    lua_pushliteral(L, "string");
-    lua_rawget(L, 1);
-    sb_proxy_set_string(L, -1);
-    lua_pop(L, 1);
-    lua_pushliteral(L, "");
-    lua_getmetatable(L, -1);
-    lua_pushliteral(L, "__index");
-    lua_rawgetp(L, LUA_REGISTRYINDEX, &sb_key_template);
-    lua_pushliteral(L, "string");
-    lua_rawget(L, -2);
-    lua_remove(L, -2);
-    lua_rawset(L, -3);
-    lua_pop(L, 2);
     /* Registry entries made since: only LPeg makes any (its module and its
      * pattern metatable; no other library the sandbox opens registers
      * anything), so the registry is swept after a game that opened it. */
@@ -387,11 +403,6 @@ static int sb_fresh_env(lua_State *L)
         sb->lpeg_opened = 0;
         sb_sweep_registry(L);
     }
-    lua_pushliteral(L, "math");
-    lua_rawget(L, 1);
-    lua_getfield(L, -1, "randomseed");
-    lua_pushinteger(L, (lua_Integer)sb->lim.seed);
-    lua_call(L, 1, 0);
     lua_settop(L, 0);
     return 0;
 }
@@ -932,6 +943,20 @@ void aw_sandbox_unref(aw_sandbox *sb, int ref)
 {
     if (ref > 0)
         luaL_unref(sb->L, LUA_REGISTRYINDEX, ref);
+}
+
+/* The registry's entry ref holds a value other than nil, so storing into
+ * it finds its slot and allocates nothing: no memory error can be raised
+ * outside a protected call. */
+void aw_sandbox_blank_ref(aw_sandbox *sb, int ref)
+{
+    lua_pushboolean(sb->L, 0);
+    lua_rawseti(sb->L, LUA_REGISTRYINDEX, ref);
+}
+
+void aw_sandbox_reref(aw_sandbox *sb, int ref)
+{
+    lua_rawseti(sb->L, LUA_REGISTRYINDEX, ref);
 }
 
 typedef struct sb_preload_args {

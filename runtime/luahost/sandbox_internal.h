@@ -254,13 +254,14 @@ int sb_tostring(lua_State *L);
  * the template at tmpl whose __index is the table at index (the template
  * itself, or a view of it); sb_proxy_fix fills the proxy at idx (if it is
  * one) and takes its metatable away; sb_proxy_open makes the registry's
- * entry for sb_proxy_set_string, which names the game's
- * `string` (its filling moves the strings' methods to it). The base
+ * entry that names the game's `string` (its filling moves the strings'
+ * methods to it), under the key sb_proxy_push_string_key pushes (the
+ * maker, sandbox.c, sets it for each game). The base
  * functions that see a table raw: */
 void sb_proxy_metatable(lua_State *L, int tmpl, int index);
 void sb_proxy_fix(lua_State *L, int idx);
 void sb_proxy_open(lua_State *L);
-void sb_proxy_set_string(lua_State *L, int t);
+void sb_proxy_push_string_key(lua_State *L);
 int sb_next(lua_State *L);
 int sb_pairs(lua_State *L);
 int sb_rawget(lua_State *L);

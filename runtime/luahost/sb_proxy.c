@@ -30,7 +30,7 @@
 #include "sandbox_internal.h"
 
 static const char sb_key_proxy = 0;       /* in a proxy's metatable: its template */
-static const char sb_key_game_string = 0; /* the game's `string` (sb_proxy_set_string) */
+static const char sb_key_game_string = 0; /* the game's `string` (set by the maker, sandbox.c) */
 
 /* Whether the metatable at mt is a proxy's: pushes its template if so. */
 static int sb_proxy_template(lua_State *L, int mt)
@@ -132,10 +132,9 @@ void sb_proxy_open(lua_State *L)
     lua_rawsetp(L, LUA_REGISTRYINDEX, &sb_key_game_string);
 }
 
-void sb_proxy_set_string(lua_State *L, int t)
+void sb_proxy_push_string_key(lua_State *L)
 {
-    lua_pushvalue(L, t);
-    lua_rawsetp(L, LUA_REGISTRYINDEX, &sb_key_game_string);
+    lua_pushlightuserdata(L, (void *)&sb_key_game_string);
 }
 
 /* ---- the base functions that see a table raw ---------------------------- */
