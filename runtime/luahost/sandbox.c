@@ -116,9 +116,10 @@ static void sb_allow_only(lua_State *L)
 
 /* ------------------------------------------------------------------------ */
 /* The maker: a Lua function, compiled once per process from the template's
- * names, that returns a new copy of the globals (every library table a new
- * proxy of the template's, sb_proxy.c; package copied) and a new
- * package.loaded. A table constructor with constant keys
+ * names, that makes a game's globals (a proxy of the template's functions,
+ * every library table a new proxy of the template's, sb_proxy.c; package
+ * copied) and its package.loaded, and puts them in place
+ * (sb_maker_source). A table constructor with constant keys
  * fills pre-sized tables in the VM: about three times cheaper than copying
  * entry by entry through the API (lua_next, lua_rawset), which was the
  * larger part of a renewal. The template is the same in every sandbox
@@ -362,8 +363,9 @@ static int sb_setup(lua_State *L)
 static void sb_sweep_registry(lua_State *L);
 
 /* The agent's environment for one game, made from the template (see
- * sandbox.h, aw_sandbox_renew): a new globals table and a copy of every
- * library table; package with a new `loaded` and an empty `preload`; the
+ * sandbox.h, aw_sandbox_renew) by the maker in one call: a new globals
+ * table and a copy of every library table (proxies until filled,
+ * sb_proxy.c); package with a new `loaded` and an empty `preload`; the
  * strings' methods looked up in the game's `string`; math.random seeded
  * from the limits' seed; and, after a game that opened LPeg, every
  * registry entry made since the sandbox was created (LPeg's module and

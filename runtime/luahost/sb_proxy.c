@@ -24,6 +24,10 @@
  *     setmetatable materializes it first (sb_base.c).
  * No other function the sandbox offers reads a table given to it raw (the
  * table functions use lua_geti and luaL_len; string.gsub lua_gettable).
+ * The game's globals are such a proxy too, of a template of the template's
+ * values that are not tables (the base functions, _VERSION): what is the
+ * game's own (its library tables, package, _G) is in the globals table
+ * from the start (the maker, sandbox.c), and filling never overwrites it.
  * The templates, the proxies' metatables and their functions never reach
  * an agent and no agent code writes them, so nothing of one game reaches
  * the next through them; each game's tables are new, as before. */
