@@ -297,7 +297,7 @@ static void sb_make_maker(lua_State *L, int t)
             lua_pop(L, 1);
         }
     }
-    sb_proxy_metatable(L, base, base);
+    sb_proxy_globals_metatable(L, base);
     lua_remove(L, base);
     lua_pushvalue(L, LUA_REGISTRYINDEX);
     sb_proxy_push_string_key(L);
@@ -383,6 +383,7 @@ static int sb_fresh_env(lua_State *L)
     lua_settop(L, 0);
     lua_rawgetp(L, LUA_REGISTRYINDEX, &sb_key_maker);
     lua_pushinteger(L, (lua_Integer)sb->lim.seed);
+    sb->global_reads = 0;
     lua_call(L, 1, 1); /* 1: the globals, in place (sb_maker_source) */
     /* The kept chunks' _ENV: the new globals at once, so that the last
      * game's are garbage now, not held until the chunk runs again (a

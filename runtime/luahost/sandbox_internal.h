@@ -103,6 +103,7 @@ struct aw_sandbox {
     size_t made_used;           /* what it held when aw_sandbox_new returned */
     size_t kept_bytes;          /* what the kept chunks took when loaded (sb_chunk_keep) */
     unsigned long envs;         /* environments made (sb_fresh_env): names the game */
+    unsigned global_reads;      /* the game's globals read through their proxy (sb_proxy.c) */
     size_t grown;               /* growth since the allocator last read the clock */
     uint64_t budget_ns;
     /* The clocks of a call (see sb_clock_past): the budget counts the
@@ -259,6 +260,7 @@ int sb_tostring(lua_State *L);
  * maker, sandbox.c, sets it for each game). The base
  * functions that see a table raw: */
 void sb_proxy_metatable(lua_State *L, int tmpl, int index);
+void sb_proxy_globals_metatable(lua_State *L, int tmpl);
 void sb_proxy_fix(lua_State *L, int idx);
 void sb_proxy_open(lua_State *L);
 void sb_proxy_push_string_key(lua_State *L);

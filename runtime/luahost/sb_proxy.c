@@ -130,6 +130,34 @@ void sb_proxy_metatable(lua_State *L, int tmpl, int index)
     lua_rawsetp(L, -2, &sb_key_proxy);
 }
 
+/* The globals' __index (t, k), its template an upvalue: the template's
+ * value, until SB_GLOBAL_READS reads in a game made filling the globals
+ * cheaper than reading on through here (a C call each). */
+#ifndef SB_GLOBAL_READS
+#define SB_GLOBAL_READS 32
+#endif
+static int sb_proxy_globals_index(lua_State *L)
+{
+    aw_sandbox *sb = sb_of(L);
+    lua_settop(L, 2);
+    if (++sb->global_reads > SB_GLOBAL_READS) {
+        sb_proxy_fix(L, 1);
+        lua_rawget(L, 1);
+        return 1;
+    }
+    lua_rawget(L, lua_upvalueindex(1));
+    return 1;
+}
+
+void sb_proxy_globals_metatable(lua_State *L, int tmpl)
+{
+    tmpl = lua_absindex(L, tmpl);
+    sb_proxy_metatable(L, tmpl, tmpl);
+    lua_pushvalue(L, tmpl);
+    lua_pushcclosure(L, sb_proxy_globals_index, 1);
+    lua_setfield(L, -2, "__index");
+}
+
 void sb_proxy_open(lua_State *L)
 {
     lua_pushboolean(L, 0); /* made with the sandbox: the registry's sweep keeps it */
