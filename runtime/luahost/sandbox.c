@@ -256,7 +256,7 @@ static void sb_make_maker(lua_State *L, int t)
     if (!maker_code.data) {
         aw_buf src;
         aw_buf_init(&src);
-        if (sb_maker_source(L, t, &src) && luaL_loadbufferx(L, src.data, src.len, "=sandbox-maker", "t") == LUA_OK) {
+        if (sb_maker_source(L, t, &src) && luaL_loadbufferx(L, src.data, src.len, SB_MAKER_NAME, "t") == LUA_OK) {
             lua_dump(L, sb_maker_writer, &maker_code, 0);
             lua_pop(L, 1);
         }
@@ -266,7 +266,7 @@ static void sb_make_maker(lua_State *L, int t)
     pthread_mutex_unlock(&maker_lock);
     if (!made)
         luaL_error(L, "cannot make the agent's environment");
-    if (luaL_loadbufferx(L, maker_code.data, maker_code.len, "=sandbox-maker", "b") != LUA_OK)
+    if (luaL_loadbufferx(L, maker_code.data, maker_code.len, SB_MAKER_NAME, "b") != LUA_OK)
         lua_error(L);
     lua_pushvalue(L, t);
     /* M: each library's proxy metatable, its template its __index */

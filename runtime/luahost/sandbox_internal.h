@@ -261,6 +261,9 @@ int sb_tostring(lua_State *L);
  * functions that see a table raw: */
 void sb_proxy_metatable(lua_State *L, int tmpl, int index);
 void sb_proxy_globals_metatable(lua_State *L, int tmpl);
+/* The chunk name of the maker of a game's environment (sandbox.c): the
+ * host's code, which the profile (sb_profile.c) leaves out. */
+#define SB_MAKER_NAME "=sandbox-maker"
 void sb_proxy_fix(lua_State *L, int idx);
 void sb_proxy_open(lua_State *L);
 void sb_proxy_push_string_key(lua_State *L);
