@@ -71,6 +71,7 @@ typedef struct view_mem {
 typedef struct luaseat {
     aw_seat base;
     char *path;
+    char *chunkname;           /* "@" path: the agent's chunk's name (made at its first load) */
     char *source;              /* the agent file's text as last accepted */
     size_t source_len;
     aw_buf scratch;            /* a module's bytecode being dumped */

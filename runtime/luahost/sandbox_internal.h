@@ -104,6 +104,7 @@ struct aw_sandbox {
     size_t made_used;           /* what it held when aw_sandbox_new returned */
     size_t kept_bytes;          /* what the kept chunks took when loaded (sb_chunk_keep) */
     unsigned long envs;         /* environments made (sb_fresh_env): names the game */
+    unsigned global_reads;      /* the game's globals read through their proxy (sb_proxy.c) */
     size_t grown;               /* growth since the allocator last read the clock */
     uint64_t budget_ns;
     uint64_t wall_bound_ns;     /* the wall-clock bound of a call (sb_wall_bound_ns) */
@@ -257,13 +258,18 @@ int sb_tostring(lua_State *L);
  * the template at tmpl whose __index is the table at index (the template
  * itself, or a view of it); sb_proxy_fix fills the proxy at idx (if it is
  * one) and takes its metatable away; sb_proxy_open makes the registry's
- * entry for sb_proxy_set_string, which names the game's
- * `string` (its filling moves the strings' methods to it). The base
+ * entry that names the game's `string` (its filling moves the strings'
+ * methods to it), under the key sb_proxy_push_string_key pushes (the
+ * maker, sandbox.c, sets it for each game). The base
  * functions that see a table raw: */
 void sb_proxy_metatable(lua_State *L, int tmpl, int index);
+void sb_proxy_globals_metatable(lua_State *L, int tmpl);
+/* The chunk name of the maker of a game's environment (sandbox.c): the
+ * host's code, which the profile (sb_profile.c) leaves out. */
+#define SB_MAKER_NAME "=sandbox-maker"
 void sb_proxy_fix(lua_State *L, int idx);
 void sb_proxy_open(lua_State *L);
-void sb_proxy_set_string(lua_State *L, int t);
+void sb_proxy_push_string_key(lua_State *L);
 int sb_next(lua_State *L);
 int sb_pairs(lua_State *L);
 int sb_rawget(lua_State *L);
