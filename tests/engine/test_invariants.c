@@ -72,6 +72,7 @@ static void check_views(const spy *p, const aw_role *truth, int n, const char *c
 {
     int me = p->w.agent;
     aw_role mine = truth[me];
+    CHECK_MSG(p->n > 0, "%s: agent %d was told nothing", ctx, me); /* the spy saw the game */
     for (int i = 0; i < p->n; i++) {
         const seen *s = &p->log[i];
         const aw_info *in = &s->info;
