@@ -235,8 +235,8 @@ static long check_sparse(checker *c, const aw_info *in, const aw_buf *want, cons
                 break;
         }
         size_t vlen = (size_t)(next - v) - (next > v && next[-1] == '\n');
-        const char *e;
-        size_t elen;
+        const char *e = "";
+        size_t elen = 0;
         c->records++;
         if (!field_of(want, in, i, &e, &elen) || elen != vlen || memcmp(e, v, vlen) != 0) {
             if (bad++ == 0 && c->bad == 0)
