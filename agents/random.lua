@@ -2,11 +2,10 @@
 -- living agent (never itself; werewolves never pick a fellow werewolf), and
 -- talks a random vote or estimate now and then before saying Over.
 --
--- It is also the smallest example of keeping work out of the calls: the
--- lists of candidates change only when someone dies, so they are built once
--- and the dead taken out of them; a call that needs one checks the statuses
--- only when a death can have happened, and update does nothing but keep
--- info.
+-- It is also the smallest example of doing only what is new since the last
+-- call: the lists of candidates change only when someone dies, so they are
+-- built once and the dead taken out of them as the game names them, and
+-- update does nothing but keep info.
 local P = require "aiwolf.protocol"
 local random = math.random
 
@@ -19,66 +18,71 @@ function agent:getName() return "random" end
 --   self.others: the living agents other than oneself;
 --   self.humans: those of them that roleMap does not show as werewolves
 --     (for a werewolf, the fellows are left out);
---   self.status: each agent's status they were built from.
+--   self.alive[a]: true for each agent in self.others.
 local function build(self, info)
   local status, roles = info.statusMap, info.roleMap
-  local seen, others, humans = {}, {}, {}
+  local alive, others, humans = {}, {}, {}
   for a = 1, #status do
-    seen[a] = status[a]
     if status[a] == "ALIVE" and a ~= info.agent then
+      alive[a] = true
       others[#others + 1] = a
       if roles[a] ~= "WEREWOLF" then humans[#humans + 1] = a end
     end
   end
-  self.status, self.others, self.humans = seen, others, humans
+  self.alive, self.others, self.humans = alive, others, humans
 end
 
--- Takes agent a out of a list (if there), keeping the others' order.
+-- Takes agent a out of a list in agent order (if there), keeping the
+-- others' order.
 local function drop(list, a)
   local n = #list
   for i = 1, n do
-    if list[i] == a then
-      for j = i, n - 1 do list[j] = list[j + 1] end
-      list[n] = nil
+    local b = list[i]
+    if b >= a then
+      if b == a then
+        for j = i, n - 1 do list[j] = list[j + 1] end
+        list[n] = nil
+      end
       return
     end
+  end
+end
+
+-- Agent a (or nil) died: out of the lists, if still there.
+local function died(self, a)
+  if a and self.alive[a] then
+    self.alive[a] = nil
+    drop(self.others, a)
+    drop(self.humans, a)
   end
 end
 
 -- Called before every other method.
 function agent:update(info) self.info = info end
 
--- self.others or self.humans (name), brought up to date first if a status
--- changed since the last look (the first time there are none: they are
--- built). Agents die only at an execution (latestExecutedAgent changes) or
--- in the night (the day changes), so the statuses are looked at only when
--- one of those two changed since the last look. A death takes the agent
--- out of the lists already made: making new lists would put every entry
--- into a new table again (each new key costs a few hundred machine
--- instructions: new lists at every death were a tenth of a fifteen-player
--- game's instructions); any other change (none happens in a game) builds
--- them again.
+-- self.others or self.humans (name), brought up to date first (the first
+-- time: built). Agents die only at an execution, named at once by
+-- latestExecutedAgent (and the next day by executedAgent), and in the
+-- night, named the next day by lastDeadAgentList; so the news is looked at
+-- only when the day or latestExecutedAgent changed since the last look,
+-- and only those agents are taken out (making new lists at every death
+-- would put every entry into a new table again: each new key costs a few
+-- hundred machine instructions, a tenth of a fifteen-player game's).
 local function candidates(self, name)
   local info = self.info
   local day, executed = info.day, info.latestExecutedAgent
-  if not self.status then
-    self.day, self.executed = day, executed
-    build(self, info)
-  elseif day ~= self.day or executed ~= self.executed then
-    self.day, self.executed = day, executed
-    local status, seen = info.statusMap, self.status
-    for a = 1, #status do
-      local now = status[a]
-      if now ~= seen[a] then
-        if seen[a] ~= "ALIVE" or now == nil then
-          build(self, info)
-          break
-        end
-        seen[a] = now
-        drop(self.others, a)
-        drop(self.humans, a)
+  if day ~= self.day or executed ~= self.executed then
+    if not self.alive then
+      build(self, info)
+    else
+      died(self, executed)
+      if day ~= self.day then
+        died(self, info.executedAgent)
+        local dead = info.lastDeadAgentList
+        for i = 1, #dead do died(self, dead[i]) end
       end
     end
+    self.day, self.executed = day, executed
   end
   return self[name]
 end

@@ -27,19 +27,19 @@
 -- exactly from its seed.
 -- Every score is a whole number (a claimant's result shared among n counts
 -- points // n), so a sum is the same in any order.
--- Cost: aiwolf.agent reads each talk once; what follows from the facts it
--- keeps (claims, reports, results, deaths, votes) is worked out once and
--- kept until they change (self.version moves, S:cached: about twice a day
--- for each seat), and a call adds only today's declared votes, which change
--- with many talks, and keeps the result until a talk other than Over or
--- Skip comes (S:ranking). Each step of a Lua loop costs some tens of
--- machine instructions, a new table some thousands (it grows through
--- resizes as it fills, and is garbage for the collector later), so the
--- code that runs often reads the few agents that matter from lists rather
--- than looking at every agent, uses numeric loops (`for i = 1, #list`:
--- ipairs costs a call per element), reads fields used more than once into
--- locals, and refills tables kept from call to call where one serves
--- (S:scores, bestInto).
+-- Cost: aiwolf.agent reads each talk once (none once this agent is dead, and
+-- the past votes on the village side only: S:initialize); what follows from
+-- the facts it keeps (claims, reports, results, deaths, votes) is worked out
+-- once and kept until they change (self.version moves, S:cached: about twice
+-- a day for each seat), and a call adds only today's declared votes, which
+-- change with many talks, and keeps the result until a talk other than Over
+-- or Skip comes (S:ranking). Each step of a Lua loop costs some tens of
+-- machine instructions, a new table some thousands (it grows through resizes
+-- as it fills, and is garbage for the collector later), so the code that runs
+-- often reads the few agents that matter from lists rather than looking at
+-- every agent, uses numeric loops (`for i = 1, #list`: ipairs costs a call
+-- per element), reads fields used more than once into locals, and refills
+-- tables kept from call to call where one serves (S:scores, bestInto).
 local A = require "aiwolf.agent"
 local P = require "aiwolf.protocol"
 local ipairs, pairs, random = ipairs, pairs, math.random
@@ -60,10 +60,21 @@ function S:initialize(info, setting)
   self.fakeDone = {}            -- possessed: targets already used
   self.lastAttack = nil         -- werewolf: the target voted for last night
   self.guardedGuess = {}        -- werewolf: targets whose attack failed
+  -- What aiwolf.agent reads for this agent: every talk (until it dies: see
+  -- dayStart) and the past votes (self.votes) on the village side only,
+  -- whose suspicion alone reads them (for the werewolf side it then never
+  -- reads info.voteList, which the host makes when read, a table per vote).
+  self.keepTalk, self.keepVotes = true, VILLAGE[self.role] == true
 end
 
 function S:dayStart()
   self:forget() -- guardedGuess and fake change below: nothing cached survives
+  -- Dead (executed or killed): this agent will not talk, vote or act again,
+  -- so nothing it could hear from now on matters. aiwolf.agent then reads
+  -- no more talks, whispers or votes for it (a dead seat is still told
+  -- each day's talk, and nearly a quarter of the days of a fifteen-player
+  -- game's seats are dead seats').
+  if self.info.statusMap[self.me] ~= "ALIVE" then self.keepTalk, self.keepVotes = false, false end
   self.voteDecl, self.declTarget = 0, nil
   self.requested = {}
   self.proposed = nil -- werewolf: the target proposed or agreed to tonight
@@ -282,15 +293,16 @@ end
 -- The table S:suspicion, S:wolfScore and S:possessedScore return: base (the
 -- part from the facts, kept by S:cached) copied into a table this agent
 -- keeps under key from call to call (a new table per call would be garbage,
--- and would grow through several resizes as it fills). It holds until the
--- next call of the same method: read it, don't keep it.
+-- and would grow through several resizes as it fills; a numeric loop
+-- copies fifteen entries for less than table.move's call). It holds until
+-- the next call of the same method: read it, don't keep it.
 function S:scores(key, base)
   local score = self[key]
   if score == nil then
     score = {}
     self[key] = score
   end
-  table.move(base, 1, #self.info.statusMap, 1, score) -- base holds living others only
+  for a = 1, #self.info.statusMap do score[a] = base[a] end -- base holds living others only
   return score
 end
 

@@ -17,9 +17,13 @@
 --                 record), fake a seer claim when found out;
 --   possessed     claims seer, calls the likeliest genuine seer (or a
 --                 likely human) a werewolf and votes for likely humans.
+-- Five players (strong.five): claims, results, votes and requests go out in
+-- one talk, and on the last day the possessed and the werewolf come out to
+-- each other and vote together.
 local A = require "aiwolf.agent"
 local P = require "aiwolf.protocol"
 local M = require "strong.model"
+local F = require "strong.five"
 
 local S = A.new{name = "strong"}
 
@@ -36,6 +40,11 @@ S.tune = {
   requestVotes = true,  -- a declared vote also asks everyone to vote so (AND (VOTE x) (REQUEST ANY (VOTE x)))
   possWait5 = nil,      -- 5 players: the possessed claims seer when another claims it, else on this day (nil: at once; 2 tried, below)
   seerWait5 = 2,        -- 5 players: the seer comes out by this day, at once if it found a werewolf
+  seerRival5 = false,   -- 5 players: the hidden seer also comes out when another claims seer (tried, below)
+  seerEarly5 = true,    -- 5 players: the hidden seer declares its vote from its first talk
+  seerThreat5 = true,   -- 5 players: the hidden seer comes out when called a werewolf or two declare against it
+  bundle5 = true,       -- 5 players: claim, results, vote and request in one talk (seer, possessed; strong.five)
+  lastDay5 = true,      -- 5 players, three alive: the possessed and the werewolf come out to each other (strong.five)
   possWait15 = nil,     -- 15 players: the possessed claims seer when another claims it, else on this day (nil: at once; 2 tried, below)
   possRival15 = true,   -- 15 players: the possessed's fake WEREWOLF goes to the likeliest genuine seer (false: to a non-claimant; tried, below)
 }
@@ -117,6 +126,10 @@ end
 -- Werewolf side by day: vote with the village against a human it suspects;
 -- join the village against a fellow it has all but decided on.
 function S:wolfTarget()
+  if self.small and S.tune.lastDay5 then
+    local t = F.lastVote(self, "POSSESSED")
+    if t then return t end
+  end
   local pub = self:model(true)
   local roleMap = self.info.roleMap
   local decl = self:declaredFor(nil)
@@ -150,6 +163,10 @@ end
 
 -- Possessed: vote for a likely human, the likeliest genuine seer first.
 function S:possessedTarget()
+  if self.small and S.tune.lastDay5 then
+    local t = F.lastVote(self, "WEREWOLF")
+    if t then return t end
+  end
   local m = self:model(false)
   local score = {}
   for _, a in ipairs(self.others) do
@@ -224,6 +241,7 @@ function S:comingOut()
     -- claimants' first target (called a werewolf, voted out); wait for a
     -- werewolf found, or for day S.tune.seerDay15
     if self.day >= (self.small and S.tune.seerWait5 or S.tune.seerDay15) then return "SEER" end
+    if self.small and S.tune.seerThreat5 and F.seerThreatened(self, S.tune.seerRival5) then return "SEER" end
     for _, d in ipairs(self.divinations) do
       if d.result == "WEREWOLF" then return "SEER" end
     end
@@ -264,14 +282,23 @@ function S:leadWolf()
   return false
 end
 
+local function nop() return nil end
+
 function S:nextTalk()
+  if self.small and S.tune.lastDay5 then
+    local s = (self.role == "POSSESSED" and F.possessedReveal or self.role == "WEREWOLF" and F.wolfReveal or nop)(self)
+    if s then return s end
+  end
   local co = self:comingOut()
+  if co == "SEER" and self.role == "SEER" and self.small and S.tune.bundle5 then return F.seerComeOut(self) end
   if co then
     self.claimed = co
     return P.comingout(self.me, co)
   end
   if self.claimed then
-    if self.role == "SEER" or self.role == "MEDIUM" then
+    if self.role == "SEER" and self.small and S.tune.bundle5 and self.reported < #self.divinations then
+      return F.seerComeOut(self)
+    elseif self.role == "SEER" or self.role == "MEDIUM" then
       local results = self.role == "SEER" and self.divinations or self.identifications
       if self.reported < #results then
         self.reported = self.reported + 1
@@ -279,6 +306,9 @@ function S:nextTalk()
         local build = self.role == "SEER" and P.divined or P.identified
         return build(r.target, r.result)
       end
+    elseif self.claimed == "SEER" and self.role == "POSSESSED" and self.small and S.tune.bundle5 then
+      local s = F.possessedReport(self)
+      if s then return s end
     elseif self.claimed == "SEER" then -- possessed, or a werewolf's counter-claim
       if self.day >= 1 then self:makeFake() end
       if self.reported < #self.fake then
@@ -290,12 +320,14 @@ function S:nextTalk()
   end
   -- Village side: no vote declared in the first turns of a day, before the
   -- claims and results are in (a vote declared on nothing leads the crowd).
-  if VILLAGE[self.role] and self.talkCalls < 3 and not self:hasLead() then return nil end
+  if VILLAGE[self.role] and self.talkCalls < 3 and not self:hasLead()
+     and not (self.small and self.role == "SEER" and S.tune.seerEarly5) then return nil end
   local t = self:voteTarget()
   if t and t ~= self.declTarget and (self.voteDecl or 0) < MAX_DECL then
     self.declTarget = t
     self.voteDecl = (self.voteDecl or 0) + 1
     if self.role == "SEER" and self.divined[t] == "WEREWOLF" then
+      if self.small and S.tune.bundle5 then return F.seerAccuse(self, t) end
       return P.because(P.divined(t, "WEREWOLF"), P.vote(t))
     end
     if S.tune.requestVotes then return P.and_(P.vote(t), P.request(P.ANY, P.vote(t))) end

@@ -318,8 +318,12 @@ end
 --   self.attackProposals: ATTACK targets whispered today, in order ({who, target, idx});
 --   self.executed / self.killed: {[agent] = day} of the agents executed by
 --     vote and killed by the werewolves (killed agents are certainly human);
---   self.votes: every day's final votes, oldest first ({agent, day, target},
---     from info.voteList, which shows the previous day's);
+--   self.votes: every day's final votes, oldest first ({agent, day, target}:
+--     the entries of info.voteList, which shows the previous day's, kept
+--     as the host handed them out, not copied: read them, never modify);
+--     an agent that never reads them sets self.keepVotes = false (in its
+--     initialize, after this one), and then info.voteList is not read at
+--     all: the host makes that list, a table per vote, when it is read;
 --   self.version: a number that grows whenever one of the fields above
 --     changes, except self.info, self.day and today's declared, voters, estimates
 --     and attackProposals (which change with nearly every talk). An agent
@@ -535,6 +539,13 @@ end
 -- included) it calls self:onTalk(talk, who, s, entry) and for each whisper
 -- sentence self:onWhisper(talk, who, s, entry), if the agent defines them;
 -- check entry.asserted before taking s as what the speaker states.
+-- An agent that needs no more of the talk (one that is dead, say: it will
+-- not talk, vote or act again) sets self.keepTalk = false: update then
+-- reads no talks or whispers (nor calls onTalk/onWhisper) while it is
+-- false: the claims and reports stay as they were, and today's declared
+-- votes, estimates and attack proposals are empty from the next day on;
+-- set back to true (or nil) on the same day, it reads every talk of the
+-- day it has not read yet.
 function Agent:update(info)
   self.info = info
   if self.me == nil then self.me, self.role = info.agent, info.role end
@@ -581,20 +592,23 @@ function Agent:update(info)
       self.version = self.version + 1
     end
   end
-  local vl = info.voteList
+  -- The day's final votes, unless the agent turned them down. The host
+  -- hands out each entry once and never changes it (docs/agents.md), so
+  -- self.votes keeps the entries themselves: a copy would be a table more
+  -- per vote.
+  local vl = self.keepVotes ~= false and info.voteList
   if vl and vl[1] and vl[1].day > self._votes_day then
     self._votes_day = vl[1].day
     local votes = self.votes
-    for i = 1, #vl do
-      local v = vl[i]
-      votes[#votes + 1] = {agent = v.agent, day = v.day, target = v.target}
-    end
+    local n = #votes
+    for i = 1, #vl do votes[n + i] = vl[i] end
     self.version = self.version + 1
   end
-  -- Talk and whispers: only the entries past those read already; through
-  -- the host's reader when nothing needs the entries themselves (a hook, or
-  -- an agent's own _hear, gets them) and info is the host's (count is nil
-  -- for any other table).
+  -- Talk and whispers, unless the agent turned them down: only the entries
+  -- past those read already; through the host's reader when nothing needs
+  -- the entries themselves (a hook, or an agent's own _hear, gets them)
+  -- and info is the host's (count is nil for any other table).
+  if self.keepTalk == false then return end
   local n = self.onTalk == nil and self._hear == Agent._hear and host_count and host_count(info)
   if n then
     if n > self._talk_seen then self._talk_seen = read_host(self, info, self._talk_seen, false) end

@@ -57,7 +57,18 @@ static aw_seat *isolated(const char *path, const aw_agent_opts *opts, aw_error *
     return aw_childseat_new(aw_luaseat_make, &m, &co, err);
 }
 
-aw_seat *aw_agent_new(const char *path, const aw_agent_opts *opts, aw_error *err)
+/* A message that does not name the agent's file (the budget or the memory
+ * cap met while the file ran at load): says which file. */
+static void name_the_file(const char *path, aw_error *err)
+{
+    if (!err || strncmp(err->msg, path, strlen(path)) == 0)
+        return;
+    char msg[sizeof err->msg];
+    snprintf(msg, sizeof msg, "%s", err->msg);
+    snprintf(err->msg, sizeof err->msg, "%.200s: at load, before any game: %.250s", path, msg);
+}
+
+static aw_seat *loaded(const char *path, const aw_agent_opts *opts, aw_error *err)
 {
     if (opts->limits.isolate)
         return isolated(path, opts, err);
@@ -68,4 +79,12 @@ aw_seat *aw_agent_new(const char *path, const aw_agent_opts *opts, aw_error *err
     aw_luaseat_opts lo;
     aw_agent_luaseat_opts(opts, &lo);
     return aw_luaseat_new(path, &lo, err);
+}
+
+aw_seat *aw_agent_new(const char *path, const aw_agent_opts *opts, aw_error *err)
+{
+    aw_seat *seat = loaded(path, opts, err);
+    if (!seat)
+        name_the_file(path, err);
+    return seat;
 }

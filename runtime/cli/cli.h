@@ -46,6 +46,13 @@ int aw_cli_each_file(const char *cmd, const char *const *files, int nfiles, aw_c
  * message that names a path, a name or an error that came from input. */
 void aw_cli_line(FILE *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* Whether a file written only at the end of a run (--summary FILE) could
+ * be written now: not a folder, its folder there and writable, the file
+ * writable if it exists ("-" is standard output). 0, or -1 with why
+ * (whylen bytes) saying what is wrong, so that a long run is refused
+ * before its first game rather than failing after its last. */
+int aw_cli_writable_later(const char *path, char *why, size_t whylen);
+
 /* A rate for people (games/s): "-" before there is one, two significant
  * digits under 10 (0.5, 0.0012: never "0.0" for games that were played),
  * else one decimal. Writes buf (n bytes) and returns it. */

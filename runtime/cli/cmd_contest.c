@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -761,7 +762,7 @@ static int report_main(int argc, char **argv)
     k.dir = dir;
     char why[600];
     if (aw_contest_cfg_read(k.dir, &k.c, why, sizeof why) < 0) {
-        aw_cli_line(stderr, "aiwolf contest: %s", why);
+        aw_cli_line(stderr, "aiwolf contest report: %s", why);
         return 2;
     }
     /* Another policy for this report only (contest.cfg keeps its own, and
@@ -835,7 +836,7 @@ static int merge_main(int argc, char **argv)
     char why[600], from[PATH_MAX * 2], to[PATH_MAX * 2], path[PATH_MAX];
     aw_error merr;
     if (aw_contest_merge_slices(shards, n, &first, &seen, &merr) < 0) {
-        aw_cli_line(stderr, "aiwolf contest: %s", merr.msg);
+        aw_cli_line(stderr, "aiwolf contest merge: %s", merr.msg);
         goto out;
     }
     aw_provenance_init(&prov, first.nentries);
@@ -926,6 +927,10 @@ typedef struct verify {
     size_t *len;
     bool *want;          /* [ngames]: the games to compare */
     long compared, differ;
+    long total;          /* the games to compare (the progress line's whole) */
+    bool quiet, tty;     /* --quiet; standard error is a terminal */
+    long ticks;
+    struct timespec t0;
 } verify;
 
 /* A log's text, inflated when it is gzip; NULL with err. */
@@ -1060,6 +1065,37 @@ static int verify_unit(void *ud, int unit, const char *lines, size_t len)
     return 0;
 }
 
+/* The progress of verify on standard error: games compared of all, the
+ * rate, the time left and the games that differ so far; updated in place
+ * on a terminal, else a line every ten seconds or so. */
+static void verify_progress(verify *v, bool final)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    double secs = (double)(now.tv_sec - v->t0.tv_sec) + (double)(now.tv_nsec - v->t0.tv_nsec) / 1e9;
+    double rate = secs > 0 ? (double)v->compared / secs : 0;
+    char eta[32] = "-", rs[32];
+    if (rate > 0 && v->compared < v->total) {
+        long t = (long)((double)(v->total - v->compared) / rate);
+        snprintf(eta, sizeof eta, "%ld:%02ld", t / 60, t % 60);
+    }
+    if (v->tty)
+        fprintf(stderr, "\r\033[Kaiwolf contest verify: %ld/%ld games, %s games/s, ETA %s, %ld differ%s", v->compared,
+                v->total, aw_cli_rate(rs, sizeof rs, rate), eta, v->differ, final ? "\n" : "");
+    else
+        fprintf(stderr, "aiwolf contest verify: %ld/%ld games, %s games/s, ETA %s, %ld differ\n", v->compared, v->total,
+                aw_cli_rate(rs, sizeof rs, rate), eta, v->differ);
+    fflush(stderr);
+}
+
+static void verify_tick(void *ud)
+{
+    verify *v = ud;
+    v->ticks++;
+    if (!v->quiet && (v->tty || v->ticks % 10 == 0))
+        verify_progress(v, false);
+}
+
 /* A game that may be sampled: its place in the order drawn from the seed. */
 typedef struct sample_key {
     uint64_t key;
@@ -1085,14 +1121,15 @@ static int rm_entry(const char *path, const struct stat *st, int type, struct FT
 }
 
 static const char verify_head[] =
-    "usage: aiwolf contest verify [--sample N] [--jobs J] DIR\n"
+    "usage: aiwolf contest verify [--sample N] [--jobs J] [--quiet] DIR\n"
     "\n"
     "Plays games of the contest in DIR again, from their seeds and entries, the\n"
     "way the contest played them (its workers, confined children, budgets),\n"
     "and compares each game's log with the recorded one byte for byte, and its\n"
     "games.tsv line but the times. Entries whose files changed since the\n"
     "contest are named, and their games are not played. Prints each game that\n"
-    "differs, with its first differing line, and a summary.\n"
+    "differs, with its first differing line, and a summary; its progress is on\n"
+    "standard error.\n"
     "\n";
 static const char verify_foot[] =
     "\n"
@@ -1106,6 +1143,7 @@ static int verify_main(int argc, char **argv)
     long sample = -1;
     int jobs = (int)sysconf(_SC_NPROCESSORS_ONLN);
     long jobs_opt = 0;
+    bool quiet = false;
     aw_opt_list dirs = {&dir, 0, 1, "verify takes one contest folder"};
     const aw_opt opts[] = {
         {.name = "--sample", .arg = "N", .kind = AW_OPT_LONG, .to = &sample, .min = 1, .max = 100000000,
@@ -1116,6 +1154,9 @@ static int verify_main(int argc, char **argv)
                  "played, since its agents carry over from game to game"},
         {.name = "--jobs", .arg = "J", .kind = AW_OPT_LONG, .to = &jobs_opt, .min = 1, .max = 100000000,
          .bad = "'%s' is not a positive whole number", .help = "worker processes (default: every core)"},
+        {.name = "--quiet", .kind = AW_OPT_FLAG, .to = &quiet,
+         .help = "no progress line on standard error (the games that differ\n"
+                 "and the summary are still printed)"},
         {.name = "--help", .alias = "-h", .kind = AW_OPT_HELP},
         {0},
     };
@@ -1132,7 +1173,7 @@ static int verify_main(int argc, char **argv)
     v.k.dir = dir;
     char why[600];
     if (aw_contest_cfg_read(dir, &v.k.c, why, sizeof why) < 0) {
-        aw_cli_line(stderr, "aiwolf contest: %s", why);
+        aw_cli_line(stderr, "aiwolf contest verify: %s", why);
         return 2;
     }
     if (contest_prepare(&v.k) < 0) {
@@ -1254,8 +1295,16 @@ static int verify_main(int argc, char **argv)
         r.worker_argv = wa.argv;
         r.jobs = jobs;
         r.on_unit = verify_unit;
+        r.on_tick = verify_tick;
         r.ud = &v;
+        v.quiet = quiet;
+        v.tty = isatty(2);
+        for (long g = 0; g < ng; g++)
+            v.total += v.want[g];
+        clock_gettime(CLOCK_MONOTONIC, &v.t0);
         status = aw_runner_run(&r);
+        if (!quiet && (v.tty || v.ticks >= 10))
+            verify_progress(&v, true);
         if (status == AW_RUNNER_FAILED && r.error[0])
             aw_cli_line(stderr, "aiwolf contest verify: %s", r.error);
     }
@@ -1443,6 +1492,50 @@ static aw_opts_cmd contest_table(contest *k, contest_args *a)
     return (aw_opts_cmd){"contest", contest_head, a->rows, contest_foot, &a->entries, 24};
 }
 
+/* Whether a folder without contest.cfg may take a new contest: it holds
+ * none of the files a contest writes (another contest's games.tsv with its
+ * contest.cfg lost, or a person's own report.md, would be appended to or
+ * overwritten). Says why not on standard error. */
+static bool fresh_folder(const char *dir)
+{
+    static const char *const written[] = {"games.tsv",    "logs",        "provenance.tsv", "report.md",
+                                          "results.csv", "results.json", "report.html"};
+    for (size_t i = 0; i < sizeof written / sizeof *written; i++) {
+        char path[PATH_MAX];
+        snprintf(path, sizeof path, "%s/%s", dir, written[i]);
+        if (access(path, F_OK) == 0) {
+            aw_cli_line(stderr,
+                        "aiwolf contest: %s has no contest.cfg but holds %s, which a contest writes: give a new or "
+                        "empty folder to --out (nothing was changed)",
+                        dir, written[i]);
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Locks the contest's folder for this run (a lock the kernel drops when
+ * the run ends, however it ends; the workers, started afresh, do not hold
+ * it): its descriptor, or -1 when another run holds it or it cannot be
+ * locked, said on standard error. */
+static int lock_folder(const char *dir)
+{
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) == 0)
+        return fd;
+    int e = errno;
+    if (fd >= 0)
+        close(fd);
+    if (e == EWOULDBLOCK)
+        aw_cli_line(stderr,
+                    "aiwolf contest: another aiwolf contest is playing into %s now; wait for it to end (or stop it "
+                    "with Ctrl-C), then run this again to continue it",
+                    dir);
+    else
+        aw_cli_line(stderr, "aiwolf contest: cannot lock the folder %s: %s", dir, strerror(e));
+    return -1;
+}
+
 int cmd_contest(int argc, char **argv)
 {
     if (argc >= 2 && strcmp(argv[1], "--worker") == 0)
@@ -1466,7 +1559,7 @@ int cmd_contest(int argc, char **argv)
     bool have_preset = false;
     int jobs = (int)sysconf(_SC_NPROCESSORS_ONLN);
     int nargs = 0;
-    int rc = 2;
+    int rc = 2, lock_fd = -1;
     contest_args *ca = aw_xcalloc(1, sizeof *ca);
     const aw_opts_cmd cmd = contest_table(&k, ca);
     const char **args = ca->args;
@@ -1581,10 +1674,23 @@ int cmd_contest(int argc, char **argv)
             }
     aw_contest_unique_names(c);
     k.dir = dir;
+    /* The rules (--preset, --set) before anything is written: a typo must
+     * not leave a contest.cfg that the corrected command is refused by. */
+    for (int i = 0; i < c->nplayers; i++) {
+        aw_error serr;
+        if (aw_settings_from(&k.set[c->players[i]], c->preset, c->players[i], c->sets_kv, c->nsets_kv, &serr) < 0) {
+            aw_cli_line(stderr, "aiwolf contest: %s (aiwolf contest --help)", serr.msg);
+            goto out;
+        }
+    }
     if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
         aw_cli_line(stderr, "aiwolf contest: cannot create the folder %s: %s", dir, strerror(errno));
         goto out;
     }
+    /* One run at a time in a folder: a second one would play the same
+     * games into the same games.tsv and logs. */
+    if ((lock_fd = lock_folder(dir)) < 0)
+        goto out;
     /* A folder with a contest already: continue it, if it is this one. */
     char cfgpath[PATH_MAX];
     snprintf(cfgpath, sizeof cfgpath, "%s/contest.cfg", dir);
@@ -1615,6 +1721,13 @@ int cmd_contest(int argc, char **argv)
                 s1--;
             s2 = s1;
             const char *e1 = memchr(p + s1, '\n', a1.len - s1), *e2 = memchr(q + s2, '\n', a2.len - s2);
+            /* the lines as a person reads them: a space for each tab */
+            for (char *t = a1.data + s1; e1 && t < e1; t++)
+                if (*t == '\t')
+                    *t = ' ';
+            for (char *t = a2.data + s2; e2 && t < e2; t++)
+                if (*t == '\t')
+                    *t = ' ';
             aw_cli_line(stderr,
                         "aiwolf contest: %s holds another contest (it has '%.*s', this run '%.*s'); give the same "
                         "options and entries (unchanged) to continue it, or another --out",
@@ -1626,6 +1739,8 @@ int cmd_contest(int argc, char **argv)
         if (!same)
             goto out;
     } else {
+        if (!fresh_folder(dir))
+            goto out;
         if (!have_seed)
             c->seed = aw_rng_os_seed();
         aw_buf b;
@@ -1774,5 +1889,7 @@ out:
     else
         aw_contest_cfg_free(c);
     free(ca);
+    if (lock_fd >= 0)
+        close(lock_fd);
     return rc;
 }

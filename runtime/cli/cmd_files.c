@@ -3,9 +3,12 @@
  * whatever its name, hand its text to the command, combine the exit
  * statuses; the rules each log is judged by, and the preset a failing log
  * would pass under), and --http's address for play and serve. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "gzlog.h"
@@ -36,7 +39,12 @@ int aw_cli_each_file(const char *cmd, const char *const *files, int nfiles, aw_c
         if (strcmp(path, "-") == 0)
             path = "<stdin>";
         int s;
-        if (!text) {
+        struct stat st;
+        if (!text && stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+            aw_cli_line(stderr, "aiwolf %s: %s is a folder: give the logs in it (%s/*.log, or %s/*.log.gz of a contest)",
+                        cmd, path, path, path);
+            s = 2;
+        } else if (!text) {
             aw_cli_line(stderr, "aiwolf %s: cannot read %s", cmd, err.msg);
             s = 2;
         } else if (!(text = inflate_if_gzip(text, &len, &err))) {
@@ -51,6 +59,33 @@ int aw_cli_each_file(const char *cmd, const char *const *files, int nfiles, aw_c
     }
     fflush(stdout);
     return status;
+}
+
+int aw_cli_writable_later(const char *path, char *why, size_t whylen)
+{
+    if (strcmp(path, "-") == 0)
+        return 0;
+    struct stat st;
+    if (stat(path, &st) == 0) {
+        if (S_ISDIR(st.st_mode)) {
+            snprintf(why, whylen, "%.1000s is a folder, not a file", path);
+            return -1;
+        }
+        if (access(path, W_OK) != 0) {
+            snprintf(why, whylen, "cannot write %.1000s: %s", path, strerror(errno));
+            return -1;
+        }
+        return 0;
+    }
+    const char *slash = strrchr(path, '/');
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash == path ? 1 : slash - path) : 1, slash ? path : ".");
+    if (access(dir, W_OK) != 0) {
+        snprintf(why, whylen, "cannot write %.1000s: %s", path,
+                 errno == ENOENT ? "its folder does not exist" : strerror(errno));
+        return -1;
+    }
+    return 0;
 }
 
 const char *aw_cli_rate(char *buf, size_t n, double rate)

@@ -309,8 +309,9 @@ int cmd_new(int argc, char **argv)
         return 2;
     }
     struct stat st;
-    if (stat(parent, &st) != 0 || !S_ISDIR(st.st_mode)) {
-        aw_cli_line(stderr, "aiwolf new: --dir %s: no such folder", parent);
+    int there = stat(parent, &st) == 0;
+    if (!there || !S_ISDIR(st.st_mode)) {
+        aw_cli_line(stderr, "aiwolf new: --dir %s: %s", parent, there ? "a file, not a folder" : "no such folder");
         return 2;
     }
     char dir[4096];

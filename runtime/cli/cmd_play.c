@@ -43,7 +43,7 @@ static const char play_foot[] =
     "file, 1 when a log could not be written.\n";
 
 /* --profile: each agent file's seats' samples, merged, after the summary. */
-static void print_profiles(aw_seat **seats, aw_seat **mirror, int players, const int *entry_of,
+static void print_profiles(FILE *out, aw_seat **seats, aw_seat **mirror, int players, const int *entry_of,
                            const int *mirror_entry_of, const char **entry_names, int nentries, long games)
 {
     for (int e = 0; e < nentries; e++) {
@@ -61,7 +61,7 @@ static void print_profiles(aw_seat **seats, aw_seat **mirror, int players, const
                 n++;
             }
         if (sum)
-            aw_cli_print_profile(stdout, entry_names[e], sum, n, games);
+            aw_cli_print_profile(out, entry_names[e], sum, n, games);
         aw_profile_free(sum);
     }
 }
@@ -465,13 +465,22 @@ int cmd_play(int argc, char **argv)
     const aw_report_writer *summary_w = NULL;
     const char *summary_path = NULL;
     if (summary_spec && !(summary_w = aw_report_writer_spec(aw_tally_writers, summary_spec, &summary_path)))
-        return bad("--summary: '%s' is neither FILE.json, FILE.csv, json:FILE nor csv:FILE", summary_spec);
+        return bad(strcmp(summary_spec, "-") == 0
+                       ? "--summary: '%s' does not say a format: json:- or csv:- for standard output"
+                       : "--summary: '%s' is neither FILE.json, FILE.csv, json:FILE nor csv:FILE",
+                   summary_spec);
+    char why[1200];
+    if (summary_path && aw_cli_writable_later(summary_path, why, sizeof why) < 0)
+        return bad("--summary: %s", why);
     if (vs && nagents != 2)
         return bad("%s", "--vs takes exactly two agent files (aiwolf play --vs --games 1000 mine.lua theirs.lua)");
     if (vs && games == 1)
         games = 200;
     if (vs && games != LONG_MAX && games % 2)
         games++; /* whole mirrored pairs */
+    if (log_path && strcmp(log_path, "-") == 0 && games != 1)
+        return bad("--log %s: standard output takes one game's log; with --games give a folder (one SEED.log a game)",
+                   log_path);
     if (vs && deal_spec)
         return bad("%s", "--vs deals the roles itself (the same deal twice, mirrored): drop --deal");
     char http_host[256];
@@ -696,8 +705,12 @@ int cmd_play(int argc, char **argv)
     }
     if (mrc == AW_MATCH_INTERRUPTED)
         fprintf(stderr, "aiwolf play: interrupted after %ld game%s\n", tally.st.games, tally.st.games == 1 ? "" : "s");
+    /* The summary for people (and the profile) on standard error when
+     * standard output carries what tools read: the events, the log or the
+     * --summary rows. */
+    FILE *human = stdout_taken || (summary_path && strcmp(summary_path, "-") == 0) ? stderr : stdout;
     if (games > 1 && tally.st.games > 0)
-        aw_tally_print(&tally, stdout, &set, seed, entry_names);
+        aw_tally_print(&tally, human, &set, seed, entry_names);
     if (summary_path && tally.st.games > 0) {
         FILE *sf = strcmp(summary_path, "-") == 0 ? stdout : fopen(summary_path, "w");
         if (!sf) {
@@ -712,7 +725,8 @@ int cmd_play(int argc, char **argv)
         }
     }
     if (profile && tally.st.games > 0)
-        print_profiles(seats, mirror, set.players, entry_of, mirror_entry_of, entry_names, nentries, tally.st.games);
+        print_profiles(human, seats, mirror, set.players, entry_of, mirror_entry_of, entry_names, nentries,
+                       tally.st.games);
     aw_tally_free(&tally);
     if (live && mrc != AW_MATCH_INTERRUPTED && !play_stop)
         linger();

@@ -165,9 +165,10 @@ static int agent_opt(void *to, const char *v)
 
 static void ready(void *ud, int port)
 {
-    (void)ud;
-    printf("listening on port %d\n", port);
-    fflush(stdout);
+    const serve_ctx *c = ud;
+    FILE *out = c->events == stdout ? stderr : stdout; /* --events -: stdout is the events' */
+    fprintf(out, "listening on port %d\n", port);
+    fflush(out);
 }
 
 int cmd_serve(int argc, char **argv)
@@ -204,8 +205,9 @@ int cmd_serve(int argc, char **argv)
                "server; 0: any free port, printed)"},
         {.name = "--bind", .arg = "ADDR", .kind = AW_OPT_STR, .to = &bind,
          .help =
-               "address to listen on (default 127.0.0.1; 0.0.0.0 or ::\n"
-               "to accept agents from other machines)"},
+               "address to listen on (default 127.0.0.1, or localhost;\n"
+               "0.0.0.0 or :: to accept agents from other machines;\n"
+               "with --nlp IPv4 only)"},
         rule_rows,
         {.name = "--games", .arg = "G", .kind = AW_OPT_LONG, .to = &games, .min = 1, .max = 100000000,
          .bad = "'%s' is not a positive number",
@@ -276,7 +278,8 @@ int cmd_serve(int argc, char **argv)
                "write each game's official CSV log to DIR/SEED.log"},
         {.name = "--events", .arg = "FILE", .kind = AW_OPT_STR, .to = &events_path,
          .help =
-               "write every event, fault and call time as JSON lines"},
+               "write every event, fault and call time as JSON lines\n"
+               "('-': standard output, the summary then on standard error)"},
         {.name = "--quiet", .kind = AW_OPT_FLAG, .to = &quiet,
          .help =
                "print nothing but errors and the summary"},
@@ -432,7 +435,7 @@ int cmd_serve(int argc, char **argv)
         ctx.rules = &set;
         ctx.rules_per_log = claimed == 0;
     }
-    if (events_path && !(ctx.events = fopen(events_path, "w"))) {
+    if (events_path && !(ctx.events = strcmp(events_path, "-") == 0 ? stdout : fopen(events_path, "w"))) {
         aw_cli_line(stderr, "aiwolf serve: cannot write %s: %s", events_path, strerror(errno));
         goto done;
     }
@@ -517,7 +520,7 @@ int cmd_serve(int argc, char **argv)
     }
     const char *entries[2] = {"remote agents", "local agents"};
     if (tally.st.games)
-        aw_tally_print(&tally, stdout, &set, seed, entries);
+        aw_tally_print(&tally, ctx.events == stdout ? stderr : stdout, &set, seed, entries);
     rc = tally.output_errors ? 1 : 0;
     bool all_played = tally.st.games >= games;
     aw_tally_free(&tally);
@@ -537,7 +540,7 @@ done:
     if (web)
         aw_web_stop(web);
     aw_live_free(ctx.live);
-    if (ctx.events && fclose(ctx.events) != 0) {
+    if (ctx.events && (ctx.events == stdout ? fflush(stdout) : fclose(ctx.events)) != 0) {
         aw_cli_line(stderr, "aiwolf serve: writing %s failed", events_path);
         rc = 1;
     }

@@ -117,6 +117,24 @@ typedef struct cfg_key {
     int *i;
 } cfg_key;
 
+/* Why DIR/contest.cfg could not be read, said for a person who gave DIR:
+ * no such folder, not a folder, a folder with no contest, or the error. */
+static void cfg_missing(const char *dir, const char *path, const char *msg, char *why, size_t whylen)
+{
+    struct stat st;
+    if (stat(dir, &st) != 0)
+        snprintf(why, whylen, "no folder '%.400s'", dir);
+    else if (!S_ISDIR(st.st_mode))
+        snprintf(why, whylen, "'%.400s' is a file: give a contest's folder (the one 'aiwolf contest --out DIR' wrote)",
+                 dir);
+    else if (access(path, F_OK) != 0 && errno == ENOENT)
+        snprintf(why, whylen,
+                 "'%.400s' holds no contest (no contest.cfg): give the folder that 'aiwolf contest --out DIR' wrote",
+                 dir);
+    else
+        snprintf(why, whylen, "%s", msg);
+}
+
 /* Reads DIR/contest.cfg into c (entries with path, name and hash only). */
 int aw_contest_cfg_read(const char *dir, aw_contest_cfg *c, char *why, size_t whylen)
 {
@@ -127,10 +145,10 @@ int aw_contest_cfg_read(const char *dir, aw_contest_cfg *c, char *why, size_t wh
     aw_error err;
     char *text = aw_read_input(path, &len, &err);
     if (!text) {
-        snprintf(why, whylen, "%s", err.msg);
+        cfg_missing(dir, path, err.msg, why, whylen);
         return -1;
     }
-    int rc = 0, cap = 0;
+    int rc = 0, cap = 0, lineno = 0;
     c->shard = c->nshards = 1;
     aw_fault_policy_parse(AW_FAULT_POLICY_DEFAULT, &c->policy, &err);
     char *save = NULL;
@@ -148,8 +166,10 @@ int aw_contest_cfg_read(const char *dir, aw_contest_cfg *c, char *why, size_t wh
         {"until-separated", -1, 100000000, &c->until_separated, NULL},
     };
     for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+        lineno++;
         char *tab = strchr(line, '\t');
         if (!tab) {
+            snprintf(bad, sizeof bad, "line %d is not KEY<tab>VALUE: '%.60s'", lineno, line);
             rc = -1;
             break;
         }
@@ -198,6 +218,8 @@ int aw_contest_cfg_read(const char *dir, aw_contest_cfg *c, char *why, size_t wh
         } else if (strcmp(k, "entry") == 0) {
             char *t1 = strchr(v, '\t'), *t2 = t1 ? strchr(t1 + 1, '\t') : NULL;
             if (!t2 || c->nentries >= AW_CONTEST_MAX_ENTRIES) {
+                snprintf(bad, sizeof bad, "line %d: %s", lineno,
+                         t2 ? "too many entries" : "an entry is HASH<tab>NAME<tab>PATH");
                 rc = -1;
                 break;
             }
@@ -211,8 +233,11 @@ int aw_contest_cfg_read(const char *dir, aw_contest_cfg *c, char *why, size_t wh
             e->name = aw_xstrndup(t1 + 1, (size_t)(t2 - t1 - 1));
             e->path = aw_xstrdup(t2 + 1);
         }
-        if (rc < 0)
+        if (rc < 0) {
+            if (!bad[0])
+                snprintf(bad, sizeof bad, "line %d: '%.40s' has a value this version does not take", lineno, k);
             break;
+        }
     }
     free(text);
     aw_limits_set_memory_mib(&c->limits, memory_mib);
@@ -228,6 +253,10 @@ int aw_contest_cfg_read(const char *dir, aw_contest_cfg *c, char *why, size_t wh
         aw_contest_cfg_free(c);
         return -1;
     }
+    if (rc == 0 && !bad[0])
+        snprintf(bad, sizeof bad, "%s", !head ? "its first line is not 'aiwolf-contest<tab>1'"
+                                       : !c->nplayers ? "it names no players"
+                                                      : "it names no entry");
     if (rc < 0 || !head || !c->nplayers || !c->nentries) {
         snprintf(why, whylen, "%.400s is not a contest configuration this version understands%s%s", path,
                  bad[0] ? ": " : "", bad);

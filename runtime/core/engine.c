@@ -226,8 +226,10 @@ static void issue(aw_engine *g, aw_req_kind kind, const int *seats, int n)
     g->req.nseats = n;
     memcpy(g->req.seats, seats, sizeof(int) * (size_t)n);
     for (int a = 0; a <= AW_MAX_PLAYERS; a++) {
-        free(g->reply_text[a]);
-        g->reply_text[a] = NULL;
+        if (g->reply_text[a]) { /* most requests have no text to free (free(NULL) is a call too) */
+            free(g->reply_text[a]);
+            g->reply_text[a] = NULL;
+        }
         g->reply_len[a] = 0;
         g->reply_target[a] = AW_NO_AGENT;
         g->replied[a] = false;
@@ -309,6 +311,10 @@ static bool valid_utf8_line(const char *s, size_t len)
 {
     for (size_t i = 0; i < len;) {
         unsigned char c = (unsigned char)s[i];
+        if (c >= 0x20 && c < 0x7f) { /* printable ASCII, nearly every byte: no call */
+            i++;
+            continue;
+        }
         size_t n = aw_utf8_char_len(s + i, len - i);
         if (n == 0 || c < 0x20 || c == 0x7f)
             return false;

@@ -187,9 +187,12 @@ char *aw_read_file(const char *path, size_t *len, aw_error *err)
         return NULL;
     }
     char *text = read_stream(f, len);
+    int e = errno;
     fclose(f);
-    if (!text)
-        aw_fail(err, AW_EIO, "%s: read error", path);
+    if (!text && e == EISDIR)
+        aw_fail(err, AW_EIO, "%s: a folder, not a file", path);
+    else if (!text)
+        aw_fail(err, AW_EIO, "%s: read error (%s)", path, strerror(e));
     return text;
 }
 

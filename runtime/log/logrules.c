@@ -117,6 +117,11 @@ int aw_logrules_claim_folder(const char *dir, const aw_settings *s, aw_error *er
             free(old);
             break;
         }
+        if (errno == ENOTDIR) {
+            rc = aw_fail(err, AW_EIO, "%.1000s is a file: the logs of many games go into a folder (one SEED.log each)",
+                         dir);
+            break;
+        }
         if (errno != ENOENT) {
             rc = aw_fail(err, AW_EIO, "%s: %s", path, strerror(errno));
             break;

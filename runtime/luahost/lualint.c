@@ -294,6 +294,7 @@ static void scan_function(lint *l, lua_State *L, reader *r, int depth)
             } else if (op == OP_GETTABUP && (int)I_B(ins) == env && I_C(ins) < nk && k[I_C(ins)].s) {
                 const kstr *g = &k[I_C(ins)];
                 lua_pushglobaltable(L);
+                aw_sandbox_fill(L, -1); /* the globals are a proxy until then (sb_proxy.c) */
                 lua_pushlstring(L, g->s, g->len);
                 bool known = lua_rawget(L, -2) != LUA_TNIL;
                 lua_pop(L, 2);
@@ -737,6 +738,7 @@ static int write_std(lua_State *L)
     aw_buf *out = lua_touserdata(L, 1);
     lua_pushglobaltable(L);
     int g = lua_gettop(L);
+    aw_sandbox_fill(L, g);
     int n;
     char **names = sorted_keys(L, g, &n);
     aw_buf_adds(out, "stds.aiwolf_sandbox = {\n  read_globals = {\n");

@@ -136,6 +136,7 @@ static void seat_free(aw_seat *base)
     luaseat *s = (luaseat *)base;
     ls_close_agent(s);
     free(s->path);
+    free(s->chunkname);
     free(s->source);
     aw_buf_free(&s->code);
     aw_buf_free(&s->scratch);

@@ -319,14 +319,14 @@ int ls_do_call(lua_State *L)
     }
     c->method = init ? "initialize" : "update";
     if (get_method(L, s, agent, init ? M_INITIALIZE : M_UPDATE) != LUA_TNIL) {
-        int fn = lua_gettop(L);
         if (!c->info)
             return luaL_error(L, "no view for a request that reads it");
         if (!info) {
+            int fn = lua_gettop(L);
             ls_push_info(L, s, c->info);
             info = lua_gettop(L);
-        }
-        lua_pushvalue(L, fn);
+            lua_pushvalue(L, fn);
+        } /* else the method is on top already: called from there */
         lua_pushvalue(L, agent);
         lua_pushvalue(L, info);
         if (init) {

@@ -229,6 +229,7 @@ static void view_open(lua_State *L, luaseat *s, int n)
     v->pending = v->present = 0;
     v->dirty = ~0u; /* the first call sets every field */
     v->judged[0] = v->judged[1] = false;
+    v->raw_valid = false;
 }
 
 /* Appends talks from..n-1 to the list at index list. */
@@ -870,8 +871,12 @@ void ls_push_info(lua_State *L, luaseat *s, const aw_info *in)
     int kv = lua_gettop(L);
     v->building = true; /* until the end: a call stopped before then drops the view */
 
+    /* statusMap and roleMap: most calls change neither, seen with one
+     * comparison of each array with what was last written. */
+    bool same_alive = v->raw_valid && memcmp(v->raw_alive + 1, in->alive + 1, sizeof *in->alive * (size_t)n) == 0;
+    bool same_role = v->raw_valid && memcmp(v->raw_role + 1, in->role + 1, sizeof *in->role * (size_t)n) == 0;
     int t = 0;
-    for (int a = 1; a <= n; a++) {
+    for (int a = 1; a <= n && !same_alive; a++) {
         signed char alive = in->alive[a] ? 1 : 0;
         if (v->alive[a] == alive)
             continue;
@@ -886,7 +891,7 @@ void ls_push_info(lua_State *L, luaseat *s, const aw_info *in)
     if (t)
         lua_pop(L, 1);
     t = 0;
-    for (int a = 1; a <= n; a++) {
+    for (int a = 1; a <= n && !same_role; a++) {
         aw_role r = in->role[a] >= 0 && in->role[a] < AW_NROLES ? in->role[a] : AW_ROLE_NONE;
         if (v->role[a] == (signed char)r)
             continue;
@@ -903,6 +908,9 @@ void ls_push_info(lua_State *L, luaseat *s, const aw_info *in)
     }
     if (t)
         lua_pop(L, 1);
+    memcpy(v->raw_alive + 1, in->alive + 1, sizeof *in->alive * (size_t)n);
+    memcpy(v->raw_role + 1, in->role + 1, sizeof *in->role * (size_t)n);
+    v->raw_valid = true;
 
     if (!v->existing) {
         /* existingRoleList, sorted by name as the official server sends it; the
@@ -928,9 +936,11 @@ void ls_push_info(lua_State *L, luaseat *s, const aw_info *in)
             update_remain(L, s, kv, in, i == L_RWHISPER);
             fresh |= 1u << i;
         }
-    fresh |= (unsigned)update_talks(L, s, kv, false, in->talks, in->ntalks, in->day) << L_TALKS;
-    fresh |= (unsigned)update_talks(L, s, kv, true, in->whispers, in->whispers ? in->nwhispers : 0, in->day)
-             << L_WHISPERS;
+    if (v->talk_day != INT_MIN)
+        fresh |= (unsigned)update_talks(L, s, kv, false, in->talks, in->ntalks, in->day) << L_TALKS;
+    if (v->whisper_day != INT_MIN)
+        fresh |= (unsigned)update_talks(L, s, kv, true, in->whispers, in->whispers ? in->nwhispers : 0, in->day)
+                 << L_WHISPERS;
     for (int i = 0; i < NVOTELISTS; i++) {
         const aw_vote *vl;
         int nv = lazy_votes(in, i, &vl);
@@ -973,7 +983,7 @@ void ls_push_info(lua_State *L, luaseat *s, const aw_info *in)
         }
         lua_pop(L, 1);
     }
-    lua_pop(L, 1);
+    /* info stays on the stack, to be handed back at the end */
 
     /* The top-level fields: set when the game changed them, or when the
      * agent wrote them (dirty), or at the view's first call (all dirty). */
@@ -1019,11 +1029,20 @@ void ls_push_info(lua_State *L, luaseat *s, const aw_info *in)
 #undef CHANGED
     if (new_dead || (dirty & 1u << K_LASTDEADAGENTLIST))
         set_key_slot(L, f, kv, K_LASTDEADAGENTLIST, V_LASTDEAD);
-    update_judge(L, f, kv, K_DIVINERESULT, V_DIVINE, &v->divine, &v->judged[0],
-                 (dirty & 1u << K_DIVINERESULT) != 0, &in->divine_result);
-    update_judge(L, f, kv, K_MEDIUMRESULT, V_MEDIUM, &v->medium, &v->judged[1],
-                 (dirty & 1u << K_MEDIUMRESULT) != 0, &in->medium_result);
+    /* (no judge, none set, none written by the agent: nothing to do) */
+    if (in->divine_result.agent || v->judged[0] || (dirty & 1u << K_DIVINERESULT))
+        update_judge(L, f, kv, K_DIVINERESULT, V_DIVINE, &v->divine, &v->judged[0],
+                     (dirty & 1u << K_DIVINERESULT) != 0, &in->divine_result);
+    if (in->medium_result.agent || v->judged[1] || (dirty & 1u << K_MEDIUMRESULT))
+        update_judge(L, f, kv, K_MEDIUMRESULT, V_MEDIUM, &v->medium, &v->judged[1],
+                     (dirty & 1u << K_MEDIUMRESULT) != 0, &in->medium_result);
     v->pending = 0;
+    /* With nothing written by the agent and the same lazy fields fresh as
+     * the fields table holds, nothing is set: the others are pending. */
+    if (!dirty && fresh == v->present) {
+        v->pending = ((1u << NLAZY) - 1) & ~fresh;
+        goto lazy_done;
+    }
     for (int i = 0; i < NLAZY; i++) {
         bool forced = (dirty & 1u << lazy[i].key) != 0;
         if (fresh & 1u << i) {
@@ -1040,11 +1059,11 @@ void ls_push_info(lua_State *L, luaseat *s, const aw_info *in)
             v->pending |= 1u << i;
         }
     }
+lazy_done:
     if (in->nlp)
         aw_luaseat_push_nlp(L, f, in->nlp, n);
     lua_pop(L, 1);
-    lua_rawgeti(L, kv, V_INFO);
-    lua_remove(L, kv); /* info stays on top */
+    lua_replace(L, kv); /* info takes the view table's place, on top */
     v->building = false;
 }
 #undef KEY

@@ -60,11 +60,18 @@ typedef struct view_mem {
     unsigned dirty;   /* fields (bit K_*) the agent wrote since push_info last set them, or all */
     lua_Integer last[NFIELDS]; /* scalar fields (by K_*) as last set: an agent, day, role; 0 for nil */
     bool judged[2];   /* divineResult, mediumResult set (not nil) */
+    /* The view's alive and role arrays as last written into statusMap and
+     * roleMap (agents 1..n), to see with one comparison each that neither
+     * changed; raw_valid false: not written yet. */
+    bool raw_valid;
+    bool raw_alive[AW_MAX_PLAYERS + 1];
+    aw_role raw_role[AW_MAX_PLAYERS + 1];
 } view_mem;
 
 typedef struct luaseat {
     aw_seat base;
     char *path;
+    char *chunkname;           /* "@" path: the agent's chunk's name (made at its first load) */
     char *source;              /* the agent file's text as last accepted */
     size_t source_len;
     aw_buf scratch;            /* a module's bytecode being dumped */

@@ -10,11 +10,17 @@
 #include <sys/stat.h>
 
 /* Runs the agent's text in sb and keeps the table it returns in the
- * registry (*ref). On failure nothing is kept and *fault says why. */
-static int load_agent_table(luaseat *s, aw_sandbox *sb, int *ref, aw_fault *fault)
+ * registry (*ref; in the reference *ref already is when kept, one
+ * aw_sandbox_blank_ref left for it). On failure nothing is kept and *fault
+ * says why. */
+static int load_agent_table(luaseat *s, aw_sandbox *sb, int *ref, bool kept, aw_fault *fault)
 {
-    char chunkname[300];
-    snprintf(chunkname, sizeof chunkname, "@%s", s->path);
+    if (!s->chunkname) {
+        char chunkname[300];
+        snprintf(chunkname, sizeof chunkname, "@%s", s->path);
+        s->chunkname = aw_xstrdup(chunkname);
+    }
+    const char *chunkname = s->chunkname;
     /* The text is compiled (under the budget, in the sandbox) once per
      * version; later sandboxes load that bytecode, ours, never an agent's. */
     /* The version names the code: a sandbox that loaded it keeps the
@@ -37,6 +43,10 @@ static int load_agent_table(luaseat *s, aw_sandbox *sb, int *ref, aw_fault *faul
                      s->path, lua_typename(L, lua_type(L, -1)));
         lua_pop(L, 1);
         return -1;
+    }
+    if (kept) {
+        aw_sandbox_reref(sb, *ref);
+        return 0;
     }
     /* aw_sandbox_ref, not luaL_ref: taking a reference can run out of the
      * agent's memory, which must not happen outside a protected call. */
@@ -244,7 +254,7 @@ aw_sandbox *ls_open_agent(luaseat *s, uint64_t seed, int budget_ms, int *ref, aw
         aw_sandbox_free(sb);
         return NULL;
     }
-    if (load_agent_table(s, sb, ref, fault) < 0) {
+    if (load_agent_table(s, sb, ref, false, fault) < 0) {
         aw_sandbox_free(sb);
         return NULL;
     }
@@ -278,16 +288,22 @@ bool ls_renew_agent(luaseat *s, uint64_t seed, aw_fault *fault)
         ls_close_agent(s);
         return false;
     }
-    aw_sandbox_unref(s->sb, s->agent_ref);
+    /* The agent's table's reference serves the next one: let go of now
+     * (false in its place), filled when the file has run again. */
+    bool kept = s->agent_ref > 0;
+    if (kept)
+        aw_sandbox_blank_ref(s->sb, s->agent_ref);
+    else
+        s->agent_ref = LUA_NOREF;
     aw_sandbox_unref(s->sb, s->swap_ref);
     aw_sandbox_unref(s->sb, s->view.ref);
     aw_sandbox_unref(s->sb, s->view.stale);
-    s->agent_ref = s->swap_ref = LUA_NOREF;
+    s->swap_ref = LUA_NOREF;
     s->view.ref = s->view.stale = LUA_NOREF;
     s->view.building = false;
     s->shape_known = 0;
     if (aw_sandbox_renew(s->sb, seed, fault) < 0 || (ls_watching(s) && serve_snapshot(s, s->sb, fault) < 0) ||
-        load_agent_table(s, s->sb, &s->agent_ref, fault) < 0) {
+        load_agent_table(s, s->sb, &s->agent_ref, kept, fault) < 0) {
         ls_close_agent(s);
         return false;
     }
@@ -430,7 +446,7 @@ void ls_swap_live(luaseat *s)
 {
     aw_fault fault = {AW_FAULT_NONE, "", 0, 0};
     s->sb_clean = false; /* the next game starts the new version in a new sandbox */
-    if (load_agent_table(s, s->sb, &s->swap_ref, &fault) < 0) {
+    if (load_agent_table(s, s->sb, &s->swap_ref, false, &fault) < 0) {
         fprintf(stderr, "aiwolf: %s: the new version does not load in the running game: %s\n", s->path,
                 aw_term(fault.msg).s);
         return;

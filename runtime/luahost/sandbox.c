@@ -116,9 +116,10 @@ static void sb_allow_only(lua_State *L)
 
 /* ------------------------------------------------------------------------ */
 /* The maker: a Lua function, compiled once per process from the template's
- * names, that returns a new copy of the globals (every library table a new
- * proxy of the template's, sb_proxy.c; package copied) and a new
- * package.loaded. A table constructor with constant keys
+ * names, that makes a game's globals (a proxy of the template's functions,
+ * every library table a new proxy of the template's, sb_proxy.c; package
+ * copied) and its package.loaded, and puts them in place
+ * (sb_maker_source). A table constructor with constant keys
  * fills pre-sized tables in the VM: about three times cheaper than copying
  * entry by entry through the API (lua_next, lua_rawset), which was the
  * larger part of a renewal. The template is the same in every sandbox
@@ -155,11 +156,16 @@ static int sb_is_name(const char *k)
 
 /* Appends the maker's source for the template at index t to b (host
  * memory: a luaL_Buffer would share the stack with the traversals); returns
- * 0 if a key is not a plain name (then there is no maker). */
+ * 0 if a key is not a plain name (then there is no maker). The maker,
+ * called with the game's seed, makes the game's environment and puts it
+ * in place (sb_fresh_env): the globals G, the libraries, package and its
+ * loaded, the registry's entries that name them (the globals, _LOADED, the
+ * game's string), the strings' methods (the template's string while the
+ * game's is a proxy), math.random seeded. */
 static int sb_maker_source(lua_State *L, int t, aw_buf *b)
 {
     int nlib = 0;
-    aw_buf_adds(b, "local T, M, setmt = ...\nreturn function()\n");
+    aw_buf_adds(b, "local T, M, setmt, MG, REG, KS, SM, RS = ...\nreturn function(seed)\n");
     lua_pushnil(L);
     while (lua_next(L, t)) {
         const char *k = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : NULL;
@@ -171,6 +177,7 @@ static int sb_maker_source(lua_State *L, int t, aw_buf *b)
             nlib++; /* a proxy (sb_proxy.c) */
             aw_buf_printf(b, "local l%d = setmt({}, M.%s)\n", nlib, k);
         } else if (lua_type(L, -1) == LUA_TTABLE && !lua_rawequal(L, -1, t)) {
+            /* package: its own loaded (below) and an empty preload */
             nlib++;
             aw_buf_printf(b, "local l%d = T.%s\nl%d = {", nlib, k, nlib);
             int lib = lua_gettop(L);
@@ -181,25 +188,33 @@ static int sb_maker_source(lua_State *L, int t, aw_buf *b)
                     lua_pop(L, 4);
                     return 0;
                 }
-                aw_buf_printf(b, "%s = l%d.%s, ", e, nlib, e);
+                if (strcmp(e, "loaded") == 0)
+                    aw_buf_adds(b, "loaded = false, ");
+                else if (strcmp(e, "preload") == 0)
+                    aw_buf_adds(b, "preload = {}, ");
+                else
+                    aw_buf_printf(b, "%s = l%d.%s, ", e, nlib, e);
                 lua_pop(L, 1);
             }
-            aw_buf_adds(b, "}\n");
+            aw_buf_printf(b, "}\nlocal P = l%d\n", nlib);
         }
         lua_pop(L, 1);
     }
-    aw_buf_adds(b, "local G = {");
+    /* The globals: only the game's own tables (the libraries, package, _G
+     * itself) are in G; the template's other values (the base functions,
+     * _VERSION) are read through G's proxy metatable MG (sb_proxy.c) from
+     * its template until anything could tell G from a full copy, when G is
+     * filled from it. (_G = false keeps _G's slot: G is made at its size.) */
+    aw_buf_adds(b, "local G = {_G = false, ");
     int lib = 0;
     lua_pushnil(L);
     while (lua_next(L, t)) {
         const char *k = lua_tostring(L, -2);
         if (lua_type(L, -1) == LUA_TTABLE && !lua_rawequal(L, -1, t))
             aw_buf_printf(b, "%s = l%d, ", k, ++lib);
-        else if (!lua_rawequal(L, -1, t))
-            aw_buf_printf(b, "%s = T.%s, ", k, k);
         lua_pop(L, 1);
     }
-    aw_buf_adds(b, "}\nG._G = G\nreturn G, {_G = G");
+    aw_buf_adds(b, "}\nG._G = G\nlocal LD = {_G = G");
     lib = 0;
     lua_pushnil(L);
     while (lua_next(L, t)) {
@@ -207,7 +222,12 @@ static int sb_maker_source(lua_State *L, int t, aw_buf *b)
             aw_buf_printf(b, ", %s = l%d", lua_tostring(L, -2), ++lib);
         lua_pop(L, 1);
     }
-    aw_buf_adds(b, "}\nend\n");
+    /* A field more, nil (never stored), sizes LD with room for the modules
+     * a game requires: the first one does not grow it. */
+    aw_buf_printf(b, ", _ = nil}\nP.loaded = LD\nsetmt(G, MG)\n"
+                     "REG[%d] = G\nREG[\"%s\"] = LD\nREG[KS] = G.string\nSM.__index = T.string\nRS(seed)\n"
+                     "return G\nend\n",
+                  (int)LUA_RIDX_GLOBALS, LUA_LOADED_TABLE);
     return 1;
 }
 
@@ -236,7 +256,7 @@ static void sb_make_maker(lua_State *L, int t)
     if (!maker_code.data) {
         aw_buf src;
         aw_buf_init(&src);
-        if (sb_maker_source(L, t, &src) && luaL_loadbufferx(L, src.data, src.len, "=sandbox-maker", "t") == LUA_OK) {
+        if (sb_maker_source(L, t, &src) && luaL_loadbufferx(L, src.data, src.len, SB_MAKER_NAME, "t") == LUA_OK) {
             lua_dump(L, sb_maker_writer, &maker_code, 0);
             lua_pop(L, 1);
         }
@@ -246,7 +266,7 @@ static void sb_make_maker(lua_State *L, int t)
     pthread_mutex_unlock(&maker_lock);
     if (!made)
         luaL_error(L, "cannot make the agent's environment");
-    if (luaL_loadbufferx(L, maker_code.data, maker_code.len, "=sandbox-maker", "b") != LUA_OK)
+    if (luaL_loadbufferx(L, maker_code.data, maker_code.len, SB_MAKER_NAME, "b") != LUA_OK)
         lua_error(L);
     lua_pushvalue(L, t);
     /* M: each library's proxy metatable, its template its __index */
@@ -262,7 +282,33 @@ static void sb_make_maker(lua_State *L, int t)
         lua_pop(L, 1);
     }
     lua_pushcfunction(L, sb_setmt);
-    lua_call(L, 3, 1);
+    /* MG: the globals' proxy metatable; its template B holds the
+     * template's values that are not tables (the base functions,
+     * _VERSION), which every game shares as it did when they were copied */
+    lua_newtable(L);
+    int base = lua_gettop(L);
+    lua_pushnil(L);
+    while (lua_next(L, t)) {
+        if (lua_type(L, -1) != LUA_TTABLE) {
+            lua_pushvalue(L, -2);
+            lua_insert(L, -2);
+            lua_rawset(L, base);
+        } else {
+            lua_pop(L, 1);
+        }
+    }
+    sb_proxy_globals_metatable(L, base);
+    lua_remove(L, base);
+    lua_pushvalue(L, LUA_REGISTRYINDEX);
+    sb_proxy_push_string_key(L);
+    lua_pushliteral(L, ""); /* the strings' metatable */
+    if (!lua_getmetatable(L, -1))
+        luaL_error(L, "strings have no metatable");
+    lua_remove(L, -2);
+    lua_getfield(L, t, "math"); /* the template's math.randomseed (sb_mathlib.c) */
+    lua_getfield(L, -1, "randomseed");
+    lua_remove(L, -2);
+    lua_call(L, 8, 1);
     lua_rawsetp(L, LUA_REGISTRYINDEX, &sb_key_maker);
 }
 
@@ -317,8 +363,9 @@ static int sb_setup(lua_State *L)
 static void sb_sweep_registry(lua_State *L);
 
 /* The agent's environment for one game, made from the template (see
- * sandbox.h, aw_sandbox_renew): a new globals table and a copy of every
- * library table; package with a new `loaded` and an empty `preload`; the
+ * sandbox.h, aw_sandbox_renew) by the maker in one call: a new globals
+ * table and a copy of every library table (proxies until filled,
+ * sb_proxy.c); package with a new `loaded` and an empty `preload`; the
  * strings' methods looked up in the game's `string`; math.random seeded
  * from the limits' seed; and, after a game that opened LPeg, every
  * registry entry made since the sandbox was created (LPeg's module and
@@ -335,19 +382,9 @@ static int sb_fresh_env(lua_State *L)
     aw_sandbox *sb = lua_touserdata(L, 1);
     lua_settop(L, 0);
     lua_rawgetp(L, LUA_REGISTRYINDEX, &sb_key_maker);
-    lua_call(L, 0, 2); /* 1: the globals, 2: package.loaded */
-    lua_pushliteral(L, "package");
-    if (lua_rawget(L, 1) == LUA_TTABLE) {
-        lua_pushliteral(L, "loaded");
-        lua_pushvalue(L, 2);
-        lua_rawset(L, -3);
-        lua_pushliteral(L, "preload");
-        lua_newtable(L);
-        lua_rawset(L, -3);
-    }
-    lua_pop(L, 1);
-    lua_pushvalue(L, 1);
-    lua_rawseti(L, LUA_REGISTRYINDEX, LUA_RIDX_GLOBALS);
+    lua_pushinteger(L, (lua_Integer)sb->lim.seed);
+    sb->global_reads = 0;
+    lua_call(L, 1, 1); /* 1: the globals, in place (sb_maker_source) */
     /* The kept chunks' _ENV: the new globals at once, so that the last
      * game's are garbage now, not held until the chunk runs again (a
      * module the new game never requires would hold them for good). This
@@ -361,24 +398,6 @@ static int sb_fresh_env(lua_State *L)
             lua_pop(L, 1);
         lua_pop(L, 1);
     }
-    lua_pop(L, 1);
-    lua_pushvalue(L, 2);
-    lua_setfield(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
-    /* The strings' methods: the template's while the game's string is a
-     * proxy (sb_proxy.c; the same values), the game's once it is filled. */
-    lua_pushliteral(L, "string");
-    lua_rawget(L, 1);
-    sb_proxy_set_string(L, -1);
-    lua_pop(L, 1);
-    lua_pushliteral(L, "");
-    lua_getmetatable(L, -1);
-    lua_pushliteral(L, "__index");
-    lua_rawgetp(L, LUA_REGISTRYINDEX, &sb_key_template);
-    lua_pushliteral(L, "string");
-    lua_rawget(L, -2);
-    lua_remove(L, -2);
-    lua_rawset(L, -3);
-    lua_pop(L, 2);
     /* Registry entries made since: only LPeg makes any (its module and its
      * pattern metatable; no other library the sandbox opens registers
      * anything), so the registry is swept after a game that opened it. */
@@ -387,11 +406,6 @@ static int sb_fresh_env(lua_State *L)
         sb->lpeg_opened = 0;
         sb_sweep_registry(L);
     }
-    lua_pushliteral(L, "math");
-    lua_rawget(L, 1);
-    lua_getfield(L, -1, "randomseed");
-    lua_pushinteger(L, (lua_Integer)sb->lim.seed);
-    lua_call(L, 1, 0);
     lua_settop(L, 0);
     return 0;
 }
@@ -498,24 +512,6 @@ static void sb_abandon(aw_sandbox *sb)
     }
 }
 
-/* lua_pcall of what is on the stack, or SB_KILLED when the last resort
- * (sb_wd_handler) jumped back here: the call was stuck a whole budget past its
- * deadline where nothing else can stop it. Kept small so that nothing of
- * the caller lives across sigsetjmp. */
-#define SB_KILLED (-1)
-static int sb_pcall_killable(aw_sandbox *volatile sb, int nres, int msgh, int armed)
-{
-    /* No signal mask saved (that would be a system call per call): the
-     * handler unblocks its signal itself before it jumps. When it jumps:
-     * sb_kill_after_ns (sb_budget.c). */
-    if (sigsetjmp(sb->kill_jmp, 0) != 0)
-        return SB_KILLED;
-    sb->kill_armed = armed;
-    int status = lua_pcall(sb->L, 1, nres, msgh);
-    sb->kill_armed = 0;
-    return status;
-}
-
 /* The fault of a call that failed (status) or ran out of time (expired;
  * by_work: of work units), with its message; the stack back to base. Apart
  * from sb_protected, whose common path it leaves lean. */
@@ -567,12 +563,31 @@ static __attribute__((noinline)) int sb_call_failed(aw_sandbox *sb, int status, 
 static int sb_unguarded_call(aw_sandbox *sb, lua_CFunction fn, lua_CFunction msgh, void *ud, int nres,
                              aw_fault *fault);
 
-/* msgh, when not NULL, is the call's message handler (then nres is 0). */
-static int sb_protected(aw_sandbox *sb, lua_CFunction fn, lua_CFunction msgh, void *ud, int nres, aw_fault *fault)
+/* The end of a call sb_call did not simply run (rc, not 0). */
+static __attribute__((noinline)) int sb_call_rest(aw_sandbox *sb, aw_fault *fault, int rc)
 {
-    if (sb->lim.unguarded && !sb->dead)
-        return sb_unguarded_call(sb, fn, msgh, ud, nres, fault);
-    lua_State *L = sb->L;
+    if (rc == SB_NOSTACK) {
+        fault->kind = AW_FAULT_MEMORY;
+        snprintf(fault->msg, sizeof fault->msg, "memory cap of %zu bytes reached", sb->lim.memory_bytes);
+        return -AW_ENOMEM;
+    }
+    if (rc == SB_KILLED) {
+        sb_abandon(sb);
+        fault->kind = AW_FAULT_TIMEOUT;
+        snprintf(fault->msg, sizeof fault->msg,
+                 "time budget of %d ms exceeded and the call could not be stopped (stuck in the collector or a C "
+                 "function, or not running) after %.1f ms CPU, %.1f ms wall: the agent was killed",
+                 sb->lim.budget_ms, (double)fault->elapsed_ns / 1e6, (double)fault->wall_ns / 1e6);
+        return -AW_EINVAL;
+    }
+    return sb_call_failed(sb, rc & ~SB_EXPIRED, (rc & SB_EXPIRED) != 0, sb->work_expired, sb->call_base, fault);
+}
+
+/* sb_protected's other entries: no fault given, a dead sandbox, a nested
+ * call. */
+static __attribute__((noinline)) int sb_protected_rest(aw_sandbox *sb, lua_CFunction fn, lua_CFunction msgh,
+                                                       void *ud, int nres, aw_fault *fault)
+{
     aw_fault local;
     if (!fault)
         fault = &local;
@@ -580,7 +595,7 @@ static int sb_protected(aw_sandbox *sb, lua_CFunction fn, lua_CFunction msgh, vo
     fault->kind = AW_FAULT_NONE;
     fault->msg[0] = '\0';
     fault->elapsed_ns = fault->wall_ns = 0;
-    if (sb->dead || !L) {
+    if (sb->dead || !sb->L) {
         fault->kind = AW_FAULT_TIMEOUT;
         snprintf(fault->msg, sizeof fault->msg, "the agent was killed by an earlier call that could not be stopped");
         return -AW_ESTATE;
@@ -590,84 +605,24 @@ static int sb_protected(aw_sandbox *sb, lua_CFunction fn, lua_CFunction msgh, vo
         snprintf(fault->msg, sizeof fault->msg, "nested call into the same sandbox");
         return -AW_ESTATE;
     }
-    int base = lua_gettop(L);
-    /* lua_newstate gives the main thread's base frame LUA_MINSTACK free
-     * slots, which a collection never shrinks away (lua.c's main pushes
-     * its call likewise): only a host that left more on the stack needs
-     * to ask for room. */
-    if (base > LUA_MINSTACK - 4 && !lua_checkstack(L, 4)) {
-        fault->kind = AW_FAULT_MEMORY;
-        snprintf(fault->msg, sizeof fault->msg, "memory cap of %zu bytes reached", sb->lim.memory_bytes);
-        return -AW_ENOMEM;
+    int rc = sb_call(sb, fn, msgh, ud, nres, fault);
+    return rc == 0 ? 0 : sb_call_rest(sb, fault, rc);
+}
+
+/* msgh, when not NULL, is the call's message handler (then nres is 0).
+ * The common path (a guarded sandbox, alive, not in a call, a fault to
+ * fill) is sb_call's. */
+static inline int sb_protected(aw_sandbox *sb, lua_CFunction fn, lua_CFunction msgh, void *ud, int nres,
+                               aw_fault *fault)
+{
+    /* (A sandbox that is not dead has its state.) */
+    if (fault && !(sb->lim.unguarded | sb->dead | sb->in_call)) {
+        int rc = sb_call(sb, fn, msgh, ud, nres, fault);
+        return rc == 0 ? 0 : sb_call_rest(sb, fault, rc);
     }
-    sb->in_call = 1;
-    sb->expired = 0;
-    sb->reply_fault = 0;
-    sb->main_nest = 0;
-    sb->cur = L;
-    sb->next_check = sb->units + SB_CHECK_UNITS;
-    sb->units_start = sb->units;
-    sb->work_expired = 0;
-    sb->cap_first = 0;
-    aw_sandbox *outer = sb_wd_running; /* a host fn may (oddly) call into another sandbox */
-    sb_wd_running = sb;
-    int armed = sb_call_begin(sb); /* the deadline, the wall-clock bound, the watch */
-    sb->hook_count = sb->lim.work_budget ? SB_WORK_COUNT : armed && !sb->lim.profile ? 0 : SB_HOOK_COUNT;
-    /* Setting the hook restarts its countdown. A profile (without a work
-     * budget, whose units count from each call's start) keeps it running
-     * from call to call: restarted, calls shorter than the count would never
-     * be sampled. */
-    if (!sb->hook_count) {
-        if (lua_gethook(L)) /* left by an expired call, or the fallback's */
-            lua_sethook(L, NULL, 0, 0);
-    } else if (!(sb->lim.profile && !sb->lim.work_budget && lua_gethook(L) == sb_hook &&
-                 lua_gethookmask(L) == LUA_MASKCOUNT && lua_gethookcount(L) == sb->hook_count)) {
-        lua_sethook(L, sb_hook, LUA_MASKCOUNT, sb->hook_count);
-    }
-    /* Near the cap, collect fully first: emergency collections (the ones an
-     * allocation failure triggers) do not run finalizers, so garbage LPeg
-     * patterns (which have a C __gc) would otherwise pin the memory. The
-     * time counts against this call's budget. */
-    sb->want_gc = 0;
-    if (sb->used > sb->lim.memory_bytes / 8 * 7) {
-        lua_gc(L, LUA_GCCOLLECT);
-        sb->since_gc = 0;
-    }
-    if (msgh)
-        lua_pushcfunction(L, msgh);
-    lua_pushcfunction(L, fn); /* light C functions and light userdata allocate nothing */
-    lua_pushlightuserdata(L, ud);
-    int status = sb_pcall_killable(sb, nres, msgh ? base + 1 : 0, armed);
-    if (status == SB_KILLED) {
-        sb_call_end(sb, 1, 1, &fault->elapsed_ns, &fault->wall_ns);
-        sb_wd_running = outer;
-        if (outer && outer->in_call)
-            sb_wd_arm(outer);
-        sb_abandon(sb);
-        fault->kind = AW_FAULT_TIMEOUT;
-        snprintf(fault->msg, sizeof fault->msg,
-                 "time budget of %d ms exceeded and the call could not be stopped (stuck in the collector or a C "
-                 "function, or not running) after %.1f ms CPU, %.1f ms wall: the agent was killed",
-                 sb->lim.budget_ms, (double)fault->elapsed_ns / 1e6, (double)fault->wall_ns / 1e6);
-        return -AW_EINVAL;
-    }
-    sb_call_end(sb, armed, status != LUA_OK, &fault->elapsed_ns, &fault->wall_ns);
-    sb_wd_running = outer;
-    if (outer && outer->in_call)
-        sb_wd_arm(outer); /* the outer call's deadline is still running */
-    int expired = sb->expired, by_work = sb->work_expired;
-    sb->units_last = sb->units - sb->units_start;
-    sb->in_call = 0;
-    sb->expired = 0;
-    sb->cur = NULL;
-    sb->deadline = UINT64_MAX;
-    sb->wall_limit = UINT64_MAX;
-    if (status == LUA_OK && !expired) {
-        if (msgh)
-            lua_settop(L, base);
-        return 0;
-    }
-    return sb_call_failed(sb, status, expired, by_work, base, fault);
+    if (sb->lim.unguarded && !sb->dead)
+        return sb_unguarded_call(sb, fn, msgh, ud, nres, fault);
+    return sb_protected_rest(sb, fn, msgh, ud, nres, fault);
 }
 
 /* The allocator of an unguarded sandbox (benchmarks only). */
@@ -742,7 +697,8 @@ aw_sandbox *aw_sandbox_new(const aw_sandbox_limits *limits, aw_error *err)
         }
     }
     sb->lim.module_dir = sb->module_dir;
-    sb->budget_ns = (uint64_t)sb->lim.budget_ms * 1000000u;
+    sb_budget_set(sb);
+    sb->gc_at = sb->lim.memory_bytes / 8 * 7;
     sb->deadline = UINT64_MAX;
     sb->wall_limit = UINT64_MAX;
     sb->next_check = SB_CHECK_UNITS;
@@ -932,6 +888,20 @@ void aw_sandbox_unref(aw_sandbox *sb, int ref)
 {
     if (ref > 0)
         luaL_unref(sb->L, LUA_REGISTRYINDEX, ref);
+}
+
+/* The registry's entry ref holds a value other than nil, so storing into
+ * it finds its slot and allocates nothing: no memory error can be raised
+ * outside a protected call. */
+void aw_sandbox_blank_ref(aw_sandbox *sb, int ref)
+{
+    lua_pushboolean(sb->L, 0);
+    lua_rawseti(sb->L, LUA_REGISTRYINDEX, ref);
+}
+
+void aw_sandbox_reref(aw_sandbox *sb, int ref)
+{
+    lua_rawseti(sb->L, LUA_REGISTRYINDEX, ref);
 }
 
 typedef struct sb_preload_args {

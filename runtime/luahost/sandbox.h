@@ -219,6 +219,12 @@ void aw_sandbox_clear_output(aw_sandbox *sb);
  * aw_sandbox_unref releases it. */
 int aw_sandbox_ref(aw_sandbox *sb, aw_fault *fault);
 void aw_sandbox_unref(aw_sandbox *sb, int ref);
+/* A reference kept for the next value (a renewal's: no protected call, no
+ * allocation): aw_sandbox_blank_ref lets go of what ref (> 0, from
+ * aw_sandbox_ref) holds, leaving false in its place; aw_sandbox_reref pops
+ * the value on top of the stack into it. Neither can fail. */
+void aw_sandbox_blank_ref(aw_sandbox *sb, int ref);
+void aw_sandbox_reref(aw_sandbox *sb, int ref);
 
 /* Work units the last call used (counted in both modes; see docs/sandbox.md). */
 uint64_t aw_sandbox_work(const aw_sandbox *sb);

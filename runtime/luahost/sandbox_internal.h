@@ -94,6 +94,7 @@ struct aw_sandbox {
     lua_State *L;
     int close_depth;            /* nesting of coroutine.close (co_close) */
     int main_nest;              /* protected calls running in the main thread (sb_nest_enter) */
+    int call_base;              /* the stack's top when the current or last call started */
     aw_sandbox_limits lim;
     size_t used;                /* bytes the state holds now */
     size_t peak;                /* most it ever held */
@@ -103,8 +104,11 @@ struct aw_sandbox {
     size_t made_used;           /* what it held when aw_sandbox_new returned */
     size_t kept_bytes;          /* what the kept chunks took when loaded (sb_chunk_keep) */
     unsigned long envs;         /* environments made (sb_fresh_env): names the game */
+    unsigned global_reads;      /* the game's globals read through their proxy (sb_proxy.c) */
     size_t grown;               /* growth since the allocator last read the clock */
     uint64_t budget_ns;
+    uint64_t wall_bound_ns;     /* the wall-clock bound of a call (sb_wall_bound_ns) */
+    size_t gc_at;               /* a call starts with a full collection when the state holds more (7/8 of the cap) */
     /* The clocks of a call (see sb_clock_past): the budget counts the
      * calling thread's CPU time (sb_cpu_ns); the wall clock (aw_now_ns)
      * only bounds the call from outside. */
@@ -254,13 +258,18 @@ int sb_tostring(lua_State *L);
  * the template at tmpl whose __index is the table at index (the template
  * itself, or a view of it); sb_proxy_fix fills the proxy at idx (if it is
  * one) and takes its metatable away; sb_proxy_open makes the registry's
- * entry for sb_proxy_set_string, which names the game's
- * `string` (its filling moves the strings' methods to it). The base
+ * entry that names the game's `string` (its filling moves the strings'
+ * methods to it), under the key sb_proxy_push_string_key pushes (the
+ * maker, sandbox.c, sets it for each game). The base
  * functions that see a table raw: */
 void sb_proxy_metatable(lua_State *L, int tmpl, int index);
+void sb_proxy_globals_metatable(lua_State *L, int tmpl);
+/* The chunk name of the maker of a game's environment (sandbox.c): the
+ * host's code, which the profile (sb_profile.c) leaves out. */
+#define SB_MAKER_NAME "=sandbox-maker"
 void sb_proxy_fix(lua_State *L, int idx);
 void sb_proxy_open(lua_State *L);
-void sb_proxy_set_string(lua_State *L, int t);
+void sb_proxy_push_string_key(lua_State *L);
 int sb_next(lua_State *L);
 int sb_pairs(lua_State *L);
 int sb_rawget(lua_State *L);
@@ -272,10 +281,24 @@ int sb_over_work(aw_sandbox *sb);
 int sb_past_deadline(aw_sandbox *sb);
 uint64_t sb_cpu_ns(void);
 uint64_t sb_wall_bound_ns(const aw_sandbox *sb);
+void sb_budget_set(aw_sandbox *sb);
 int sb_raise_timeout(lua_State *L, aw_sandbox *sb);
 int sb_wd_arm(aw_sandbox *sb);
-int sb_call_begin(aw_sandbox *sb);
-void sb_call_end(aw_sandbox *sb, int armed, int failed, uint64_t *cpu_ns, uint64_t *wall_ns);
+/* The common path of sandbox.c's sb_protected (a sandbox neither dead,
+ * nor unguarded, nor in a call): fault's kind and message cleared, the
+ * call's fields, fn(ud) pushed (msgh below it when not NULL), the clocks
+ * and the watch, the hook, a full collection near the cap, lua_pcall
+ * under the last resort's jump, the call's end (fault->elapsed_ns and
+ * wall_ns). Returns 0 when the call ran
+ * and did not expire (the stack as it was); SB_NOSTACK when there was no
+ * room to push the call (nothing ran); SB_KILLED when the last resort
+ * jumped out (the state must be abandoned); otherwise lua_pcall's status,
+ * with SB_EXPIRED when the call ran out of time (the stack is then left
+ * for the caller to reset to sb->call_base). */
+#define SB_KILLED (-1)
+#define SB_NOSTACK (-2)
+#define SB_EXPIRED 0x100
+int sb_call(aw_sandbox *sb, lua_CFunction fn, lua_CFunction msgh, void *ud, int nres, aw_fault *fault);
 void sb_own_clock_reset(aw_sandbox *sb);
 int sb_osclock(lua_State *L);
 void sb_charge(lua_State *L, aw_sandbox *sb, uint64_t n);

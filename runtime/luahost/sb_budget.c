@@ -51,8 +51,16 @@ static inline uint64_t sb_wall_ns(void)
  * cannot hold the host for ever. */
 uint64_t sb_wall_bound_ns(const aw_sandbox *sb)
 {
+    return sb->wall_bound_ns;
+}
+
+/* The budget of sb's calls from its limits, and their wall-clock bound
+ * (worked out once, not at every call). */
+void sb_budget_set(aw_sandbox *sb)
+{
+    sb->budget_ns = (uint64_t)sb->lim.budget_ms * 1000000u;
     uint64_t b = sb->budget_ns * SB_WALL_FACTOR;
-    return b > SB_WALL_MIN_NS ? b : SB_WALL_MIN_NS;
+    sb->wall_bound_ns = b > SB_WALL_MIN_NS ? b : SB_WALL_MIN_NS;
 }
 
 /* The last resort's margin (sb_wd_handler): one budget of CPU time past
@@ -220,15 +228,16 @@ static inline void sb_call_clocks_start(aw_sandbox *sb)
         wall_sample = wall; /* the wall clock first: see sb_clock_past */
         cpu_sample = sb_cpu_ns();
     }
+    if (sb->clock_on)
+        sb->clock_start = cpu_sample; /* read just now */
     sb->wall_start = wall;
     sb->cpu_start = cpu_sample;
-    sb->clock_start = cpu_sample; /* used when clock_on: then read just now */
     /* The sample may be older than the call (up to SB_CPU_SAMPLE_NS): the
      * thread's CPU time since then is at most the wall-clock time since
      * then, which the deadline adds, so that a call always has its whole
      * budget (at most that much more). */
     sb->deadline = cpu_sample + sb->budget_ns + (wall - wall_sample);
-    sb->wall_limit = wall + sb_wall_bound_ns(sb);
+    sb->wall_limit = wall + sb->wall_bound_ns;
     /* The CPU clock cannot reach the deadline before this. */
     sb->cpu_check_at = wall + sb->budget_ns;
 }
@@ -937,7 +946,7 @@ void sb_wd_disarm(void)
  * wall-clock bound, from one wall-clock reading and the thread's CPU
  * sample) and its watch. Returns whether the watchdog covers the call (0:
  * the count hook must). No system call on the common path. */
-int sb_call_begin(aw_sandbox *sb)
+static inline int sb_call_begin(aw_sandbox *sb)
 {
     sb_call_clocks_start(sb);
     wd_thread *t = wd_me;
@@ -952,7 +961,7 @@ int sb_call_begin(aw_sandbox *sb)
  * off the watch first (no signal reaches the thread after this), then its
  * CPU and wall-clock time (read exactly when the call failed or ran out of
  * time; see sb_call_clocks_end). */
-void sb_call_end(aw_sandbox *sb, int armed, int failed, uint64_t *cpu_ns, uint64_t *wall_ns)
+static inline void sb_call_end(aw_sandbox *sb, int armed, int failed, uint64_t *cpu_ns, uint64_t *wall_ns)
 {
     if (armed) {
         wd_thread *t = wd_me;
@@ -964,6 +973,111 @@ void sb_call_end(aw_sandbox *sb, int armed, int failed, uint64_t *cpu_ns, uint64
             sb_wd_disarm();
     }
     sb_call_clocks_end(sb, failed || sb->expired, cpu_ns, wall_ns);
+}
+
+/* lua_pcall of what is on the stack, or SB_KILLED when the last resort
+ * (sb_wd_handler) jumped back here: the call was stuck a whole budget past its
+ * deadline where nothing else can stop it. Kept small so that nothing of
+ * the caller lives across sigsetjmp. */
+static __attribute__((noinline)) int sb_pcall_killable(aw_sandbox *sb, int nres, int msgh, int armed)
+{
+    /* (sb is not changed between sigsetjmp and the jump, and only
+     * SB_KILLED is returned after it: it need not be volatile.) */
+    /* No signal mask saved (that would be a system call per call): the
+     * handler unblocks its signal itself before it jumps. When it jumps:
+     * sb_kill_after_ns. */
+    if (sigsetjmp(sb->kill_jmp, 0) != 0)
+        return SB_KILLED;
+    sb->kill_armed = armed;
+    int status = lua_pcall(sb->L, 1, nres, msgh);
+    sb->kill_armed = 0;
+    return status;
+}
+
+/* A call's common path in one frame: its fields, the clocks and the
+ * watch (sb_call_begin, inlined), the hook, the call, its end
+ * (sb_call_end, inlined). sandbox_internal.h says what it returns. */
+int sb_call(aw_sandbox *sb, lua_CFunction fn, lua_CFunction msgh, void *ud, int nres, aw_fault *fault)
+{
+    lua_State *L = sb->L;
+    /* Not a memset of the whole (a 512-byte message) at every call. */
+    fault->kind = AW_FAULT_NONE;
+    fault->msg[0] = '\0';
+    int base = lua_gettop(L);
+    /* lua_newstate gives the main thread's base frame LUA_MINSTACK free
+     * slots, which a collection never shrinks away (lua.c's main pushes
+     * its call likewise): only a host that left more on the stack needs
+     * to ask for room. */
+    if (base > LUA_MINSTACK - 4 && !lua_checkstack(L, 4)) {
+        fault->elapsed_ns = fault->wall_ns = 0;
+        return SB_NOSTACK;
+    }
+    sb->call_base = base;
+    sb->in_call = 1;
+    sb->expired = 0;
+    sb->reply_fault = 0;
+    sb->main_nest = 0;
+    sb->cur = L;
+    sb->next_check = sb->units + SB_CHECK_UNITS;
+    sb->units_start = sb->units;
+    sb->work_expired = 0;
+    sb->cap_first = 0;
+    if (msgh)
+        lua_pushcfunction(L, msgh);
+    lua_pushcfunction(L, fn); /* light C functions and light userdata allocate nothing */
+    lua_pushlightuserdata(L, ud);
+    aw_sandbox *outer = sb_wd_running; /* a host fn may (oddly) call into another sandbox */
+    sb_wd_running = sb;
+    int armed = sb_call_begin(sb); /* the deadline, the wall-clock bound, the watch */
+    if (armed && !sb->lim.work_budget && !sb->lim.profile) {
+        /* The common case: no hook before the deadline. */
+        sb->hook_count = 0;
+        if (lua_gethook(L)) /* left by an expired call, or the fallback's */
+            lua_sethook(L, NULL, 0, 0);
+    } else {
+        sb->hook_count = sb->lim.work_budget ? SB_WORK_COUNT : armed && !sb->lim.profile ? 0 : SB_HOOK_COUNT;
+        /* Setting the hook restarts its countdown. A profile (without a
+         * work budget, whose units count from each call's start) keeps it
+         * running from call to call: restarted, calls shorter than the
+         * count would never be sampled. */
+        if (!sb->hook_count) {
+            if (lua_gethook(L))
+                lua_sethook(L, NULL, 0, 0);
+        } else if (!(sb->lim.profile && !sb->lim.work_budget && lua_gethook(L) == sb_hook &&
+                     lua_gethookmask(L) == LUA_MASKCOUNT && lua_gethookcount(L) == sb->hook_count)) {
+            lua_sethook(L, sb_hook, LUA_MASKCOUNT, sb->hook_count);
+        }
+    }
+    /* Near the cap, collect fully first: emergency collections (the ones an
+     * allocation failure triggers) do not run finalizers, so garbage LPeg
+     * patterns (which have a C __gc) would otherwise pin the memory. The
+     * time counts against this call's budget. */
+    sb->want_gc = 0;
+    if (sb->used > sb->gc_at) {
+        lua_gc(L, LUA_GCCOLLECT);
+        sb->since_gc = 0;
+    }
+    int status = sb_pcall_killable(sb, nres, msgh ? base + 1 : 0, armed);
+    /* Killed: it was armed (kill_armed), and failed. */
+    sb_call_end(sb, armed, status != LUA_OK, &fault->elapsed_ns, &fault->wall_ns);
+    sb_wd_running = outer;
+    if (outer && outer->in_call)
+        sb_wd_arm(outer); /* the outer call's deadline is still running */
+    if (status == SB_KILLED)
+        return SB_KILLED;
+    int expired = sb->expired;
+    sb->units_last = sb->units - sb->units_start;
+    sb->in_call = 0;
+    sb->expired = 0;
+    sb->cur = NULL;
+    sb->deadline = UINT64_MAX; /* a late signal's handler finds nothing to stop */
+    sb->wall_limit = UINT64_MAX;
+    if (status == LUA_OK && !expired) {
+        if (msgh)
+            lua_settop(L, base);
+        return 0;
+    }
+    return status | (expired ? SB_EXPIRED : 0);
 }
 
 /* Stock library functions that scan their string arguments or push many

@@ -186,6 +186,10 @@ void sb_profile_sample(aw_sandbox *sb, lua_State *L)
     lua_Debug ar;
     if (!lua_getstack(L, 0, &ar) || !lua_getinfo(L, "Sn", &ar))
         return;
+    /* The host's own Lua (a game's environment made as a renewal begins)
+     * is not the agent's: its samples are left out. */
+    if (strcmp(ar.source, SB_MAKER_NAME) == 0)
+        return;
     char where[LUA_IDSIZE + 24];
     if (ar.linedefined > 0)
         snprintf(where, sizeof where, "%s:%d", ar.short_src, ar.linedefined);

@@ -24,13 +24,17 @@
  *     setmetatable materializes it first (sb_base.c).
  * No other function the sandbox offers reads a table given to it raw (the
  * table functions use lua_geti and luaL_len; string.gsub lua_gettable).
+ * The game's globals are such a proxy too, of a template of the template's
+ * values that are not tables (the base functions, _VERSION): what is the
+ * game's own (its library tables, package, _G) is in the globals table
+ * from the start (the maker, sandbox.c), and filling never overwrites it.
  * The templates, the proxies' metatables and their functions never reach
  * an agent and no agent code writes them, so nothing of one game reaches
  * the next through them; each game's tables are new, as before. */
 #include "sandbox_internal.h"
 
 static const char sb_key_proxy = 0;       /* in a proxy's metatable: its template */
-static const char sb_key_game_string = 0; /* the game's `string` (sb_proxy_set_string) */
+static const char sb_key_game_string = 0; /* the game's `string` (set by the maker, sandbox.c) */
 
 /* Whether the metatable at mt is a proxy's: pushes its template if so. */
 static int sb_proxy_template(lua_State *L, int mt)
@@ -126,16 +130,43 @@ void sb_proxy_metatable(lua_State *L, int tmpl, int index)
     lua_rawsetp(L, -2, &sb_key_proxy);
 }
 
+/* The globals' __index (t, k), its template an upvalue: the template's
+ * value, until SB_GLOBAL_READS reads in a game made filling the globals
+ * cheaper than reading on through here (a C call each). */
+#ifndef SB_GLOBAL_READS
+#define SB_GLOBAL_READS 32
+#endif
+static int sb_proxy_globals_index(lua_State *L)
+{
+    aw_sandbox *sb = sb_of(L);
+    lua_settop(L, 2);
+    if (++sb->global_reads > SB_GLOBAL_READS) {
+        sb_proxy_fix(L, 1);
+        lua_rawget(L, 1);
+        return 1;
+    }
+    lua_rawget(L, lua_upvalueindex(1));
+    return 1;
+}
+
+void sb_proxy_globals_metatable(lua_State *L, int tmpl)
+{
+    tmpl = lua_absindex(L, tmpl);
+    sb_proxy_metatable(L, tmpl, tmpl);
+    lua_pushvalue(L, tmpl);
+    lua_pushcclosure(L, sb_proxy_globals_index, 1);
+    lua_setfield(L, -2, "__index");
+}
+
 void sb_proxy_open(lua_State *L)
 {
     lua_pushboolean(L, 0); /* made with the sandbox: the registry's sweep keeps it */
     lua_rawsetp(L, LUA_REGISTRYINDEX, &sb_key_game_string);
 }
 
-void sb_proxy_set_string(lua_State *L, int t)
+void sb_proxy_push_string_key(lua_State *L)
 {
-    lua_pushvalue(L, t);
-    lua_rawsetp(L, LUA_REGISTRYINDEX, &sb_key_game_string);
+    lua_pushlightuserdata(L, (void *)&sb_key_game_string);
 }
 
 /* ---- the base functions that see a table raw ---------------------------- */

@@ -1445,10 +1445,15 @@ static int listen_on(const char *host, int port, aw_error *err)
 {
     struct sockaddr_storage addr;
     memset(&addr, 0, sizeof addr);
+    if (strcmp(host, "localhost") == 0) /* as the web pages take it */
+        host = "127.0.0.1";
     int rc = strchr(host, ':') ? uv_ip6_addr(host, port, (struct sockaddr_in6 *)&addr)
                                : uv_ip4_addr(host, port, (struct sockaddr_in *)&addr);
     if (rc != 0) {
-        aw_fail(err, AW_EIO, "cannot listen on %s:%d: %s", host, port, uv_strerror(rc));
+        aw_fail(err, AW_EIO,
+                "cannot listen on %s:%d: '%s' is not an IP address (give one such as 127.0.0.1, 0.0.0.0, :: or "
+                "localhost)",
+                host, port, host);
         return -1;
     }
     int fd = socket(addr.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);

@@ -933,7 +933,9 @@ static aw_web *web_new(const aw_web_opts *o, uv_loop_t *loop, aw_error *err)
     if (strcmp(host, "localhost") == 0)
         host = "127.0.0.1";
     if (!ipv4_literal(host) || strlen(host) >= sizeof ((aw_web *)0)->host) {
-        aw_fail(err, AW_EINVAL, "--host %s: give an IPv4 address (127.0.0.1, 0.0.0.0, ...)", host);
+        aw_fail(err, AW_EINVAL, "'%.200s' is not an IPv4 address: the web server listens on IPv4 only: give an IPv4 "
+                                "address (127.0.0.1, 0.0.0.0, ...) or localhost",
+                host);
         return NULL;
     }
     if (o->port < 0 || o->port > 65535) {

@@ -123,7 +123,8 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
         aw_buf r;
         aw_buf_init(&r);
         aw_buf_add_term(&r, in ? (const char *)in : "connection failed", in ? strnlen(in, len ? len : 200) : 17);
-        fail(c, "cannot connect: %s", r.data ? r.data : "");
+        aw_buf_printf(&r, " (%s:%d)", c->o->url.host, c->o->url.port); /* where, after the reason */
+        fail(c, "cannot connect: %s", r.data);
         aw_buf_free(&r);
         c->done = true;
         break;

@@ -151,5 +151,5 @@ expect "--shard is I/N" --shard 3/2 --out "$tmp/x" agents/random.lua
 expect "--shard needs --seed" --shard 1/2 --out "$tmp/x" agents/random.lua
 # Another contest in the same folder is refused, saying what differs.
 st=0; "$bin" contest --quiet --games-per-entry 60 --seed 43 --out "$tmp/a" $E 2> "$tmp/err" || st=$?
-[ $st -eq 2 ] && grep -qF "holds another contest (it has 'seed\\t42'" "$tmp/err" || { echo "reused folder: $st $(cat "$tmp/err")"; exit 1; }
+[ $st -eq 2 ] && grep -qF "holds another contest (it has 'seed 42'" "$tmp/err" || { echo "reused folder: $st $(cat "$tmp/err")"; exit 1; }
 echo ok

@@ -137,6 +137,42 @@ static void test_hostile_numbers(void)
     aw_contest_cfg_free(&c);
 }
 
+/* What a person who named the wrong folder, or hand-edited contest.cfg,
+ * is told: the folder, or the line, and what is wrong with it. */
+static void test_messages(void)
+{
+    aw_contest_cfg back;
+    char why[600], path[300];
+    CHECK_INT(aw_contest_cfg_read("/nonexistent/x", &back, why, sizeof why), -1);
+    CHECK_STR(why, "no folder '/nonexistent/x'");
+    snprintf(path, sizeof path, "%s/empty", root);
+    mkdir(path, 0777);
+    CHECK_INT(aw_contest_cfg_read(path, &back, why, sizeof why), -1);
+    CHECK_MSG(strstr(why, "/empty' holds no contest (no contest.cfg)") != NULL, "%s", why);
+    snprintf(path, sizeof path, "%s/afile", root);
+    CHECK_INT(aw_contest_write_file(path, "x\n", 2), 0);
+    CHECK_INT(aw_contest_cfg_read(path, &back, why, sizeof why), -1);
+    CHECK_MSG(strstr(why, "/afile' is a file: give a contest's folder") != NULL, "%s", why);
+    static const struct {
+        const char *text, *said;
+    } cases[] = {
+        {"", "its first line is not 'aiwolf-contest<tab>1'"},
+        {"aiwolf-contest\t1\nformat\tseed2015\n", "it names no players"},
+        {"aiwolf-contest\t1\nplayers\t5\n", "it names no entry"},
+        {"aiwolf-contest\t1\nplayers\t5\ngarbage line\n", "line 3 is not KEY<tab>VALUE: 'garbage line'"},
+        {"aiwolf-contest\t1\nplayers\t5\nentry\tab\n", "line 3: an entry is HASH<tab>NAME<tab>PATH"},
+        {"aiwolf-contest\t1\nfault-policy\tsome\n", "line 2: 'fault-policy' has a value this version does not take"},
+        {"aiwolf-contest\t1\nplayers\t2\n", "line 2: 'players' has a value"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        const char *d = slice("msg", NULL, cases[i].text);
+        CHECK_INT(aw_contest_cfg_read(d, &back, why, sizeof why), -1);
+        CHECK_MSG(strstr(why, "is not a contest configuration this version understands: ") != NULL &&
+                      strstr(why, cases[i].said) != NULL,
+                  "case %zu: %s", i, why);
+    }
+}
+
 static void test_slices(void)
 {
     aw_contest_cfg c1, c2, other;
@@ -198,6 +234,7 @@ int main(void)
         return 1;
     test_roundtrip();
     test_hostile_numbers();
+    test_messages();
     test_slices();
     char cmd[400];
     snprintf(cmd, sizeof cmd, "rm -rf %s", root);

@@ -14,42 +14,25 @@
 #include "rng.h"
 #include "test.h"
 #include "c_game.h"
+#include "wrap_seat.h"
 
 typedef struct goner {
-    aw_seat base;
-    aw_seat *inner;
-    int calls, lost_at; /* lost from this call on; 0: never */
+    wrap_seat w;
+    int lost_at;         /* lost from this call on; 0: never */
     aw_req_kind lost_on; /* the request it first failed (AW_REQ_NONE: none) */
 } goner;
 
-static const char *g_begin(aw_seat *s, int agent, uint64_t seed, aw_seat_fault *f)
-{
-    goner *x = (goner *)s;
-    return x->inner->ops->begin(x->inner, agent, seed, f);
-}
-
-static int g_request(aw_seat *s, aw_req_kind kind, const aw_info *info, const aw_settings *set, aw_seat_reply *r,
+static int g_request(wrap_seat *w, aw_req_kind kind, const aw_info *info, const aw_settings *set, aw_seat_reply *r,
                      aw_seat_fault *f)
 {
-    goner *x = (goner *)s;
-    if (x->lost_at && ++x->calls >= x->lost_at) {
+    goner *x = (goner *)w;
+    if (x->lost_at && w->calls >= x->lost_at) {
         if (x->lost_on == AW_REQ_NONE)
             x->lost_on = kind;
-        f->kind = AW_FAULT_LOST;
-        snprintf(f->msg, sizeof f->msg, "gone");
-        return -1;
+        return wrap_fault(f, AW_FAULT_LOST, "gone");
     }
-    return x->inner->ops->request(x->inner, kind, info, set, r, f);
+    return wrap_pass(w, kind, info, set, r, f);
 }
-
-static void g_free(aw_seat *s)
-{
-    goner *x = (goner *)s;
-    x->inner->ops->free(x->inner);
-    free(x);
-}
-
-static const aw_seat_ops goner_ops = {.begin = g_begin, .request = g_request, .free = g_free};
 
 static int validate_text(void *ud, const char *text, size_t len, aw_validation mode, aw_error *err)
 {
@@ -107,13 +90,14 @@ static void run(const char *preset, const char *set_extra, int players, int coun
         aw_rng_seed(&rng, seed * 7919);
         aw_seat *seats[AW_MAX_PLAYERS + 1];
         for (int a = 1; a <= players; a++) {
-            goner *x = calloc(1, sizeof *x);
-            x->base.ops = &goner_ops;
-            x->inner = a % 2 ? aw_cseat_chaos(seed * 13 + (uint64_t)a) : aw_cseat_random(seed * 17 + (uint64_t)a);
+            goner *x = wrap_seat_new(sizeof *x,
+                                     a % 2 ? aw_cseat_chaos(seed * 13 + (uint64_t)a)
+                                           : aw_cseat_random(seed * 17 + (uint64_t)a),
+                                     g_request);
             /* about one seat in four goes, at a call from 1 to 80 */
             if (aw_rng_below(&rng, 4) == 0)
                 x->lost_at = 1 + (int)aw_rng_below(&rng, 80);
-            seats[a] = &x->base;
+            seats[a] = &x->w.base;
         }
         char *buf = NULL;
         size_t len = 0;

@@ -12,11 +12,11 @@
 #include "cseat.h"
 #include "game.h"
 #include "test.h"
+#include "wrap_seat.h"
 
 /* Wraps a C player: asks it at once but keeps its answer back. */
 typedef struct later {
-    aw_seat base;
-    aw_seat *inner;
+    wrap_seat w;
     int rc;
     aw_seat_reply reply;
     aw_seat_fault fault;
@@ -24,23 +24,17 @@ typedef struct later {
     bool waiting;
 } later;
 
-static const char *later_begin(aw_seat *s, int agent, uint64_t agent_seed, aw_seat_fault *f)
-{
-    later *l = (later *)s;
-    return l->inner->ops->begin(l->inner, agent, agent_seed, f);
-}
-
-static int later_request(aw_seat *s, aw_req_kind kind, const aw_info *info, const aw_settings *set,
+static int later_request(wrap_seat *w, aw_req_kind kind, const aw_info *info, const aw_settings *set,
                          aw_seat_reply *reply, aw_seat_fault *f)
 {
-    later *l = (later *)s;
+    later *l = (later *)w;
     (void)reply;
     (void)f;
-    if (l->base.ops->wait)
+    if (w->base.ops->wait)
         CHECK(!l->waiting);
     memset(&l->reply, 0, sizeof l->reply);
     l->reply.target = AW_NO_AGENT;
-    l->rc = l->inner->ops->request(l->inner, kind, info, set, &l->reply, &l->fault);
+    l->rc = wrap_pass(w, kind, info, set, &l->reply, &l->fault);
     if (l->rc == 0 && l->reply.text) { /* the inner text is only borrowed until its next call */
         size_t n = l->reply.len < sizeof l->text ? l->reply.len : sizeof l->text - 1;
         memcpy(l->text, l->reply.text, n);
@@ -61,16 +55,8 @@ static int later_wait(aw_seat *s, aw_seat_reply *reply, aw_seat_fault *f)
     return l->rc;
 }
 
-static void later_free(aw_seat *s)
-{
-    later *l = (later *)s;
-    l->inner->ops->free(l->inner);
-    free(l);
-}
-
 static const aw_seat_ops later_ops = {
-    .begin = later_begin, .request = later_request, .free = later_free, .wait = later_wait};
-static const aw_seat_ops later_nowait_ops = {.begin = later_begin, .request = later_request, .free = later_free};
+    .begin = wrap_seat_begin, .request = wrap_seat_request, .free = wrap_seat_free, .wait = later_wait};
 
 enum mode { AT_ONCE, LATER_SYNC, LATER_REVERSED, LATER_NO_WAIT };
 
@@ -79,10 +65,10 @@ static aw_seat *make_seat(enum mode m, uint64_t seed, int a)
     aw_seat *inner = a % 2 ? aw_cseat_chaos(seed * 31 + (uint64_t)a) : aw_cseat_random(seed * 17 + (uint64_t)a);
     if (m == AT_ONCE)
         return inner;
-    later *l = calloc(1, sizeof *l);
-    l->base.ops = m == LATER_NO_WAIT ? &later_nowait_ops : &later_ops;
-    l->inner = inner;
-    return &l->base;
+    later *l = wrap_seat_new(sizeof *l, inner, later_request);
+    if (m != LATER_NO_WAIT)
+        l->w.base.ops = &later_ops;
+    return &l->w.base;
 }
 
 /* Plays one game; returns its CSV log and JSON events (caller frees). */

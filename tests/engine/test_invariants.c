@@ -18,6 +18,7 @@
 #include "logcheck.h"
 #include "protocol.h"
 #include "test.h"
+#include "wrap_seat.h"
 #include "c_game.h"
 
 /* ---- the spy: wraps a player and records every view it is given -------- */
@@ -28,26 +29,21 @@ typedef struct seen {
 } seen;
 
 typedef struct spy {
-    aw_seat base;
-    aw_seat *inner;
-    int agent;
+    wrap_seat w; /* its agent: w.agent */
     seen *log;
     int n, cap;
     const char *where;
 } spy;
 
-static const char *spy_begin(aw_seat *s, int agent, uint64_t seed, aw_seat_fault *f)
+static void spy_begun(wrap_seat *w)
 {
-    spy *p = (spy *)s;
-    p->agent = agent;
-    p->n = 0;
-    return p->inner->ops->begin(p->inner, agent, seed, f);
+    ((spy *)w)->n = 0;
 }
 
-static int spy_request(aw_seat *s, aw_req_kind kind, const aw_info *info, const aw_settings *set,
+static int spy_request(wrap_seat *w, aw_req_kind kind, const aw_info *info, const aw_settings *set,
                        aw_seat_reply *reply, aw_seat_fault *f)
 {
-    spy *p = (spy *)s;
+    spy *p = (spy *)w;
     if (p->n == p->cap) {
         p->cap = p->cap ? p->cap * 2 : 256;
         p->log = realloc(p->log, sizeof(seen) * (size_t)p->cap);
@@ -55,32 +51,28 @@ static int spy_request(aw_seat *s, aw_req_kind kind, const aw_info *info, const 
     p->log[p->n].kind = kind;
     p->log[p->n].info = *info;
     p->n++;
-    return p->inner->ops->request(p->inner, kind, info, set, reply, f);
+    return wrap_pass(w, kind, info, set, reply, f);
 }
 
-static void spy_free(aw_seat *s)
+static void spy_done(wrap_seat *w)
 {
-    spy *p = (spy *)s;
-    p->inner->ops->free(p->inner);
-    free(p->log);
-    free(p);
+    free(((spy *)w)->log);
 }
-
-static const aw_seat_ops spy_ops = {.begin = spy_begin, .request = spy_request, .free = spy_free};
 
 static aw_seat *spy_new(aw_seat *inner)
 {
-    spy *p = calloc(1, sizeof *p);
-    p->base.ops = &spy_ops;
-    p->inner = inner;
-    return &p->base;
+    spy *p = wrap_seat_new(sizeof *p, inner, spy_request);
+    p->w.begun = spy_begun;
+    p->w.done = spy_done;
+    return &p->w.base;
 }
 
 /* Everything agent `me` saw during the game, checked against the true roles. */
 static void check_views(const spy *p, const aw_role *truth, int n, const char *ctx)
 {
-    int me = p->agent;
+    int me = p->w.agent;
     aw_role mine = truth[me];
+    CHECK_MSG(p->n > 0, "%s: agent %d was told nothing", ctx, me); /* the spy saw the game */
     for (int i = 0; i < p->n; i++) {
         const seen *s = &p->log[i];
         const aw_info *in = &s->info;

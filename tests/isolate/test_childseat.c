@@ -294,14 +294,18 @@ static void watchdog_child(bool thread, int fd)
         }
     }
     double ms = (double)f.elapsed_ns / 1e6;
-    if (rc >= 0 || f.kind != AW_FAULT_TIMEOUT || strstr(f.msg, "killed") || ms < 45 || ms >= 300) {
+    if (rc >= 0 || f.kind != AW_FAULT_TIMEOUT || strstr(f.msg, "killed") || ms < 45 || !test_stopped_in_time(&f, 50)) {
         snprintf(msg, sizeof msg, "loop: %s after %.1f ms: %.200s", aw_fault_kind_name(f.kind), ms, f.msg);
         goto out;
     }
     rc = aw_sandbox_run(sb, spin_in_c, NULL, &f);
     ms = (double)f.elapsed_ns / 1e6;
     bool late = f.wall_ns >= 2000000000u; /* the load kept it from 140 ms of CPU for 2 s */
-    if (rc >= 0 || f.kind != AW_FAULT_TIMEOUT || !strstr(f.msg, "killed") || (ms < 140 && !late) || ms >= 500) {
+    /* within 500 ms of CPU only where the thread notices itself (the
+     * timers; test_stopped_in_time): the watchdog thread's pace is the
+     * machine's */
+    if (rc >= 0 || f.kind != AW_FAULT_TIMEOUT || !strstr(f.msg, "killed") || (ms < 140 && !late) ||
+        (!thread && ms >= 500)) {
         snprintf(msg, sizeof msg, "stuck call: %s after %.1f ms: %.200s", aw_fault_kind_name(f.kind), ms, f.msg);
         goto out;
     }
@@ -355,7 +359,7 @@ static void threads_confined(void)
     if (pid == 0) {
         close(ask[1]);
         close(ans[0]);
-        alarm(30);
+        alarm(120); /* a hang guard only: the host reads it in milliseconds, and its end closes if it dies */
         int started = aw_sandbox_watchdog_start();
         aw_confine_opts o = {.watchdog_thread = started == 1};
         int keep[2] = {ask[0], ans[1]};

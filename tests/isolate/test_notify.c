@@ -28,6 +28,7 @@
 #include "spectate.h"
 #include "talkhooks.h"
 #include "test.h"
+#include "wrap_seat.h"
 #include "seat_game.h"
 
 enum { IN_PROCESS, QUEUED, WAITING };
@@ -36,44 +37,25 @@ static const char *mode_name[] = {"in process", "child seats", "child seats that
 /* A C player whose process exits in INITIALIZE, or in the DAILY_FINISH of
  * day 0 (after two notifications that went well, sent with it). */
 typedef struct exiter {
-    aw_seat base;
-    aw_seat *inner;
+    wrap_seat w;
     aw_req_kind at;
 } exiter;
 
-static const char *ex_begin(aw_seat *s, int agent, uint64_t seed, aw_seat_fault *f)
-{
-    exiter *x = (exiter *)s;
-    return x->inner->ops->begin(x->inner, agent, seed, f);
-}
-
-static int ex_request(aw_seat *s, aw_req_kind kind, const aw_info *info, const aw_settings *set, aw_seat_reply *r,
+static int ex_request(wrap_seat *w, aw_req_kind kind, const aw_info *info, const aw_settings *set, aw_seat_reply *r,
                       aw_seat_fault *f)
 {
-    exiter *x = (exiter *)s;
-    if (kind == x->at)
+    if (kind == ((exiter *)w)->at)
         _exit(3);
-    return x->inner->ops->request(x->inner, kind, info, set, r, f);
+    return wrap_pass(w, kind, info, set, r, f);
 }
-
-static void ex_free(aw_seat *s)
-{
-    exiter *x = (exiter *)s;
-    x->inner->ops->free(x->inner);
-    free(x);
-}
-
-static const aw_seat_ops ex_ops = {.begin = ex_begin, .request = ex_request, .free = ex_free};
 
 static aw_seat *make_exiter(void *ud, FILE *out, aw_error *err, aw_req_kind at)
 {
     (void)out;
     (void)err;
-    exiter *x = calloc(1, sizeof *x);
+    exiter *x = wrap_seat_new(sizeof *x, aw_cseat_random(*(uint64_t *)ud), ex_request);
     x->at = at;
-    x->base.ops = &ex_ops;
-    x->inner = aw_cseat_random(*(uint64_t *)ud);
-    return &x->base;
+    return &x->w.base;
 }
 
 static aw_seat *exit_initialize(void *ud, FILE *out, aw_error *err)

@@ -3,11 +3,15 @@
  * local seats that answer at once, so the loop has nothing else to do. The
  * person waits a second before the first answer: meanwhile the server asks
  * the seat at most twice (a loop polling every 50 ms would ask about 20
- * times); the answer is taken long before its deadline (woken, not found at
+ * times); the answer is taken before its deadline (woken, not found at
  * the deadline). The person lets the second request run out: the rules'
- * substitute comes at the deadline, asked a few times at most. Then the
- * person answers everything at once: every answer is taken before its
- * deadline, and the seat is asked about twice per request in all. */
+ * substitute comes at the deadline, which the server wakes itself for,
+ * asked a few times at most. Then the person answers everything at once:
+ * every answer is taken before its deadline, and the seat is asked about
+ * twice per request in all. The seat is on the test's clock
+ * (human_clock.h): its timeout of a minute only guards against a hang, and
+ * the request that runs out does so because the test moves the seat's clock
+ * on, so which request times out does not depend on the machine's load. */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <stdio.h>
@@ -21,11 +25,15 @@
 #include "netserver.h"
 #include "test.h"
 #include "local_serve.h"
+#include "human_clock.h"
 
-#define TIMEOUT_MS 2000 /* the person's time per request */
+#define TIMEOUT_MS 60000 /* the person's time per request: a hang guard */
+#define LEFT_NS 100000000u /* real time left to the request let run out */
 
 typedef struct ctx {
     aw_seat *human;
+    human_clock clock;    /* the seat's */
+    int published_asks;   /* views that ask for an answer (publish's count) */
     aw_seat *lent; /* the seat lent for it in the game under way */
     pthread_mutex_t mu;
     pthread_cond_t cv;
@@ -53,6 +61,9 @@ static void publish(void *ud, const char *json, size_t len)
     uint64_t seq = q ? strtoull(q + 6, NULL, 10) : 0;
     pthread_mutex_lock(&c->mu);
     if (strstr(json, "\"type\":\"view\"")) {
+        /* The second request that asks runs out (see the top). */
+        if (!strstr(json, "\"answer\":\"none\"") && ++c->published_asks == 2)
+            human_clock_expire(&c->clock, LEFT_NS);
         aw_buf_clear(&c->view);
         aw_buf_add(&c->view, json, len);
         c->seen++;
@@ -84,7 +95,7 @@ static int take(void *ud, aw_seat *seat, aw_seat_reply *reply, aw_seat_fault *f,
     ctx *c = ud;
     CHECK(seat == c->lent);
     int rc = aw_human_take(c->human, reply, f, deadline);
-    uint64_t now = aw_now_ns();
+    uint64_t now = human_clock_now(&c->clock);
     pthread_mutex_lock(&c->mu);
     c->takes++;
     c->cur_takes++;
@@ -93,6 +104,7 @@ static int take(void *ud, aw_seat *seat, aw_seat_reply *reply, aw_seat_fault *f,
         CHECK(!c->deadline || c->deadline == *deadline);
         c->deadline = *deadline;
         c->pending_takes++;
+        *deadline = human_clock_real(&c->clock, *deadline); /* the server's clock */
     } else {
         c->requests++;
         if (c->requests == 1)
@@ -202,7 +214,7 @@ static void *person(void *arg)
             continue;
         }
         pthread_mutex_lock(&c->mu);
-        c->answer_ns = aw_now_ns();
+        c->answer_ns = human_clock_now(&c->clock);
         pthread_mutex_unlock(&c->mu);
         aw_error err;
         int rc = strstr(v, "\"answer\":\"text\"") ? aw_human_answer(c->human, tok, strlen(tok), seq, "Over", 4, 0, &err)
@@ -230,6 +242,7 @@ int main(void)
     aw_error err;
     aw_human_opts ho = {"Person", TIMEOUT_MS, publish, &c};
     c.human = aw_human_new(&ho, &err);
+    human_clock_use(&c.clock, c.human, TIMEOUT_MS);
     aw_settings set;
     aw_netserver_opts no;
     local_serve_opts(&no, &set, 7, 1, 1, &c);

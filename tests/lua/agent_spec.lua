@@ -307,6 +307,40 @@ describe("aiwolf.agent base agent", function()
       {agent = 1, day = 2, target = 4}}, ag.votes)
   end)
 
+  it("never reads voteList for an agent that set keepVotes = false", function()
+    local ag = A.new{}
+    ag:initialize(info{day = 0}, {})
+    ag.keepVotes = false
+    local i2 = info{day = 2}
+    i2.voteList = nil -- a read of voteList finds the trap below
+    setmetatable(i2, {__index = function(_, k)
+      if k == "voteList" then error("voteList was read") end
+    end})
+    ag:update(i2)
+    assert.are.same({}, ag.votes)
+    ag.keepVotes = nil -- the default: kept again from the next day's list
+    local i3 = info{day = 3}
+    i3.voteList = {{agent = 1, day = 2, target = 4}}
+    ag:update(i3)
+    assert.are.same({{agent = 1, day = 2, target = 4}}, ag.votes)
+  end)
+
+  it("reads no talk while keepTalk is false, and the day's unread ones after", function()
+    local ag = A.new{}
+    local i = info{talks = {talk(2, P.comingout(2, "SEER"), 1, 0)}}
+    ag:initialize(i, {})
+    ag.keepTalk = false
+    ag:update(i)
+    assert.are.same({}, ag.claims)
+    i.talkList[2] = talk(3, P.vote(4), 1, 1)
+    ag:update(i)
+    assert.are.same({}, ag.declared)
+    ag.keepTalk = true
+    ag:update(i)
+    assert.are.same({[2] = "SEER"}, ag.claims)
+    assert.are.same({[3] = 4}, ag.declared)
+  end)
+
   it("collects whispered attack proposals in order", function()
     local ag = A.new{}
     local i = info{me = 1, role = "WEREWOLF", roleMap = {[2] = "WEREWOLF"},

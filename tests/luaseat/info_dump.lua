@@ -116,7 +116,7 @@ end
 
 local function vandalize(info)
   info.day, info.role, info.executedAgent = 99, "FOX", 1
-  info.statusMap, info.divineResult = {}, nil
+  info.statusMap, info.divineResult, info.mediumResult = {}, nil, {agent = 1}
   info.voteList = {{agent = 1, day = 0, target = 2}}
   rawset(info, "agent", 99) -- raw, past info's __newindex
   rawset(info, "remainTalkMap", {})

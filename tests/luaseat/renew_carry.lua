@@ -2,7 +2,9 @@
 -- next of its seat (tests/luaseat/test_renew_carry.c). At the start of each
 -- game (getName) it first looks for the marks an earlier game could have
 -- left, then leaves them all again, everywhere it can reach:
---   globals (new ones, and replaced base functions); library tables
+--   globals (new ones, replaced base functions, a metatable on _G; the
+--   globals table itself is a proxy until it is listed, changed or read
+--   often, and alternate games read and list it first); library tables
 --   (string, table, math, os, utf8, coroutine: new fields, replaced and
 --   removed functions, a metatable); the strings' methods (a method added
 --   to string, the global `string` replaced); module tables (aiwolf.protocol:
@@ -10,7 +12,9 @@
 --   what their functions keep (a sentence's metatable); require's caches
 --   (package.loaded, package.preload, a module replaced in loaded); the
 --   registry as far as Lua reaches it (LPeg's pattern metatable);
---   math.random's state (math.randomseed); memory (2 MB kept in a global).
+--   math.random's state (math.randomseed); memory (2 MB kept in a global,
+--   2 MB in the agent's table, whose registry reference the next game's
+--   table reuses).
 -- Its name: "carry-" followed by the marks it found ("clean" for none), a
 -- draw of math.random and its heap in KiB when the game started, e.g.
 -- "carry-clean-123456-180".
@@ -26,6 +30,18 @@ local function found(list)
   local marks = {}
   local function mark(cond, what) if cond then marks[#marks + 1] = what end end
   local function quiet(f) local ok, v = pcall(f) return ok and v or nil end
+  if list then -- fills the globals first: each library then as filled
+    local t = 0
+    for _ = 1, 40 do t = t + #type(t) end -- reads enough globals to fill them
+    mark(t ~= 240, 'globals-read')
+    local n = 0
+    for _ in pairs(_G) do n = n + 1 end
+    mark(n ~= 30, 'globals-size-' .. n)
+  end
+  mark(getmetatable(_G) ~= nil, 'globals-metatable')
+  mark(rawget(_G, 'select') ~= select or rawget(_G, 'pairs') ~= pairs, 'globals-raw')
+  mark(_G._G ~= _G or package.loaded._G ~= _G or rawget(_G, '_G') ~= _G, 'globals-self')
+  mark(agent.KEEP ~= nil, 'agent-table')
   mark(quiet(function() return ('x'):carry() end) ~= nil, 'string-method')
   mark(('x'):upper() ~= 'X', 'string-methods')
   mark(rawget(_G, 'CARRY') ~= nil or CARRY ~= nil, 'global')
@@ -98,6 +114,10 @@ local function leave()
   local parts = {} -- 2 MB kept in a global
   for i = 1, 2048 do parts[i] = rep('y', 1000) .. i end
   KEEP = parts
+  agent.KEEP = parts
+  agent.KEEP2 = {}
+  for i = 1, 2048 do agent.KEEP2[i] = rep('z', 1000) .. i end
+  setmetatable(_G, { __index = function() return 'carry' end })
   _G.string = setmetatable({}, { __index = function() return function() return 'carry' end end })
 end
 

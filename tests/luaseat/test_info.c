@@ -22,14 +22,13 @@
 #include "protocol.h"
 #include "talkhooks.h"
 #include "test.h"
+#include "wrap_seat.h"
 
 typedef struct checker {
-    aw_seat base;
-    aw_seat *inner;
+    wrap_seat w; /* its agent: w.agent */
     FILE *out;
     char *buf;
     size_t len, seen;
-    int agent;
     bool saved;
     int saved_day;
     aw_buf old;  /* odd entries of the lists of the last call, "\nidx=tree..." */
@@ -155,7 +154,7 @@ static void expect(checker *c, const aw_info *in, aw_buf *b)
     aw_buf_adds(b, "\n");
     add_talks(b, in->whispers, in->whispers ? in->nwhispers : 0);
     /* The lists kept from the previous day (even agents): their odd entries. */
-    if (c->agent % 2 == 0) {
+    if (c->w.agent % 2 == 0) {
         if (c->saved && c->saved_day != in->day) {
             aw_buf_printf(b, "\nold%.*s", (int)c->old.len, c->old.data ? c->old.data : "");
             c->saved = false;
@@ -180,7 +179,7 @@ static void printed(checker *c, aw_buf *b)
     while (p < end) {
         const char *nl = memchr(p, '\n', (size_t)(end - p));
         char prefix[64];
-        int k = snprintf(prefix, sizeof prefix, "[Agent[%02d] %s] ", c->agent, c->name);
+        int k = snprintf(prefix, sizeof prefix, "[Agent[%02d] %s] ", c->w.agent, c->name);
         const char *start = strncmp(p, prefix, (size_t)k) == 0 ? p + k : p;
         size_t n = (size_t)((nl ? nl + 1 : end) - start);
         aw_buf_add(b, start, n);
@@ -236,12 +235,12 @@ static long check_sparse(checker *c, const aw_info *in, const aw_buf *want, cons
                 break;
         }
         size_t vlen = (size_t)(next - v) - (next > v && next[-1] == '\n');
-        const char *e;
-        size_t elen;
+        const char *e = "";
+        size_t elen = 0;
         c->records++;
         if (!field_of(want, in, i, &e, &elen) || elen != vlen || memcmp(e, v, vlen) != 0) {
             if (bad++ == 0 && c->bad == 0)
-                fprintf(stderr, "Agent[%02d] (sparse) read field %ld as\n%.*s\nbut the view has\n%.*s\n", c->agent, i,
+                fprintf(stderr, "Agent[%02d] (sparse) read field %ld as\n%.*s\nbut the view has\n%.*s\n", c->w.agent, i,
                         (int)vlen, v, field_of(want, in, i, &e, &elen) ? (int)elen : 0, e);
         }
         q = next;
@@ -249,38 +248,33 @@ static long check_sparse(checker *c, const aw_info *in, const aw_buf *want, cons
     return bad;
 }
 
-static const char *ck_begin(aw_seat *s, int agent, uint64_t seed, aw_seat_fault *f)
+static void ck_begun(wrap_seat *w)
 {
-    checker *c = (checker *)s;
-    c->agent = agent;
-    c->saved = false;
-    return c->inner->ops->begin(c->inner, agent, seed, f);
+    ((checker *)w)->saved = false;
 }
 
-static int ck_request(aw_seat *s, aw_req_kind kind, const aw_info *info, const aw_settings *set,
+static int ck_request(wrap_seat *w, aw_req_kind kind, const aw_info *info, const aw_settings *set,
                       aw_seat_reply *reply, aw_seat_fault *f)
 {
-    checker *c = (checker *)s;
+    checker *c = (checker *)w;
     aw_buf want, got;
     aw_buf_init(&want);
     aw_buf_init(&got);
     expect(c, info, &want);
-    int rc = c->inner->ops->request(c->inner, kind, info, set, reply, f);
+    int rc = wrap_pass(w, kind, info, set, reply, f);
     printed(c, &got);
     c->calls++;
     if (c->sparse) {
         c->bad += check_sparse(c, info, &want, &got);
     } else if (got.len != want.len || memcmp(got.data, want.data, want.len) != 0) {
         if (c->bad++ == 0)
-            fprintf(stderr, "Agent[%02d], request %d: the agent saw\n%.*s\nbut the view was\n%.*s\n", c->agent,
+            fprintf(stderr, "Agent[%02d], request %d: the agent saw\n%.*s\nbut the view was\n%.*s\n", c->w.agent,
                     (int)kind, (int)got.len, got.data ? got.data : "", (int)want.len, want.data);
     }
     aw_buf_free(&want);
     aw_buf_free(&got);
     return rc;
 }
-
-static const aw_seat_ops ck_ops = {.begin = ck_begin, .request = ck_request};
 
 static long sparse_records;
 
@@ -294,7 +288,8 @@ static void play(const char *preset, int players, uint64_t seed, bool sparse)
     for (int a = 1; a <= players; a++) {
         checker *c = &ck[a];
         memset(c, 0, sizeof *c);
-        c->base.ops = &ck_ops;
+        wrap_seat_init(&c->w, NULL, ck_request);
+        c->w.begun = ck_begun;
         c->out = open_memstream(&c->buf, &c->len);
         c->sparse = sparse;
         c->name = sparse ? "info_sparse" : "info_dump";
@@ -303,11 +298,11 @@ static void play(const char *preset, int players, uint64_t seed, bool sparse)
         lo.output = c->out;
         aw_luaseat_talks(&lo);
         lo.limits.budget_ms = 2000; /* views are checked here, not budgets: room for sanitized runs on a loaded machine */
-        c->inner = aw_luaseat_new(sparse ? "tests/luaseat/info_sparse.lua" : "tests/luaseat/info_dump.lua", &lo, &err);
-        CHECK_MSG(c->inner != NULL, "%s", err.msg);
-        if (!c->inner)
+        c->w.inner = aw_luaseat_new(sparse ? "tests/luaseat/info_sparse.lua" : "tests/luaseat/info_dump.lua", &lo, &err);
+        CHECK_MSG(c->w.inner != NULL, "%s", err.msg);
+        if (!c->w.inner)
             return;
-        seats[a] = &c->base;
+        seats[a] = &c->w.base;
     }
     aw_game_opts go;
     memset(&go, 0, sizeof go);
@@ -323,7 +318,7 @@ static void play(const char *preset, int players, uint64_t seed, bool sparse)
         sparse_records += c->records;
         CHECK_MSG(c->bad == 0, "%s, %d players, seed %llu: Agent[%02d]'s info differed from its view at %ld of %ld calls",
                   preset, players, (unsigned long long)seed, a, c->bad, c->calls);
-        c->inner->ops->free(c->inner);
+        c->w.inner->ops->free(c->w.inner);
         fclose(c->out);
         free(c->buf);
         aw_buf_free(&c->old);

@@ -15,6 +15,7 @@
 #include "game.h"
 #include "luaseat.h"
 #include "test.h"
+#include "wrap_seat.h"
 #include "lua_game.h"
 
 static char dir[256], path[300], modpath[300];
@@ -44,30 +45,17 @@ static char *play(aw_seat *lua, uint64_t seed, aw_seat *wrapper)
     return log;
 }
 
-/* A seat that rewrites the agent file after its third request. */
-typedef struct rewriter {
-    aw_seat base;
-    aw_seat *inner;
-    int calls;
-    const char *next;
-} rewriter;
+/* A seat that rewrites the agent file after its third request, to
+ * next_agent (not freed through ops: the test frees the inner seat). */
+static const char *next_agent;
 
-static const char *rw_begin(aw_seat *s, int agent, uint64_t seed, aw_seat_fault *f)
+static int rw_request(wrap_seat *w, aw_req_kind kind, const aw_info *info, const aw_settings *set,
+                      aw_seat_reply *reply, aw_seat_fault *f)
 {
-    rewriter *r = (rewriter *)s;
-    return r->inner->ops->begin(r->inner, agent, seed, f);
+    if (w->calls == 3)
+        write_agent(next_agent);
+    return wrap_pass(w, kind, info, set, reply, f);
 }
-
-static int rw_request(aw_seat *s, aw_req_kind kind, const aw_info *info, const aw_settings *set, aw_seat_reply *reply,
-                      aw_seat_fault *f)
-{
-    rewriter *r = (rewriter *)s;
-    if (++r->calls == 3)
-        write_agent(r->next);
-    return r->inner->ops->request(r->inner, kind, info, set, reply, f);
-}
-
-static const aw_seat_ops rw_ops = {.begin = rw_begin, .request = rw_request};
 
 int main(void)
 {
@@ -129,13 +117,14 @@ int main(void)
     lo.watch_live = true;
     lua = aw_luaseat_new(path, &lo, &err);
     CHECK(lua != NULL);
-    rewriter rw = {{&rw_ops}, lua, 0,
-                   "local a = {}\n"
-                   "function a:getName() return 'live2' end\n"
-                   "function a:update(info) self.seen = self.seen + 1 end\n"
-                   "function a:talk() return 'Skip' end\n"
-                   "function a:finish() assert(self.seen > 3, 'state lost') end\n"
-                   "return a\n"};
+    next_agent = "local a = {}\n"
+                 "function a:getName() return 'live2' end\n"
+                 "function a:update(info) self.seen = self.seen + 1 end\n"
+                 "function a:talk() return 'Skip' end\n"
+                 "function a:finish() assert(self.seen > 3, 'state lost') end\n"
+                 "return a\n";
+    wrap_seat rw;
+    wrap_seat_init(&rw, lua, rw_request);
     log = play(lua, 4, &rw.base);
     CHECK_MSG(strstr(log, ",1,Skip\n") != NULL, "the swapped-in talk() was not used");
     CHECK_MSG(strstr(log, ",1,Over\n") == NULL || strstr(log, ",1,Skip\n") != NULL, "no Skip after the swap");

@@ -3,7 +3,10 @@
  * agent that leaves marks everywhere it can reach (globals, library tables
  * and their metatables, the strings' methods, aiwolf.protocol's table and
  * the tables and functions in it, aiwolf.agent, LPeg, require's caches,
- * math.random's seed, 2 MB of memory; tests/luaseat/renew_carry.lua) finds
+ * math.random's seed, the globals table (a proxy of its own until listed
+ * or changed) and its metatable, 2 MB of memory in a global and 2 MB in
+ * the agent's table (whose registry reference the next game's table
+ * reuses); tests/luaseat/renew_carry.lua) finds
  * none of them in its next games:
  *  - every game's name is "carry-clean-...": no mark was found;
  *  - its math.random draw is the one an agent in a new sandbox draws in

@@ -202,8 +202,14 @@ static void reconnect(void)
     snprintf(portstr, sizeof portstr, "%d", port);
     char *args[] = {"-h", "127.0.0.1", "-p", portstr, "-n", "tester", "--reconnect", "agents/random.lua", NULL};
     pid_t pid = spawn_aiwolf("connect", errfile, args);
-    struct timespec ts = {0, 600000000};
-    nanosleep(&ts, NULL);
+    /* Until the client says it found nobody (a hang guard of a minute,
+     * however slowly it starts), then the server comes up on that port. */
+    bool waited = false;
+    for (int i = 0; i < 6000 && !(waited = file_has(errfile, "trying again")); i++) {
+        struct timespec ts = {0, 10000000};
+        nanosleep(&ts, NULL);
+    }
+    CHECK_MSG(waited, "the client never said it would try again");
     ls = listen_on(&port);
     CHECK(ls >= 0);
     int fd = accept_within(ls, 15000);
@@ -223,7 +229,6 @@ static void reconnect(void)
     kill(pid, SIGTERM);
     CHECK_INT(wait_exit(pid, 10000), 0);
     close(ls);
-    CHECK(file_has(errfile, "trying again"));
 }
 
 int main(void)

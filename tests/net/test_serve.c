@@ -30,7 +30,7 @@ static int serve(pid_t *pid, const char *out, char *const args[])
         all[n++] = args[i];
     all[n] = NULL;
     *pid = spawn_aiwolf("serve", out, all);
-    for (int i = 0; i < 500; i++) {
+    for (int i = 0; i < 6000; i++) { /* a minute: a hang guard */
         FILE *f = fopen(out, "r");
         char line[256];
         int port = -1;
@@ -366,12 +366,16 @@ int main(void)
         write_all(fd, "sleeper\n", 8); /* then never answers */
         pid_t cp[4];
         clients(port, 4, "agents/random.lua", cp);
-        for (int i = 0; i < 500 && !file_has(out3, "starts"); i++) {
-            struct timespec ts = {0, 10000000};
-            nanosleep(&ts, NULL);
-        }
-        struct timespec ts = {0, 300000000};
-        nanosleep(&ts, NULL);
+        /* In the middle of the game: once the sleeper is asked for an answer
+         * (the game then waits for it 2 s, and for each of its answers to
+         * come; a minute per packet only guards against a hang). */
+        static char packet[1 << 20];
+        bool asked = false;
+        while (!asked && fd >= 0 && read_line(fd, packet, sizeof packet, 60000) >= 0)
+            asked = strstr(packet, "\"request\":\"TALK\"") || strstr(packet, "\"request\":\"VOTE\"") ||
+                    strstr(packet, "\"request\":\"DIVINE\"") || strstr(packet, "\"request\":\"ATTACK\"") ||
+                    strstr(packet, "\"request\":\"GUARD\"") || strstr(packet, "\"request\":\"WHISPER\"");
+        CHECK_MSG(asked, "the sleeper was never asked for an answer");
         kill(ipid, SIGINT);
         CHECK_INT(wait_exit(ipid, 10000), 0);
         for (int i = 0; i < 4; i++)

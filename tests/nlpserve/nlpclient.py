@@ -12,6 +12,29 @@ import os
 import socket
 import struct
 
+LUA_AGENTS = ("agents/sample.lua", "agents/random.lua", "tests/nlpserve/chatty.lua")
+
+
+def lua(n, first=1, files=LUA_AGENTS):
+    """serve's --agent options for n local Lua seats numbered from first,
+    the files in turn."""
+    out = []
+    for k in range(n):
+        out += ["--agent", "%d=%s" % (first + k, files[k % len(files)])]
+    return out
+
+
+class Failures:
+    """A test's failures: fail(what) prints "NAME: FAIL what" and counts
+    it (count); the test exits 1 when count is not 0."""
+
+    def __init__(self, name):
+        self.name, self.count = name, 0
+
+    def fail(self, what):
+        self.count += 1
+        print("%s: FAIL %s" % (self.name, what), flush=True)
+
 
 class Closed(Exception):
     pass

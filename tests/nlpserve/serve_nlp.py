@@ -50,13 +50,8 @@ AIWOLF = sys.argv[1]
 PARTS = sys.argv[2:]
 TMP = testtmp.tmpdir("aiwolf_serve_nlp.")
 LIVE = 120  # seconds within which what must happen has happened (a hung server fails, not hangs)
-fails = 0
-
-
-def fail(what):
-    global fails
-    fails += 1
-    print("serve_nlp: FAIL " + what, flush=True)
+failures = nlpclient.Failures("serve_nlp")
+fail = failures.fail
 
 
 def note(what):
@@ -188,14 +183,6 @@ def check_agents(part, agents, games):
             fail("%s: %s got FINISH %d times" % (part, a.team, a.requests.count("FINISH")))
 
 
-def lua(n, first=1):
-    files = ["agents/sample.lua", "agents/random.lua", "tests/nlpserve/chatty.lua"]
-    out = []
-    for k in range(n):
-        out += ["--agent", "%d=%s" % (first + k, files[k % len(files)])]
-    return out
-
-
 def part_five():
     s = Server("five", ["--seed", "11"])
     agents = []
@@ -231,7 +218,7 @@ def part_five():
 
 def part_mixed():
     long_text = "x" * 80 + " @ミナト " + "y" * 80
-    s = Server("mixed", ["--seed", "21", "--games", "2"] + lua(4, 2))
+    s = Server("mixed", ["--seed", "21", "--games", "2"] + nlpclient.lua(4, 2))
     # closed after each game, as by the official server: it connects again
     for k in range(2):
         a = nlpclient.Agent(s.port, "solo", talk=lambda ag, p: long_text)
@@ -264,7 +251,7 @@ def part_mixed():
 
 
 def part_thirteen():
-    s = Server("thirteen", ["-n", "13", "--preset", "nlp13", "--seed", "3"] + lua(10, 4))
+    s = Server("thirteen", ["-n", "13", "--preset", "nlp13", "--seed", "3"] + nlpclient.lua(10, 4))
     agents = [nlpclient.Agent(s.port, "t%d" % k) for k in range(3)]
     join(run_agents(agents))
     s.finish("thirteen", 1)
@@ -284,7 +271,7 @@ def closed(ws):
 
 def part_frames():
     # two remote seats: a named client waits in the lobby alone, owed nothing
-    s = Server("frames", ["--seed", "5", "--max-message", "4096", "--time-limit", "5000"] + lua(3, 3))
+    s = Server("frames", ["--seed", "5", "--max-message", "4096", "--time-limit", "5000"] + nlpclient.lua(3, 3))
     hostile = [
         ("binary", lambda ws: ws.send_raw(ws.frame(2, b"team"))),
         ("huge", lambda ws: ws.send("t" * 5000)),
@@ -368,7 +355,7 @@ def part_silence():
     # A server of its own for the client silent at NAME: a --name-timeout
     # short enough for the test would close an honest agent too on a loaded
     # machine (its answer late), so no agent that answers meets this one.
-    n = Server("silence-name", ["--seed", "9", "--name-timeout", "50", "--games", "1"] + lua(4, 1))
+    n = Server("silence-name", ["--seed", "9", "--name-timeout", "50", "--games", "1"] + nlpclient.lua(4, 1))
     ws = nlpclient.WS(n.port, timeout=LIVE)
     closed(ws)
     if "no answer to NAME" not in n.err():
@@ -380,7 +367,7 @@ def part_silence():
     # of minutes is never met) and then keep silent in their games: only
     # they meet --time-limit.
     s = Server("silence", ["--seed", "9", "--name-timeout", "600000", "--time-limit", "50", "--max-timeouts", "2",
-                           "--set", "ping_timeout_ms=0", "--games", "2"] + lua(4, 2))
+                           "--set", "ping_timeout_ms=0", "--games", "2"] + nlpclient.lua(4, 2))
     join(run_agents([Mute(s.port, "mute")]))  # game 1: put out of it, closed
     join(run_agents([Vanish(s.port, "vanish")]))  # game 2: gone at its first TALK
     s.finish("silence", 2)
@@ -392,7 +379,7 @@ def part_silence():
 
 
 def part_odd():
-    s = Server("odd", ["--seed", "9", "--games", "2"] + lua(4, 2))
+    s = Server("odd", ["--seed", "9", "--games", "2"] + nlpclient.lua(4, 2))
     # game 1: not UTF-8 in a text frame: closed (as the RFC says), out of its game
     join(run_agents([Odd(s.port, "\x1b[31mred", True)]))
     # game 2: votes for nobody's name: that agent's fault, the game goes on
@@ -411,7 +398,7 @@ def part_odd():
 
 
 def part_interrupt():
-    s = Server("interrupt", ["--seed", "5"] + lua(4, 2))
+    s = Server("interrupt", ["--seed", "5"] + nlpclient.lua(4, 2))
     ws = nlpclient.WS(s.port, timeout=LIVE)
     ws.recv()
     ws.send("stall")
@@ -444,8 +431,8 @@ def main():
             if srv.p.poll() is None:
                 srv.p.kill()
                 srv.p.communicate()
-    if fails:
-        print("serve_nlp: %d failure(s)%s" % (fails, "" if testtmp.keep() else
+    if failures.count:
+        print("serve_nlp: %d failure(s)%s" % (failures.count, "" if testtmp.keep() else
                                                " (AIWOLF_KEEP_TMP=1 keeps the servers' files)"))
         sys.exit(1)
     print("serve_nlp: all passed")

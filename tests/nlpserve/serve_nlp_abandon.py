@@ -35,22 +35,10 @@ AIWOLF = sys.argv[1]
 PARTS = sys.argv[2:]
 TMP = testtmp.tmpdir("aiwolf_serve_nlp_abandon.")
 LIVE = 300
-fails = 0
+failures = nlpclient.Failures("serve_nlp_abandon")
+fail = failures.fail
 logs = {}
-
-
-def fail(what):
-    global fails
-    fails += 1
-    print("serve_nlp_abandon: FAIL " + what, flush=True)
-
-
-def lua(n, first):
-    files = ["agents/sample.lua", "agents/random.lua"]
-    out = []
-    for k in range(n):
-        out += ["--agent", "%d=%s" % (first + k, files[k % 2])]
-    return out
+LUA_AGENTS = ("agents/sample.lua", "agents/random.lua")  # the local seats, in turn
 
 
 class Scripted(nlpclient.Agent):
@@ -160,7 +148,7 @@ def won(name, log, nerrors):
 
 
 def part_alive():
-    agents, log, err = serve("alive", lua(4, 2), ["alive"])
+    agents, log, err = serve("alive", nlpclient.lua(4, 2, LUA_AGENTS), ["alive"])
     won("alive", log, 0)
     a = agents[0]
     if a.pings == 0:
@@ -170,26 +158,26 @@ def part_alive():
 
 
 def part_wrong():
-    agents, log, err = serve("wrong", lua(4, 2), ["wrong"])
+    agents, log, err = serve("wrong", nlpclient.lua(4, 2, LUA_AGENTS), ["wrong"])
     abandoned("wrong", log, err, 1)
     if agents[0].pings != 1:
         fail("wrong: pinged %d times, not once" % agents[0].pings)
 
 
 def part_late():
-    agents, log, err = serve("late", lua(4, 2), ["late"])
+    agents, log, err = serve("late", nlpclient.lua(4, 2, LUA_AGENTS), ["late"])
     abandoned("late", log, err, 1)
 
 
 def part_silent():
-    agents, log, err = serve("silent", ["--set", "ping_timeout_ms=50"] + lua(4, 2), ["silent"])
+    agents, log, err = serve("silent", ["--set", "ping_timeout_ms=50"] + nlpclient.lua(4, 2, LUA_AGENTS), ["silent"])
     abandoned("silent", log, err, 1)
     if "no answer to the NAME ping" not in err:
         fail("silent: the server does not say the ping went unanswered")
 
 
 def part_gone():
-    agents, log, err = serve("gone", lua(4, 2), ["gone"])
+    agents, log, err = serve("gone", nlpclient.lua(4, 2, LUA_AGENTS), ["gone"])
     abandoned("gone", log, err, 1)
     # the other agents got FINISH: the game ended as games end
     if "FINISH" in agents[0].requests:
@@ -197,14 +185,14 @@ def part_gone():
 
 
 def part_below():
-    agents, log, err = serve("below", ["-n", "13", "--preset", "nlp13"] + lua(11, 3), ["gone", "honest"])
+    agents, log, err = serve("below", ["-n", "13", "--preset", "nlp13"] + nlpclient.lua(11, 3, LUA_AGENTS), ["gone", "honest"])
     won("below", log, 1)
     if agents[1].requests.count("FINISH") != 1 or agents[1].errors:
         fail("below: the honest agent: %r %r" % (agents[1].requests[-3:], agents[1].errors[:3]))
 
 
 def part_both():
-    agents, log, err = serve("both", ["-n", "13", "--preset", "nlp13"] + lua(11, 3), ["gone", "gone"])
+    agents, log, err = serve("both", ["-n", "13", "--preset", "nlp13"] + nlpclient.lua(11, 3, LUA_AGENTS), ["gone", "gone"])
     abandoned("both", log, err, 2)
 
 
@@ -286,7 +274,7 @@ def main():
             continue
         print("serve_nlp_abandon: %s" % name, flush=True)
         fn()
-    if fails:
+    if failures.count:
         sys.exit(1)
     print("serve_nlp_abandon: ok")
 

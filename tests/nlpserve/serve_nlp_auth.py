@@ -64,7 +64,7 @@ def refused_clients(port):
 
 
 def part_tokens(secret_path):
-    s = serve_nlp.Server("auth", ["--seed", "7", "--games", "2", "--jwt-secret", secret_path] + serve_nlp.lua(4, 2))
+    s = serve_nlp.Server("auth", ["--seed", "7", "--games", "2", "--jwt-secret", secret_path] + nlpclient.lua(4, 2))
     for what, path, headers in refused_clients(s.port):
         ws = nlpclient.WS(s.port, path=path, headers=headers, timeout=serve_nlp.LIVE)
         p = json.loads(ws.recv())
@@ -97,7 +97,7 @@ def part_tokens(secret_path):
 
 
 def part_connect(secret_path):
-    s = serve_nlp.Server("connect", ["--seed", "9", "--jwt-secret", secret_path] + serve_nlp.lua(4, 2))
+    s = serve_nlp.Server("connect", ["--seed", "9", "--jwt-secret", secret_path] + nlpclient.lua(4, 2))
     url = "ws://127.0.0.1:%d/ws" % s.port
     for secret, want in ((b"a guess", "0 games played"), (SECRET, "1 game played")):
         t = jwt_tokens.token(secret, player("luawolf"))
@@ -137,8 +137,8 @@ def main():
     part_connect(secret_path)
     note("part usage")
     part_usage(secret_path, tmp)
-    if serve_nlp.fails:  # tmp goes at exit (tests/testtmp.py; AIWOLF_KEEP_TMP keeps it)
-        print("serve_nlp_auth: %d failure(s)" % serve_nlp.fails)
+    if serve_nlp.failures.count:  # tmp goes at exit (tests/testtmp.py; AIWOLF_KEEP_TMP keeps it)
+        print("serve_nlp_auth: %d failure(s)" % serve_nlp.failures.count)
         sys.exit(1)
     print("serve_nlp_auth: all passed")
 

@@ -139,7 +139,7 @@ def part_raw():
 
 def part_full():
     s = server("full", ["--seed", "5", "--max-connections", "2", "--max-per-address", "2",
-                           "--time-limit", "600000"] + sn.lua(3, 3))
+                           "--time-limit", "600000"] + nlpclient.lua(3, 3))
     # a connection that goes frees its place: once the server has seen it go
     # (its line), both agents fit
     seated(s.port, "127.0.0.2").close()
@@ -187,8 +187,8 @@ def main():
             if s.p.poll() is None:
                 s.p.kill()
                 s.p.communicate()
-    if sn.fails:
-        print("serve_nlp_flood: %d failure(s)" % sn.fails)
+    if sn.failures.count:
+        print("serve_nlp_flood: %d failure(s)" % sn.failures.count)
         sys.exit(1)
     print("serve_nlp_flood: all passed")
 

@@ -14,6 +14,7 @@
 #include "cseat.h"
 #include "game.h"
 #include "test.h"
+#include "wrap_seat.h"
 
 /* ---- the validator: type, enum, const, pattern, minimum, maximum, required,
  * properties, additionalProperties, items, oneOf, $ref to #/$defs/... ---- */
@@ -159,46 +160,16 @@ static bool valid(json_t *schema, json_t *v, char *why, size_t n)
 
 /* A careful or erratic C player that also fails every seventh call in turn
  * with each kind of fault, and names its version. */
-typedef struct faulty {
-    aw_seat base;
-    aw_seat *inner;
-    int calls;
-} faulty;
-
-static const char *f_begin(aw_seat *s, int agent, uint64_t seed, aw_seat_fault *f)
-{
-    faulty *x = (faulty *)s;
-    return x->inner->ops->begin(x->inner, agent, seed, f);
-}
-
-static int f_request(aw_seat *s, aw_req_kind kind, const aw_info *info, const aw_settings *set, aw_seat_reply *r,
+static int f_request(wrap_seat *w, aw_req_kind kind, const aw_info *info, const aw_settings *set, aw_seat_reply *r,
                      aw_seat_fault *f)
 {
-    faulty *x = (faulty *)s;
-    if (++x->calls % 7 == 0) {
+    if (w->calls % 7 == 0) {
         static const aw_fault_kind kinds[] = {AW_FAULT_ERROR, AW_FAULT_TIMEOUT, AW_FAULT_MEMORY, AW_FAULT_REPLY,
                                                    AW_FAULT_LOST};
-        f->kind = kinds[(x->calls / 7) % 5];
-        snprintf(f->msg, sizeof f->msg, "fault \"%d\"\n\x01 \xff", x->calls);
-        return -1;
+        return wrap_fault(f, kinds[(w->calls / 7) % 5], "fault \"%d\"\n\x01 \xff", w->calls);
     }
-    return x->inner->ops->request(x->inner, kind, info, set, r, f);
+    return wrap_pass(w, kind, info, set, r, f);
 }
-
-static const char *f_version(aw_seat *s)
-{
-    (void)s;
-    return "v1 \"quoted\"";
-}
-
-static void f_free(aw_seat *s)
-{
-    faulty *x = (faulty *)s;
-    x->inner->ops->free(x->inner);
-    free(x);
-}
-
-static const aw_seat_ops faulty_ops = {.begin = f_begin, .request = f_request, .version = f_version, .free = f_free};
 
 static const char *kinds_seen[32];
 static int nkinds;
@@ -237,9 +208,8 @@ int main(void)
                     aw_seat *inner =
                         a % 3 == 0 ? aw_cseat_random(seed + (uint64_t)a) : aw_cseat_chaos(seed * 5 + (uint64_t)a);
                     if (a % 2) {
-                        faulty *x = calloc(1, sizeof *x);
-                        x->base.ops = &faulty_ops;
-                        x->inner = inner;
+                        wrap_seat *x = wrap_seat_new(sizeof *x, inner, f_request);
+                        wrap_seat_set_version(x, "v1 \"quoted\"");
                         inner = &x->base;
                     }
                     seats[a] = inner;

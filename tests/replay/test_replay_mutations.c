@@ -191,9 +191,10 @@ static void mutate_log(const char *path)
             s1 = i;
     if (s1 >= 0) {
         test_lines m = test_lines_copy(&d);
+        char alive[100];
         snprintf(buf, sizeof buf, "%d,status,%d,%s,%s,%s", num(d.line[s1], 0), num(d.line[s1], 2),
                  strcmp(field(d.line[s1], 3, f, sizeof f), "VILLAGER") ? "VILLAGER" : "SEER",
-                 field(d.line[s1], 4, f + 32, 32), field(d.line[s1], 5, buf + 400, 100));
+                 field(d.line[s1], 4, f + 32, 32), field(d.line[s1], 5, alive, sizeof alive));
         test_lines_set(&m, s1, buf);
         expect_differs(&m, "status role changed", path, s1, true);
         test_lines_free(&m);

@@ -1,7 +1,8 @@
 /* Every stock C function the sandbox exposes, on its worst input at the
  * default limits (100 ms per call, 64 MiB): each call must end — done, or
- * stopped — within twice the budget (here with 30 ms to spare for a loaded
- * machine; under the sanitizers, which run several times slower, the sizes
+ * stopped — within twice the budget of CPU time (here with 30 ms to spare;
+ * a time-out only where the calling thread notices its deadline itself,
+ * test_load.h; under the sanitizers, which run several times slower, the sizes
  * are a quarter and the bound is loose: there it checks only that nothing
  * crashes or hangs). Prints the measured time of each case: the figures in
  * docs/sandbox.md come from here. */
@@ -11,6 +12,7 @@
 
 #include "sandbox.h"
 #include "test.h"
+#include "test_load.h"
 
 typedef struct {
     const char *name;
@@ -98,7 +100,10 @@ int main(void)
             rc = aw_sandbox_load(sb, w->call, strlen(w->call), "=call", &f);
             double ms = (double)f.elapsed_ns / 1e6;
             printf("%-36s %10.1f  %s\n", w->name, ms, rc == 0 ? "done" : aw_fault_kind_name(f.kind));
-            CHECK_MSG(ms < bound_ms, "%s: %.1f ms (%s)", w->name, ms, rc == 0 ? "done" : f.msg);
+            /* a time-out's CPU past the deadline, with the watchdog thread,
+             * is the machine's pace (test_load.h): bench/sandbox_bench's */
+            CHECK_MSG(ms < bound_ms || (f.kind == AW_FAULT_TIMEOUT && test_watchdog_thread()), "%s: %.1f ms (%s)",
+                      w->name, ms, rc == 0 ? "done" : f.msg);
             CHECK_MSG(rc == 0 || f.kind != AW_FAULT_TIMEOUT || !strstr(f.msg, "killed"),
                       "%s: stopped only by the last resort: %s", w->name, f.msg);
             if (rc == 0)

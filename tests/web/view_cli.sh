@@ -27,7 +27,7 @@ mkdir "$tmp/empty"
 expect 2 "no game files" "$tmp/empty"
 expect 2 "unknown option '--bogus'" --bogus "$log"
 expect 2 "give a number from 0 to 65535" --port 70000 "$log"
-expect 2 "give an IPv4 address" --host example.org "$log"
+expect 2 "aiwolf view: 'example.org' is not an IPv4 address: the web server listens on IPv4 only" --host example.org "$log"
 expect 2 "cannot listen on 203.0.113.9" --host 203.0.113.9 "$log"
 "$aiwolf" view "$log" > "$tmp/first" 2>&1 &
 pid=$!

@@ -25,6 +25,7 @@
 #include "game.h"
 #include "rng.h"
 #include "test.h"
+#include "wrap_seat.h"
 #include "view.h"
 #include "wire.h"
 #include "wireagent.h"
@@ -387,29 +388,20 @@ static void compare_views(const aw_info *a, const aw_info *b, bool full, const c
 /* A seat that checks, before the chaos player inside answers, that the
  * wire packet of what it is told decodes, applies and gives the same view. */
 typedef struct wire_spy {
-    aw_seat base;
-    aw_seat *inner;
+    wrap_seat w; /* its agent's seed: w.agent_seed */
     aw_wire_cursor cur;
     aw_wire_client cl;
-    uint64_t agent_seed;
     aw_buf b;
     int *packets, *fulls;
 } wire_spy;
 
-static const char *spy_begin(aw_seat *s, int agent, uint64_t agent_seed, aw_seat_fault *f)
-{
-    wire_spy *w = (wire_spy *)s;
-    w->agent_seed = agent_seed;
-    return w->inner->ops->begin(w->inner, agent, agent_seed, f);
-}
-
-static int spy_request(aw_seat *s, aw_req_kind kind, const aw_info *info, const aw_settings *set,
+static int spy_request(wrap_seat *ws, aw_req_kind kind, const aw_info *info, const aw_settings *set,
                        aw_seat_reply *reply, aw_seat_fault *f)
 {
-    wire_spy *w = (wire_spy *)s;
+    wire_spy *w = (wire_spy *)ws;
     aw_error err = {0};
     aw_buf_clear(&w->b);
-    CHECK(aw_wire_encode_request(&w->cur, kind, info, set, w->agent_seed, &w->b, &err) == 0);
+    CHECK(aw_wire_encode_request(&w->cur, kind, info, set, w->w.agent_seed, &w->b, &err) == 0);
     aw_wire_packet p;
     int rc = aw_wire_decode(w->b.data, w->b.len, &p, &err);
     CHECK_MSG(rc == 0, "%s", err.msg);
@@ -420,23 +412,19 @@ static int spy_request(aw_seat *s, aw_req_kind kind, const aw_info *info, const 
         CHECK_INT(p.request, kind);
         CHECK(aw_wire_client_apply(&w->cl, &p, &err) == 0);
         if (kind == AW_REQ_INITIALIZE)
-            CHECK(w->cl.setting.random_seed == (int64_t)w->agent_seed);
+            CHECK(w->cl.setting.random_seed == (int64_t)w->w.agent_seed);
         aw_wire_packet_free(&p);
         compare_views(&w->cl.info.v, info, full, aw_req_name(kind));
     }
-    return w->inner->ops->request(w->inner, kind, info, set, reply, f);
+    return wrap_pass(ws, kind, info, set, reply, f);
 }
 
-static void spy_free(aw_seat *s)
+static void spy_done(wrap_seat *ws)
 {
-    wire_spy *w = (wire_spy *)s;
-    w->inner->ops->free(w->inner);
+    wire_spy *w = (wire_spy *)ws;
     aw_wire_client_free(&w->cl);
     aw_buf_free(&w->b);
-    free(w);
 }
-
-static const aw_seat_ops spy_ops = {.begin = spy_begin, .request = spy_request, .free = spy_free};
 
 static void engine_games(void)
 {
@@ -450,15 +438,15 @@ static void engine_games(void)
                     continue;
                 aw_seat *seats[AW_MAX_PLAYERS + 1];
                 for (int a = 1; a <= s.players; a++) {
-                    wire_spy *w = calloc(1, sizeof *w);
-                    w->base.ops = &spy_ops;
-                    w->inner = aw_cseat_chaos(aw_rng_derive(seed, (uint64_t)a));
+                    wire_spy *w =
+                        wrap_seat_new(sizeof *w, aw_cseat_chaos(aw_rng_derive(seed, (uint64_t)a)), spy_request);
+                    w->w.done = spy_done;
                     aw_wire_cursor_reset(&w->cur);
                     aw_wire_client_init(&w->cl);
                     aw_buf_init(&w->b);
                     w->packets = &packets;
                     w->fulls = &fulls;
-                    seats[a] = &w->base;
+                    seats[a] = &w->w.base;
                 }
                 aw_game_opts go;
                 memset(&go, 0, sizeof go);

@@ -32,6 +32,7 @@ M.W = {
   possClaim = 1.0,       -- the possessed claiming a role
   possKilled = 0.15,     -- the possessed among the agents the werewolves killed
   possHitsWolf = 0.3,    -- the possessed calling an actual werewolf WEREWOLF
+  possHitsWolf5 = 1.0,   -- the same, 5 players (the official possessed calls the first other seer claimant one)
   silent = {SEER = 0.15, MEDIUM = 0.5, BODYGUARD = 1.0}, -- the genuine holder not claiming
   liar = 0.02,           -- a claimant left unexplained (a lying villager)
   voteWolfWolf = 0.45,   -- a werewolf voting for a fellow
@@ -144,7 +145,7 @@ local function claimWeight(f, W, w, acc)
     if p > 0 then
       local c = human[p]
       if c.killed then pw = pw * P.possKilled end
-      if c.wolfMask & W ~= 0 then pw = pw * P.possHitsWolf ^ popcount(c.wolfMask & W) end
+      if c.wolfMask & W ~= 0 then pw = pw * (f.n <= 5 and P.possHitsWolf5 or P.possHitsWolf) ^ popcount(c.wolfMask & W) end
     end
     -- For each role, the genuine holder among the remaining human claimants.
     local opt = pw
