@@ -45,6 +45,8 @@ S.tune = {
   seerThreat5 = true,   -- 5 players: the hidden seer comes out when called a werewolf or two declare against it
   bundle5 = true,       -- 5 players: claim, results, vote and request in one talk (seer, possessed; strong.five)
   lastDay5 = true,      -- 5 players, three alive: the possessed and the werewolf come out to each other (strong.five)
+  possWait15 = nil,     -- 15 players: the possessed claims seer when another claims it, else on this day (nil: at once; 2 tried, below)
+  possRival15 = true,   -- 15 players: the possessed's fake WEREWOLF goes to the likeliest genuine seer (false: to a non-claimant; tried, below)
 }
 
 function S:initialize(info, setting)
@@ -196,6 +198,7 @@ function S:makeFake()
   for _, a in ipairs(self.others) do
     if not self.fakeDone[a] and wolves[a] ~= "WEREWOLF" then
       local s = m.pgen.SEER[a] * 2 + m.pgen.MEDIUM[a] + (1 - m.pw[a]) * 0.5 + math.random() * 0.01
+      if not self.small and self.role == "POSSESSED" and not S.tune.possRival15 then s = self:fakeScore15(m, a) end
       if bs == nil or s > bs then best, bs = a, s end
     end
   end
@@ -212,12 +215,21 @@ function S:makeFake()
   self.fake[#self.fake + 1] = {target = best, species = species}
 end
 
+-- 15 players, S.tune.possRival15 false: the possessed's fake result goes
+-- to a likely human that claims no role, not to a rival seer (whose
+-- counter-accusation marks the possessed).
+function S:fakeScore15(m, a)
+  if self.claims[a] then return -1 + math.random() * 0.01 end
+  return (1 - m.pw[a]) * 0.5 + math.random() * 0.01
+end
+
 -- Talk -------------------------------------------------------------------------
 
 function S:comingOut()
   local r = self.role
   if self.claimed then return nil end
   if r == "POSSESSED" then
+    if not self.small and S.tune.possWait15 then return self:possessedClaim15() end
     if not self.small or not S.tune.possWait5 or self.day >= S.tune.possWait5 then return "SEER" end
     for _, a in ipairs(self.claimants) do -- a seer claim to counter
       if a ~= self.me and self.claims[a] == "SEER" then return "SEER" end
@@ -248,6 +260,16 @@ function S:comingOut()
     for _, rep in ipairs(self.reports) do
       if rep.target == self.me and rep.species == "WEREWOLF" and rep.verb == "DIVINED" then return "SEER" end
     end
+  end
+  return nil
+end
+
+-- 15 players, S.tune.possWait15: the possessed claims seer once another
+-- agent has, else on day possWait15.
+function S:possessedClaim15()
+  if self.day >= S.tune.possWait15 then return "SEER" end
+  for _, a in ipairs(self.claimants) do
+    if a ~= self.me and self.claims[a] == "SEER" then return "SEER" end
   end
   return nil
 end

@@ -38,6 +38,12 @@ M.W = {
   voteWolfWolf = 0.45,   -- a werewolf voting for a fellow
   voteHumanWolf = 1.25,  -- a human voting for a werewolf (vs. for a human: 1)
   voteWolfHuman = 1.05,  -- a werewolf voting for a human
+  -- 15 players: the possessed (a seer claimant) calling the genuine seer
+  -- a werewolf (the official sample's possessed counter-claims and does so
+  -- at once; in 2000 of its games with strong, a WEREWOLF of one seer
+  -- claimant on another was the possessed's on the genuine seer 1.7 times
+  -- as often as the genuine seer's on a werewolf: docs/strategy.md)
+  possCallsSeer15 = 3,
 }
 
 local ROLES = {"SEER", "MEDIUM", "BODYGUARD"}
@@ -163,6 +169,10 @@ local function claimWeight(f, W, w, acc)
     end
     -- (with several consistent claimants of a role, the first is taken as
     -- genuine and the others as liars: a lower bound of the sum, enough to rank)
+    if p > 0 and gen.SEER and f.n > 5 and human[p].role == "SEER"
+       and (human[p].wolfMask >> gen.SEER.who) & 1 == 1 then
+      opt = opt * P.possCallsSeer15
+    end
     total = total + opt
     if acc then
       local x = w * base * opt
