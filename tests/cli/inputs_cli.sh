@@ -58,6 +58,27 @@ expect_rc "serve --events -" 0 $?
 expect_grep "serve --events -: the events on standard output" '"event":"begin"' "$T/out"
 expect_no_grep "serve --events - is JSON lines only" '^[^{]' "$T/out"
 expect_grep "serve --events -: the port and the summary on standard error" "^2 games of 5 players" "$T/err"
+# a log folder given as DIR/: its logs are DIR/SEED.log (here one that cannot
+# be written, a folder in the way: the run ends with status 1)
+mkdir -p "$T/ld/7.log"
+"$BIN" serve -p 0 --seed 7 --log-dir "$T/ld/" --agent 1="$R" --agent 2="$R" --agent 3="$R" --agent 4="$R" \
+    --agent 5="$R" >"$T/out" 2>"$T/err" </dev/null
+expect_rc "serve: a log that cannot be written" 1 $?
+expect_grep "serve --log-dir DIR/: the log's path" "^aiwolf serve: cannot write $T/ld/7.log: " "$T/err"
+# a port in use with --http: no link to pages that are gone at once
+python3 - "$BIN" "$T" <<'PY'
+import socket, subprocess, sys
+s = socket.socket()
+s.bind(("127.0.0.1", 0))
+s.listen()
+with open(sys.argv[2] + "/err", "w") as err:
+    rc = subprocess.run([sys.argv[1], "serve", "-p", str(s.getsockname()[1]), "--http", "0"],
+                        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err).returncode
+open(sys.argv[2] + "/rc", "w").write(str(rc))
+PY
+expect_rc "serve on a port in use" 2 "$(cat "$T/rc")"
+expect_grep "serve on a port in use: said" "cannot listen on 127.0.0.1:[0-9]*: " "$T/err"
+expect_no_grep "serve on a port in use: no link to the pages" "http://" "$T/err"
 # a contest with a typo in its rules writes nothing, so the corrected
 # command starts it (a contest.cfg left behind refused it as another contest)
 run "contest --set with a bad value" 2 "^aiwolf contest: setting max_talk: 'x' is not an integer from 0 to 1000000" \
