@@ -112,6 +112,11 @@ run "connect of a file that fills its memory at load" 2 \
     connect -p 1 --memory 8 "$T/mem.lua"
 run "play --isolate of a file that loops at load" 2 "^aiwolf play: $T/loop.lua: at load, before any game: time budget of 50 ms" \
     play --isolate --budget 50 "$T/loop.lua"
+# the NLP division's options without --nlp
+run "connect --team without --nlp" 2 "^aiwolf connect: --team is for the NLP division: it needs --nlp URL" \
+    connect -p 1 --team T $A
+run "connect --lang=en without --nlp" 2 "^aiwolf connect: --lang is for the NLP division: it needs --nlp URL" \
+    connect -p 1 --lang=en $A
 # a server that is not there: where connect tried, for TCP and --nlp
 run "connect to no server" 1 "^aiwolf connect: cannot connect to localhost:1: connection refused$" connect -p 1 $A
 run "connect --nlp to no server" 1 "^aiwolf connect: cannot connect: .* (127.0.0.1:1)$" connect --nlp ws://127.0.0.1:1/ws $A
