@@ -2,6 +2,7 @@
  * sandbox, sandboxes made, renewed and closed, hot reload (see
  * luaseat_internal.h). */
 #include "luaseat_internal.h"
+#include "lualint.h"
 
 #include <dirent.h>
 #include <lauxlib.h>
@@ -33,14 +34,7 @@ static int load_agent_table(luaseat *s, aw_sandbox *sb, int *ref, bool kept, aw_
     lua_State *L = aw_sandbox_state(sb);
     if (lua_type(L, -1) != LUA_TTABLE) {
         fault->kind = AW_FAULT_REPLY;
-        if (lua_isnil(L, -1))
-            snprintf(fault->msg, sizeof fault->msg,
-                     "%s: the file returns nothing: end it with 'return agent', the table of its methods "
-                     "(docs/agents.md)",
-                     s->path);
-        else
-            snprintf(fault->msg, sizeof fault->msg, "%s: the file must return a table of methods, not a %s",
-                     s->path, lua_typename(L, lua_type(L, -1)));
+        aw_lualint_return_msg(fault->msg, sizeof fault->msg, s->path, lua_typename(L, lua_type(L, -1)));
         lua_pop(L, 1);
         return -1;
     }

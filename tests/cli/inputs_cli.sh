@@ -23,6 +23,9 @@ run() {
 run "check of a folder" 2 "^aiwolf check: $T/dir is a folder: give the logs in it ($T/dir/\*.log, or $T/dir/\*.log.gz of a contest)$" check "$T/dir"
 run "replay of a folder" 2 "^aiwolf replay: $T/dir is a folder: give the logs in it" replay "$T/dir"
 run "lint of a folder" 2 "^aiwolf lint: $T/dir: a folder, not a file$" lint "$T/dir"
+: > "$T/empty.lua"
+"$BIN" lint "$T/empty.lua" >"$T/out" 2>"$T/err"; expect_rc "lint of an empty file" 1 $?
+expect_grep "lint of an empty file: as a game says it" "^$T/empty.lua: the file returns nothing: end it with 'return agent'" "$T/out"
 run "lint -" 2 "^aiwolf lint: '-': lint reads agent files, not standard input" lint -
 # a file given for the folder of many games' logs
 run "play --games --log FILE" 2 "^aiwolf play: $T/file is a file: the logs of many games go into a folder" \
