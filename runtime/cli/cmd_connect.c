@@ -69,6 +69,19 @@ int cmd_connect(int argc, char **argv)
     for (int i = 1; i < argc; i++)
         if (!strcmp(argv[i], "--nlp") || !strncmp(argv[i], "--nlp=", 6))
             return cmd_connect_nlp(argc, argv);
+    /* the NLP division's own options, given without --nlp */
+    static const char *const nlp_only[] = {"--team", "--token", "--lang"};
+    for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
+        for (size_t k = 0; k < sizeof nlp_only / sizeof *nlp_only; k++) {
+            size_t n = strlen(nlp_only[k]);
+            if (!strncmp(argv[i], nlp_only[k], n) && (argv[i][n] == '\0' || argv[i][n] == '=')) {
+                fprintf(stderr,
+                        "aiwolf connect: %s is for the NLP division: it needs --nlp URL (aiwolf connect --nlp URL "
+                        "--help)\n",
+                        nlp_only[k]);
+                return 2;
+            }
+        }
     const char *agents[1];
     aw_opt_list agent_list = {agents, 0, 1, "one agent file only"};
     aw_cli_limits_opts lo;

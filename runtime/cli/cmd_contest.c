@@ -801,7 +801,8 @@ static const char merge_head[] =
     "\n"
     "Combines the folders of a contest's slices (each played with --shard I/N,\n"
     "the same --seed and entries) into DIR: its games, logs, provenance and\n"
-    "reports, as if one run had played them all.\n"
+    "reports, as if one run had played them all. Its progress, a line per\n"
+    "slice and one before the reports, is on standard error.\n"
     "\n"
     "options:\n";
 static const char merge_foot[] = "\nExit status: 0 merged, 2 bad usage or slices that do not fit together.\n";
@@ -811,9 +812,12 @@ static int merge_main(int argc, char **argv)
     const char *dir = NULL;
     const char *shards[256];
     aw_opt_list shard_list = {shards, 0, 256, "too many shard folders (256 at most)"};
+    bool quiet = false;
     const aw_opt opts[] = {
         {.name = "--out", .arg = "DIR", .kind = AW_OPT_STR, .to = &dir,
          .help = "the folder that receives the whole contest"},
+        {.name = "--quiet", .kind = AW_OPT_FLAG, .to = &quiet,
+         .help = "no progress on standard error (warnings stay)"},
         {.name = "--help", .alias = "-h", .kind = AW_OPT_HELP, .help = "this text"},
         {0},
     };
@@ -869,6 +873,9 @@ static int merge_main(int argc, char **argv)
         if (bad_log)
             aw_cli_line(stderr, "aiwolf contest: warning: %d game logs of %s could not be brought over", bad_log,
                         shards[i]);
+        if (!quiet)
+            aw_cli_line(stderr, "aiwolf contest merge: slice folder %d of %d, %s: %ld games and their logs", i + 1, n,
+                        shards[i], sk.stats.games);
         if (kept.len)
             aw_buf_add(&all, kept.data, kept.len);
         aw_buf_free(&kept);
@@ -907,6 +914,9 @@ static int merge_main(int argc, char **argv)
         aw_buf_free(&kept);
         free(done);
     }
+    if (!quiet)
+        aw_cli_line(stderr, "aiwolf contest merge: %ld of %ld games merged; writing the reports", k.stats.games,
+                    k.total);
     write_reports(&k, true);
     rc = k.stats.games == k.total ? 0 : 1;
 out:

@@ -29,6 +29,8 @@ static const char lint_head[] =
     "    getName initialize update dayStart talk whisper vote divine guard\n"
     "    attack finish the agent leaves undefined.\n"
     "Each finding is one line, FILE:LINE: message. A clean file prints 'FILE: ok'.\n"
+    "FILE is a file, never '-' (standard input): a file's modules are found\n"
+    "beside it, as in a game.\n"
     "\n"
     "Lint cannot see what only happens in a game (a wrong reply, an error in a\n"
     "branch that runs on day 3). luacheck with the .luacheckrc that 'aiwolf new'\n"
@@ -80,6 +82,12 @@ int cmd_lint(int argc, char **argv)
     aw_buf_init(&notes);
     for (int i = 0; i < nfiles; i++) {
         aw_error err;
+        if (!strcmp(files[i], "-")) {
+            fprintf(stderr, "aiwolf lint: '-': lint reads agent files, not standard input (a file's modules are "
+                            "found beside it): give the file's path\n");
+            status = 2;
+            continue;
+        }
         aw_buf_clear(&findings);
         aw_buf_clear(&notes);
         int n = aw_lualint(files[i], &lo, &findings, &notes, &err);

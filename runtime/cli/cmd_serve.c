@@ -57,6 +57,10 @@ typedef struct serve_ctx {
     FILE *events;
     const aw_settings *rules; /* each log's LOG.rules (rules_per_log) */
     bool rules_per_log;
+    bool say_port;         /* -p 0: say the port taken */
+    bool log_failed;       /* a game's log could not be written: the run ended, status 1 */
+    const char *http_host; /* --http: the pages' links, said once both listen */
+    int http_port;
 } serve_ctx;
 
 /* One game's outputs (games may run at the same time). */
@@ -95,6 +99,16 @@ static void on_stop(int sig)
     signal(sig, SIG_DFL);
 }
 
+/* The length of a folder's name without its trailing slashes ("/" stays):
+ * DIR/ and DIR name their logs DIR/SEED.log alike. */
+static int dir_len(const char *dir)
+{
+    size_t n = strlen(dir);
+    while (n > 1 && dir[n - 1] == '/')
+        n--;
+    return n > 1 || dir[0] != '/' ? (int)(n > 4000 ? 4000 : n) : 0;
+}
+
 static int before(void *ud, long gno, uint64_t seed, aw_gamelog **log)
 {
     serve_ctx *c = ud;
@@ -102,7 +116,7 @@ static int before(void *ud, long gno, uint64_t seed, aw_gamelog **log)
     if (!g)
         return AW_NETSERVER_RETRY; /* memory may come back */
     if (c->log_dir) {
-        snprintf(g->path, sizeof g->path, "%s/%llu.log", c->log_dir, (unsigned long long)seed);
+        snprintf(g->path, sizeof g->path, "%.*s/%llu.log", dir_len(c->log_dir), c->log_dir, (unsigned long long)seed);
         if (!(g->csv = fopen(g->path, "w"))) {
             int e = errno;
             aw_cli_line(stderr, "aiwolf serve: cannot write %s: %s", g->path, strerror(e));
@@ -110,7 +124,10 @@ static int before(void *ud, long gno, uint64_t seed, aw_gamelog **log)
             /* out of descriptors or memory: the game waits and is tried
              * again; anything else (a folder that cannot be written) ends
              * the run */
-            return e == EMFILE || e == ENFILE || e == ENOMEM ? AW_NETSERVER_RETRY : -1;
+            if (e == EMFILE || e == ENFILE || e == ENOMEM)
+                return AW_NETSERVER_RETRY;
+            c->log_failed = true;
+            return -1;
         }
         aw_error err;
         if (aw_logrules_beside(g->path, c->rules_per_log ? c->rules : NULL, &err) < 0)
@@ -163,12 +180,18 @@ static int agent_opt(void *to, const char *v)
     return 0;
 }
 
+/* The server listens: its port (with -p 0) and the pages' links, only now
+ * (a port in use must not leave a link to pages that go away at once). */
 static void ready(void *ud, int port)
 {
     const serve_ctx *c = ud;
-    FILE *out = c->events == stdout ? stderr : stdout; /* --events -: stdout is the events' */
-    fprintf(out, "listening on port %d\n", port);
-    fflush(out);
+    if (c->say_port) {
+        FILE *out = c->events == stdout ? stderr : stdout; /* --events -: stdout is the events' */
+        fprintf(out, "listening on port %d\n", port);
+        fflush(out);
+    }
+    if (c->live)
+        aw_live_print_urls(c->live, stderr, c->http_host, c->http_port);
 }
 
 int cmd_serve(int argc, char **argv)
@@ -460,7 +483,8 @@ int cmd_serve(int argc, char **argv)
             }
             no.local[a] = true;
         }
-        aw_live_print_urls(ctx.live, stderr, http_host, aw_web_port(web));
+        ctx.http_host = http_host;
+        ctx.http_port = aw_web_port(web);
     }
     no.local_take = local_take;
     no.local_watch = local_watch;
@@ -509,7 +533,8 @@ int cmd_serve(int argc, char **argv)
     no.before = before;
     no.after = after;
     no.ud = &ctx;
-    no.ready = port == 0 ? ready : NULL;
+    ctx.say_port = port == 0;
+    no.ready = ready;
     no.log = quiet ? NULL : stderr;
     aw_tally tally;
     aw_tally_init(&tally, 2);
@@ -521,7 +546,7 @@ int cmd_serve(int argc, char **argv)
     const char *entries[2] = {"remote agents", "local agents"};
     if (tally.st.games)
         aw_tally_print(&tally, ctx.events == stdout ? stderr : stdout, &set, seed, entries);
-    rc = tally.output_errors ? 1 : 0;
+    rc = tally.output_errors || ctx.log_failed ? 1 : 0;
     bool all_played = tally.st.games >= games;
     aw_tally_free(&tally);
     if (web && all_played) {

@@ -86,3 +86,21 @@ void aw_winrate_interval(const aw_winrate *r, double *lo, double *hi)
     double neff = aw_winrate_neff(r);
     aw_wilson_z(aw_winrate_rate(r), neff, aw_t95((double)r->games - 1), lo, hi);
 }
+
+int aw_mean_interval(long n, double sum, double sumsq, double min, double max, double *mean, double *lo,
+                     double *hi)
+{
+    double k = (double)n;
+    *mean = n > 0 ? sum / k : 0;
+    *lo = *hi = *mean;
+    if (n < 2)
+        return AW_MEAN_FEW;
+    double var = (sumsq - k * *mean * *mean) / (k - 1);
+    /* rounding leaves a few ulps where the results agree */
+    if (var <= 1e-12 * (sumsq / k))
+        return AW_MEAN_SAME;
+    double half = aw_t95(k - 1) * sqrt(var / k);
+    *lo = *mean - half < min ? min : *mean - half;
+    *hi = *mean + half > max ? max : *mean + half;
+    return AW_MEAN_INTERVAL;
+}

@@ -49,4 +49,15 @@ double aw_t95(double df);
  * results at quantile z. */
 void aw_wilson_z(double p, double n, double z, double *lo, double *hi);
 
+/* The mean of n independent results in [min, max] (given by their sum and
+ * sum of squares) and its 95 % interval: Student's t at n-1 degrees of
+ * freedom, cut to [min, max]. Returns AW_MEAN_INTERVAL when it gives one,
+ * else why none can be given: AW_MEAN_FEW (fewer than two results) or
+ * AW_MEAN_SAME (results that all agree: a spread of 0 in a sample says
+ * nothing of the spread to come, and an interval of width 0 would read as
+ * certainty); *lo and *hi are then the mean. */
+enum { AW_MEAN_INTERVAL = 0, AW_MEAN_FEW = 1, AW_MEAN_SAME = 2 };
+int aw_mean_interval(long n, double sum, double sumsq, double min, double max, double *mean, double *lo,
+                             double *hi);
+
 #endif

@@ -52,14 +52,15 @@ static int label_width(const aw_tally *t, const char *const *names, bool with_ve
     return w;
 }
 
-/* The head-to-head difference (entry 0 minus entry 1) and its 95 %
- * interval (normal approximation over the pairs). */
-static void pair_interval(const aw_tally *t, double *mean, double *half)
+/* The head-to-head difference (entry 0 minus entry 1, in win rate: -1..1
+ * per pair) and its 95 % interval over the pairs (winrate.h's
+ * aw_mean_interval); the return says why there is none, NULL when there is. */
+static const char *pair_interval(const aw_tally *t, double *mean, double *lo, double *hi)
 {
-    double n = (double)t->pairs;
-    *mean = t->pairs ? t->pair_sum / n : 0;
-    double var = t->pairs > 1 ? (t->pair_sumsq - n * *mean * *mean) / (n - 1) : 0;
-    *half = t->pairs > 1 ? 1.959963984540054 * sqrt(var > 0 ? var : 0) / sqrt(n) : 1;
+    int why = aw_mean_interval(t->pairs, t->pair_sum, t->pair_sumsq, -1, 1, mean, lo, hi);
+    return why == AW_MEAN_FEW    ? "fewer than two pairs"
+           : why == AW_MEAN_SAME ? "every pair gave the same difference"
+                                 : NULL;
 }
 
 /* The summary people read (the "text" row). */
@@ -94,15 +95,15 @@ static int tally_text(const aw_report *rep, FILE *out)
     if (t->st.abandoned)
         fprintf(out, "%-10s %8ld %6.1f%%  (too many agents failed: in no win rate below)\n", "abandoned",
                 t->st.abandoned, 100.0 * t->st.abandoned / played);
-    fprintf(out, "\n%-10s %8s %8s %7s\n", "role", "played", "won", "rate");
+    fprintf(out, "\n%-10s %8s %8s %7s\n", "role", "seats", "won", "rate");
     for (int r = 0; r < AW_NROLES; r++)
         if (t->st.role_games[r])
             fprintf(out, "%-10s %8ld %8ld %6.1f%%\n", aw_role_name((aw_role)r), t->st.role_games[r], t->st.role_wins[r],
                     100.0 * t->st.role_wins[r] / t->st.role_games[r]);
     bool with_version = versions_differ(t);
     int lw = label_width(t, entry_names, with_version);
-    fprintf(out, "\n%-*s %8s %8s %7s  %-15s  %s\n", lw, with_version ? "agent@version" : "agent", "played", "won",
-            "rate", "95% interval", "faults: error/timeout/memory/reply/lost");
+    fprintf(out, "\n%-*s %6s %8s %8s %7s  %-15s  %s\n", lw, with_version ? "agent@version" : "agent", "games", "seats",
+            "won", "rate", "95% interval", "faults: error/timeout/memory/reply/lost");
     for (int i = 0; i < t->st.nrows; i++) {
         const aw_stat_row *r = &t->st.e[i];
         char label[LABEL_MAX + 8], ci[32];
@@ -110,7 +111,7 @@ static int tally_text(const aw_report *rep, FILE *out)
         double lo, hi;
         aw_winrate_interval(&r->wr, &lo, &hi);
         snprintf(ci, sizeof ci, "%.1f-%.1f%%", 100 * lo, 100 * hi);
-        fprintf(out, "%-*s %8ld %8ld %6.1f%%  %-15s  %ld/%ld/%ld/%ld/%ld\n", lw, label, r->seats, r->wins,
+        fprintf(out, "%-*s %6ld %8ld %8ld %6.1f%%  %-15s  %ld/%ld/%ld/%ld/%ld\n", lw, label, r->games, r->seats, r->wins,
                 pct(r->wins, r->seats), ci, r->faults[AW_FAULT_ERROR], r->faults[AW_FAULT_TIMEOUT],
                 r->faults[AW_FAULT_MEMORY], r->faults[AW_FAULT_REPLY], r->faults[AW_FAULT_LOST]);
     }
@@ -136,14 +137,17 @@ static int tally_text(const aw_report *rep, FILE *out)
         fputc('\n', out);
     }
     if (t->pairs) {
-        double mean, half;
-        pair_interval(t, &mean, &half);
-        fprintf(out,
-                "\nhead to head over %ld mirrored pairs of games: %s wins %+.1f points (95%% interval %+.1f to "
-                "%+.1f) against %s%s\n",
-                t->pairs, entry_names[0], 100 * mean, 100 * (mean - half), 100 * (mean + half), entry_names[1],
-                mean - half > 0   ? ": better"
-                : mean + half < 0 ? ": worse"
+        double mean, lo, hi;
+        const char *none = pair_interval(t, &mean, &lo, &hi);
+        char ci[96];
+        if (none)
+            snprintf(ci, sizeof ci, "no interval can be given: %s", none);
+        else
+            snprintf(ci, sizeof ci, "95%% interval %+.1f to %+.1f", 100 * lo, 100 * hi);
+        fprintf(out, "\nhead to head over %ld mirrored pair%s of games: %s wins %+.1f points (%s) against %s%s\n",
+                t->pairs, t->pairs == 1 ? "" : "s", entry_names[0], 100 * mean, ci, entry_names[1],
+                !none && lo > 0   ? ": better"
+                : !none && hi < 0 ? ": worse"
                                   : ": no clear difference yet");
     }
     fprintf(out, "\nagent faults (errors, time-outs, bad replies): %ld\n", t->st.fault_calls);
@@ -180,7 +184,8 @@ static int tally_json(const aw_report *rep, FILE *out)
         aw_winrate_interval(&r->wr, &lo, &hi);
         aw_json_kstr(&b, i ? ",\n  {" : "\n  {", "agent", entry_names[r->entry]);
         aw_json_kstr(&b, ", ", "version", r->version);
-        aw_json_kint(&b, ", ", "games", r->seats);
+        aw_json_kint(&b, ", ", "games", r->games);
+        aw_json_kint(&b, ", ", "seats", r->seats);
         aw_json_kint(&b, ", ", "wins", r->wins);
         aw_json_knum(&b, ", ", "win_rate", r->seats ? (double)r->wins / (double)r->seats : 0.0, 6);
         aw_json_knum(&b, ", ", "ci_low", lo, 6);
@@ -190,7 +195,7 @@ static int tally_json(const aw_report *rep, FILE *out)
         for (int k = 0; k < AW_NROLES; k++)
             if (r->role_games[k]) {
                 aw_json_key(&b, comma ? ", " : NULL, aw_role_name((aw_role)k));
-                aw_json_kint(&b, "{", "games", r->role_games[k]);
+                aw_json_kint(&b, "{", "seats", r->role_games[k]);
                 aw_json_kint(&b, ", ", "wins", r->role_wins[k]);
                 aw_buf_addc(&b, '}');
                 comma = true;
@@ -204,12 +209,17 @@ static int tally_json(const aw_report *rep, FILE *out)
     }
     aw_buf_adds(&b, "\n ]");
     if (t->pairs) {
-        double mean, half;
-        pair_interval(t, &mean, &half);
+        double mean, lo, hi;
+        const char *none = pair_interval(t, &mean, &lo, &hi);
         aw_json_kint(&b, ",\n \"head_to_head\": {", "pairs", t->pairs);
         aw_json_knum(&b, ", ", "difference", mean, 6);
-        aw_json_knum(&b, ", ", "ci_low", mean - half, 6);
-        aw_json_knum(&b, ", ", "ci_high", mean + half, 6);
+        if (none) { /* no interval: null bounds and why */
+            aw_buf_adds(&b, ", \"ci_low\": null, \"ci_high\": null");
+            aw_json_kstr(&b, ", ", "no_interval", none);
+        } else {
+            aw_json_knum(&b, ", ", "ci_low", lo, 6);
+            aw_json_knum(&b, ", ", "ci_high", hi, 6);
+        }
         aw_buf_addc(&b, '}');
     }
     aw_buf_adds(&b, "\n}\n");
@@ -224,16 +234,16 @@ static int tally_csv(const aw_report *rep, FILE *out)
 {
     const aw_tally *t = ((const aw_tally_report *)rep->ctx)->t;
     const char *const *entry_names = rep->names;
-    fprintf(out, "agent,version,games,wins,win_rate,ci_low,ci_high");
+    fprintf(out, "agent,version,games,seats,wins,win_rate,ci_low,ci_high");
     for (int k = 0; k < AW_NROLES; k++)
-        fprintf(out, ",%s_games,%s_wins", aw_role_name((aw_role)k), aw_role_name((aw_role)k));
+        fprintf(out, ",%s_seats,%s_wins", aw_role_name((aw_role)k), aw_role_name((aw_role)k));
     fprintf(out, ",faults_error,faults_timeout,faults_memory,faults_reply,faults_lost\n");
     for (int i = 0; i < t->st.nrows; i++) {
         const aw_stat_row *r = &t->st.e[i];
         double lo, hi;
         aw_winrate_interval(&r->wr, &lo, &hi);
         aw_csv_field(out, entry_names[r->entry]);
-        fprintf(out, ",%s,%ld,%ld,%.6f,%.6f,%.6f", r->version, r->seats, r->wins,
+        fprintf(out, ",%s,%ld,%ld,%ld,%.6f,%.6f,%.6f", r->version, r->games, r->seats, r->wins,
                 r->seats ? (double)r->wins / (double)r->seats : 0.0, lo, hi);
         for (int k = 0; k < AW_NROLES; k++)
             fprintf(out, ",%ld,%ld", r->role_games[k], r->role_wins[k]);

@@ -626,6 +626,16 @@ static void add_fault(lint *l, const aw_fault *f)
     l->nfindings++;
 }
 
+void aw_lualint_return_msg(char *buf, size_t n, const char *path, const char *type)
+{
+    if (!strcmp(type, "nil"))
+        snprintf(buf, n,
+                 "%s: the file returns nothing: end it with 'return agent', the table of its methods (docs/agents.md)",
+                 path);
+    else
+        snprintf(buf, n, "%s: the file must return a table of methods, not a %s", path, type);
+}
+
 int aw_lualint(const char *path, const aw_luaseat_opts *opts, aw_buf *findings, aw_buf *notes, aw_error *err)
 {
     size_t len;
@@ -679,8 +689,9 @@ int aw_lualint(const char *path, const aw_luaseat_opts *opts, aw_buf *findings, 
     } else {
         lua_State *L = aw_sandbox_state(sb);
         if (lua_type(L, -1) != LUA_TTABLE) {
-            aw_buf_printf(findings, "%s: the file must return a table of methods, not a %s\n", path,
-                          lua_typename(L, lua_type(L, -1)));
+            char msg[4400];
+            aw_lualint_return_msg(msg, sizeof msg, path, lua_typename(L, lua_type(L, -1)));
+            aw_buf_printf(findings, "%s\n", msg);
             l.nfindings++;
             lua_pop(L, 1);
         } else {

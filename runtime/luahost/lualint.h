@@ -29,6 +29,11 @@
  * cannot be read or no sandbox can be made. */
 int aw_lualint(const char *path, const aw_luaseat_opts *opts, aw_buf *findings, aw_buf *notes, aw_error *err);
 
+/* Why a file's top level is not an agent, one message in a game and in
+ * lint: "PATH: the file returns nothing: ..." when it returned no value (type
+ * "nil"), else "PATH: the file must return a table of methods, not a TYPE". */
+void aw_lualint_return_msg(char *buf, size_t n, const char *path, const char *type);
+
 /* The methods the game calls on an agent (NULL-terminated): getName,
  * initialize, update, dayStart, talk, whisper, vote, divine, guard, attack,
  * finish. */

@@ -2,6 +2,7 @@
  * sandbox, sandboxes made, renewed and closed, hot reload (see
  * luaseat_internal.h). */
 #include "luaseat_internal.h"
+#include "lualint.h"
 
 #include <dirent.h>
 #include <lauxlib.h>
@@ -33,14 +34,7 @@ static int load_agent_table(luaseat *s, aw_sandbox *sb, int *ref, bool kept, aw_
     lua_State *L = aw_sandbox_state(sb);
     if (lua_type(L, -1) != LUA_TTABLE) {
         fault->kind = AW_FAULT_REPLY;
-        if (lua_isnil(L, -1))
-            snprintf(fault->msg, sizeof fault->msg,
-                     "%s: the file returns nothing: end it with 'return agent', the table of its methods "
-                     "(docs/agents.md)",
-                     s->path);
-        else
-            snprintf(fault->msg, sizeof fault->msg, "%s: the file must return a table of methods, not a %s",
-                     s->path, lua_typename(L, lua_type(L, -1)));
+        aw_lualint_return_msg(fault->msg, sizeof fault->msg, s->path, lua_typename(L, lua_type(L, -1)));
         lua_pop(L, 1);
         return -1;
     }
@@ -329,7 +323,7 @@ void ls_hash_version(luaseat *s)
  * reloads it, but the change is said once (seats run in one thread). */
 static struct {
     char path[512];
-    char said[700];
+    char said[900];
 } reload_said[32];
 
 /* The slot of path (a free one, or the first, when it has none). */
@@ -354,6 +348,21 @@ static void say_reload(const char *path, const char *msg)
     snprintf(reload_said[slot].said, sizeof reload_said[slot].said, "%s", msg);
     aw_term_fprintf(stderr, "%s", msg); /* a compile error quotes the agent's text: escaped */
     fputc('\n', stderr);
+}
+
+/* A fault's message with the agent's folder before the name of a module of
+ * it that the message starts with ("helper.lua:2: ..." is DIR/helper.lua). */
+static void module_fault_msg(const luaseat *s, const module_src *mods, int n, const char *msg, char *out, size_t size)
+{
+    size_t d = strlen(s->dir);
+    for (int i = 0; i < n && strcmp(s->dir, ".") != 0; i++) {
+        size_t k = strlen(mods[i].path);
+        if (strncmp(msg, mods[i].path, k) == 0 && msg[k] == ':') {
+            snprintf(out, size, "%s%s%s", s->dir, d && s->dir[d - 1] == '/' ? "" : "/", msg);
+            return;
+        }
+    }
+    snprintf(out, size, "%s", msg);
 }
 
 bool ls_maybe_reload(luaseat *s)
@@ -392,10 +401,12 @@ bool ls_maybe_reload(luaseat *s)
         aw_buf_free(&s->code);
         s->code = old_code;
         free(src);
+        char why[600];
+        module_fault_msg(s, mods, nmods, fault.msg, why, sizeof why);
         ls_free_modules(mods, nmods);
-        char msg[700];
-        snprintf(msg, sizeof msg, "aiwolf: %.200s changed but does not load, the previous version (%s) plays on: %.300s",
-                 s->path, s->version, fault.msg);
+        char msg[900];
+        snprintf(msg, sizeof msg, "aiwolf: %.200s changed but does not load, the previous version (%s) plays on: %.500s",
+                 s->path, s->version, why);
         say_reload(s->path, msg);
         return false;
     }

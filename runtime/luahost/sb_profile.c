@@ -164,7 +164,11 @@ static void charge_caller(aw_sandbox *sb, lua_State *L, uint64_t count)
         if (ar.what[0] == 'C')
             continue;
         if (in_library(ar.short_src)) {
-            if (ar.name && strcmp(ar.name, "?") != 0)
+            /* line 0: the module's main chunk (what require runs), as in
+             * the table of functions */
+            if (ar.linedefined <= 0)
+                snprintf(callee, sizeof callee, "%s (main chunk)", ar.short_src);
+            else if (ar.name && strcmp(ar.name, "?") != 0)
                 snprintf(callee, sizeof callee, "%s (%s:%d)", ar.name, ar.short_src, ar.linedefined);
             else
                 snprintf(callee, sizeof callee, "%s:%d", ar.short_src, ar.linedefined);

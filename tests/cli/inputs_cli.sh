@@ -23,6 +23,10 @@ run() {
 run "check of a folder" 2 "^aiwolf check: $T/dir is a folder: give the logs in it ($T/dir/\*.log, or $T/dir/\*.log.gz of a contest)$" check "$T/dir"
 run "replay of a folder" 2 "^aiwolf replay: $T/dir is a folder: give the logs in it" replay "$T/dir"
 run "lint of a folder" 2 "^aiwolf lint: $T/dir: a folder, not a file$" lint "$T/dir"
+: > "$T/empty.lua"
+"$BIN" lint "$T/empty.lua" >"$T/out" 2>"$T/err"; expect_rc "lint of an empty file" 1 $?
+expect_grep "lint of an empty file: as a game says it" "^$T/empty.lua: the file returns nothing: end it with 'return agent'" "$T/out"
+run "lint -" 2 "^aiwolf lint: '-': lint reads agent files, not standard input" lint -
 # a file given for the folder of many games' logs
 run "play --games --log FILE" 2 "^aiwolf play: $T/file is a file: the logs of many games go into a folder" \
     play --games 3 --log "$T/file" $A
@@ -58,6 +62,27 @@ expect_rc "serve --events -" 0 $?
 expect_grep "serve --events -: the events on standard output" '"event":"begin"' "$T/out"
 expect_no_grep "serve --events - is JSON lines only" '^[^{]' "$T/out"
 expect_grep "serve --events -: the port and the summary on standard error" "^2 games of 5 players" "$T/err"
+# a log folder given as DIR/: its logs are DIR/SEED.log (here one that cannot
+# be written, a folder in the way: the run ends with status 1)
+mkdir -p "$T/ld/7.log"
+"$BIN" serve -p 0 --seed 7 --log-dir "$T/ld/" --agent 1="$R" --agent 2="$R" --agent 3="$R" --agent 4="$R" \
+    --agent 5="$R" >"$T/out" 2>"$T/err" </dev/null
+expect_rc "serve: a log that cannot be written" 1 $?
+expect_grep "serve --log-dir DIR/: the log's path" "^aiwolf serve: cannot write $T/ld/7.log: " "$T/err"
+# a port in use with --http: no link to pages that are gone at once
+python3 - "$BIN" "$T" <<'PY'
+import socket, subprocess, sys
+s = socket.socket()
+s.bind(("127.0.0.1", 0))
+s.listen()
+with open(sys.argv[2] + "/err", "w") as err:
+    rc = subprocess.run([sys.argv[1], "serve", "-p", str(s.getsockname()[1]), "--http", "0"],
+                        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err).returncode
+open(sys.argv[2] + "/rc", "w").write(str(rc))
+PY
+expect_rc "serve on a port in use" 2 "$(cat "$T/rc")"
+expect_grep "serve on a port in use: said" "cannot listen on 127.0.0.1:[0-9]*: " "$T/err"
+expect_no_grep "serve on a port in use: no link to the pages" "http://" "$T/err"
 # a contest with a typo in its rules writes nothing, so the corrected
 # command starts it (a contest.cfg left behind refused it as another contest)
 run "contest --set with a bad value" 2 "^aiwolf contest: setting max_talk: 'x' is not an integer from 0 to 1000000" \
@@ -91,6 +116,11 @@ run "connect of a file that fills its memory at load" 2 \
     connect -p 1 --memory 8 "$T/mem.lua"
 run "play --isolate of a file that loops at load" 2 "^aiwolf play: $T/loop.lua: at load, before any game: time budget of 50 ms" \
     play --isolate --budget 50 "$T/loop.lua"
+# the NLP division's options without --nlp
+run "connect --team without --nlp" 2 "^aiwolf connect: --team is for the NLP division: it needs --nlp URL" \
+    connect -p 1 --team T $A
+run "connect --lang=en without --nlp" 2 "^aiwolf connect: --lang is for the NLP division: it needs --nlp URL" \
+    connect -p 1 --lang=en $A
 # a server that is not there: where connect tried, for TCP and --nlp
 run "connect to no server" 1 "^aiwolf connect: cannot connect to localhost:1: connection refused$" connect -p 1 $A
 run "connect --nlp to no server" 1 "^aiwolf connect: cannot connect: .* (127.0.0.1:1)$" connect --nlp ws://127.0.0.1:1/ws $A

@@ -91,7 +91,14 @@ run s1 --jobs 1 --shard 1/2
 run s2 --jobs 1 --shard 2/2
 n1=$(wc -l < "$tmp/s1/games.tsv"); n2=$(wc -l < "$tmp/s2/games.tsv")
 [ $((n1 + n2)) -eq 24 ] && [ "$n1" -gt 0 ] && [ "$n2" -gt 0 ] || { echo "shards of $n1 and $n2 games"; exit 1; }
-"$bin" contest merge --out "$tmp/m" "$tmp/s1" "$tmp/s2" > /dev/null
+"$bin" contest merge --out "$tmp/m" "$tmp/s1" "$tmp/s2" > /dev/null 2> "$tmp/merge.err"
+# its progress: a line per slice folder, one before the reports
+grep -q "^aiwolf contest merge: slice folder 1 of 2, $tmp/s1: $n1 games and their logs$" "$tmp/merge.err" &&
+  grep -q "^aiwolf contest merge: slice folder 2 of 2, $tmp/s2: $n2 games and their logs$" "$tmp/merge.err" &&
+  grep -q "^aiwolf contest merge: 24 of 24 games merged; writing the reports$" "$tmp/merge.err" ||
+  { echo "merge's progress:"; cat "$tmp/merge.err"; exit 1; }
+"$bin" contest merge --quiet --out "$tmp/mq" "$tmp/s1" "$tmp/s2" > /dev/null 2> "$tmp/merge.err"
+[ ! -s "$tmp/merge.err" ] || { echo "merge --quiet said:"; cat "$tmp/merge.err"; exit 1; }
 games m > "$tmp/gm"
 cmp -s "$tmp/ga" "$tmp/gm" || { echo "merged shards differ"; exit 1; }
 results m > "$tmp/rm"

@@ -147,9 +147,39 @@ static void test_basics(void)
     CHECK_INT(a.seats, 230);
 }
 
+/* The mean of bounded results (play --vs's head to head): Student's t over
+ * the results, cut to the bounds; none from one result or from results that
+ * all agree (never a 0-wide interval). */
+static void test_mean(void)
+{
+    double m, lo, hi;
+    CHECK_INT(aw_mean_interval(0, 0, 0, -1, 1, &m, &lo, &hi), AW_MEAN_FEW);
+    CHECK_INT(aw_mean_interval(1, 0.5, 0.25, -1, 1, &m, &lo, &hi), AW_MEAN_FEW);
+    CHECK(m == 0.5 && lo == 0.5 && hi == 0.5);
+    CHECK_INT(aw_mean_interval(2, 0, 0, -1, 1, &m, &lo, &hi), AW_MEAN_SAME);
+    /* 30 results of 1/3: rounding must not make a spread */
+    double third = 1.0 / 3, sum = 0, sq = 0;
+    for (int i = 0; i < 30; i++)
+        sum += third, sq += third * third;
+    CHECK_INT(aw_mean_interval(30, sum, sq, -1, 1, &m, &lo, &hi), AW_MEAN_SAME);
+    /* 0.2 and 0.4 ten times each: mean 0.3, variance 0.2 / 19, t at 19 df */
+    sum = sq = 0;
+    for (int i = 0; i < 20; i++) {
+        double d = i % 2 ? 0.4 : 0.2;
+        sum += d, sq += d * d;
+    }
+    CHECK_INT(aw_mean_interval(20, sum, sq, -1, 1, &m, &lo, &hi), AW_MEAN_INTERVAL);
+    double half = aw_t95(19) * sqrt(0.2 / 19 / 20);
+    CHECK_MSG(fabs(m - 0.3) < 1e-12 && fabs(hi - lo - 2 * half) < 1e-9, "%f %f %f (half %f)", m, lo, hi, half);
+    /* two results far apart: t at 1 df, cut to the bounds */
+    CHECK_INT(aw_mean_interval(2, 0, 2, -1, 1, &m, &lo, &hi), AW_MEAN_INTERVAL);
+    CHECK(lo == -1 && hi == 1);
+}
+
 int main(void)
 {
     test_basics();
+    test_mean();
     test_coverage();
     return test_done();
 }

@@ -23,7 +23,9 @@ import glob, json, math, sys
 s = json.load(open(sys.argv[1]))
 rows = {r["agent"]: r for r in s["agents"]}
 assert set(rows) == {"agents/random.lua", "agents/sample.lua"}, rows.keys()
-assert rows["agents/random.lua"]["games"] == 30 * 3 and rows["agents/sample.lua"]["games"] == 30 * 2
+# "games" counts games, "seats" the seats a file held (3 and 2 a game here)
+assert rows["agents/random.lua"]["games"] == 30 and rows["agents/sample.lua"]["games"] == 30, rows
+assert rows["agents/random.lua"]["seats"] == 30 * 3 and rows["agents/sample.lua"]["seats"] == 30 * 2, rows
 # The interval is per game (winrate.h): each game gives a file w wins over
 # its m seats (random.lua holds 3 seats of each game, sample.lua 2), and
 # the interval is Wilson's at the effective number of seats of the
@@ -45,19 +47,19 @@ t29, z = 2.0452, 1.959963984540054
 for name, agent in (("random", "agents/random.lua"), ("sample", "agents/sample.lua")):
     r, g = rows[agent], per[name]
     n, W, M = len(g), sum(w for w, m in g), sum(m for w, m in g)
-    assert n == 30 and W == r["wins"] and M == r["games"], (name, n, W, M, r)
+    assert n == 30 and W == r["wins"] and M == r["seats"], (name, n, W, M, r)
     R = W / M
     v = n / (n - 1) * sum((w - R * m) ** 2 for w, m in g) / M ** 2
     ne = R * (1 - R) / v
     c = (R + t29 * t29 / (2 * ne)) / (1 + t29 * t29 / ne)
     h = t29 * math.sqrt(R * (1 - R) / ne + t29 * t29 / (4 * ne * ne)) / (1 + t29 * t29 / ne)
     assert abs(r["ci_low"] - (c - h)) < 1e-3 and abs(r["ci_high"] - (c + h)) < 1e-3, (r, c - h, c + h)
-    assert sum(v["games"] for v in r["by_role"].values()) == M
+    assert sum(v["seats"] for v in r["by_role"].values()) == M
 PY
 # the interval in the table
 grep -q '^agents/sample.lua .*%  [0-9.]*-[0-9.]*%' "$tmp/out" || { echo "no interval in the table"; cat "$tmp/out"; exit 1; }
 "$bin" play --games 10 --seed 5 --quiet --summary "csv:$tmp/s.csv" agents/random.lua > /dev/null
-head -1 "$tmp/s.csv" | grep -q '^agent,version,games,wins,win_rate,ci_low,ci_high,' || { echo "bad CSV header"; exit 1; }
+head -1 "$tmp/s.csv" | grep -q '^agent,version,games,seats,wins,win_rate,ci_low,ci_high,[A-Z]*_seats,' || { echo "bad CSV header"; exit 1; }
 [ "$(wc -l < "$tmp/s.csv")" -eq 2 ] || { echo "one CSV row expected"; exit 1; }
 st=0; "$bin" play --games 2 --summary "$tmp/s.txt" agents/random.lua > /dev/null 2> "$tmp/err" || st=$?
 [ $st -eq 2 ] && grep -q "neither FILE.json" "$tmp/err" || { echo "--summary s.txt: $st $(cat "$tmp/err")"; exit 1; }
@@ -71,12 +73,26 @@ python3 - "$tmp/vs.json" <<'PY'
 import json, sys
 s = json.load(open(sys.argv[1]))
 a, b = s["agents"]
-assert a["games"] == b["games"] == 100, (a["games"], b["games"])
+assert a["games"] == b["games"] == 40 and a["seats"] == b["seats"] == 100, (a, b)
 for role in set(a["by_role"]) | set(b["by_role"]):
-    assert a["by_role"][role]["games"] == b["by_role"][role]["games"], role
+    assert a["by_role"][role]["seats"] == b["by_role"][role]["seats"], role
 h = s["head_to_head"]
 assert h["pairs"] == 20 and h["ci_low"] <= h["difference"] <= h["ci_high"], h
 PY
+# Too few pairs for an interval: said, never a 0-wide interval that reads as
+# certainty (text and JSON): one pair; two pairs of an agent against a copy
+# of itself, where every pair's difference is 0.
+cp agents/random.lua "$tmp/same.lua"
+for g in 2 4; do
+  "$bin" play --vs --games $g --seed 9 --quiet --summary "$tmp/few$g.json" agents/random.lua "$tmp/same.lua" > "$tmp/few$g"
+  grep -q "^head to head over $((g / 2)) mirrored pairs* of games: .* wins [+-]0.0 points (no interval can be given: [a-z ]*) against .*: no clear difference yet$" "$tmp/few$g" \
+    || { echo "--vs --games $g: an interval from too few pairs"; cat "$tmp/few$g"; exit 1; }
+  python3 - "$tmp/few$g.json" <<'PY'
+import json, sys
+h = json.load(open(sys.argv[1]))["head_to_head"]
+assert h["ci_low"] is None and h["ci_high"] is None and h["no_interval"], h
+PY
+done
 st=0; "$bin" play --vs agents/random.lua > /dev/null 2> "$tmp/err" || st=$?
 [ $st -eq 2 ] && grep -q "exactly two agent files" "$tmp/err" || { echo "--vs with one agent: $st"; exit 1; }
 
