@@ -45,17 +45,47 @@ static int sb_proxy_template(lua_State *L, int mt)
     return 0;
 }
 
+/* sb_materialize's copy: the template's entries (2) into the proxy (1). */
+static int sb_fill(lua_State *L)
+{
+    lua_pushnil(L);
+    while (lua_next(L, 2)) {
+        lua_pushvalue(L, -2);
+        lua_insert(L, -2);
+        lua_rawset(L, 1);
+    }
+    return 0;
+}
+
 /* Fills the proxy at t from the template on top and takes its metatable
- * away; pops the template. The metatable goes last: a memory error half
- * way leaves a proxy that still shows every field. */
+ * away; pops the template. The copy runs as a protected call: when the
+ * memory cap stops it half way, the entries it copied are taken out again
+ * (clearing a field allocates nothing) before the error goes on, so that t
+ * is the empty proxy it was. (Left in place, they would be raw: a store
+ * into one would not fill t, and the next filling would write the
+ * template's value over it, or give back one the agent removed. A proxy
+ * never holds a key of its template before it is filled: any store to
+ * such a key fills it.) */
 static void sb_materialize(lua_State *L, int t)
 {
     int tmpl = lua_gettop(L);
-    lua_pushnil(L);
-    while (lua_next(L, tmpl)) {
-        lua_pushvalue(L, -2);
-        lua_insert(L, -2);
-        lua_rawset(L, t);
+    lua_pushcfunction(L, sb_fill);
+    lua_pushvalue(L, t);
+    lua_pushvalue(L, tmpl);
+    int status = lua_pcall(L, 2, 0, 0);
+    if (status != LUA_OK) {
+        lua_pushnil(L);
+        while (lua_next(L, tmpl)) {
+            lua_pop(L, 1);
+            lua_pushvalue(L, -1);
+            if (lua_rawget(L, t) != LUA_TNIL) {
+                lua_pushvalue(L, -2);
+                lua_pushnil(L);
+                lua_rawset(L, t);
+            }
+            lua_pop(L, 1);
+        }
+        lua_error(L); /* the copy's error (a memory error stays one: lua_error) */
     }
     lua_pushnil(L);
     lua_setmetatable(L, t);
