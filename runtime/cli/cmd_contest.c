@@ -730,6 +730,54 @@ static int contest_prepare(contest *k)
     return 0;
 }
 
+/* Whether a folder without contest.cfg may take a new contest (a run's or a
+ * merge's): it holds none of the files a contest writes (another contest's
+ * games.tsv with its contest.cfg lost, or a person's own report.md, would be
+ * appended to or overwritten). Says why not on standard error, after who
+ * ("aiwolf contest", "aiwolf contest merge"). */
+static bool fresh_folder(const char *dir, const char *who)
+{
+    static const char *const written[] = {"games.tsv",    "logs",        "provenance.tsv", "report.md",
+                                          "results.csv", "results.json", "report.html"};
+    for (size_t i = 0; i < sizeof written / sizeof *written; i++) {
+        char path[PATH_MAX];
+        snprintf(path, sizeof path, "%s/%s", dir, written[i]);
+        if (access(path, F_OK) == 0) {
+            aw_cli_line(stderr,
+                        "%s: %s has no contest.cfg but holds %s, which a contest writes: give a new or empty folder "
+                        "to --out (nothing was changed)",
+                        who, dir, written[i]);
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Locks a contest's folder for this command (a lock the kernel drops when
+ * the command ends, however it ends; a run's workers, started afresh, do
+ * not hold it): exclusive for what writes into it (a run, a merge, a
+ * report), shared for what only reads it (verify, a merge's slices). Its
+ * descriptor, or -1 when another command holds it or it cannot be locked,
+ * said on standard error after who. */
+static int lock_folder(const char *dir, const char *who, bool shared)
+{
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd >= 0 && flock(fd, (shared ? LOCK_SH : LOCK_EX) | LOCK_NB) == 0)
+        return fd;
+    int e = errno;
+    if (fd >= 0)
+        close(fd);
+    if (e == EWOULDBLOCK)
+        aw_cli_line(stderr,
+                    "%s: another aiwolf contest is playing into %s now (or a contest merge, report or verify is "
+                    "using it); wait for it to end (a run stops with Ctrl-C and writes its reports for the games "
+                    "played), then run this again",
+                    who, dir);
+    else
+        aw_cli_line(stderr, "%s: cannot lock the folder %s: %s", who, dir, strerror(e));
+    return -1;
+}
+
 static const char report_head[] =
     "usage: aiwolf contest report [--fault-policy P] DIR\n"
     "\n"
@@ -803,9 +851,14 @@ static const char merge_head[] =
     "the same --seed and entries) into DIR: its games, logs, provenance and\n"
     "reports, as if one run had played them all. Its progress, a line per\n"
     "slice and one before the reports, is on standard error.\n"
+    "DIR is new, empty, or holds nothing a contest writes (its own report.md\n"
+    "or games.tsv is refused, not overwritten); a DIR that a contest run,\n"
+    "report or merge is using is refused.\n"
     "\n"
     "options:\n";
-static const char merge_foot[] = "\nExit status: 0 merged, 2 bad usage or slices that do not fit together.\n";
+static const char merge_foot[] = "\nExit status: 0 merged, 1 games missing (a slice unfinished or not given) or\n"
+                                 "a write failed, 2 bad usage, slices that do not fit together or a DIR\n"
+                                 "refused.\n";
 
 static int merge_main(int argc, char **argv)
 {
@@ -830,7 +883,7 @@ static int merge_main(int argc, char **argv)
         return bad("%s", "merge needs --out DIR and the shards' folders");
     cfg first;
     bool *seen = NULL;
-    int rc = 2;
+    int rc = 2, lock_fd = -1;
     aw_provenance prov; /* the slices' sessions and digests */
     memset(&prov, 0, sizeof prov);
     contest k;
@@ -848,6 +901,18 @@ static int merge_main(int argc, char **argv)
         if (!seen[s])
             fprintf(stderr, "aiwolf contest: warning: shard %d/%d is missing; the merged results lack its games\n", s,
                     first.nshards);
+    /* DIR locked for the merge (no run, report or other merge writes into
+     * it meanwhile) and, without a contest.cfg, holding nothing a contest
+     * writes (someone's games.tsv or report.md would be overwritten). */
+    if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+        aw_cli_line(stderr, "aiwolf contest merge: cannot create the folder %s: %s", dir, strerror(errno));
+        goto out;
+    }
+    if ((lock_fd = lock_folder(dir, "aiwolf contest merge", false)) < 0)
+        goto out;
+    snprintf(path, sizeof path, "%s/contest.cfg", dir);
+    if (access(path, F_OK) != 0 && !fresh_folder(dir, "aiwolf contest merge"))
+        goto out;
     if (aw_contest_merge_folder(dir, &merr) < 0) {
         aw_cli_line(stderr, "aiwolf contest: %s", merr.msg);
         goto out;
@@ -925,6 +990,8 @@ out:
     aw_provenance_free(&prov);
     free(seen);
     aw_contest_cfg_free(&first);
+    if (lock_fd >= 0)
+        close(lock_fd);
     return rc;
 }
 
@@ -1502,50 +1569,6 @@ static aw_opts_cmd contest_table(contest *k, contest_args *a)
     return (aw_opts_cmd){"contest", contest_head, a->rows, contest_foot, &a->entries, 24};
 }
 
-/* Whether a folder without contest.cfg may take a new contest: it holds
- * none of the files a contest writes (another contest's games.tsv with its
- * contest.cfg lost, or a person's own report.md, would be appended to or
- * overwritten). Says why not on standard error. */
-static bool fresh_folder(const char *dir)
-{
-    static const char *const written[] = {"games.tsv",    "logs",        "provenance.tsv", "report.md",
-                                          "results.csv", "results.json", "report.html"};
-    for (size_t i = 0; i < sizeof written / sizeof *written; i++) {
-        char path[PATH_MAX];
-        snprintf(path, sizeof path, "%s/%s", dir, written[i]);
-        if (access(path, F_OK) == 0) {
-            aw_cli_line(stderr,
-                        "aiwolf contest: %s has no contest.cfg but holds %s, which a contest writes: give a new or "
-                        "empty folder to --out (nothing was changed)",
-                        dir, written[i]);
-            return false;
-        }
-    }
-    return true;
-}
-
-/* Locks the contest's folder for this run (a lock the kernel drops when
- * the run ends, however it ends; the workers, started afresh, do not hold
- * it): its descriptor, or -1 when another run holds it or it cannot be
- * locked, said on standard error. */
-static int lock_folder(const char *dir)
-{
-    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) == 0)
-        return fd;
-    int e = errno;
-    if (fd >= 0)
-        close(fd);
-    if (e == EWOULDBLOCK)
-        aw_cli_line(stderr,
-                    "aiwolf contest: another aiwolf contest is playing into %s now; wait for it to end (or stop it "
-                    "with Ctrl-C), then run this again to continue it",
-                    dir);
-    else
-        aw_cli_line(stderr, "aiwolf contest: cannot lock the folder %s: %s", dir, strerror(e));
-    return -1;
-}
-
 int cmd_contest(int argc, char **argv)
 {
     if (argc >= 2 && strcmp(argv[1], "--worker") == 0)
@@ -1699,7 +1722,7 @@ int cmd_contest(int argc, char **argv)
     }
     /* One run at a time in a folder: a second one would play the same
      * games into the same games.tsv and logs. */
-    if ((lock_fd = lock_folder(dir)) < 0)
+    if ((lock_fd = lock_folder(dir, "aiwolf contest", false)) < 0)
         goto out;
     /* A folder with a contest already: continue it, if it is this one. */
     char cfgpath[PATH_MAX];
@@ -1749,7 +1772,7 @@ int cmd_contest(int argc, char **argv)
         if (!same)
             goto out;
     } else {
-        if (!fresh_folder(dir))
+        if (!fresh_folder(dir, "aiwolf contest"))
             goto out;
         if (!have_seed)
             c->seed = aw_rng_os_seed();

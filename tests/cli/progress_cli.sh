@@ -2,7 +2,8 @@
 # Long runs: contest verify shows its progress on standard error (on a
 # terminal: one line updated in place, ending with the whole), and --quiet
 # turns it off; a second contest run into a folder that one is playing
-# into is refused, and changes nothing there. $1 is the aiwolf binary;
+# into is refused, and changes nothing there, and so is a merge into it
+# or into a folder holding what a contest writes. $1 is the aiwolf binary;
 # runs from the project root.
 set -u
 BIN=$1
@@ -38,11 +39,17 @@ if command -v flock >/dev/null; then
     flock "$T/c" "$BIN" contest --seed 5 --work 5000000 --players 5 --games-per-entry 10 --jobs 1 --out "$T/c" \
         "$T/a" "$T/b" >"$T/out" 2>"$T/err"
     expect_rc "a second run into a folder in use" 2 $?
-    expect_grep "a second run is told why" "^aiwolf contest: another aiwolf contest is playing into $T/c now; wait for it" "$T/err"
+    expect_grep "a second run is told why" "^aiwolf contest: another aiwolf contest is playing into $T/c now (or a contest merge, report or verify is using it); wait for it" "$T/err"
     cmp -s "$T/c/games.tsv" "$T/games.before" && ok "the folder in use is unchanged" || bad "games.tsv changed"
     "$BIN" contest --quiet --seed 5 --work 5000000 --players 5 --games-per-entry 10 --jobs 1 --out "$T/c" \
         "$T/a" "$T/b" >/dev/null 2>"$T/err"
     expect_rc "the same run once the folder is free" 0 $?
+    # nor does a merge write into a folder in use
+    mkdir "$T/held"
+    flock "$T/held" "$BIN" contest merge --out "$T/held" "$T/c" >"$T/out" 2>"$T/err"
+    expect_rc "a merge into a folder in use" 2 $?
+    expect_grep "the merge is told why" "^aiwolf contest merge: another aiwolf contest is playing into $T/held now" "$T/err"
+    [ -z "$(ls -A "$T/held")" ] && ok "the merge wrote nothing there" || bad "the merge wrote: $(ls "$T/held")"
 else
     ok "a folder in use (skipped: no flock(1))"
 fi
@@ -55,4 +62,12 @@ expect_rc "a folder with a report.md of its own" 2 $?
 expect_grep "the folder's report.md is named" "^aiwolf contest: $T/own has no contest.cfg but holds report.md, which a contest writes" "$T/err"
 [ "$(cat "$T/own/report.md")" = mine ] && [ ! -e "$T/own/contest.cfg" ] && ok "the folder is left as it was" ||
     bad "the folder changed: $(ls "$T/own")"
+# so is it for a merge: the person's report.md is not overwritten
+"$BIN" contest merge --quiet --out "$T/own" "$T/c" >"$T/out" 2>"$T/err"
+expect_rc "a merge into a folder with a report.md of its own" 2 $?
+expect_grep "the merge names the report.md" "^aiwolf contest merge: $T/own has no contest.cfg but holds report.md, which a contest writes" "$T/err"
+[ "$(cat "$T/own/report.md")" = mine ] && [ ! -e "$T/own/contest.cfg" ] && [ ! -e "$T/own/logs" ] &&
+    ok "the merge left the folder as it was" || bad "the merge changed the folder: $(ls "$T/own")"
+"$BIN" contest merge --quiet --out "$T/merged" "$T/c" >/dev/null 2>"$T/err"
+expect_rc "a merge into a new folder" 0 $?
 [ "$fails" -eq 0 ] || { echo "$fails failed"; exit 1; }
