@@ -783,10 +783,14 @@ static const char report_head[] =
     "\n"
     "Writes the reports of the contest in DIR again from its games.tsv:\n"
     "report.md, results.csv, results.json and report.html (and the table on\n"
-    "standard output).\n"
+    "standard output). A DIR that a contest run is playing into (or a merge,\n"
+    "report or verify is using) is refused: a run writes the reports of the\n"
+    "games played when it ends, and Ctrl-C stops it (the same command\n"
+    "continues it).\n"
     "\n"
     "options:\n";
-static const char report_foot[] = "\nExit status: 0 written, 2 bad usage or a folder that holds no contest.\n";
+static const char report_foot[] = "\nExit status: 0 written, 2 bad usage, a folder that holds no contest or one\n"
+                                  "in use.\n";
 
 static int report_main(int argc, char **argv)
 {
@@ -813,16 +817,26 @@ static int report_main(int argc, char **argv)
         aw_cli_line(stderr, "aiwolf contest report: %s", why);
         return 2;
     }
+    /* Not while a run plays into the folder (its games.tsv may end in a
+     * line being written, and the run writes the reports itself when it
+     * ends) or another command writes it. */
+    int lock_fd = lock_folder(dir, "aiwolf contest report", false);
+    if (lock_fd < 0) {
+        aw_contest_cfg_free(&k.c);
+        return 2;
+    }
     /* Another policy for this report only (contest.cfg keeps its own, and
      * the rounds of --until-separated were drawn under it). */
     aw_error perr;
     aw_fault_policy report_policy = k.c.policy;
     if (policy && aw_fault_policy_parse(policy, &report_policy, &perr) < 0) {
         aw_contest_cfg_free(&k.c);
+        close(lock_fd);
         return bad("%s", perr.msg);
     }
     if (contest_prepare(&k) < 0) {
         contest_free(&k);
+        close(lock_fd);
         return 2;
     }
     k.c.policy = report_policy;
@@ -838,6 +852,7 @@ static int report_main(int argc, char **argv)
     aw_buf_free(&kept);
     free(done);
     contest_free(&k);
+    close(lock_fd);
     return 0;
 }
 
@@ -852,8 +867,9 @@ static const char merge_head[] =
     "reports, as if one run had played them all. Its progress, a line per\n"
     "slice and one before the reports, is on standard error.\n"
     "DIR is new, empty, or holds nothing a contest writes (its own report.md\n"
-    "or games.tsv is refused, not overwritten); a DIR that a contest run,\n"
-    "report or merge is using is refused.\n"
+    "or games.tsv is refused, not overwritten). A DIR that another contest\n"
+    "command is using, or a slice that a run is playing into (or a merge or\n"
+    "report is writing), is refused.\n"
     "\n"
     "options:\n";
 static const char merge_foot[] = "\nExit status: 0 merged, 1 games missing (a slice unfinished or not given) or\n"
@@ -883,7 +899,9 @@ static int merge_main(int argc, char **argv)
         return bad("%s", "merge needs --out DIR and the shards' folders");
     cfg first;
     bool *seen = NULL;
-    int rc = 2, lock_fd = -1;
+    int rc = 2, lock_fd = -1, slice_fd[256];
+    for (int i = 0; i < n; i++)
+        slice_fd[i] = -1;
     aw_provenance prov; /* the slices' sessions and digests */
     memset(&prov, 0, sizeof prov);
     contest k;
@@ -896,14 +914,10 @@ static int merge_main(int argc, char **argv)
         aw_cli_line(stderr, "aiwolf contest merge: %s", merr.msg);
         goto out;
     }
-    aw_provenance_init(&prov, first.nentries);
-    for (int s = 1; s <= first.nshards; s++)
-        if (!seen[s])
-            fprintf(stderr, "aiwolf contest: warning: shard %d/%d is missing; the merged results lack its games\n", s,
-                    first.nshards);
     /* DIR locked for the merge (no run, report or other merge writes into
-     * it meanwhile) and, without a contest.cfg, holding nothing a contest
-     * writes (someone's games.tsv or report.md would be overwritten). */
+     * it meanwhile) and holding no contest (one of the slices, say) or
+     * anything a contest writes (someone's games.tsv or report.md would be
+     * overwritten). */
     if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
         aw_cli_line(stderr, "aiwolf contest merge: cannot create the folder %s: %s", dir, strerror(errno));
         goto out;
@@ -911,8 +925,22 @@ static int merge_main(int argc, char **argv)
     if ((lock_fd = lock_folder(dir, "aiwolf contest merge", false)) < 0)
         goto out;
     snprintf(path, sizeof path, "%s/contest.cfg", dir);
-    if (access(path, F_OK) != 0 && !fresh_folder(dir, "aiwolf contest merge"))
+    if (access(path, F_OK) == 0) {
+        aw_cli_line(stderr, "aiwolf contest merge: %s holds a contest already; merge into a new folder", dir);
         goto out;
+    }
+    if (!fresh_folder(dir, "aiwolf contest merge"))
+        goto out;
+    /* No slice is being played into (its games.tsv may end in a line
+     * being written) or rewritten while it is read. */
+    for (int i = 0; i < n; i++)
+        if ((slice_fd[i] = lock_folder(shards[i], "aiwolf contest merge", true)) < 0)
+            goto out;
+    aw_provenance_init(&prov, first.nentries);
+    for (int s = 1; s <= first.nshards; s++)
+        if (!seen[s])
+            fprintf(stderr, "aiwolf contest: warning: shard %d/%d is missing; the merged results lack its games\n", s,
+                    first.nshards);
     if (aw_contest_merge_folder(dir, &merr) < 0) {
         aw_cli_line(stderr, "aiwolf contest: %s", merr.msg);
         goto out;
@@ -992,6 +1020,9 @@ out:
     aw_contest_cfg_free(&first);
     if (lock_fd >= 0)
         close(lock_fd);
+    for (int i = 0; i < n; i++)
+        if (slice_fd[i] >= 0)
+            close(slice_fd[i]);
     return rc;
 }
 
@@ -1206,13 +1237,15 @@ static const char verify_head[] =
     "games.tsv line but the times. Entries whose files changed since the\n"
     "contest are named, and their games are not played. Prints each game that\n"
     "differs, with its first differing line, and a summary; its progress is on\n"
-    "standard error.\n"
+    "standard error. A DIR that a contest run is playing into (or a merge or\n"
+    "report is writing) is refused: verify it once the run has ended or been\n"
+    "stopped with Ctrl-C.\n"
     "\n";
 static const char verify_foot[] =
     "\n"
     "Exit status: 0 every game compared is the same and no entry changed, 1 a\n"
-    "game differs or an entry changed (or the check stopped), 2 bad usage or a\n"
-    "folder that holds no contest.\n";
+    "game differs or an entry changed (or the check stopped), 2 bad usage, a\n"
+    "folder that holds no contest or one in use.\n";
 
 static int verify_main(int argc, char **argv)
 {
@@ -1253,8 +1286,17 @@ static int verify_main(int argc, char **argv)
         aw_cli_line(stderr, "aiwolf contest verify: %s", why);
         return 2;
     }
+    /* Shared: other checks may read the folder too, but no run plays into
+     * it (its games.tsv may end in a line being written) and nothing
+     * rewrites it meanwhile. */
+    int lock_fd = lock_folder(dir, "aiwolf contest verify", true);
+    if (lock_fd < 0) {
+        aw_contest_cfg_free(&v.k.c);
+        return 2;
+    }
     if (contest_prepare(&v.k) < 0) {
         contest_free(&v.k);
+        close(lock_fd);
         return 2;
     }
     int rc = 0;
@@ -1410,6 +1452,7 @@ static int verify_main(int argc, char **argv)
     free(todo);
     free(changed);
     contest_free(&v.k);
+    close(lock_fd);
     return rc;
 }
 
