@@ -730,15 +730,67 @@ static int contest_prepare(contest *k)
     return 0;
 }
 
+/* Whether a folder without contest.cfg may take a new contest (a run's or a
+ * merge's): it holds none of the files a contest writes (another contest's
+ * games.tsv with its contest.cfg lost, or a person's own report.md, would be
+ * appended to or overwritten). Says why not on standard error, after who
+ * ("aiwolf contest", "aiwolf contest merge"). */
+static bool fresh_folder(const char *dir, const char *who)
+{
+    static const char *const written[] = {"games.tsv",    "logs",        "provenance.tsv", "report.md",
+                                          "results.csv", "results.json", "report.html"};
+    for (size_t i = 0; i < sizeof written / sizeof *written; i++) {
+        char path[PATH_MAX];
+        snprintf(path, sizeof path, "%s/%s", dir, written[i]);
+        if (access(path, F_OK) == 0) {
+            aw_cli_line(stderr,
+                        "%s: %s has no contest.cfg but holds %s, which a contest writes: give a new or empty folder "
+                        "to --out (nothing was changed)",
+                        who, dir, written[i]);
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Locks a contest's folder for this command (a lock the kernel drops when
+ * the command ends, however it ends; a run's workers, started afresh, do
+ * not hold it): exclusive for what writes into it (a run, a merge, a
+ * report), shared for what only reads it (verify, a merge's slices). Its
+ * descriptor, or -1 when another command holds it or it cannot be locked,
+ * said on standard error after who. */
+static int lock_folder(const char *dir, const char *who, bool shared)
+{
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd >= 0 && flock(fd, (shared ? LOCK_SH : LOCK_EX) | LOCK_NB) == 0)
+        return fd;
+    int e = errno;
+    if (fd >= 0)
+        close(fd);
+    if (e == EWOULDBLOCK)
+        aw_cli_line(stderr,
+                    "%s: another aiwolf contest is playing into %s now (or a contest merge, report or verify is "
+                    "using it); wait for it to end (a run stops with Ctrl-C and writes its reports for the games "
+                    "played), then run this again",
+                    who, dir);
+    else
+        aw_cli_line(stderr, "%s: cannot lock the folder %s: %s", who, dir, strerror(e));
+    return -1;
+}
+
 static const char report_head[] =
     "usage: aiwolf contest report [--fault-policy P] DIR\n"
     "\n"
     "Writes the reports of the contest in DIR again from its games.tsv:\n"
     "report.md, results.csv, results.json and report.html (and the table on\n"
-    "standard output).\n"
+    "standard output). A DIR that a contest run is playing into (or a merge,\n"
+    "report or verify is using) is refused: a run writes the reports of the\n"
+    "games played when it ends, and Ctrl-C stops it (the same command\n"
+    "continues it).\n"
     "\n"
     "options:\n";
-static const char report_foot[] = "\nExit status: 0 written, 2 bad usage or a folder that holds no contest.\n";
+static const char report_foot[] = "\nExit status: 0 written, 2 bad usage, a folder that holds no contest or one\n"
+                                  "in use.\n";
 
 static int report_main(int argc, char **argv)
 {
@@ -765,16 +817,26 @@ static int report_main(int argc, char **argv)
         aw_cli_line(stderr, "aiwolf contest report: %s", why);
         return 2;
     }
+    /* Not while a run plays into the folder (its games.tsv may end in a
+     * line being written, and the run writes the reports itself when it
+     * ends) or another command writes it. */
+    int lock_fd = lock_folder(dir, "aiwolf contest report", false);
+    if (lock_fd < 0) {
+        aw_contest_cfg_free(&k.c);
+        return 2;
+    }
     /* Another policy for this report only (contest.cfg keeps its own, and
      * the rounds of --until-separated were drawn under it). */
     aw_error perr;
     aw_fault_policy report_policy = k.c.policy;
     if (policy && aw_fault_policy_parse(policy, &report_policy, &perr) < 0) {
         aw_contest_cfg_free(&k.c);
+        close(lock_fd);
         return bad("%s", perr.msg);
     }
     if (contest_prepare(&k) < 0) {
         contest_free(&k);
+        close(lock_fd);
         return 2;
     }
     k.c.policy = report_policy;
@@ -790,6 +852,7 @@ static int report_main(int argc, char **argv)
     aw_buf_free(&kept);
     free(done);
     contest_free(&k);
+    close(lock_fd);
     return 0;
 }
 
@@ -803,9 +866,15 @@ static const char merge_head[] =
     "the same --seed and entries) into DIR: its games, logs, provenance and\n"
     "reports, as if one run had played them all. Its progress, a line per\n"
     "slice and one before the reports, is on standard error.\n"
+    "DIR is new, empty, or holds nothing a contest writes (its own report.md\n"
+    "or games.tsv is refused, not overwritten). A DIR that another contest\n"
+    "command is using, or a slice that a run is playing into (or a merge or\n"
+    "report is writing), is refused.\n"
     "\n"
     "options:\n";
-static const char merge_foot[] = "\nExit status: 0 merged, 2 bad usage or slices that do not fit together.\n";
+static const char merge_foot[] = "\nExit status: 0 merged, 1 games missing (a slice unfinished or not given) or\n"
+                                 "a write failed, 2 bad usage, slices that do not fit together or a DIR\n"
+                                 "refused.\n";
 
 static int merge_main(int argc, char **argv)
 {
@@ -830,7 +899,9 @@ static int merge_main(int argc, char **argv)
         return bad("%s", "merge needs --out DIR and the shards' folders");
     cfg first;
     bool *seen = NULL;
-    int rc = 2;
+    int rc = 2, lock_fd = -1, slice_fd[256];
+    for (int i = 0; i < n; i++)
+        slice_fd[i] = -1;
     aw_provenance prov; /* the slices' sessions and digests */
     memset(&prov, 0, sizeof prov);
     contest k;
@@ -843,6 +914,28 @@ static int merge_main(int argc, char **argv)
         aw_cli_line(stderr, "aiwolf contest merge: %s", merr.msg);
         goto out;
     }
+    /* DIR locked for the merge (no run, report or other merge writes into
+     * it meanwhile) and holding no contest (one of the slices, say) or
+     * anything a contest writes (someone's games.tsv or report.md would be
+     * overwritten). */
+    if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+        aw_cli_line(stderr, "aiwolf contest merge: cannot create the folder %s: %s", dir, strerror(errno));
+        goto out;
+    }
+    if ((lock_fd = lock_folder(dir, "aiwolf contest merge", false)) < 0)
+        goto out;
+    snprintf(path, sizeof path, "%s/contest.cfg", dir);
+    if (access(path, F_OK) == 0) {
+        aw_cli_line(stderr, "aiwolf contest merge: %s holds a contest already; merge into a new folder", dir);
+        goto out;
+    }
+    if (!fresh_folder(dir, "aiwolf contest merge"))
+        goto out;
+    /* No slice is being played into (its games.tsv may end in a line
+     * being written) or rewritten while it is read. */
+    for (int i = 0; i < n; i++)
+        if ((slice_fd[i] = lock_folder(shards[i], "aiwolf contest merge", true)) < 0)
+            goto out;
     aw_provenance_init(&prov, first.nentries);
     for (int s = 1; s <= first.nshards; s++)
         if (!seen[s])
@@ -925,6 +1018,11 @@ out:
     aw_provenance_free(&prov);
     free(seen);
     aw_contest_cfg_free(&first);
+    if (lock_fd >= 0)
+        close(lock_fd);
+    for (int i = 0; i < n; i++)
+        if (slice_fd[i] >= 0)
+            close(slice_fd[i]);
     return rc;
 }
 
@@ -1139,13 +1237,15 @@ static const char verify_head[] =
     "games.tsv line but the times. Entries whose files changed since the\n"
     "contest are named, and their games are not played. Prints each game that\n"
     "differs, with its first differing line, and a summary; its progress is on\n"
-    "standard error.\n"
+    "standard error. A DIR that a contest run is playing into (or a merge or\n"
+    "report is writing) is refused: verify it once the run has ended or been\n"
+    "stopped with Ctrl-C.\n"
     "\n";
 static const char verify_foot[] =
     "\n"
     "Exit status: 0 every game compared is the same and no entry changed, 1 a\n"
-    "game differs or an entry changed (or the check stopped), 2 bad usage or a\n"
-    "folder that holds no contest.\n";
+    "game differs or an entry changed (or the check stopped), 2 bad usage, a\n"
+    "folder that holds no contest or one in use.\n";
 
 static int verify_main(int argc, char **argv)
 {
@@ -1186,8 +1286,17 @@ static int verify_main(int argc, char **argv)
         aw_cli_line(stderr, "aiwolf contest verify: %s", why);
         return 2;
     }
+    /* Shared: other checks may read the folder too, but no run plays into
+     * it (its games.tsv may end in a line being written) and nothing
+     * rewrites it meanwhile. */
+    int lock_fd = lock_folder(dir, "aiwolf contest verify", true);
+    if (lock_fd < 0) {
+        aw_contest_cfg_free(&v.k.c);
+        return 2;
+    }
     if (contest_prepare(&v.k) < 0) {
         contest_free(&v.k);
+        close(lock_fd);
         return 2;
     }
     int rc = 0;
@@ -1343,6 +1452,7 @@ static int verify_main(int argc, char **argv)
     free(todo);
     free(changed);
     contest_free(&v.k);
+    close(lock_fd);
     return rc;
 }
 
@@ -1502,50 +1612,6 @@ static aw_opts_cmd contest_table(contest *k, contest_args *a)
     return (aw_opts_cmd){"contest", contest_head, a->rows, contest_foot, &a->entries, 24};
 }
 
-/* Whether a folder without contest.cfg may take a new contest: it holds
- * none of the files a contest writes (another contest's games.tsv with its
- * contest.cfg lost, or a person's own report.md, would be appended to or
- * overwritten). Says why not on standard error. */
-static bool fresh_folder(const char *dir)
-{
-    static const char *const written[] = {"games.tsv",    "logs",        "provenance.tsv", "report.md",
-                                          "results.csv", "results.json", "report.html"};
-    for (size_t i = 0; i < sizeof written / sizeof *written; i++) {
-        char path[PATH_MAX];
-        snprintf(path, sizeof path, "%s/%s", dir, written[i]);
-        if (access(path, F_OK) == 0) {
-            aw_cli_line(stderr,
-                        "aiwolf contest: %s has no contest.cfg but holds %s, which a contest writes: give a new or "
-                        "empty folder to --out (nothing was changed)",
-                        dir, written[i]);
-            return false;
-        }
-    }
-    return true;
-}
-
-/* Locks the contest's folder for this run (a lock the kernel drops when
- * the run ends, however it ends; the workers, started afresh, do not hold
- * it): its descriptor, or -1 when another run holds it or it cannot be
- * locked, said on standard error. */
-static int lock_folder(const char *dir)
-{
-    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) == 0)
-        return fd;
-    int e = errno;
-    if (fd >= 0)
-        close(fd);
-    if (e == EWOULDBLOCK)
-        aw_cli_line(stderr,
-                    "aiwolf contest: another aiwolf contest is playing into %s now; wait for it to end (or stop it "
-                    "with Ctrl-C), then run this again to continue it",
-                    dir);
-    else
-        aw_cli_line(stderr, "aiwolf contest: cannot lock the folder %s: %s", dir, strerror(e));
-    return -1;
-}
-
 int cmd_contest(int argc, char **argv)
 {
     if (argc >= 2 && strcmp(argv[1], "--worker") == 0)
@@ -1699,7 +1765,7 @@ int cmd_contest(int argc, char **argv)
     }
     /* One run at a time in a folder: a second one would play the same
      * games into the same games.tsv and logs. */
-    if ((lock_fd = lock_folder(dir)) < 0)
+    if ((lock_fd = lock_folder(dir, "aiwolf contest", false)) < 0)
         goto out;
     /* A folder with a contest already: continue it, if it is this one. */
     char cfgpath[PATH_MAX];
@@ -1749,7 +1815,7 @@ int cmd_contest(int argc, char **argv)
         if (!same)
             goto out;
     } else {
-        if (!fresh_folder(dir))
+        if (!fresh_folder(dir, "aiwolf contest"))
             goto out;
         if (!have_seed)
             c->seed = aw_rng_os_seed();
