@@ -1035,18 +1035,16 @@ int sb_call(aw_sandbox *sb, lua_CFunction fn, lua_CFunction msgh, void *ud, int 
         if (lua_gethook(L)) /* left by an expired call, or the fallback's */
             lua_sethook(L, NULL, 0, 0);
     } else {
-        sb->hook_count = sb->lim.work_budget ? SB_WORK_COUNT : armed && !sb->lim.profile ? 0 : SB_HOOK_COUNT;
+        /* A work budget, a profile or no watch: the count hook, always
+         * (the case without one is the one above). */
+        sb->hook_count = sb->lim.work_budget ? SB_WORK_COUNT : SB_HOOK_COUNT;
         /* Setting the hook restarts its countdown. A profile (without a
          * work budget, whose units count from each call's start) keeps it
          * running from call to call: restarted, calls shorter than the
          * count would never be sampled. */
-        if (!sb->hook_count) {
-            if (lua_gethook(L))
-                lua_sethook(L, NULL, 0, 0);
-        } else if (!(sb->lim.profile && !sb->lim.work_budget && lua_gethook(L) == sb_hook &&
-                     lua_gethookmask(L) == LUA_MASKCOUNT && lua_gethookcount(L) == sb->hook_count)) {
+        if (!(sb->lim.profile && !sb->lim.work_budget && lua_gethook(L) == sb_hook &&
+              lua_gethookmask(L) == LUA_MASKCOUNT && lua_gethookcount(L) == sb->hook_count))
             lua_sethook(L, sb_hook, LUA_MASKCOUNT, sb->hook_count);
-        }
     }
     /* Near the cap, collect fully first: emergency collections (the ones an
      * allocation failure triggers) do not run finalizers, so garbage LPeg
