@@ -778,6 +778,18 @@ static int lock_folder(const char *dir, const char *who, bool shared)
     return -1;
 }
 
+/* The folder a run or a merge writes into: made if need be, and locked
+ * for this command alone (lock_folder). Its lock's descriptor, or -1, said
+ * on standard error after who. */
+static int out_folder(const char *dir, const char *who)
+{
+    if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+        aw_cli_line(stderr, "%s: cannot create the folder %s: %s", who, dir, strerror(errno));
+        return -1;
+    }
+    return lock_folder(dir, who, false);
+}
+
 static const char report_head[] =
     "usage: aiwolf contest report [--fault-policy P] DIR\n"
     "\n"
@@ -918,11 +930,7 @@ static int merge_main(int argc, char **argv)
      * it meanwhile) and holding no contest (one of the slices, say) or
      * anything a contest writes (someone's games.tsv or report.md would be
      * overwritten). */
-    if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
-        aw_cli_line(stderr, "aiwolf contest merge: cannot create the folder %s: %s", dir, strerror(errno));
-        goto out;
-    }
-    if ((lock_fd = lock_folder(dir, "aiwolf contest merge", false)) < 0)
+    if ((lock_fd = out_folder(dir, "aiwolf contest merge")) < 0)
         goto out;
     snprintf(path, sizeof path, "%s/contest.cfg", dir);
     if (access(path, F_OK) == 0) {
@@ -1759,13 +1767,9 @@ int cmd_contest(int argc, char **argv)
             goto out;
         }
     }
-    if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
-        aw_cli_line(stderr, "aiwolf contest: cannot create the folder %s: %s", dir, strerror(errno));
-        goto out;
-    }
     /* One run at a time in a folder: a second one would play the same
      * games into the same games.tsv and logs. */
-    if ((lock_fd = lock_folder(dir, "aiwolf contest", false)) < 0)
+    if ((lock_fd = out_folder(dir, "aiwolf contest")) < 0)
         goto out;
     /* A folder with a contest already: continue it, if it is this one. */
     char cfgpath[PATH_MAX];
