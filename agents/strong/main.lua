@@ -330,7 +330,7 @@ function S:nextTalk()
       if self.small and S.tune.bundle5 then return F.seerAccuse(self, t) end
       return P.because(P.divined(t, "WEREWOLF"), P.vote(t))
     end
-    if S.tune.requestVotes then return P.and_(P.vote(t), P.request(P.ANY, P.vote(t))) end
+    if S.tune.requestVotes then return P.and_(F.voteAndRequest(t)) end
     return P.vote(t)
   end
   if t and not self.requested and VILLAGE[self.role]

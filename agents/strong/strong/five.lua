@@ -12,19 +12,25 @@ local P = require "aiwolf.protocol"
 
 local F = {}
 
--- A vote for t and the request that everyone vote so.
-local function voteAndRequest(t)
+-- A vote for t and the request that everyone vote so (two sentences, for
+-- P.and_).
+function F.voteAndRequest(t)
   return P.vote(t), P.request(P.ANY, P.vote(t))
+end
+local voteAndRequest = F.voteAndRequest
+
+-- Does another agent claim SEER?
+local function rivalSeer(self)
+  for _, a in ipairs(self.claimants) do
+    if a ~= self.me and self.claims[a] == "SEER" then return true end
+  end
+  return false
 end
 
 -- Is the hidden seer in danger today: a seer claimant called it a
 -- werewolf, or two others have declared votes against it?
 function F.seerThreatened(self, rival)
-  if rival then
-    for _, a in ipairs(self.claimants) do
-      if a ~= self.me and self.claims[a] == "SEER" then return true end
-    end
-  end
+  if rival and rivalSeer(self) then return true end
   for _, r in ipairs(self.reports) do
     if r.target == self.me and r.verb == "DIVINED" and r.species == "WEREWOLF" then return true end
   end
@@ -71,11 +77,7 @@ end
 -- a round of Overs would end the day's talk).
 function F.possessedReport(self)
   if self.day == 1 and #self.fake == 0 and (self.talkCalls or 0) < 3 then
-    local rival = false
-    for _, a in ipairs(self.claimants) do
-      if a ~= self.me and self.claims[a] == "SEER" then rival = true end
-    end
-    if not rival then return P.skip() end
+    if not rivalSeer(self) then return P.skip() end
   end
   self:makeFake()
   if self.reported >= #self.fake then return nil end
